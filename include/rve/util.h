@@ -1,0 +1,165 @@
+/* rve/util.h - shared conventions: status codes, error reports, atomic file
+ * output, JSON writing, argument parsing, progress reporting and threads.
+ *
+ * Library functions never print and never exit: they return an rve_status
+ * and, on failure, fill an rve_err the caller owns.  The command-line tool
+ * turns an rve_err into one line "rve <sub>: <file>: <what is wrong>". */
+#ifndef RVE_UTIL_H
+#define RVE_UTIL_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ status */
+typedef enum {
+    RVE_OK = 0,
+    RVE_EDATA = 1,   /* bad input data: corrupt file, NaN, degenerate shape */
+    RVE_EUSAGE = 2,  /* bad arguments or options */
+    RVE_EIO = 3,     /* the system refused a read or write */
+    RVE_ENOMEM = 4,  /* out of memory */
+    RVE_ECAP = 5,    /* an iteration cap was reached */
+    RVE_EINTERNAL = 6
+} rve_status;
+
+const char *rve_status_name(rve_status s);
+
+/* Exit code the CLI uses for a status: 1 for data/IO problems, 2 for usage. */
+int rve_status_exit_code(rve_status s);
+
+/* ------------------------------------------------------------------ errors */
+#define RVE_ERR_FILE_MAX 512
+#define RVE_ERR_MSG_MAX 512
+
+typedef struct {
+    rve_status code;
+    char file[RVE_ERR_FILE_MAX]; /* file (or other subject) the error is about; may be empty */
+    char msg[RVE_ERR_MSG_MAX];
+} rve_err;
+
+void rve_err_clear(rve_err *e);
+/* Record an error; returns code so that callers can `return rve_err_set(...)`.
+ * e may be NULL (the error is then only returned). */
+rve_status rve_err_set(rve_err *e, rve_status code, const char *file, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+/* Format "rve <sub>: <file>: <msg>" (file part omitted when empty) into buf. */
+void rve_err_format(const rve_err *e, const char *sub, char *buf, size_t n);
+/* Print that line on stream (with a newline). */
+void rve_err_print(const rve_err *e, const char *sub, FILE *stream);
+
+/* ------------------------------------------------------------ atomic files */
+/* Output goes to a temporary file in the target's folder and replaces the
+ * target only on rve_afile_commit (fflush, fsync, rename): a failed run never
+ * leaves a truncated result.  Path "-" writes to stdout directly. */
+typedef struct rve_afile rve_afile;
+
+rve_afile *rve_afile_open(const char *path, int binary, rve_err *err);
+FILE *rve_afile_fp(rve_afile *af);
+const char *rve_afile_path(const rve_afile *af);
+/* Commits (or, if the stream saw a write error, aborts) and frees af. */
+rve_status rve_afile_commit(rve_afile *af, rve_err *err);
+/* Removes the temporary file and frees af. Safe with NULL. */
+void rve_afile_abort(rve_afile *af);
+
+/* Write a whole buffer atomically. */
+rve_status rve_write_file_atomic(const char *path, const void *data, size_t n, rve_err *err);
+
+/* -------------------------------------------------------------------- JSON */
+/* A streaming writer that inserts commas and escapes strings. Nesting depth
+ * is bounded by RVE_JSON_DEPTH; deeper nesting is ignored (and reported by
+ * rve_json_ok). */
+#define RVE_JSON_DEPTH 32
+typedef struct {
+    FILE *fp;
+    int depth;
+    int count[RVE_JSON_DEPTH]; /* items written at each level */
+    int after_key;
+    int error;
+} rve_json;
+
+void rve_json_init(rve_json *j, FILE *fp);
+void rve_json_begin_object(rve_json *j);
+void rve_json_end_object(rve_json *j);
+void rve_json_begin_array(rve_json *j);
+void rve_json_end_array(rve_json *j);
+void rve_json_key(rve_json *j, const char *key);
+void rve_json_string(rve_json *j, const char *s);
+/* Finite numbers are written with %.17g (round-trip exact), NaN/inf as null. */
+void rve_json_number(rve_json *j, double x);
+void rve_json_int(rve_json *j, long long x);
+void rve_json_bool(rve_json *j, int b);
+void rve_json_null(rve_json *j);
+/* Convenience: key + value. */
+void rve_json_kv_string(rve_json *j, const char *key, const char *s);
+void rve_json_kv_number(rve_json *j, const char *key, double x);
+void rve_json_kv_int(rve_json *j, const char *key, long long x);
+void rve_json_kv_bool(rve_json *j, const char *key, int b);
+int rve_json_ok(const rve_json *j);
+/* Escape s as a JSON string literal (with quotes) into out (size n).
+ * Returns the length needed (excluding the terminating NUL), like snprintf. */
+size_t rve_json_escape(const char *s, char *out, size_t n);
+
+/* --------------------------------------------------------- argument parsing */
+/* Strict parsers: the whole string must be consumed, no NaN/inf, no
+ * overflow. Return RVE_OK or RVE_EUSAGE (without printing). */
+rve_status rve_parse_double(const char *s, double *out);
+rve_status rve_parse_long(const char *s, long *out);
+rve_status rve_parse_int_range(const char *s, long lo, long hi, long *out);
+/* "a,b,c" (or a single "a" meaning a,a,a when allow_scalar) -> v[0..2]. */
+rve_status rve_parse_triplet(const char *s, double v[3], int allow_scalar);
+/* Comma-separated list of up to nmax doubles; *n gets the count. */
+rve_status rve_parse_list(const char *s, double *v, int nmax, int *n);
+
+/* -------------------------------------------------------- verbosity & threads */
+typedef enum { RVE_QUIET = 0, RVE_NORMAL = 1, RVE_VERBOSE = 2 } rve_verbosity;
+
+/* Thread count: requested > 0 wins, else RVE_THREADS, else all cores.
+ * Applies it to OpenMP and returns it. */
+int rve_threads_setup(int requested);
+int rve_threads_get(void);
+
+/* Monotonic wall clock in seconds. */
+double rve_now(void);
+
+/* ---------------------------------------------------------------- progress */
+/* Progress on stderr: a bar with rate and ETA when stderr is a terminal,
+ * plain lines every few seconds otherwise, nothing when quiet.  Call from
+ * one thread only. */
+typedef struct {
+    FILE *fp;
+    int enabled;
+    int tty;
+    char label[64];
+    double total;
+    double done;
+    double t0;
+    double last_print;
+    double interval;   /* seconds between non-tty lines */
+    char extra[96];    /* e.g. "objective 1.234" */
+    int printed;
+} rve_progress;
+
+void rve_progress_start(rve_progress *p, const char *label, double total, rve_verbosity v);
+void rve_progress_update(rve_progress *p, double done, const char *extra);
+void rve_progress_finish(rve_progress *p);
+/* Render the bar text (no terminal codes) into buf; used by the tty path and tests. */
+void rve_progress_render(const rve_progress *p, double now, char *buf, size_t n);
+
+/* -------------------------------------------------------------------- misc */
+/* Path helpers. */
+const char *rve_path_ext(const char *path);      /* ".tif" or "" */
+int rve_path_has_ext(const char *path, const char *ext); /* case-insensitive */
+/* Read a whole file into a malloc'd buffer (NUL-terminated); *n = size. */
+rve_status rve_read_file(const char *path, char **buf, size_t *n, rve_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

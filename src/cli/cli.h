@@ -1,0 +1,76 @@
+/* cli.h - shared plumbing of the `rve` program's subcommands (not installed). */
+#ifndef RVE_CLI_H
+#define RVE_CLI_H
+
+#include <getopt.h>
+#include <rve/util.h>
+
+typedef struct {
+    const char *name;    /* subcommand, e.g. "fit" */
+    const char *summary; /* one line for `rve --help` */
+    const char *usage;   /* full help text for `rve help NAME` */
+    int (*run)(int argc, char **argv); /* argv[0] is the subcommand name */
+} cli_command;
+
+/* Every subcommand; each lives in its own file src/cli/cmd_NAME.c. */
+extern const cli_command cli_cmd_fit, cli_cmd_gen, cli_cmd_reg, cli_cmd_mesh, cli_cmd_run,
+    cli_cmd_tess, cli_cmd_raster, cli_cmd_stat, cli_cmd_compare, cli_cmd_convert, cli_cmd_dist,
+    cli_cmd_contact, cli_cmd_pack;
+
+/* Options every subcommand accepts. */
+typedef struct {
+    rve_verbosity verbosity;
+    int json;
+    int threads;
+} cli_common;
+
+/* Short options of cli_common, to append to a subcommand's optstring. */
+#define CLI_COMMON_SHORT "qvj:h"
+/* Long options of cli_common, to put first in a subcommand's option table. */
+#define CLI_COMMON_LONG                              \
+    {"quiet", no_argument, NULL, 'q'},               \
+    {"verbose", no_argument, NULL, 'v'},             \
+    {"json", no_argument, NULL, CLI_OPT_JSON},       \
+    {"threads", required_argument, NULL, 'j'},       \
+    {"help", no_argument, NULL, 'h'}
+#define CLI_OPT_JSON 0x1000
+/* Subcommands number their own long-only options from here on. */
+#define CLI_OPT_FIRST 0x1100
+
+void cli_common_init(cli_common *c);
+/* Handle one getopt result. Returns 1 if it was a common option (handled),
+ * 0 if not, -1 on a bad value (message printed; exit with 2).
+ * For 'h' it prints the usage of cmd and returns 2 (caller exits 0). */
+int cli_common_option(cli_common *c, const cli_command *cmd, int opt, const char *arg);
+/* Call after option parsing: applies the thread count. */
+void cli_common_apply(const cli_common *c);
+
+/* getopt_long with project defaults (no error message from getopt itself;
+ * unknown options are reported by cli_bad_option). Resets getopt state. */
+void cli_getopt_reset(void);
+int cli_bad_option(const cli_command *cmd, int argc, char **argv);
+
+/* Print "rve SUB: MSG" (+ a hint to `rve help SUB`) and return 2. */
+int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Print an rve_err as "rve SUB: FILE: MSG" and return its exit code (1 or 2). */
+int cli_fail(const cli_command *cmd, const rve_err *err);
+/* "rve SUB: not implemented yet (issue #N)"; returns 2. */
+int cli_not_implemented(const cli_command *cmd, int issue);
+
+/* Printing helpers honouring verbosity. */
+void cli_info(const cli_common *c, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void cli_debug(const cli_common *c, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+#endif

@@ -1,0 +1,82 @@
+/* rve - command-line front end: subcommand dispatch and global help. */
+#include "config.h"
+#include "cli/cli.h"
+#include <stdio.h>
+#include <string.h>
+
+static const cli_command *const commands[] = {
+    &cli_cmd_run,  &cli_cmd_fit,     &cli_cmd_reg,     &cli_cmd_mesh,
+    &cli_cmd_gen,  &cli_cmd_tess,    &cli_cmd_raster,  &cli_cmd_stat,
+    &cli_cmd_compare, &cli_cmd_convert, &cli_cmd_dist, &cli_cmd_contact,
+    &cli_cmd_pack,
+};
+static const size_t ncommands = sizeof commands / sizeof commands[0];
+
+static const cli_command *find_command(const char *name)
+{
+    for (size_t i = 0; i < ncommands; i++)
+        if (strcmp(commands[i]->name, name) == 0)
+            return commands[i];
+    return NULL;
+}
+
+static void print_help(FILE *fp)
+{
+    fprintf(fp,
+            "Usage: rve SUBCOMMAND [OPTIONS] [ARGS]\n"
+            "       rve help SUBCOMMAND | rve --help | rve --version\n"
+            "\n"
+            "Fit Laguerre tessellations to 3D grain maps, regularise and mesh them, and\n"
+            "compute exact distances and contacts between convex bodies.\n"
+            "\n"
+            "Subcommands:\n");
+    for (size_t i = 0; i < ncommands; i++)
+        fprintf(fp, "  %-9s %s\n", commands[i]->name, commands[i]->summary);
+    fprintf(fp,
+            "\n"
+            "Options every subcommand accepts:\n"
+            "  -q, --quiet       no progress or information on stderr\n"
+            "  -v, --verbose     more information on stderr\n"
+            "  -j, --threads N   number of threads (default: RVE_THREADS, else all cores)\n"
+            "      --json        print a JSON summary of the result on stdout\n"
+            "  -h, --help        help of the subcommand\n"
+            "\n"
+            "Exit status: 0 success, 1 bad data or failed input/output, 2 bad usage.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        print_help(stderr);
+        return 2;
+    }
+    const char *sub = argv[1];
+    if (strcmp(sub, "--help") == 0 || strcmp(sub, "-h") == 0) {
+        print_help(stdout);
+        return 0;
+    }
+    if (strcmp(sub, "--version") == 0 || strcmp(sub, "-V") == 0) {
+        printf("rve %s\n", PACKAGE_VERSION);
+        return 0;
+    }
+    if (strcmp(sub, "help") == 0) {
+        if (argc < 3) {
+            print_help(stdout);
+            return 0;
+        }
+        const cli_command *cmd = find_command(argv[2]);
+        if (!cmd) {
+            fprintf(stderr, "rve help: no subcommand '%s'; 'rve --help' lists them\n", argv[2]);
+            return 2;
+        }
+        fputs(cmd->usage, stdout);
+        return 0;
+    }
+    const cli_command *cmd = find_command(sub);
+    if (!cmd) {
+        fprintf(stderr, "rve: no subcommand '%s'; 'rve --help' lists them\n", sub);
+        return 2;
+    }
+    cli_getopt_reset();
+    return cmd->run(argc - 1, argv + 1);
+}

@@ -1,0 +1,1 @@
+# Module dist: sources, public header, tests and benchmarks.

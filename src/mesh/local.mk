@@ -1,0 +1,1 @@
+# Module mesh: sources, public header, tests and benchmarks.

@@ -1,0 +1,1 @@
+# Module optim: sources, public header, tests and benchmarks.

@@ -1,0 +1,1 @@
+# Module pack: sources, public header, tests and benchmarks.

@@ -1,0 +1,1 @@
+# Module tess: sources, public header, tests and benchmarks.

@@ -1,0 +1,9 @@
+# Shared utilities (status codes, errors, atomic output, JSON, parsing, progress).
+librve_la_SOURCES += src/util/err.c src/util/afile.c src/util/json.c src/util/parse.c \
+	src/util/misc.c src/util/progress.c
+rveinclude_HEADERS += include/rve/util.h
+
+check_PROGRAMS += tests/test_util
+tests_test_util_SOURCES = tests/test_util.c
+tests_test_util_CFLAGS = $(TEST_CFLAGS)
+tests_test_util_LDADD = $(TEST_LIBS)

@@ -1,0 +1,274 @@
+/* Tests of the shared utilities: errors, atomic output, JSON, parsing, progress. */
+#include "config.h"
+#define _POSIX_C_SOURCE 200809L
+#include "testutil.h"
+#include <rve/util.h>
+#include <errno.h>
+#include <math.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char tmpdir[256];
+
+static void make_tmpdir(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/rve-test-util-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static int count_entries(const char *dir)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "ls -A '%s' | wc -l", dir);
+    FILE *p = popen(cmd, "r");
+    int n = -1;
+    if (p) {
+        if (fscanf(p, "%d", &n) != 1)
+            n = -1;
+        pclose(p);
+    }
+    return n;
+}
+
+/* ------------------------------------------------------------------ errors */
+START_TEST(test_err_format)
+{
+    rve_err e;
+    rve_err_clear(&e);
+    ck_assert_int_eq(e.code, RVE_OK);
+    rve_status s = rve_err_set(&e, RVE_EDATA, "map.tif", "page %d has %s", 3, "float samples");
+    ck_assert_int_eq(s, RVE_EDATA);
+    char buf[256];
+    rve_err_format(&e, "fit", buf, sizeof buf);
+    ck_assert_str_eq(buf, "rve fit: map.tif: page 3 has float samples");
+    rve_err_set(&e, RVE_EUSAGE, NULL, "two\nlines");
+    rve_err_format(&e, "dist", buf, sizeof buf);
+    ck_assert_str_eq(buf, "rve dist: two lines");
+    ck_assert_int_eq(rve_status_exit_code(RVE_EDATA), 1);
+    ck_assert_int_eq(rve_status_exit_code(RVE_EIO), 1);
+    ck_assert_int_eq(rve_status_exit_code(RVE_EUSAGE), 2);
+    ck_assert_int_eq(rve_status_exit_code(RVE_OK), 0);
+    ck_assert_int_eq(rve_err_set(NULL, RVE_EIO, "x", "y"), RVE_EIO);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ atomic */
+START_TEST(test_afile_commit)
+{
+    make_tmpdir();
+    char path[512];
+    snprintf(path, sizeof path, "%s/out.txt", tmpdir);
+    rve_err e;
+    rve_afile *af = rve_afile_open(path, 0, &e);
+    ck_assert_ptr_nonnull(af);
+    fprintf(rve_afile_fp(af), "hello\n");
+    /* Before commit, the target does not exist yet. */
+    ck_assert_int_ne(access(path, F_OK), 0);
+    ck_assert_int_eq(rve_afile_commit(af, &e), RVE_OK);
+    char *buf;
+    size_t n;
+    ck_assert_int_eq(rve_read_file(path, &buf, &n, &e), RVE_OK);
+    ck_assert_str_eq(buf, "hello\n");
+    free(buf);
+    ck_assert_int_eq(count_entries(tmpdir), 1); /* no temporary left */
+    unlink(path);
+    rmdir(tmpdir);
+}
+END_TEST
+
+START_TEST(test_afile_abort_leaves_nothing)
+{
+    make_tmpdir();
+    char path[512];
+    snprintf(path, sizeof path, "%s/out.txt", tmpdir);
+    rve_err e;
+    /* An existing file must survive a failed run untouched. */
+    ck_assert_int_eq(rve_write_file_atomic(path, "old", 3, &e), RVE_OK);
+    rve_afile *af = rve_afile_open(path, 0, &e);
+    ck_assert_ptr_nonnull(af);
+    fprintf(rve_afile_fp(af), "partial new content");
+    rve_afile_abort(af);
+    char *buf;
+    size_t n;
+    ck_assert_int_eq(rve_read_file(path, &buf, &n, &e), RVE_OK);
+    ck_assert_str_eq(buf, "old");
+    free(buf);
+    ck_assert_int_eq(count_entries(tmpdir), 1);
+    unlink(path);
+    /* A fresh target that fails: no file at all. */
+    af = rve_afile_open(path, 0, &e);
+    fprintf(rve_afile_fp(af), "partial");
+    rve_afile_abort(af);
+    ck_assert_int_eq(access(path, F_OK), -1);
+    ck_assert_int_eq(count_entries(tmpdir), 0);
+    rmdir(tmpdir);
+}
+END_TEST
+
+START_TEST(test_afile_failures)
+{
+    make_tmpdir();
+    char path[512];
+    rve_err e;
+    /* Folder that does not exist: clear error naming the file. */
+    snprintf(path, sizeof path, "%s/nosuch/out.txt", tmpdir);
+    ck_assert_ptr_null(rve_afile_open(path, 0, &e));
+    ck_assert_int_eq(e.code, RVE_EIO);
+    ck_assert_str_eq(e.file, path);
+    /* Target is a folder: rename fails at commit, the temporary is removed. */
+    snprintf(path, sizeof path, "%s/adir", tmpdir);
+    ck_assert_int_eq(mkdir(path, 0700), 0);
+    rve_afile *af = rve_afile_open(path, 0, &e);
+    ck_assert_ptr_nonnull(af);
+    fprintf(rve_afile_fp(af), "data");
+    ck_assert_int_eq(rve_afile_commit(af, &e), RVE_EIO);
+    ck_assert_int_eq(count_entries(tmpdir), 1); /* only adir */
+    rmdir(path);
+    /* Full device: the write error is caught at commit, nothing is left. */
+    if (access("/dev/full", W_OK) == 0) {
+        FILE *f = fopen("/dev/full", "w");
+        ck_assert_ptr_nonnull(f);
+        setvbuf(f, NULL, _IONBF, 0);
+        ck_assert_int_lt(fprintf(f, "x"), 1);
+        fclose(f);
+    }
+    rmdir(tmpdir);
+}
+END_TEST
+
+/* -------------------------------------------------------------------- JSON */
+START_TEST(test_json_escape)
+{
+    char buf[128];
+    ck_assert_uint_eq(rve_json_escape("plain", buf, sizeof buf), 7);
+    ck_assert_str_eq(buf, "\"plain\"");
+    rve_json_escape("a\"b\\c\n\t\x01/é", buf, sizeof buf);
+    ck_assert_str_eq(buf, "\"a\\\"b\\\\c\\n\\t\\u0001/é\"");
+    /* Truncation behaves like snprintf: returns the full length. */
+    char small[4];
+    ck_assert_uint_eq(rve_json_escape("abcdef", small, sizeof small), 8);
+    ck_assert_str_eq(small, "\"ab");
+}
+END_TEST
+
+START_TEST(test_json_writer)
+{
+    char *mem = NULL;
+    size_t n = 0;
+    FILE *fp = open_memstream(&mem, &n);
+    rve_json j;
+    rve_json_init(&j, fp);
+    rve_json_begin_object(&j);
+    rve_json_kv_string(&j, "name", "in100 \"a\"");
+    rve_json_kv_number(&j, "acc", 0.5);
+    rve_json_kv_number(&j, "bad", NAN);
+    rve_json_kv_int(&j, "n", -3);
+    rve_json_key(&j, "list");
+    rve_json_begin_array(&j);
+    rve_json_int(&j, 1);
+    rve_json_bool(&j, 1);
+    rve_json_begin_object(&j);
+    rve_json_end_object(&j);
+    rve_json_end_array(&j);
+    rve_json_end_object(&j);
+    ck_assert(rve_json_ok(&j));
+    fclose(fp);
+    ck_assert_str_eq(mem, "{\"name\":\"in100 \\\"a\\\"\",\"acc\":0.5,\"bad\":null,\"n\":-3,"
+                          "\"list\":[1,true,{}]}\n");
+    free(mem);
+}
+END_TEST
+
+/* ----------------------------------------------------------------- parsing */
+START_TEST(test_parse_numbers)
+{
+    double d;
+    long l;
+    ck_assert_int_eq(rve_parse_double("1.5e3", &d), RVE_OK);
+    ck_assert(d == 1500.0);
+    ck_assert_int_eq(rve_parse_double("-0.25", &d), RVE_OK);
+    ck_assert(d == -0.25);
+    ck_assert_int_eq(rve_parse_double("1.5x", &d), RVE_EUSAGE);
+    ck_assert_int_eq(rve_parse_double("", &d), RVE_EUSAGE);
+    ck_assert_int_eq(rve_parse_double("nan", &d), RVE_EUSAGE);
+    ck_assert_int_eq(rve_parse_double("inf", &d), RVE_EUSAGE);
+    ck_assert_int_eq(rve_parse_double("1e999", &d), RVE_EUSAGE);
+    ck_assert_int_eq(rve_parse_long("42", &l), RVE_OK);
+    ck_assert_int_eq(l, 42);
+    ck_assert_int_eq(rve_parse_long("4.2", &l), RVE_EUSAGE);
+    ck_assert_int_eq(rve_parse_long("99999999999999999999", &l), RVE_EUSAGE);
+    ck_assert_int_eq(rve_parse_int_range("0", 1, 10, &l), RVE_EUSAGE);
+    ck_assert_int_eq(rve_parse_int_range("10", 1, 10, &l), RVE_OK);
+}
+END_TEST
+
+START_TEST(test_parse_lists)
+{
+    double v[3];
+    ck_assert_int_eq(rve_parse_triplet("60,80,50", v, 0), RVE_OK);
+    ck_assert(v[0] == 60 && v[1] == 80 && v[2] == 50);
+    ck_assert_int_eq(rve_parse_triplet("2", v, 1), RVE_OK);
+    ck_assert(v[0] == 2 && v[1] == 2 && v[2] == 2);
+    ck_assert_int_eq(rve_parse_triplet("2", v, 0), RVE_EUSAGE);
+    ck_assert_int_eq(rve_parse_triplet("1,2", v, 1), RVE_EUSAGE);
+    ck_assert_int_eq(rve_parse_triplet("1,,2", v, 1), RVE_EUSAGE);
+    ck_assert_int_eq(rve_parse_triplet("1,2,3,4", v, 1), RVE_EUSAGE);
+    ck_assert_int_eq(rve_parse_triplet("1,2,", v, 1), RVE_EUSAGE);
+    double w[8];
+    int n;
+    ck_assert_int_eq(rve_parse_list("1,-2.5,3e2", w, 8, &n), RVE_OK);
+    ck_assert_int_eq(n, 3);
+    ck_assert(w[1] == -2.5 && w[2] == 300);
+}
+END_TEST
+
+/* --------------------------------------------------------- progress & misc */
+START_TEST(test_progress_render)
+{
+    rve_progress p;
+    rve_progress_start(&p, "fit", 100, RVE_QUIET);
+    p.t0 = 0;
+    p.done = 25;
+    char buf[256];
+    rve_progress_render(&p, 5.0, buf, sizeof buf);
+    /* 25 done in 5 s: 5/s, 75 left: ETA 15 s. */
+    ck_assert_str_eq(buf, "fit [######..................]  25% 25/100 5/s ETA 15s");
+    snprintf(p.extra, sizeof p.extra, "objective 1.5");
+    rve_progress_render(&p, 5.0, buf, sizeof buf);
+    ck_assert_str_eq(buf, "fit [######..................]  25% 25/100 5/s ETA 15s objective 1.5");
+}
+END_TEST
+
+START_TEST(test_paths_threads)
+{
+    ck_assert_str_eq(rve_path_ext("a/b.c/map.TIF"), ".TIF");
+    ck_assert_str_eq(rve_path_ext("a/b.c/map"), "");
+    ck_assert_str_eq(rve_path_ext(".hidden"), "");
+    ck_assert(rve_path_has_ext("x.Tesr", ".tesr"));
+    ck_assert(!rve_path_has_ext("x.tesr.gz", ".tesr"));
+    ck_assert_int_eq(rve_threads_setup(1), 1);
+    setenv("RVE_THREADS", "2", 1);
+    ck_assert_int_eq(rve_threads_setup(0), 2);
+    unsetenv("RVE_THREADS");
+}
+END_TEST
+
+static Suite *util_suite(void)
+{
+    Suite *s = suite_create("util");
+    TCase *tc = tcase_create("core");
+    tcase_add_test(tc, test_err_format);
+    tcase_add_test(tc, test_afile_commit);
+    tcase_add_test(tc, test_afile_abort_leaves_nothing);
+    tcase_add_test(tc, test_afile_failures);
+    tcase_add_test(tc, test_json_escape);
+    tcase_add_test(tc, test_json_writer);
+    tcase_add_test(tc, test_parse_numbers);
+    tcase_add_test(tc, test_parse_lists);
+    tcase_add_test(tc, test_progress_render);
+    tcase_add_test(tc, test_paths_threads);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) { return test_run_suite(util_suite()); }
