@@ -7,3 +7,4 @@ check_PROGRAMS += tests/test_util
 tests_test_util_SOURCES = tests/test_util.c
 tests_test_util_CFLAGS = $(TEST_CFLAGS)
 tests_test_util_LDADD = $(TEST_LIBS)
+librve_la_SOURCES += src/util/vec3.h
