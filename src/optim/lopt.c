@@ -352,7 +352,9 @@ rve_status lopt_rebuild(lopt *L, rve_err *err)
             const cpoly *P = lopt_full_cell(n, L->x, L->lo, L->hi, k, &ws->work[0], &ws->work[1],
                                             NULL, scratch);
             set_neighbours(L, k, P);
+            ws->commit = 1;
             L->c[k] = L->cost(L->ctx, k, L->x + 4 * (size_t)k, P, ws);
+            ws->commit = 0;
         }
         free(scratch);
     }
@@ -369,7 +371,9 @@ rve_status lopt_recost(lopt *L, rve_err *err)
     for (int k = 0; k < L->n; k++) {
         lopt_ws *ws = &L->ws[thread_id()];
         const cpoly *P = lopt_cell(L, k, &ws->work[0], &ws->work[1]);
+        ws->commit = 1;
         L->c[k] = L->cost(L->ctx, k, L->x + 4 * (size_t)k, P, ws);
+        ws->commit = 0;
     }
     return RVE_OK;
 }
@@ -610,7 +614,9 @@ rve_status lopt_sweep(lopt *L, const double *step, const double *tstep, int max_
             lopt_ws *ws = &L->ws[thread_id()];
             const cpoly *P = lopt_cell(L, k, &ws->work[0], &ws->work[1]);
             set_neighbours(L, k, P);
+            ws->commit = 1;
             L->c[k] = L->cost(L->ctx, k, L->x + 4 * (size_t)k, P, ws);
+            ws->commit = 0;
         }
         free(aff);
         symmetrise(L);

@@ -29,6 +29,8 @@ typedef struct {
     long evals;        /* objective evaluations (seed-level) */
     long cells;        /* cell evaluations */
     long gjk;          /* free counter for the cost function (e.g. GJK calls) */
+    int commit;        /* 1 while costs of the committed state are computed (caches may be
+                        * written for that cell), 0 during trial evaluations */
     int *stamp;        /* n marks */
     int stampv;
     int *list;         /* n */
