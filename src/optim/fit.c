@@ -13,6 +13,9 @@
 #include "optim/lopt.h"
 #include "util/vec3.h"
 #include <math.h>
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +65,7 @@ typedef struct {
     uint16_t *vijk;      /* 3 per voxel */
     size_t nvox;         /* non-void voxels */
     double tau;          /* ramp width of the polishing cost (voxels) */
+    const double *x;     /* current seeds (internal) */
 } fitctx;
 
 static void fitctx_free(fitctx *F)
@@ -219,8 +223,11 @@ static double cost_eq65(void *ctx, int k, const double sk[4], const cpoly *P, lo
     double s = 0;
     size_t p0 = F->cs[k], p1 = F->cs[k + 1];
     if (P->nv == 0) {
+        /* empty cell: distance to the seed plus sqrt of the power gap, which
+         * continues the cost to the moment the cell reappears at its seed */
+        double g = sqrt(lopt_gap(ws, k, sk));
         for (size_t p = p0; p < p1; p++) {
-            double d = v3_dist(F->cp + 3 * p, sk) + F->diag;
+            double d = v3_dist(F->cp + 3 * p, sk) + g;
             s += F->cw[p] * d * d;
         }
         return s;
@@ -250,11 +257,9 @@ static double cost_eq65(void *ctx, int k, const double sk[4], const cpoly *P, lo
 static double cost_mis(void *ctx, int k, const double sk[4], const cpoly *P, lopt_ws *ws)
 {
     fitctx *F = ctx;
-    (void)sk;
-    (void)ws;
     size_t p0 = F->vs[k], p1 = F->vs[k + 1];
-    if (P->nv == 0)
-        return (double)(p1 - p0) * 2.0;
+    if (P->nv == 0) /* all voxels lost, plus a pull towards reappearing */
+        return (double)(p1 - p0) * (1.0 + 0.1 * sqrt(lopt_gap(ws, k, sk)));
     double s = 0, it = 1.0 / F->tau;
     for (size_t p = p0; p < p1; p++) {
         double c[3];
@@ -500,6 +505,9 @@ static double eval_full_eq65(fitctx *F, const double *x, int nthreads, long *gjk
     {
         lopt_ws ws;
         memset(&ws, 0, sizeof ws);
+        ws.n = n;
+        ws.x = x;
+        ws.ov_i = -1;
         cpoly *w = malloc(2 * sizeof(cpoly));
         double *scr = malloc((size_t)(n + 1) * 2 * sizeof(double));
 #pragma omp for schedule(dynamic, 4)
@@ -568,19 +576,89 @@ static rve_status hist_push(rve_fit_result *r, int stage, int sweep, double obj,
 static double misassigned(fitctx *F, lopt *L, int nthreads)
 {
     long c = 0;
+    (void)L;
 #pragma omp parallel num_threads(nthreads) reduction(+ : c)
     {
         cpoly *w = malloc(2 * sizeof(cpoly));
+        double *scr = malloc((size_t)(F->n + 1) * 2 * sizeof(double));
 #pragma omp for schedule(dynamic, 4)
         for (int k = 0; k < F->n; k++) {
-            if (!w)
+            if (!w || !scr)
                 continue;
-            const cpoly *P = lopt_cell(L, k, &w[0], &w[1]);
+            const cpoly *P = lopt_full_cell(F->n, F->x, F->lo, F->hi, k, &w[0], &w[1], NULL, scr);
             c += count_mis(F, k, P);
         }
         free(w);
+        free(scr);
     }
     return F->nvox ? (double)c / (double)F->nvox : 0;
+}
+
+/* Grains whose cell holds no voxel get one back: the seed moves to the
+ * grain's voxel nearest its centroid and the weight is raised just enough to
+ * win that voxel (t_k = eps - min_j pd_j(v)), a tiny cell that the following
+ * sweeps can grow.  Returns the number of grains repaired (-1 on error). */
+static int repair_empty(fitctx *F, double *x, double *seed, double *weight, rve_err *err)
+{
+    const rve_map *m = F->m;
+    int n = F->n, total = 0;
+    size_t nvox = (size_t)m->nx * m->ny * m->nz;
+    int32_t *as = malloc(nvox * sizeof(int32_t));
+    size_t *nc = malloc((size_t)n * sizeof(size_t));
+    if (!as || !nc) {
+        free(as);
+        free(nc);
+        rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+        return -1;
+    }
+    for (int pass = 0; pass < 4; pass++) {
+        to_physical(F, x, seed, weight);
+        if (rve_fit_quality(m, n, seed, weight, NULL, NULL, NULL, NULL, as, err) != RVE_OK) {
+            total = -1;
+            break;
+        }
+        memset(nc, 0, (size_t)n * sizeof(size_t));
+        for (size_t v = 0; v < nvox; v++)
+            if (as[v] >= 0 && as[v] < n)
+                nc[as[v]]++;
+        int fixed = 0;
+        for (int k = 0; k < n; k++) {
+            if (nc[k] > 0 || F->vs[k + 1] == F->vs[k])
+                continue;
+            double c[3] = {0, 0, 0}, q[3];
+            for (size_t p = F->vs[k]; p < F->vs[k + 1]; p++) {
+                vox_centre(F, p, q);
+                v3_add(c, c, q);
+            }
+            v3_scale(c, c, 1.0 / (double)(F->vs[k + 1] - F->vs[k]));
+            double best = 1e300, bv[3] = {c[0], c[1], c[2]};
+            for (size_t p = F->vs[k]; p < F->vs[k + 1]; p++) {
+                vox_centre(F, p, q);
+                double d = v3_dist2(q, c);
+                if (d < best) {
+                    best = d;
+                    v3_copy(bv, q);
+                }
+            }
+            double pmin = 1e300;
+            for (int j = 0; j < n; j++) {
+                if (j == k)
+                    continue;
+                double d = v3_dist2(bv, x + 4 * (size_t)j) - x[4 * (size_t)j + 3];
+                if (d < pmin)
+                    pmin = d;
+            }
+            v3_copy(x + 4 * (size_t)k, bv);
+            x[4 * (size_t)k + 3] = 0.1 - pmin;
+            fixed++;
+        }
+        total += fixed;
+        if (!fixed)
+            break;
+    }
+    free(as);
+    free(nc);
+    return total;
 }
 
 static void cell_steps(lopt *L, fitctx *F, const double *x, double frac, double minstep,
@@ -648,6 +726,7 @@ rve_status rve_fit(const rve_map *m, const rve_fit_opts *opts, rve_fit_result *r
     }
     memcpy(r->label, F.label, (size_t)n * sizeof(uint32_t));
     initial_guess(&F, x);
+    F.x = x;
     to_physical(&F, x, r->seed, r->weight);
     st = rve_fit_quality(m, n, r->seed, r->weight, &r->acc_init, NULL, NULL, &r->empty_cells_init, NULL, err);
     if (st != RVE_OK)
@@ -706,6 +785,13 @@ rve_status rve_fit(const rve_map *m, const rve_fit_opts *opts, rve_fit_result *r
         goto done;
     /* ---- stage 2: polishing on the misassigned volume ---- */
     if (o.polish > 0 && !(deadline > 0 && rve_now() > deadline)) {
+        if (repair_empty(&F, x, r->seed, r->weight, err) < 0) {
+            st = err->code;
+            goto done;
+        }
+        lopt_set_cost(L, cost_mis, &F);
+        if ((st = lopt_rebuild(L, err)) != RVE_OK)
+            goto done;
         double *xbest = malloc((size_t)n * 4 * sizeof(double));
         if (!xbest) {
             st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
@@ -713,7 +799,6 @@ rve_status rve_fit(const rve_map *m, const rve_fit_opts *opts, rve_fit_result *r
         }
         memcpy(xbest, x, (size_t)n * 4 * sizeof(double));
         double mbest = misassigned(&F, L, nth);
-        lopt_set_cost(L, cost_mis, &F);
         double pfrac = 0.1;
         for (int s = 1; s <= o.polish; s++) {
             F.tau = s <= o.polish / 2 ? 1.0 : 0.5;
@@ -750,6 +835,10 @@ rve_status rve_fit(const rve_map *m, const rve_fit_opts *opts, rve_fit_result *r
         if (st != RVE_OK && st != RVE_ECAP)
             goto done;
         st = RVE_OK;
+    }
+    if (repair_empty(&F, x, r->seed, r->weight, err) < 0) {
+        st = err->code;
+        goto done;
     }
     r->obj_final = eval_full_eq65(&F, x, nth, NULL);
     to_physical(&F, x, r->seed, r->weight);

@@ -5,6 +5,7 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_multimin.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
@@ -64,6 +65,10 @@ lopt *lopt_alloc(int n, const double lo[3], const double hi[3], double *x, int n
     for (int t = 0; t < nthreads; t++) {
         L->ws[t].stamp = calloc((size_t)n, sizeof(int));
         L->ws[t].list = malloc((size_t)n * sizeof(int));
+        L->ws[t].L = L;
+        L->ws[t].n = n;
+        L->ws[t].x = x;
+        L->ws[t].ov_i = -1;
         if (!L->ws[t].stamp || !L->ws[t].list) {
             lopt_free(L);
             rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
@@ -254,7 +259,25 @@ static void symmetrise(lopt *L)
         }
 }
 
-/* candidate lists: the 2-ring of each cell, sorted by distance to its seed */
+/* seed with the smallest power distance to p among all but k */
+static int host_of(const lopt *L, int k, const double p[3])
+{
+    int h = -1;
+    double best = 1e300;
+    for (int j = 0; j < L->n; j++) {
+        if (j == k)
+            continue;
+        double d = v3_dist2(p, L->x + 4 * (size_t)j) - L->x[4 * (size_t)j + 3];
+        if (d < best) {
+            best = d;
+            h = j;
+        }
+    }
+    return h;
+}
+
+/* candidate lists: the 2-ring of each cell (for an empty cell: its host cell
+ * at the seed and the host's 2-ring), sorted by distance to the seed */
 static rve_status build_candidates(lopt *L, rve_err *err)
 {
     int n = L->n;
@@ -266,33 +289,55 @@ static rve_status build_candidates(lopt *L, rve_err *err)
         free(tmp);
         return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
     }
-    /* first pass: sizes */
+    int *host = malloc((size_t)n * sizeof(int));
+    if (!host) {
+        free(mark);
+        free(tmp);
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    }
+    for (int k = 0; k < n; k++)
+        host[k] = (L->nbc[k] == 0 && n > 1) ? host_of(L, k, L->x + 4 * (size_t)k) : -1;
     for (int pass = 0; pass < 2; pass++) {
         total = 0;
         for (int k = 0; k < n; k++) {
             int m = 0, stampv = pass * n + k + 1;
             mark[k] = stampv;
-            for (int q = 0; q < L->nbc[k]; q++) {
-                int j = L->nb[(size_t)k * NB_MAX + q];
-                if (mark[j] != stampv) {
-                    mark[j] = stampv;
-                    tmp[m++] = j;
-                }
-                for (int r = 0; r < L->nbc[j]; r++) {
-                    int l = L->nb[(size_t)j * NB_MAX + r];
-                    if (mark[l] != stampv) {
-                        mark[l] = stampv;
-                        tmp[m++] = l;
+            /* breadth-first rings from k (or from its host) */
+            int head = 0;
+            if (host[k] >= 0) {
+                mark[host[k]] = stampv;
+                tmp[m++] = host[k];
+            } else {
+                for (int q = 0; q < L->nbc[k]; q++) {
+                    int j = L->nb[(size_t)k * NB_MAX + q];
+                    if (mark[j] != stampv) {
+                        mark[j] = stampv;
+                        tmp[m++] = j;
                     }
                 }
             }
+            int depth_end = m;
+            for (int depth = 0; depth < (host[k] >= 0 ? 2 : 1); depth++) {
+                for (; head < depth_end; head++) {
+                    int j = tmp[head];
+                    for (int r = 0; r < L->nbc[j]; r++) {
+                        int l = L->nb[(size_t)j * NB_MAX + r];
+                        if (mark[l] != stampv && m < n) {
+                            mark[l] = stampv;
+                            tmp[m++] = l;
+                        }
+                    }
+                }
+                depth_end = m;
+            }
+            if (m > 4096)
+                m = 4096;
             if (pass == 1) {
                 const double *sk = L->x + 4 * (size_t)k;
                 /* insertion sort by distance (lists are short) */
                 int *dst = L->cand + L->cs[k];
                 double dd[4096];
-                int mm = m < 4096 ? m : 4096;
-                for (int a = 0; a < mm; a++) {
+                for (int a = 0; a < m; a++) {
                     double d = v3_dist2(sk, L->x + 4 * (size_t)tmp[a]);
                     int b = a - 1;
                     while (b >= 0 && dd[b] > d) {
@@ -303,12 +348,8 @@ static rve_status build_candidates(lopt *L, rve_err *err)
                     dd[b + 1] = d;
                     dst[b + 1] = tmp[a];
                 }
-                m = mm;
-            } else {
-                if (m > 4096)
-                    m = 4096;
+            } else
                 L->cs[k] = (int)total;
-            }
             total += (size_t)m;
         }
         if (pass == 0) {
@@ -318,13 +359,77 @@ static rve_status build_candidates(lopt *L, rve_err *err)
             if (!L->cand) {
                 free(mark);
                 free(tmp);
+                free(host);
                 return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
             }
         }
     }
+    /* symmetry for empty cells: an empty cell k can reappear when any seed of
+     * its candidate list moves, so k joins their lists */
+    size_t extra = 0;
+    for (int k = 0; k < n; k++)
+        if (host[k] >= 0)
+            extra += (size_t)(L->cs[k + 1] - L->cs[k]);
+    if (extra) {
+        int *add = calloc((size_t)n, sizeof(int));
+        int *ncs = malloc(((size_t)n + 1) * sizeof(int));
+        int *fill = malloc((size_t)n * sizeof(int));
+        int *nc = malloc((total + extra) * sizeof(int));
+        if (!add || !ncs || !fill || !nc) {
+            free(add);
+            free(ncs);
+            free(fill);
+            free(nc);
+            free(mark);
+            free(tmp);
+            free(host);
+            return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+        }
+        for (int k = 0; k < n; k++)
+            if (host[k] >= 0)
+                for (int q = L->cs[k]; q < L->cs[k + 1]; q++)
+                    add[L->cand[q]]++;
+        int pos = 0;
+        for (int j = 0; j < n; j++) {
+            int len = L->cs[j + 1] - L->cs[j];
+            ncs[j] = pos;
+            memcpy(nc + pos, L->cand + L->cs[j], (size_t)len * sizeof(int));
+            fill[j] = pos + len;
+            pos += len + add[j];
+        }
+        ncs[n] = pos;
+        for (int k = 0; k < n; k++)
+            if (host[k] >= 0)
+                for (int q = L->cs[k]; q < L->cs[k + 1]; q++)
+                    nc[fill[L->cand[q]]++] = k;
+        memcpy(L->cs, ncs, ((size_t)n + 1) * sizeof(int));
+        free(L->cand);
+        L->cand = nc;
+        free(add);
+        free(ncs);
+        free(fill);
+    }
     free(mark);
     free(tmp);
+    free(host);
     return RVE_OK;
+}
+
+double lopt_gap(const lopt_ws *ws, int k, const double sk[4])
+{
+    double best = 1e300;
+    for (int j = 0; j < ws->n; j++) { /* all seeds: exact, and empty cells are rare */
+        if (j == k)
+            continue;
+        const double *sj = (j == ws->ov_i) ? ws->ov_p : ws->x + 4 * (size_t)j;
+        double d = v3_dist2(sk, sj) - sj[3];
+        if (d < best)
+            best = d;
+    }
+    if (best >= 1e300)
+        return 0;
+    double g = -sk[3] - best;
+    return g > 0 ? g : 0;
 }
 
 const cpoly *lopt_cell(lopt *L, int k, cpoly *w0, cpoly *w1)
@@ -384,12 +489,11 @@ rve_status lopt_recost(lopt *L, rve_err *err)
 static double delta_eval(lopt *L, lopt_ws *ws, int i, const double p[4])
 {
     ws->evals++;
+    ws->ov_i = i;
+    ws->ov_p = p;
     const int *ci = L->cand + L->cs[i];
     int nci = L->cs[i + 1] - L->cs[i];
     const cpoly *P = cpoly_laguerre_cell(&ws->work[0], &ws->work[1], L->lo, L->hi, L->x, i, ci, nci, i, p);
-    double d = L->cost(L->ctx, i, p, P, ws) - L->c[i];
-    ws->cells++;
-    /* affected: old neighbours and new neighbours */
     if (++ws->stampv == 0x7fffffff) {
         memset(ws->stamp, 0, (size_t)L->n * sizeof(int));
         ws->stampv = 1;
@@ -397,6 +501,59 @@ static double delta_eval(lopt *L, lopt_ws *ws, int i, const double p[4])
     int sv = ws->stampv, m = 0;
     ws->stamp[i] = sv;
     const int *nb = L->nb + (size_t)i * NB_MAX;
+    /* The candidates (2-ring) make the new cell exact only while it stays
+     * inside the old cells of i and its neighbours: every vertex of the
+     * trial cell must belong (old diagram) to i or to a neighbour of i.
+     * Larger moves are refused (the next sweep can continue them). */
+    if (nci > 0) {
+        const double *xo = L->x + 4 * (size_t)i;
+        if (L->nbc[i] > 0) {
+            for (int q = 0; q < L->nbc[i]; q++)
+                ws->stamp[nb[q]] = sv;
+        } else {
+            /* empty cell: it may reappear inside its host and the host's neighbours */
+            int h = ci[0];
+            double bh = 1e300;
+            for (int q = 0; q < nci; q++) {
+                const double *sj = L->x + 4 * (size_t)ci[q];
+                double dj = v3_dist2(xo, sj) - sj[3];
+                if (dj < bh) {
+                    bh = dj;
+                    h = ci[q];
+                }
+            }
+            ws->stamp[h] = sv;
+            for (int q = 0; q < L->nbc[h]; q++)
+                ws->stamp[L->nb[(size_t)h * NB_MAX + q]] = sv;
+        }
+        for (int a = 0; a < P->nv; a++) {
+            const double *V = P->v[a];
+            double best = v3_dist2(V, xo) - xo[3];
+            int owner = i;
+            for (int q = 0; q < nci; q++) {
+                const double *sj = L->x + 4 * (size_t)ci[q];
+                double dj = v3_dist2(V, sj) - sj[3];
+                if (dj < best) {
+                    best = dj;
+                    owner = ci[q];
+                }
+            }
+            if (owner != i && ws->stamp[owner] != sv) {
+                ws->ov_i = -1;
+                ws->ov_p = NULL;
+                return 1e30;
+            }
+        }
+        if (++ws->stampv == 0x7fffffff) {
+            memset(ws->stamp, 0, (size_t)L->n * sizeof(int));
+            ws->stampv = 1;
+        }
+        sv = ws->stampv;
+        ws->stamp[i] = sv;
+    }
+    double d = L->cost(L->ctx, i, p, P, ws) - L->c[i];
+    ws->cells++;
+    /* affected: old neighbours and new neighbours */
     for (int q = 0; q < L->nbc[i]; q++)
         if (ws->stamp[nb[q]] != sv) {
             ws->stamp[nb[q]] = sv;
@@ -417,6 +574,8 @@ static double delta_eval(lopt *L, lopt_ws *ws, int i, const double p[4])
         d += L->cost(L->ctx, k, L->x + 4 * (size_t)k, Pk, ws) - L->c[k];
         ws->cells++;
     }
+    ws->ov_i = -1;
+    ws->ov_p = NULL;
     return d;
 }
 
@@ -464,6 +623,8 @@ static int colour(lopt *L)
         L->color[k] = -1;
     for (int k = 0; k < n; k++) {
         int sv = k + 1;
+        if (L->nbc[k] == 0 && n > 1)
+            continue; /* empty cells: batches of their own, below */
         for (int q = L->cs[k]; q < L->cs[k + 1]; q++) {
             int j = L->cand[q];
             if (L->color[j] >= 0)
@@ -476,6 +637,11 @@ static int colour(lopt *L)
         if (c + 1 > ncol)
             ncol = c + 1;
     }
+    /* an empty cell's candidates (its host's rings) are not symmetric: it
+     * moves alone */
+    for (int k = 0; k < n; k++)
+        if (L->color[k] < 0)
+            L->color[k] = ncol++;
     free(forb);
     return ncol;
 }
@@ -581,6 +747,13 @@ rve_status lopt_sweep(lopt *L, const double *step, const double *tstep, int max_
             if (L->bestd[i] >= 0)
                 continue;
             nmoved++;
+#ifdef LOPT_DEBUG
+            {
+                const double *a = L->x + 4 * (size_t)i, *bb = L->best + 4 * (size_t)i;
+                fprintf(stderr, "  move %d (nbc %d, ncand %d): %.3f %.3f %.3f %.3f -> %.3f %.3f %.3f %.3f delta %g\n", i,
+                        L->nbc[i], L->cs[i + 1] - L->cs[i], a[0], a[1], a[2], a[3], bb[0], bb[1], bb[2], bb[3], L->bestd[i]);
+            }
+#endif
             memcpy(L->x + 4 * (size_t)i, L->best + 4 * (size_t)i, 4 * sizeof(double));
             if (w0->stamp[i] != sv) {
                 w0->stamp[i] = sv;
@@ -620,6 +793,25 @@ rve_status lopt_sweep(lopt *L, const double *step, const double *tstep, int max_
         }
         free(aff);
         symmetrise(L);
+#ifdef LOPT_DEBUG
+        {
+            double inc = lopt_total(L), ex = 0;
+            double *scr = malloc((size_t)(n + 1) * 2 * sizeof(double));
+            for (int k = 0; k < n; k++) {
+                const cpoly *P = lopt_full_cell(n, L->x, L->lo, L->hi, k, &w0->work[0], &w0->work[1], NULL, scr);
+                double ck = L->cost(L->ctx, k, L->x + 4 * (size_t)k, P, w0);
+                if (fabs(ck - L->c[k]) > 1e-6 * (1 + fabs(ck)))
+                    fprintf(stderr, "  cell %d cached %g exact %g (nv %d, nbc %d)\n", k, L->c[k], ck, P->nv, L->nbc[k]);
+                ex += ck;
+            }
+            free(scr);
+            double pred = 0;
+            for (int b = b0; b < b1; b++)
+                if (L->bestd[batch[b]] < 0)
+                    pred += L->bestd[batch[b]];
+            fprintf(stderr, "batch %d: incremental %.6f exact %.6f predicted delta %.6f\n", c, inc, ex, pred);
+        }
+#endif
     }
     gsl_set_error_handler(old);
     free(batch);

@@ -35,6 +35,11 @@ typedef struct {
     int stampv;
     int *list;         /* n */
     void *user;        /* cost-specific scratch (set with lopt_set_user) */
+    const struct lopt *L;
+    int n;             /* seeds and their values, for lopt_gap */
+    const double *x;
+    int ov_i;          /* seed under trial (-1: none) and its trial value */
+    const double *ov_p;
 } lopt_ws;
 
 /* cost of cell k whose seed is sk (x, y, z, t); P may be empty (P->nv == 0). */
@@ -64,6 +69,11 @@ const int *lopt_neighbours(const lopt *L, int k, int *count);
  * rve_now() passes deadline (> 0).  Accepted moves are counted in *moved. */
 rve_status lopt_sweep(lopt *L, const double *step, const double *tstep, int max_evals,
                       double deadline, int *moved, rve_err *err);
+
+/* For an empty cell k (seed value sk): the power gap
+ * g = pd_k(s_k) - min_{j != k} pd_j(s_k) >= 0 (O(n)), which vanishes when the
+ * cell reappears at s_k (used to continue costs across empty cells). */
+double lopt_gap(const lopt_ws *ws, int k, const double sk[4]);
 
 /* Totals over threads. */
 long lopt_evals(const lopt *L);
