@@ -357,11 +357,28 @@ static void consider(cand_state *st, const oracle_poly *A, const oracle_poly *B,
 void oracle_contact(const oracle_poly *A, const oracle_poly *B, int brute, oracle_result *r)
 {
     cand_state st = {INFINITY, INFINITY, {1, 0, 0}, {1, 0, 0}, 0, 0, 0};
-    for (size_t f = 0; f < A->nf; f++)
-        consider(&st, A, B, A->fn + 3 * f);
-    st.cur = 1;
-    for (size_t f = 0; f < B->nf; f++)
-        consider(&st, A, B, B->fn + 3 * f);
+    for (int side = 0; side < 2; side++) {
+        const oracle_poly *P = side ? B : A;
+        st.cur = side;
+        for (size_t f = 0; f < P->nf; f++) {
+            consider(&st, A, B, P->fn + 3 * f);
+            /* a merged facet (nearly coplanar vertices, e.g. rotated box faces after
+             * rounding): the true hull facets are triangles of its vertices */
+            size_t s0 = P->fstart[f], m = P->fstart[f + 1] - s0;
+            if (m > 3 && m <= 8)
+                for (size_t i = 0; i < m; i++)
+                    for (size_t j = i + 1; j < m; j++)
+                        for (size_t l = j + 1; l < m; l++) {
+                            const ld *a = P->v + 3 * P->fvert[s0 + i], *b = P->v + 3 * P->fvert[s0 + j],
+                                     *d = P->v + 3 * P->fvert[s0 + l];
+                            ld x[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+                            ld y[3] = {d[0] - a[0], d[1] - a[1], d[2] - a[2]}, z[3];
+                            lcross(z, x, y);
+                            if (lnormalize(z) > 0)
+                                consider(&st, A, B, z);
+                        }
+        }
+    }
     st.cur = 2;
     const ld tol = 1e-12L;
     for (size_t i = 0; i < A->ne; i++) {

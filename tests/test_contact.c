@@ -68,7 +68,7 @@ static int pair_make(pair_t *p, cp_rng *r, int kind, int mode)
     return 0;
 }
 
-__attribute__((unused)) static double angle_ld(const double n[3], const long double m[3])
+static double angle_ld(const double n[3], const long double m[3])
 {
     long double c[3] = {n[1] * m[2] - n[2] * m[1], n[2] * m[0] - n[0] * m[2], n[0] * m[1] - n[1] * m[0]};
     long double d = n[0] * m[0] + n[1] * m[1] + n[2] * m[2];
@@ -250,6 +250,97 @@ END_TEST
 START_TEST(test_cundall_random) { common_plane_vs_oracle(1); }
 END_TEST
 
+
+/* ------------------------------------------------------------ EPA vs oracle */
+typedef struct {
+    int n, overlap, unique, capped, bad_depth, bad_normal;
+    double worst_rel, worst_abs, worst_ang;
+    int kinds[3];
+} epa_stats;
+
+static void epa_check_pair(pair_t *p, int i, epa_stats *S, int verbose)
+{
+    rve_contact c;
+    rve_err e;
+    rve_status st = rve_contact_epa_polyhedra(p->A, p->B, NULL, &c, &e);
+    ck_assert_msg(st == RVE_OK || st == RVE_ECAP, "pair %d: %s", i, e.msg);
+    if (st == RVE_ECAP)
+        S->capped++;
+    ck_assert_msg(isfinite(c.s) && isfinite(c.n[0]) && isfinite(c.n[1]) && isfinite(c.n[2]) && isfinite(c.p[0]) &&
+                      isfinite(c.q[0]),
+                  "pair %d: NaN", i);
+    S->n++;
+    long double s0 = p->orc.s;
+    double aerr = (double)fabsl((long double)c.s - s0);
+    if (s0 < 0) {
+        S->overlap++;
+        S->kinds[p->orc.kind]++;
+        double rel = aerr / (double)fabsl(s0);
+        /* relative to the depth, or to the rounding of the coordinates for depths
+         * below 1e-4 of the size (grazing contacts) */
+        double allowed = 1e-12 * fmax((double)fabsl(s0), 1e-4 * p->scale);
+        if (rel > S->worst_rel)
+            S->worst_rel = rel;
+        if (aerr / p->scale > S->worst_abs)
+            S->worst_abs = aerr / p->scale;
+        if (aerr > allowed) {
+            S->bad_depth++;
+            if (verbose)
+            {
+                long double nl[3] = {c.n[0], c.n[1], c.n[2]};
+
+                fprintf(stderr, "pair %d kind %d: depth %.17g oracle %.17Lg (rel %.3g, size %.3g) h(n_epa) %.17Lg ang %.3g\n", i, p->orc.kind,
+                        -c.s, -s0, rel, p->scale, oracle_h(&p->oa, &p->ob, nl), angle_ld(c.n, p->orc.n));
+            }
+        }
+        if (p->orc.unique) {
+            S->unique++;
+            double ang = angle_ld(c.n, p->orc.n);
+            if (ang > S->worst_ang)
+                S->worst_ang = ang;
+            if (ang > 1e-9) {
+                S->bad_normal++;
+                if (verbose)
+                    fprintf(stderr, "pair %d kind %d: normal off by %.3g rad\n", i, p->orc.kind, ang);
+            }
+        }
+        /* witness points: q - p = s n */
+        for (int j = 0; j < 3; j++)
+            ck_assert(fabs(c.q[j] - c.p[j] - c.s * c.n[j]) <= 1e-9 * p->scale);
+    } else {
+        /* separated: the distance kernel's answer */
+        ck_assert_msg(aerr <= 1e-9 * p->scale, "pair %d: distance %.17g oracle %.17Lg", i, c.s, s0);
+    }
+}
+
+START_TEST(test_epa_random)
+{
+    cp_rng r = {777};
+    epa_stats S;
+    memset(&S, 0, sizeof S);
+    int n = (int)(10000 * test_scale());
+    if (n < 200)
+        n = 200;
+    for (int i = 0; i < n; i++) {
+        pair_t p;
+        int mode = i % 10 < 5 ? 0 : i % 10 < 7 ? 1 : i % 10 < 9 ? 2 : 3;
+        if (pair_make(&p, &r, i % 4, mode))
+            ck_abort_msg("pair generation failed");
+        epa_check_pair(&p, i, &S, S.bad_depth + S.bad_normal < 20);
+        pair_free(&p);
+    }
+    fprintf(stderr,
+            "EPA vs oracle: %d pairs, %d overlapping (face A %d, face B %d, edge-edge %d), %d unique normals; "
+            "depth beyond 1e-12 rel: %d (worst rel %.3g, worst abs/size %.3g); normal beyond 1e-9 rad: %d "
+            "(worst %.3g); capped %d\n",
+            S.n, S.overlap, S.kinds[0], S.kinds[1], S.kinds[2], S.unique, S.bad_depth, S.worst_rel, S.worst_abs,
+            S.bad_normal, S.worst_ang, S.capped);
+    ck_assert_int_eq(S.bad_depth, 0);
+    ck_assert_int_eq(S.bad_normal, 0);
+    ck_assert_int_eq(S.capped, 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("contact");
@@ -267,6 +358,10 @@ static Suite *suite(void)
     tcase_add_test(t, test_common_plane_cubes);
     tcase_add_test(t, test_nezami_random);
     tcase_add_test(t, test_cundall_random);
+    suite_add_tcase(s, t);
+    t = tcase_create("epa");
+    tcase_set_timeout(t, 900);
+    tcase_add_test(t, test_epa_random);
     suite_add_tcase(s, t);
     return s;
 }

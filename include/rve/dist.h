@@ -234,6 +234,23 @@ rve_status rve_contact_cundall(const rve_polyhedron *A, const rve_polyhedron *B,
 rve_status rve_contact_nezami(const rve_polyhedron *A, const rve_polyhedron *B, rve_contact *out,
                               rve_err *err);
 
+/* Penetration depth of any two shapes (rounding radii included): GJK, then,
+ * when the cores overlap, expansion of GJK's final simplex (GJK-TD / EPA) to
+ * the face of A - B closest to the origin. Bounded (at most max_iter added
+ * vertices); RVE_ECAP with the best estimate when the cap is reached or the
+ * polytope cannot be expanded consistently; RVE_EDATA for invalid shapes.
+ * Never NaN for valid shapes, touching and flat (zero-volume) overlaps included. */
+typedef struct {
+    double tol;   /* stop when support - face offset <= tol * size of A - B; 0: 1e-18 (the
+                     face planes are kept in long double) */
+    int max_iter; /* 0: the maximum, 316 */
+} rve_epa_opts;
+rve_status rve_contact_epa(const rve_shape *A, const rve_shape *B, const rve_epa_opts *opts,
+                           rve_contact *out, rve_err *err);
+/* Same for two polyhedra of this module (no rounding). */
+rve_status rve_contact_epa_polyhedra(const rve_polyhedron *A, const rve_polyhedron *B,
+                                     const rve_epa_opts *opts, rve_contact *out, rve_err *err);
+
 /* Witness points for a known normal: given n (A to B), finds the support
  * features of A along n and of B along -n and puts p, q at the centroid of the
  * overlap of their projections (s = gap along n). */
