@@ -43,7 +43,7 @@ START_TEST(test_rasterize_brute)
             s[4 * i + 2] = -1 + 14 * urand();
             s[4 * i + 3] = (rep & 1) ? 3 * urand() : 0;
         }
-        rve_map mm = {23, 17, 12, {1, 1, 1}, {0, 0, 0}, NULL, 0}, *m = &mm;
+        rve_map mm = {.nx = 23, .ny = 17, .nz = 12, .h = {1, 1, 1}}, *m = &mm;
         m->lab = calloc((size_t)23 * 17 * 12, sizeof *m->lab);
         m->h[0] = 0.9; m->h[1] = 1.1; m->h[2] = 1.0;
         m->origin[0] = -0.5; m->origin[1] = 1.0; m->origin[2] = 0.25;
