@@ -454,7 +454,7 @@ START_TEST(test_rasterize_tess)
         rve_err e;
         rve_err_clear(&e);
         ck_assert(rve_tess_build(s, 60, lo, hi, pers[rep], NULL, &t, &e) == RVE_OK);
-        rve_map mm = {20, 16, 12, {0.5, 0.5, 0.5}, {0, 0, 0}, NULL, 0};
+        rve_map mm = {.nx = 20, .ny = 16, .nz = 12, .h = {0.5, 0.5, 0.5}};
         mm.lab = calloc((size_t)20 * 16 * 12, sizeof *mm.lab);
         ck_assert(rve_tess_rasterize(t, NULL, &mm, &e) == RVE_OK);
         for (int k = 0; k < mm.nz; k++)
