@@ -16,4 +16,5 @@ check_PROGRAMS += tests/test_tess
 tests_test_tess_SOURCES = tests/test_tess.c
 tests_test_tess_CFLAGS = $(TEST_CFLAGS)
 tests_test_tess_LDADD = $(TEST_LIBS)
+dist_check_SCRIPTS += tests/test_tess.sh
 # end tessellations (issue 6)
