@@ -8,6 +8,142 @@
 extern "C" {
 #endif
 
+/* ====================================================== synthesis (issue 9)
+ * Statistical microstructure synthesis and prescribed-volume Laguerre
+ * diagrams.  Weights follow Neper's convention: the weight w_i of seed s_i is
+ * a radius and the power distance is |x - s_i|^2 - w_i^2.  The domain is the
+ * box [0,LX] x [0,LY] x [0,LZ], optionally periodic. */
+
+/* ---- prescribed volumes (semi-discrete optimal transport, damped Newton) */
+typedef struct {
+    double tol;     /* stop when max_i |V_i - T_i| / T_i <= tol (default 1e-3) */
+    int max_iter;   /* Newton iterations cap (default 100) */
+    int max_cg;     /* conjugate-gradient iterations cap per Newton step (default 2000) */
+    double cg_tol;  /* relative residual of the linear solves (default 1e-3) */
+} rve_pvol_params;
+
+typedef struct {
+    int iterations;     /* Newton iterations done */
+    int tess_calls;     /* tessellations computed (with backtracking) */
+    long cg_iterations; /* total conjugate-gradient iterations */
+    double max_rel_err; /* final max_i |V_i - T_i| / T_i */
+    double seconds;     /* wall time */
+} rve_pvol_info;
+
+void rve_pvol_params_default(rve_pvol_params *p);
+
+/* Find weights so that the Laguerre cell of seed i (seeds: 3n coordinates,
+ * distinct, inside the domain) has volume target[i].  The targets must be
+ * positive; they are rescaled to sum to the domain volume (their relative
+ * sizes are what counts).  weights (n radii) holds the initial guess on
+ * entry (all zeros = Voronoi diagram) and the solution on return (the
+ * smallest weight is 0).  info may be NULL.  Returns RVE_ECAP when the
+ * tolerance is not reached within the caps (weights then hold the best
+ * iterate), RVE_EDATA for bad seeds or targets. */
+rve_status rve_pvol_solve(size_t n, const double *seeds, const double domain[3], int periodic,
+                          const double *target, double *weights, const rve_pvol_params *p,
+                          rve_pvol_info *info, rve_err *err);
+
+/* ---- distributions and morphology specifications */
+typedef enum {
+    RVE_DISTRIB_NORMAL = 0, /* p1 mean, p2 standard deviation */
+    RVE_DISTRIB_LOGNORMAL,  /* p1 mean, p2 standard deviation of the variable (as Neper) */
+    RVE_DISTRIB_WEIBULL,    /* p1 shape k, p2 scale lambda */
+    RVE_DISTRIB_CUSTOM,     /* piecewise-linear density through (x[k], pdf[k]) */
+    RVE_DISTRIB_DIRAC       /* p1 the only value */
+} rve_distrib_kind;
+
+typedef struct {
+    rve_distrib_kind kind;
+    double p1, p2;
+    double lo, hi;       /* truncation bounds (-HUGE_VAL / HUGE_VAL when none) */
+    size_t npts;         /* custom: number of points */
+    double *x, *pdf;     /* custom: abscissae (increasing) and density values */
+    double *cdf;         /* custom: cumulative values at x (internal) */
+    double flo, fhi;     /* untruncated CDF at lo and hi (internal) */
+} rve_distrib;
+
+/* CDF, density-free quantile (inverse CDF) and mean of a distribution. */
+double rve_distrib_cdf(const rve_distrib *d, double x);
+double rve_distrib_quantile(const rve_distrib *d, double u);
+double rve_distrib_mean(const rve_distrib *d);
+/* Kolmogorov-Smirnov distance sup |F_n - F| of the n values x (not
+ * modified) against d, and the asymptotic p-value of the one-sample test. */
+double rve_ks_distance(const double *x, size_t n, const rve_distrib *d);
+double rve_ks_pvalue(double dist, size_t n);
+
+typedef enum {
+    RVE_PROP_DIAMEQ = 0,     /* equivalent-sphere diameter, relative to its mean */
+    RVE_PROP_SIZE,           /* volume, relative to the mean volume domain/N */
+    RVE_PROP_SPHERICITY,     /* pi^(1/3) (6V)^(2/3) / A */
+    RVE_PROP_1MSPHERICITY,   /* 1 - sphericity */
+    RVE_PROP_COUNT
+} rve_prop;
+
+const char *rve_prop_name(rve_prop p);
+
+typedef struct {
+    int has[RVE_PROP_COUNT];          /* which properties are prescribed */
+    rve_distrib dist[RVE_PROP_COUNT];
+} rve_morpho;
+
+/* Parse "PROP:DIST[,PROP:DIST...]" or the preset "gg" (= "diameq:lognormal(1,0.35),
+ * 1-sphericity:lognormal(0.145,0.03)").  PROP is diameq, size, sphericity or
+ * 1-sphericity; DIST is normal(m,s), lognormal(m,s), weibull(k,lambda),
+ * custom(FILE) (two columns: x and density) or a number (all cells equal),
+ * optionally with truncation ",from=A,to=B" inside the parentheses.  At most
+ * one of diameq/size and one of sphericity/1-sphericity.  Fills m (free it
+ * with rve_morpho_free); errors name the spec or the file. */
+rve_status rve_morpho_parse(const char *spec, rve_morpho *m, rve_err *err);
+void rve_morpho_free(rve_morpho *m);
+
+/* ---- synthesis */
+typedef struct {
+    size_t n;             /* number of cells */
+    double domain[3];
+    int periodic;
+    unsigned long seed;   /* random seed (default 1) */
+    int max_iter;         /* shape-optimisation iterations cap (default 200) */
+    double time_limit;    /* seconds, 0 = none (default 0) */
+    double tol;           /* volume tolerance of the size stage (default 1e-3) */
+    /* Optional progress callback (called from the calling thread). */
+    void (*progress)(void *ctx, int iter, int max_iter, double objective);
+    void *progress_ctx;
+} rve_gen_params;
+
+void rve_gen_params_default(rve_gen_params *p);
+
+typedef struct {
+    int iterations;               /* shape iterations done */
+    int tess_calls;
+    double objective;             /* final smoothed weighted-L2 objective (sum over properties) */
+    double ks[RVE_PROP_COUNT];    /* KS distance per prescribed property (-1 when absent) */
+    double pvalue[RVE_PROP_COUNT];
+    double max_vol_err;           /* max relative volume error of the size stage (0 if none) */
+    double seconds;
+} rve_gen_info;
+
+/* Generate n seeds (3n, out) and weights (n radii, out) whose Laguerre cells
+ * follow the morphology m.  Cell values of the four properties are written
+ * to values[RVE_PROP_COUNT * i + prop] when values is not NULL (n *
+ * RVE_PROP_COUNT doubles).  The objective is the Anderson-Darling-weighted L2
+ * distance between kernel-smoothed empirical CDFs and the targets; info
+ * reports Kolmogorov-Smirnov distances as an independent measure. */
+rve_status rve_gen(const rve_morpho *m, const rve_gen_params *p, double *seeds, double *weights,
+                   double *values, rve_gen_info *info, rve_err *err);
+
+/* Weighted-L2 (Anderson-Darling-like) distance between the kernel-smoothed
+ * CDF of the n values x (bandwidth h > 0) and d, integrated over dF on a
+ * grid of m target quantiles. */
+double rve_smooth_cdf_distance(const double *x, size_t n, double h, const rve_distrib *d, int m);
+
+/* Cell values of a Laguerre diagram: volume, surface area, equivalent
+ * diameter and sphericity per cell (each array n long, any may be NULL). */
+rve_status rve_gen_cell_values(size_t n, const double *seeds, const double *weights,
+                               const double domain[3], int periodic, double *vol, double *area,
+                               double *diameq, double *sphericity, rve_err *err);
+/* ================================================= end synthesis (issue 9) */
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,1 +1,19 @@
 # Module tess: sources, public header, tests and benchmarks.
+
+# grain maps (issue 5)
+librve_la_SOURCES += src/tess/map_core.c src/tess/map_tesr.c src/tess/map_tiff.c \
+	src/tess/map_boundary.c src/tess/map_internal.h
+check_PROGRAMS += tests/test_raster
+tests_test_raster_SOURCES = tests/test_raster.c
+tests_test_raster_CFLAGS = $(TEST_CFLAGS)
+tests_test_raster_LDADD = $(TEST_LIBS) $(TIFF_LIBS)
+# end grain maps (issue 5)
+
+# tessellations (issue 6)
+librve_la_SOURCES += src/tess/rasterize.c src/tess/tess.c src/tess/topo.c src/tess/geom.c \
+	src/tess/tess_internal.h src/tess/voro_wrap.h src/tess/voro_wrap.cc
+check_PROGRAMS += tests/test_tess
+tests_test_tess_SOURCES = tests/test_tess.c
+tests_test_tess_CFLAGS = $(TEST_CFLAGS)
+tests_test_tess_LDADD = $(TEST_LIBS)
+# end tessellations (issue 6)

@@ -7,4 +7,9 @@ check_PROGRAMS += tests/test_util
 tests_test_util_SOURCES = tests/test_util.c
 tests_test_util_CFLAGS = $(TEST_CFLAGS)
 tests_test_util_LDADD = $(TEST_LIBS)
-librve_la_SOURCES += src/util/vec3.h
+librve_la_SOURCES += src/util/vec3.h src/util/image.h src/util/image.c src/util/font5x7.h
+
+check_PROGRAMS += tests/test_image
+tests_test_image_SOURCES = tests/test_image.c
+tests_test_image_CFLAGS = $(TEST_CFLAGS)
+tests_test_image_LDADD = $(TEST_LIBS) $(PNG_LIBS)

@@ -1,0 +1,33 @@
+/* synth.h - internals of the synthesis code (issue 9; not installed). */
+#ifndef RVE_OPTIM_SYNTH_H
+#define RVE_OPTIM_SYNTH_H
+
+#include <rve/optim.h>
+#include <rve/tess.h>
+
+typedef struct {
+    size_t n;
+    double domain[3];
+    int periodic;
+    double *s4;          /* 4 n: seeds and radii handed to rve_tess_build */
+    size_t *off;         /* Laplacian CSR */
+    int *col;
+    double *val;
+    size_t cap;
+    int tess_calls;
+    int newton_iterations;
+    long cg_iterations;
+    double max_rel_err;
+} synth_ctx;
+
+rve_status synth_ctx_init(synth_ctx *c, size_t n, const double domain[3], int periodic, rve_err *err);
+void synth_ctx_free(synth_ctx *c);
+/* Tessellation of seeds (3 n) with psi = squared radii (shifted so min is 0). */
+rve_status synth_tess(synth_ctx *c, const double *seeds, const double *psi, rve_tess **out, rve_err *err);
+/* Damped Newton for the volumes target (summing to the domain volume); psi
+ * in/out.  On success (or RVE_ECAP) *tess_out (if not NULL) gets the last
+ * tessellation. */
+rve_status synth_pvol(synth_ctx *c, const double *seeds, const double *target, double *psi,
+                      const rve_pvol_params *p, rve_pvol_info *info, rve_tess **tess_out, rve_err *err);
+
+#endif

@@ -1,0 +1,30 @@
+/* Internal helpers of the grain-map readers and writers (not installed). */
+#ifndef RVE_MAP_INTERNAL_H
+#define RVE_MAP_INTERNAL_H
+
+#include <rve/raster.h>
+
+/* Largest label a map may hold: labels must fit a signed 32-bit integer
+ * (Neper reads them as int). */
+#define RVE_MAP_LABEL_MAX 2147483647u
+
+/* Readers refuse maps above this many voxels unless told otherwise (the
+ * fuzz targets use a much smaller cap). */
+#define RVE_MAP_MAX_VOXELS_DEFAULT ((size_t)1 << 36)
+
+/* Smallest width (1, 2 or 4 bytes) holding every label; signed16 asks for
+ * labels <= 32767 in two bytes (Neper reads binary16 as signed short). */
+int rve_map_bytes_needed(uint32_t nlabels, int signed16);
+
+/* Capped variants used by the fuzz targets. */
+rve_status rve_map_read_tiff_mem_capped(const void *buf, size_t n, const char *name,
+                                        size_t maxvox, rve_map **out, rve_err *err);
+rve_status rve_map_read_tesr_mem_capped(const char *buf, size_t n, const char *name,
+                                        const char *dir, size_t maxvox, rve_map **out,
+                                        rve_err *err);
+
+/* Convert n samples of the given width (1, 2, 4 bytes; swapped if swap)
+ * into labels; returns the largest value (for range checks). */
+uint32_t rve_map_unpack(uint32_t *dst, const unsigned char *src, size_t n, int bytes, int swap);
+
+#endif

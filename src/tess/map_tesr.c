@@ -1,0 +1,711 @@
+/* Grain maps: Neper .tesr (format 2.0 and 2.1) and raw arrays, read and write. */
+#include "config.h"
+#define _POSIX_C_SOURCE 200809L
+#include "tess/map_internal.h"
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int rve_map_bytes_needed(uint32_t nlabels, int signed16)
+{
+    if (nlabels <= 255)
+        return 1;
+    if (nlabels <= (signed16 ? 32767u : 65535u))
+        return 2;
+    return 4;
+}
+
+static int host_big_endian(void)
+{
+    const uint16_t one = 1;
+    return *(const unsigned char *)&one == 0;
+}
+
+uint32_t rve_map_unpack(uint32_t *dst, const unsigned char *src, size_t n, int bytes, int swap)
+{
+    uint32_t mx = 0;
+    if (bytes == 1) {
+        for (size_t i = 0; i < n; i++) {
+            dst[i] = src[i];
+            if (dst[i] > mx)
+                mx = dst[i];
+        }
+    } else if (bytes == 2) {
+        for (size_t i = 0; i < n; i++) {
+            uint16_t v;
+            memcpy(&v, src + 2 * i, 2);
+            if (swap)
+                v = (uint16_t)((v >> 8) | (v << 8));
+            dst[i] = v;
+            if (v > mx)
+                mx = v;
+        }
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            uint32_t v;
+            memcpy(&v, src + 4 * i, 4);
+            if (swap)
+                v = (v >> 24) | ((v >> 8) & 0xff00u) | ((v << 8) & 0xff0000u) | (v << 24);
+            dst[i] = v;
+            if (v > mx)
+                mx = v;
+        }
+    }
+    return mx;
+}
+
+static void pack(unsigned char *dst, const uint32_t *src, size_t n, int bytes, int swap)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint32_t v = src[i];
+        if (bytes == 1) {
+            dst[i] = (unsigned char)v;
+        } else if (bytes == 2) {
+            uint16_t w = (uint16_t)v;
+            if (swap)
+                w = (uint16_t)((w >> 8) | (w << 8));
+            memcpy(dst + 2 * i, &w, 2);
+        } else {
+            if (swap)
+                v = (v >> 24) | ((v >> 8) & 0xff00u) | ((v << 8) & 0xff0000u) | (v << 24);
+            memcpy(dst + 4 * i, &v, 4);
+        }
+    }
+}
+
+/* ------------------------------------------------------------ tokenizer */
+typedef struct {
+    const char *b;
+    size_t n, pos;
+    char tok[256];
+    size_t tokstart;
+} tk;
+
+static int is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+/* Next whitespace-separated token (truncated to 255 chars); 0 at the end. */
+static int tk_next(tk *t)
+{
+    while (t->pos < t->n && is_ws(t->b[t->pos]))
+        t->pos++;
+    if (t->pos >= t->n)
+        return 0;
+    t->tokstart = t->pos;
+    size_t k = 0;
+    while (t->pos < t->n && !is_ws(t->b[t->pos])) {
+        if (k < sizeof t->tok - 1)
+            t->tok[k++] = t->b[t->pos];
+        t->pos++;
+    }
+    t->tok[k] = 0;
+    return 1;
+}
+
+/* Peek: does the next token start with '*'? (also 1 at the end) */
+static int tk_peek_star(tk *t)
+{
+    size_t p = t->pos;
+    while (p < t->n && is_ws(t->b[p]))
+        p++;
+    return p >= t->n || t->b[p] == '*';
+}
+
+static int parse_ulong(const char *s, unsigned long long *v)
+{
+    if (!*s)
+        return 0;
+    unsigned long long x = 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9')
+            return 0;
+        x = x * 10 + (unsigned)(*s - '0');
+        if (x > 0xffffffffffull)
+            return 0;
+    }
+    *v = x;
+    return 1;
+}
+
+static int tk_int(tk *t, long lo, long hi, long *v)
+{
+    if (!tk_next(t))
+        return 0;
+    return rve_parse_int_range(t->tok, lo, hi, v) == RVE_OK;
+}
+
+static int tk_double(tk *t, double *v)
+{
+    if (!tk_next(t))
+        return 0;
+    return rve_parse_double(t->tok, v) == RVE_OK;
+}
+
+static int data_format(const char *s, int *bytes, int *big)
+{
+    *big = 0;
+    if (strcmp(s, "ascii") == 0) {
+        *bytes = 0;
+        return 1;
+    }
+    if (strncmp(s, "binary", 6) != 0)
+        return 0;
+    const char *p = s + 6;
+    if (strncmp(p, "8", 1) == 0 && (p[1] == 0 || p[1] == '_'))
+        *bytes = 1, p += 1;
+    else if (strncmp(p, "16", 2) == 0)
+        *bytes = 2, p += 2;
+    else if (strncmp(p, "32", 2) == 0)
+        *bytes = 4, p += 2;
+    else
+        return 0;
+    if (*p == 0)
+        return 1;
+    if (strcmp(p, "_big") == 0) {
+        *big = 1;
+        return 1;
+    }
+    if (strcmp(p, "_little") == 0)
+        return 1;
+    return 0;
+}
+
+#define FAIL(code, ...)                                   \
+    do {                                                  \
+        rve_err_set(err, code, name, __VA_ARGS__);        \
+        goto fail;                                        \
+    } while (0)
+
+rve_status rve_map_read_tesr_mem_capped(const char *buf, size_t n, const char *name,
+                                        const char *dir, size_t maxvox, rve_map **out,
+                                        rve_err *err)
+{
+    tk t = {buf, n, 0, {0}, 0};
+    rve_map *m = NULL;
+    uint32_t *cellid = NULL;
+    double *ori = NULL;
+    char *ori_des = NULL;
+    char *ext = NULL;
+    long ncell = -1, dim = 0;
+    int fmt_bytes = -1, fmt_big = 0;
+    int size[3] = {1, 1, 1};
+    double h[3] = {1, 1, 1}, o[3] = {0, 0, 0};
+    size_t nori = 0;
+    *out = NULL;
+
+    if (!tk_next(&t) || strcmp(t.tok, "***tesr") != 0)
+        FAIL(RVE_EDATA, "not a .tesr file (no ***tesr at the start)");
+    if (!tk_next(&t) || strcmp(t.tok, "**format") != 0)
+        FAIL(RVE_EDATA, "missing **format");
+    if (!tk_next(&t) || (strcmp(t.tok, "2.0") != 0 && strcmp(t.tok, "2.1") != 0))
+        FAIL(RVE_EDATA, "unsupported .tesr format '%s' (expected 2.0 or 2.1)", t.tok);
+    if (!tk_peek_star(&t)) {
+        tk_next(&t);
+        if (!data_format(t.tok, &fmt_bytes, &fmt_big))
+            FAIL(RVE_EDATA, "unknown data format '%s'", t.tok);
+    }
+    if (!tk_next(&t) || strcmp(t.tok, "**general") != 0)
+        FAIL(RVE_EDATA, "missing **general");
+    if (!tk_int(&t, 1, 3, &dim) || dim < 2)
+        FAIL(RVE_EDATA, "**general: dimension must be 2 or 3");
+    for (int a = 0; a < dim; a++) {
+        long v;
+        if (!tk_next(&t))
+            FAIL(RVE_EDATA, "**general: missing raster size");
+        if (rve_parse_int_range(t.tok, 1, INT_MAX, &v) != RVE_OK)
+            FAIL(RVE_EDATA, "**general: bad raster size '%s' (must be a positive integer)", t.tok);
+        size[a] = (int)v;
+    }
+    for (int a = 0; a < dim; a++)
+        if (!tk_double(&t, &h[a]) || !(h[a] > 0))
+            FAIL(RVE_EDATA, "**general: bad voxel size '%s' (must be positive)", t.tok);
+    if (dim == 2)
+        h[2] = h[0];
+    /* Optional subsections of **general, then the optional **cell. */
+    int have_tok = tk_next(&t);
+    while (have_tok && t.tok[0] == '*' && t.tok[1] != '*') {
+        if (strcmp(t.tok, "*origin") == 0) {
+            for (int a = 0; a < dim; a++)
+                if (!tk_double(&t, &o[a]))
+                    FAIL(RVE_EDATA, "*origin: bad value '%s'", t.tok);
+        } else {
+            while (!tk_peek_star(&t)) /* *hasvoid and unknown: skip their values */
+                tk_next(&t);
+        }
+        have_tok = tk_next(&t);
+    }
+    if (have_tok && strcmp(t.tok, "**cell") == 0) {
+        if (!tk_peek_star(&t)) {
+            if (!tk_int(&t, 0, (long)RVE_MAP_LABEL_MAX, &ncell))
+                FAIL(RVE_EDATA, "**cell: bad number of cells '%s'", t.tok);
+            if ((size_t)ncell > n) /* every id needs at least two characters */
+                FAIL(RVE_EDATA, "**cell: %ld cells cannot fit in a %zu-byte file", ncell, n);
+        }
+        have_tok = tk_next(&t);
+        while (have_tok && t.tok[0] == '*' && t.tok[1] != '*') {
+            if (strcmp(t.tok, "*id") == 0) {
+                if (ncell < 0)
+                    FAIL(RVE_EDATA, "**cell: *id without a number of cells");
+                free(cellid);
+                cellid = malloc(((size_t)ncell + 1) * sizeof *cellid);
+                if (!cellid)
+                    FAIL(RVE_ENOMEM, "out of memory");
+                cellid[0] = 0;
+                for (long c = 1; c <= ncell; c++) {
+                    unsigned long long v;
+                    if (!tk_next(&t) || !parse_ulong(t.tok, &v))
+                        FAIL(RVE_EDATA, "*id: expected %ld cell ids, bad or missing value '%s'", ncell, t.tok);
+                    if (v > RVE_MAP_LABEL_MAX)
+                        FAIL(RVE_EDATA, "*id: cell id %llu above 2^31 - 1", v);
+                    cellid[c] = (uint32_t)v;
+                }
+            } else if (strcmp(t.tok, "*ori") == 0) {
+                if (!tk_next(&t) || t.tok[0] == '*')
+                    FAIL(RVE_EDATA, "*ori: missing descriptor");
+                free(ori_des);
+                ori_des = strdup(t.tok);
+                free(ori);
+                ori = NULL;
+                nori = 0;
+                size_t cap = 0;
+                while (!tk_peek_star(&t)) {
+                    double v;
+                    tk_next(&t);
+                    if (rve_parse_double(t.tok, &v) != RVE_OK)
+                        FAIL(RVE_EDATA, "*ori: bad value '%s'", t.tok);
+                    if (nori == cap) {
+                        cap = cap ? 2 * cap : 64;
+                        double *p = realloc(ori, cap * sizeof *p);
+                        if (!p)
+                            FAIL(RVE_ENOMEM, "out of memory");
+                        ori = p;
+                    }
+                    ori[nori++] = v;
+                }
+            } else {
+                while (!tk_peek_star(&t)) /* *seed, *crysym, *coo, *vol...: skipped */
+                    tk_next(&t);
+            }
+            have_tok = tk_next(&t);
+        }
+    }
+    if (!have_tok || strcmp(t.tok, "**data") != 0)
+        FAIL(RVE_EDATA, "missing **data (found '%s')", have_tok ? t.tok : "end of file");
+    /* 2.1: data format here; 2.0: given under **format. */
+    if (!tk_peek_star(&t)) {
+        size_t save = t.pos;
+        tk_next(&t);
+        int b, big;
+        if (data_format(t.tok, &b, &big))
+            fmt_bytes = b, fmt_big = big;
+        else
+            t.pos = save; /* 2.0 ascii data follows directly */
+    }
+    if (fmt_bytes < 0)
+        FAIL(RVE_EDATA, "**data: no data format (ascii, binary8, binary16, binary32)");
+
+    size_t nvox = (size_t)size[0] * (size_t)size[1];
+    if (nvox > maxvox / (size_t)size[2])
+        FAIL(RVE_EDATA, "raster %dx%dx%d is too large (more than %zu voxels)", size[0], size[1],
+             size[2], maxvox);
+    nvox *= (size_t)size[2];
+    /* The data: inline, or in an external *file. */
+    const char *data = NULL;
+    size_t ndata = 0;
+    char extname[4096];
+    if (tk_peek_star(&t) && t.pos < t.n) {
+        size_t save = t.pos;
+        tk_next(&t);
+        if (strcmp(t.tok, "*file") != 0) {
+            t.pos = save;
+        } else {
+            if (!tk_next(&t))
+                FAIL(RVE_EDATA, "*file: missing file name");
+            if (!dir)
+                FAIL(RVE_EDATA, "*file %s: external data files are not allowed here", t.tok);
+            if (t.tok[0] == '/' || !dir[0])
+                snprintf(extname, sizeof extname, "%s", t.tok);
+            else
+                snprintf(extname, sizeof extname, "%s/%s", dir, t.tok);
+            rve_err e2;
+            if (rve_read_file(extname, &ext, &ndata, &e2) != RVE_OK)
+                FAIL(RVE_EDATA, "*file %s: cannot read the data file: %s", t.tok, e2.msg);
+            data = ext;
+        }
+    }
+    m = rve_map_alloc(size[0], size[1], size[2]);
+    if (!m)
+        FAIL(RVE_ENOMEM, "out of memory for a %dx%dx%d map", size[0], size[1], size[2]);
+    uint32_t mx = 0;
+    if (fmt_bytes == 0) { /* ascii */
+        tk d = t;
+        if (data)
+            d = (tk){data, ndata, 0, {0}, 0};
+        for (size_t v = 0; v < nvox; v++) {
+            unsigned long long x;
+            if (!tk_next(&d) || d.tok[0] == '*')
+                FAIL(RVE_EDATA, "**data: %zu voxel values, the header says %zu", v, nvox);
+            if (!parse_ulong(d.tok, &x))
+                FAIL(RVE_EDATA, "**data: bad voxel value '%s' (non-negative integers only)", d.tok);
+            if (x > RVE_MAP_LABEL_MAX)
+                FAIL(RVE_EDATA, "**data: label %llu above 2^31 - 1", x);
+            m->lab[v] = (uint32_t)x;
+            if (x > mx)
+                mx = (uint32_t)x;
+        }
+        if (data ? tk_next(&d) : !tk_peek_star(&d))
+            FAIL(RVE_EDATA, "**data: more values than the %dx%dx%d voxels of the header", size[0],
+                 size[1], size[2]);
+    } else {
+        size_t need = nvox * (size_t)fmt_bytes, start = 0;
+        if (!data) {
+            /* Binary data start right after the newline ending the header line. */
+            size_t p = t.pos;
+            while (p < t.n && t.b[p] != '\n')
+                p++;
+            if (p >= t.n)
+                FAIL(RVE_EDATA, "**data: no binary data after the header");
+            start = p + 1;
+            data = t.b;
+            ndata = t.n;
+            if (ndata - start < need)
+                FAIL(RVE_EDATA, "**data: %zu bytes of binary data, the header needs %zu", ndata - start, need);
+            /* After the data: only whitespace and the next section. */
+            size_t q = start + need;
+            while (q < ndata && is_ws(data[q]))
+                q++;
+            if (q < ndata && data[q] != '*')
+                FAIL(RVE_EDATA, "**data: more binary data than the %dx%dx%d voxels of the header",
+                     size[0], size[1], size[2]);
+        } else if (ndata != need) {
+            FAIL(RVE_EDATA, "*file: %zu bytes of data, the header needs %zu (%dx%dx%d x %d bytes)",
+                 ndata, need, size[0], size[1], size[2], fmt_bytes);
+        }
+        mx = rve_map_unpack(m->lab, (const unsigned char *)data + start, nvox, fmt_bytes,
+                            fmt_bytes > 1 && fmt_big != host_big_endian());
+        if (mx > RVE_MAP_LABEL_MAX)
+            FAIL(RVE_EDATA, "**data: label %u above 2^31 - 1", mx);
+    }
+    for (int a = 0; a < 3; a++) {
+        m->h[a] = h[a];
+        m->origin[a] = o[a];
+    }
+    m->has_res = 1;
+    m->nlabels = mx;
+    if (cellid) {
+        if (mx > (uint32_t)ncell)
+            FAIL(RVE_EDATA, "**data: label %u but **cell lists %ld cells", mx, ncell);
+        m->ids = malloc(((size_t)mx + 1) * sizeof *m->ids);
+        if (!m->ids)
+            FAIL(RVE_ENOMEM, "out of memory");
+        memcpy(m->ids, cellid, ((size_t)mx + 1) * sizeof *m->ids);
+    }
+    if (ori && ncell > 0 && nori % (size_t)ncell == 0 && nori / (size_t)ncell <= 16 && mx > 0) {
+        /* Orientations are kept per cell when they match the cell count. */
+        int per = (int)(nori / (size_t)ncell);
+        if ((uint32_t)ncell >= mx) {
+            m->ori_n = per;
+            m->ori = ori;
+            ori = NULL;
+            m->ori_des = ori_des;
+            ori_des = NULL;
+        }
+    }
+    free(cellid);
+    free(ori);
+    free(ori_des);
+    free(ext);
+    *out = m;
+    return RVE_OK;
+fail:
+    rve_map_free(m);
+    free(cellid);
+    free(ori);
+    free(ori_des);
+    free(ext);
+    return err ? err->code : RVE_EDATA;
+}
+
+rve_status rve_map_read_tesr_mem(const char *buf, size_t n, const char *name, const char *dir,
+                                 rve_map **out, rve_err *err)
+{
+    return rve_map_read_tesr_mem_capped(buf, n, name, dir, RVE_MAP_MAX_VOXELS_DEFAULT, out, err);
+}
+
+rve_status rve_map_read_tesr(const char *path, rve_map **out, rve_err *err)
+{
+    char *buf;
+    size_t n;
+    rve_status s = rve_read_file(path, &buf, &n, err);
+    if (s != RVE_OK)
+        return s;
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    if (slash)
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    else
+        snprintf(dir, sizeof dir, ".");
+    if (slash == path)
+        snprintf(dir, sizeof dir, "/");
+    s = rve_map_read_tesr_mem(buf, n, path, dir, out, err);
+    free(buf);
+    return s;
+}
+
+/* ------------------------------------------------------------------ raw */
+rve_status rve_map_read_raw(const char *path, const rve_raw_opts *raw, rve_map **out, rve_err *err)
+{
+    const char *name = path;
+    rve_map *m = NULL;
+    FILE *fp = NULL;
+    unsigned char *buf = NULL;
+    *out = NULL;
+    if (!raw || raw->nx <= 0 || raw->ny <= 0 || raw->nz <= 0)
+        return rve_err_set(err, RVE_EUSAGE, path, "raw input needs positive dimensions (--dims NX,NY,NZ)");
+    if (raw->bytes != 1 && raw->bytes != 2 && raw->bytes != 4)
+        return rve_err_set(err, RVE_EUSAGE, path, "raw input needs 1, 2 or 4 bytes per voxel");
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return rve_err_set(err, RVE_EIO, path, "cannot open: %s", strerror(errno));
+    size_t nvox = (size_t)raw->nx * (size_t)raw->ny * (size_t)raw->nz;
+    size_t need = nvox * (size_t)raw->bytes;
+    if ((size_t)st.st_size != raw->offset + need)
+        return rve_err_set(err, RVE_EDATA, path,
+                           "file has %lld bytes, %dx%dx%d x %d bytes%s need %zu",
+                           (long long)st.st_size, raw->nx, raw->ny, raw->nz, raw->bytes,
+                           raw->offset ? " + offset" : "", raw->offset + need);
+    fp = fopen(path, "rb");
+    if (!fp)
+        return rve_err_set(err, RVE_EIO, path, "cannot open: %s", strerror(errno));
+    m = rve_map_alloc(raw->nx, raw->ny, raw->nz);
+    if (!m)
+        FAIL(RVE_ENOMEM, "out of memory for a %dx%dx%d map", raw->nx, raw->ny, raw->nz);
+    if (raw->offset && fseeko(fp, (off_t)raw->offset, SEEK_SET) != 0)
+        FAIL(RVE_EIO, "cannot seek: %s", strerror(errno));
+    const size_t chunk = (size_t)1 << 20;
+    buf = malloc(chunk * (size_t)raw->bytes);
+    if (!buf)
+        FAIL(RVE_ENOMEM, "out of memory");
+    uint32_t mx = 0;
+    int swap = raw->bytes > 1 && (raw->big_endian != 0) != host_big_endian();
+    for (size_t v = 0; v < nvox; v += chunk) {
+        size_t k = nvox - v < chunk ? nvox - v : chunk;
+        if (fread(buf, (size_t)raw->bytes, k, fp) != k)
+            FAIL(RVE_EDATA, "truncated data");
+        uint32_t x = rve_map_unpack(m->lab + v, buf, k, raw->bytes, swap);
+        if (x > mx)
+            mx = x;
+    }
+    if (mx > RVE_MAP_LABEL_MAX)
+        FAIL(RVE_EDATA, "label %u above 2^31 - 1", mx);
+    m->nlabels = mx;
+    free(buf);
+    fclose(fp);
+    *out = m;
+    return RVE_OK;
+fail:
+    free(buf);
+    if (fp)
+        fclose(fp);
+    rve_map_free(m);
+    return err ? err->code : RVE_EDATA;
+}
+
+static rve_status write_binary(FILE *fp, const rve_map *m, int bytes, int big, const char *name,
+                               rve_err *err)
+{
+    size_t nvox = rve_map_nvox(m);
+    const size_t chunk = (size_t)1 << 20;
+    unsigned char *buf = malloc(chunk * (size_t)bytes);
+    if (!buf)
+        return rve_err_set(err, RVE_ENOMEM, name, "out of memory");
+    int swap = bytes > 1 && (big != 0) != host_big_endian();
+    for (size_t v = 0; v < nvox; v += chunk) {
+        size_t k = nvox - v < chunk ? nvox - v : chunk;
+        pack(buf, m->lab + v, k, bytes, swap);
+        if (fwrite(buf, (size_t)bytes, k, fp) != k) {
+            free(buf);
+            return rve_err_set(err, RVE_EIO, name, "write failed: %s", strerror(errno));
+        }
+    }
+    free(buf);
+    return RVE_OK;
+}
+
+static rve_status check_width(const rve_map *m, int bytes, const char *path, rve_err *err)
+{
+    if (bytes != 1 && bytes != 2 && bytes != 4)
+        return rve_err_set(err, RVE_EUSAGE, path, "sample width must be 1, 2 or 4 bytes, not %d", bytes);
+    uint64_t lim = bytes == 4 ? RVE_MAP_LABEL_MAX : ((uint64_t)1 << (8 * bytes)) - 1;
+    uint32_t mx = 0;
+    size_t n = rve_map_nvox(m);
+    for (size_t v = 0; v < n; v++)
+        if (m->lab[v] > mx)
+            mx = m->lab[v];
+    if (mx > lim)
+        return rve_err_set(err, RVE_EUSAGE, path, "label %u does not fit in %d byte%s", mx, bytes,
+                           bytes > 1 ? "s" : "");
+    return RVE_OK;
+}
+
+void rve_map_write_opts_default(rve_map_write_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->compress = 1;
+}
+
+rve_status rve_map_write_raw(const rve_map *m, const char *path, const rve_map_write_opts *o,
+                             rve_err *err)
+{
+    rve_map_write_opts d;
+    if (!o) {
+        rve_map_write_opts_default(&d);
+        o = &d;
+    }
+    int bytes = o->bytes ? o->bytes : rve_map_bytes_needed(m->nlabels, 0);
+    rve_status s = check_width(m, bytes, path, err);
+    if (s != RVE_OK)
+        return s;
+    rve_afile *af = rve_afile_open(path, 1, err);
+    if (!af)
+        return err ? err->code : RVE_EIO;
+    s = write_binary(rve_afile_fp(af), m, bytes, o->big_endian, path, err);
+    if (s != RVE_OK) {
+        rve_afile_abort(af);
+        return s;
+    }
+    return rve_afile_commit(af, err);
+}
+
+rve_status rve_map_write_tesr(const rve_map *m, const char *path, const rve_map_write_opts *o,
+                              rve_err *err)
+{
+    rve_map_write_opts d;
+    if (!o) {
+        rve_map_write_opts_default(&d);
+        o = &d;
+    }
+    int bytes = o->bytes ? o->bytes : rve_map_bytes_needed(m->nlabels, 1);
+    rve_status s = RVE_OK;
+    if (!o->ascii) {
+        s = check_width(m, bytes, path, err);
+        if (s != RVE_OK)
+            return s;
+    }
+    if (o->external && strcmp(path, "-") == 0)
+        return rve_err_set(err, RVE_EUSAGE, path, "an external data file needs a named .tesr file");
+    char fmt[32];
+    if (o->ascii)
+        snprintf(fmt, sizeof fmt, "ascii");
+    else
+        snprintf(fmt, sizeof fmt, "binary%d%s", 8 * bytes, bytes > 1 && o->big_endian ? "_big" : "");
+    rve_afile *af = NULL, *afx = NULL;
+    char *rawpath = NULL;
+    if (o->external) {
+        size_t n = strlen(path) + 8;
+        rawpath = malloc(n);
+        if (!rawpath)
+            return rve_err_set(err, RVE_ENOMEM, path, "out of memory");
+        snprintf(rawpath, n, "%s.raw", path);
+        afx = rve_afile_open(rawpath, 1, err);
+        if (!afx) {
+            free(rawpath);
+            return err ? err->code : RVE_EIO;
+        }
+    }
+    af = rve_afile_open(path, 1, err);
+    if (!af) {
+        rve_afile_abort(afx);
+        free(rawpath);
+        return err ? err->code : RVE_EIO;
+    }
+    FILE *fp = rve_afile_fp(af);
+    int hasvoid = 0;
+    size_t nvox = rve_map_nvox(m);
+    for (size_t v = 0; v < nvox && !hasvoid; v++)
+        hasvoid = m->lab[v] == 0;
+    fprintf(fp, "***tesr\n **format\n   2.1\n **general\n   3\n   %d %d %d\n   %.17g %.17g %.17g\n",
+            m->nx, m->ny, m->nz, m->h[0], m->h[1], m->h[2]);
+    if (m->origin[0] != 0 || m->origin[1] != 0 || m->origin[2] != 0)
+        fprintf(fp, "  *origin\n   %.17g %.17g %.17g\n", m->origin[0], m->origin[1], m->origin[2]);
+    fprintf(fp, "  *hasvoid %d\n", hasvoid);
+    if (m->ids || (m->ori && m->ori_n > 0)) {
+        fprintf(fp, " **cell\n   %u\n", m->nlabels);
+        if (m->ids) {
+            fprintf(fp, "  *id\n  ");
+            for (uint32_t l = 1; l <= m->nlabels; l++)
+                fprintf(fp, " %u%s", m->ids[l], (l % 12 == 0 && l < m->nlabels) ? "\n  " : "");
+            fprintf(fp, "\n");
+        }
+        if (m->ori && m->ori_n > 0) {
+            fprintf(fp, "  *ori\n   %s\n", m->ori_des ? m->ori_des : "rodrigues");
+            for (uint32_t l = 0; l < m->nlabels; l++) {
+                fprintf(fp, "  ");
+                for (int q = 0; q < m->ori_n; q++)
+                    fprintf(fp, " %.17g", m->ori[(size_t)l * m->ori_n + q]);
+                fprintf(fp, "\n");
+            }
+        }
+    }
+    fprintf(fp, " **data\n   %s\n", fmt);
+    if (o->external) {
+        const char *base = strrchr(rawpath, '/');
+        fprintf(fp, "  *file %s\n", base ? base + 1 : rawpath);
+    }
+    FILE *dfp = o->external ? rve_afile_fp(afx) : fp;
+    if (o->ascii) {
+        for (size_t v = 0; v < nvox; v++)
+            fprintf(dfp, "%u%c", m->lab[v], (v + 1) % (size_t)m->nx == 0 ? '\n' : ' ');
+    } else {
+        s = write_binary(dfp, m, bytes, o->big_endian, path, err);
+        if (s == RVE_OK && !o->external)
+            fputc('\n', fp);
+    }
+    if (s == RVE_OK)
+        fprintf(fp, "***end\n");
+    if (s == RVE_OK && afx) {
+        s = rve_afile_commit(afx, err);
+        afx = NULL;
+    }
+    if (s != RVE_OK) {
+        rve_afile_abort(afx);
+        rve_afile_abort(af);
+        free(rawpath);
+        return s;
+    }
+    free(rawpath);
+    return rve_afile_commit(af, err);
+}
+
+/* ---------------------------------------------------------- dispatchers */
+rve_status rve_map_read(const char *path, rve_map_format fmt, const rve_raw_opts *raw,
+                        rve_map **out, rve_err *err)
+{
+    if (fmt == RVE_MAP_AUTO)
+        fmt = rve_map_format_from_path(path);
+    switch (fmt) {
+    case RVE_MAP_TIFF: return rve_map_read_tiff(path, out, err);
+    case RVE_MAP_TESR: return rve_map_read_tesr(path, out, err);
+    case RVE_MAP_RAW: return rve_map_read_raw(path, raw, out, err);
+    default:
+        return rve_err_set(err, RVE_EUSAGE, path,
+                           "unknown grain-map format (expected .tif, .tiff, .tesr or .raw)");
+    }
+}
+
+rve_status rve_map_write(const rve_map *m, const char *path, rve_map_format fmt,
+                         const rve_map_write_opts *o, rve_err *err)
+{
+    if (fmt == RVE_MAP_AUTO)
+        fmt = rve_map_format_from_path(path);
+    switch (fmt) {
+    case RVE_MAP_TIFF: return rve_map_write_tiff(m, path, o, err);
+    case RVE_MAP_TESR: return rve_map_write_tesr(m, path, o, err);
+    case RVE_MAP_RAW: return rve_map_write_raw(m, path, o, err);
+    default:
+        return rve_err_set(err, RVE_EUSAGE, path,
+                           "unknown grain-map format (expected .tif, .tiff, .tesr or .raw)");
+    }
+}

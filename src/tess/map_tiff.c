@@ -1,0 +1,450 @@
+/* Grain maps: multi-page TIFF label stacks (libtiff), read and write.
+ *
+ * libtiff's messages go to per-handle handlers (TIFFOpenOptions, libtiff
+ * >= 4.5): the first error is kept for our own one-line report and nothing
+ * reaches stderr; no global state is touched. */
+#include "config.h"
+#define _POSIX_C_SOURCE 200809L
+#include "tess/map_internal.h"
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <tiffio.h>
+#include <unistd.h>
+
+typedef struct {
+    char msg[256];
+    int nerr;
+} tiff_log;
+
+static int tiff_on_error(TIFF *tif, void *user, const char *module, const char *fmt, va_list ap)
+{
+    (void)tif;
+    (void)module;
+    tiff_log *lg = user;
+    if (lg && lg->nerr++ == 0)
+        vsnprintf(lg->msg, sizeof lg->msg, fmt, ap);
+    return 1; /* handled: libtiff calls no global handler */
+}
+
+static int tiff_on_warning(TIFF *tif, void *user, const char *module, const char *fmt, va_list ap)
+{
+    (void)tif, (void)user, (void)module, (void)fmt, (void)ap;
+    return 1;
+}
+
+static TIFFOpenOptions *tiff_options(tiff_log *lg)
+{
+    TIFFOpenOptions *op = TIFFOpenOptionsAlloc();
+    if (!op)
+        return NULL;
+    TIFFOpenOptionsSetErrorHandlerExtR(op, tiff_on_error, lg);
+    TIFFOpenOptionsSetWarningHandlerExtR(op, tiff_on_warning, lg);
+    return op;
+}
+
+/* --------------------------------------------------------- memory client */
+typedef struct {
+    const unsigned char *b;
+    size_t n;
+    size_t pos;
+} membuf;
+
+static tmsize_t mem_read(thandle_t h, void *buf, tmsize_t size)
+{
+    membuf *m = (membuf *)h;
+    if (size <= 0 || m->pos >= m->n)
+        return 0;
+    size_t k = (size_t)size;
+    if (k > m->n - m->pos)
+        k = m->n - m->pos;
+    memcpy(buf, m->b + m->pos, k);
+    m->pos += k;
+    return (tmsize_t)k;
+}
+static tmsize_t mem_write(thandle_t h, void *buf, tmsize_t size) { (void)h, (void)buf, (void)size; return -1; }
+static toff_t mem_seek(thandle_t h, toff_t off, int whence)
+{
+    membuf *m = (membuf *)h;
+    uint64_t base = whence == SEEK_SET ? 0 : whence == SEEK_CUR ? m->pos : m->n;
+    uint64_t p = base + off;
+    if (whence != SEEK_SET && (int64_t)off < 0 && (uint64_t)(-(int64_t)off) > base)
+        return (toff_t)-1;
+    m->pos = p > m->n ? m->n : (size_t)p;
+    return p;
+}
+static int mem_close(thandle_t h) { (void)h; return 0; }
+static toff_t mem_size(thandle_t h) { return ((membuf *)h)->n; }
+static int mem_map(thandle_t h, void **base, toff_t *size)
+{
+    membuf *m = (membuf *)h;
+    *base = (void *)m->b;
+    *size = m->n;
+    return 1;
+}
+static void mem_unmap(thandle_t h, void *base, toff_t size) { (void)h, (void)base, (void)size; }
+
+/* ---------------------------------------------------------------- reader */
+#define FAIL(code, ...)                                \
+    do {                                               \
+        rve_err_set(err, code, name, __VA_ARGS__);     \
+        goto fail;                                     \
+    } while (0)
+#define TFAIL(what)                                                                   \
+    FAIL(RVE_EDATA, "page %d: %s%s%s", page + 1, what, lg->msg[0] ? ": " : "", lg->msg)
+
+/* Voxel size / origin from our ImageDescription ("rve_h=a,b,c" and
+ * "rve_origin=a,b,c" lines), else ImageJ's "spacing=" for z. */
+static void parse_description(const char *d, double h[3], int *has_h, double o[3], int *has_o,
+                              double *spacing, int *has_spacing)
+{
+    const char *p;
+    if ((p = strstr(d, "rve_h=")) && sscanf(p + 6, "%lg,%lg,%lg", &h[0], &h[1], &h[2]) == 3 &&
+        h[0] > 0 && h[1] > 0 && h[2] > 0 && isfinite(h[0]) && isfinite(h[1]) && isfinite(h[2]))
+        *has_h = 1;
+    if ((p = strstr(d, "rve_origin=")) &&
+        sscanf(p + 11, "%lg,%lg,%lg", &o[0], &o[1], &o[2]) == 3 && isfinite(o[0]) &&
+        isfinite(o[1]) && isfinite(o[2]))
+        *has_o = 1;
+    if ((p = strstr(d, "spacing=")) && sscanf(p + 8, "%lg", spacing) == 1 && *spacing > 0 &&
+        isfinite(*spacing))
+        *has_spacing = 1;
+}
+
+static rve_status read_tiff(TIFF *tif, const char *name, size_t maxvox, tiff_log *lg,
+                            rve_map **out, rve_err *err)
+{
+    rve_map *m = NULL;
+    unsigned char *buf = NULL;
+    int page = 0;
+    *out = NULL;
+    uint32_t w = 0, hgt = 0;
+    if (!TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &w) || !TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &hgt))
+        TFAIL("no image size");
+    if (w == 0 || hgt == 0)
+        FAIL(RVE_EDATA, "page 1: image of zero size (%ux%u)", w, hgt);
+    if (w > 0x7fffffffu || hgt > 0x7fffffffu)
+        FAIL(RVE_EDATA, "page 1: image too large (%ux%u)", w, hgt);
+    tdir_t ndir = TIFFNumberOfDirectories(tif);
+    if (ndir == 0 || lg->nerr)
+        TFAIL("cannot count the pages");
+    if ((size_t)w * hgt > maxvox / ndir)
+        FAIL(RVE_EDATA, "%ux%ux%u voxels: too large (more than %zu)", w, hgt, (unsigned)ndir, maxvox);
+    if (!TIFFSetDirectory(tif, 0))
+        TFAIL("cannot read the first page");
+    m = rve_map_alloc((int)w, (int)hgt, (int)ndir);
+    if (!m)
+        FAIL(RVE_ENOMEM, "out of memory for a %ux%ux%u map", w, hgt, (unsigned)ndir);
+
+    /* Voxel size: our description, else resolution tags (ignored when in
+     * inches: those are display resolutions), ImageJ spacing for z. */
+    double h[3] = {1, 1, 1}, o[3] = {0, 0, 0}, spacing = 0;
+    int has_h = 0, has_o = 0, has_spacing = 0;
+    char *desc = NULL;
+    if (TIFFGetField(tif, TIFFTAG_IMAGEDESCRIPTION, &desc) && desc)
+        parse_description(desc, h, &has_h, o, &has_o, &spacing, &has_spacing);
+    if (!has_h) {
+        float xr = 0, yr = 0;
+        uint16_t unit = RESUNIT_INCH;
+        TIFFGetFieldDefaulted(tif, TIFFTAG_RESOLUTIONUNIT, &unit);
+        if (unit != RESUNIT_INCH && TIFFGetField(tif, TIFFTAG_XRESOLUTION, &xr) &&
+            TIFFGetField(tif, TIFFTAG_YRESOLUTION, &yr) && xr > 0 && yr > 0 && isfinite(xr) &&
+            isfinite(yr)) {
+            h[0] = 1.0 / xr;
+            h[1] = 1.0 / yr;
+            h[2] = has_spacing ? spacing : h[0];
+            has_h = 1;
+        }
+    }
+    for (int a = 0; a < 3; a++) {
+        m->h[a] = h[a];
+        m->origin[a] = has_o ? o[a] : 0;
+    }
+    m->has_res = has_h;
+
+    size_t bufsize = 0;
+    uint32_t mx = 0;
+    for (page = 0; page < (int)ndir; page++) {
+        if (page > 0 && !TIFFReadDirectory(tif))
+            TFAIL("cannot read the page directory");
+        uint32_t pw = 0, ph = 0;
+        uint16_t bps = 0, spp = 1, fmt = SAMPLEFORMAT_UINT, planar = PLANARCONFIG_CONTIG;
+        if (!TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &pw) || !TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &ph))
+            TFAIL("no image size");
+        if (pw != w || ph != hgt)
+            FAIL(RVE_EDATA, "page %d is %ux%u, page 1 is %ux%u (pages must have one size)",
+                 page + 1, pw, ph, w, hgt);
+        TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &bps);
+        TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &spp);
+        TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &fmt);
+        TIFFGetFieldDefaulted(tif, TIFFTAG_PLANARCONFIG, &planar);
+        if (spp != 1)
+            FAIL(RVE_EDATA, "page %d has %u samples per pixel (a label map has 1)", page + 1, spp);
+        if (fmt == SAMPLEFORMAT_IEEEFP)
+            FAIL(RVE_EDATA, "page %d has floating-point samples (labels must be unsigned integers)", page + 1);
+        if (fmt == SAMPLEFORMAT_INT)
+            FAIL(RVE_EDATA, "page %d has signed samples (labels must be unsigned integers)", page + 1);
+        if (fmt != SAMPLEFORMAT_UINT)
+            FAIL(RVE_EDATA, "page %d has sample format %u (labels must be unsigned integers)", page + 1, fmt);
+        if (bps != 8 && bps != 16 && bps != 32)
+            FAIL(RVE_EDATA, "page %d has %u-bit samples (8, 16 or 32 expected)", page + 1, bps);
+        int bytes = bps / 8;
+        uint32_t *dst = m->lab + (size_t)page * w * hgt;
+        if (TIFFIsTiled(tif)) {
+            uint32_t tw = 0, th = 0;
+            if (!TIFFGetField(tif, TIFFTAG_TILEWIDTH, &tw) || !TIFFGetField(tif, TIFFTAG_TILELENGTH, &th) ||
+                tw == 0 || th == 0)
+                TFAIL("bad tile size");
+            tmsize_t ts = TIFFTileSize(tif);
+            if (ts <= 0 || (uint64_t)ts < (uint64_t)tw * th * bytes)
+                TFAIL("bad tile size");
+            if ((size_t)ts > bufsize) {
+                unsigned char *nb = realloc(buf, (size_t)ts);
+                if (!nb)
+                    FAIL(RVE_ENOMEM, "out of memory");
+                buf = nb;
+                bufsize = (size_t)ts;
+            }
+            for (uint32_t y0 = 0; y0 < hgt; y0 += th)
+                for (uint32_t x0 = 0; x0 < w; x0 += tw) {
+                    ttile_t tile = TIFFComputeTile(tif, x0, y0, 0, 0);
+                    if (TIFFReadEncodedTile(tif, tile, buf, ts) < 0)
+                        TFAIL("corrupt or truncated tile");
+                    uint32_t nxc = w - x0 < tw ? w - x0 : tw, nyc = hgt - y0 < th ? hgt - y0 : th;
+                    for (uint32_t r = 0; r < nyc; r++) {
+                        uint32_t x = rve_map_unpack(dst + (size_t)(y0 + r) * w + x0,
+                                                    buf + (size_t)r * tw * bytes, nxc, bytes, 0);
+                        if (x > mx)
+                            mx = x;
+                    }
+                }
+        } else {
+            uint32_t rps = 0;
+            TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &rps);
+            if (rps == 0 || rps > hgt)
+                rps = hgt;
+            tstrip_t nstrips = TIFFNumberOfStrips(tif);
+            if ((uint64_t)nstrips * rps < hgt)
+                TFAIL("too few strips for the image height");
+            size_t rowbytes = (size_t)w * bytes;
+            for (uint32_t y0 = 0; y0 < hgt; y0 += rps) {
+                uint32_t rows = hgt - y0 < rps ? hgt - y0 : rps;
+                tstrip_t strip = TIFFComputeStrip(tif, y0, 0);
+                size_t need = rows * rowbytes;
+                uint32_t *d = dst + (size_t)y0 * w;
+                if (bytes == 4) { /* decode in place */
+                    if (TIFFReadEncodedStrip(tif, strip, d, (tmsize_t)need) != (tmsize_t)need)
+                        TFAIL("corrupt or truncated strip");
+                    for (size_t v = 0; v < (size_t)rows * w; v++)
+                        if (d[v] > mx)
+                            mx = d[v];
+                    continue;
+                }
+                if (need > bufsize) {
+                    unsigned char *nb = realloc(buf, need);
+                    if (!nb)
+                        FAIL(RVE_ENOMEM, "out of memory");
+                    buf = nb;
+                    bufsize = need;
+                }
+                if (TIFFReadEncodedStrip(tif, strip, buf, (tmsize_t)need) != (tmsize_t)need)
+                    TFAIL("corrupt or truncated strip");
+                uint32_t x = rve_map_unpack(d, buf, (size_t)rows * w, bytes, 0);
+                if (x > mx)
+                    mx = x;
+            }
+        }
+        (void)planar;
+    }
+    if (mx > RVE_MAP_LABEL_MAX)
+        FAIL(RVE_EDATA, "label %u above 2^31 - 1", mx);
+    m->nlabels = mx;
+    free(buf);
+    *out = m;
+    return RVE_OK;
+fail:
+    free(buf);
+    rve_map_free(m);
+    return err ? err->code : RVE_EDATA;
+}
+
+rve_status rve_map_read_tiff(const char *path, rve_map **out, rve_err *err)
+{
+    const char *name = path;
+    *out = NULL;
+    FILE *probe = fopen(path, "rb");
+    if (!probe)
+        return rve_err_set(err, RVE_EIO, path, "cannot open: %s", strerror(errno));
+    fclose(probe);
+    tiff_log lg = {{0}, 0};
+    TIFFOpenOptions *op = tiff_options(&lg);
+    if (!op)
+        return rve_err_set(err, RVE_ENOMEM, path, "out of memory");
+    TIFF *tif = TIFFOpenExt(path, "r", op);
+    TIFFOpenOptionsFree(op);
+    if (!tif)
+        return rve_err_set(err, RVE_EDATA, name, "not a readable TIFF file%s%s", lg.msg[0] ? ": " : "", lg.msg);
+    rve_status s = read_tiff(tif, path, RVE_MAP_MAX_VOXELS_DEFAULT, &lg, out, err);
+    TIFFClose(tif);
+    return s;
+}
+
+rve_status rve_map_read_tiff_mem_capped(const void *buf, size_t n, const char *name,
+                                        size_t maxvox, rve_map **out, rve_err *err)
+{
+    *out = NULL;
+    membuf mb = {buf, n, 0};
+    tiff_log lg = {{0}, 0};
+    TIFFOpenOptions *op = tiff_options(&lg);
+    if (!op)
+        return rve_err_set(err, RVE_ENOMEM, name, "out of memory");
+    /* Bound libtiff's own allocations by the input size and the voxel cap. */
+    TIFFOpenOptionsSetMaxSingleMemAlloc(op, (tmsize_t)(maxvox * 4 + 65536));
+    TIFF *tif = TIFFClientOpenExt(name, "rm", (thandle_t)&mb, mem_read, mem_write, mem_seek,
+                                  mem_close, mem_size, mem_map, mem_unmap, op);
+    TIFFOpenOptionsFree(op);
+    if (!tif)
+        return rve_err_set(err, RVE_EDATA, name, "not a readable TIFF file%s%s", lg.msg[0] ? ": " : "", lg.msg);
+    rve_status s = read_tiff(tif, name, maxvox, &lg, out, err);
+    TIFFClose(tif);
+    return s;
+}
+
+rve_status rve_map_read_tiff_mem(const void *buf, size_t n, const char *name, rve_map **out,
+                                 rve_err *err)
+{
+    return rve_map_read_tiff_mem_capped(buf, n, name, RVE_MAP_MAX_VOXELS_DEFAULT, out, err);
+}
+
+/* ---------------------------------------------------------------- writer */
+static int is_default_geometry(const rve_map *m)
+{
+    return m->h[0] == 1 && m->h[1] == 1 && m->h[2] == 1 && m->origin[0] == 0 &&
+           m->origin[1] == 0 && m->origin[2] == 0;
+}
+
+rve_status rve_map_write_tiff(const rve_map *m, const char *path, const rve_map_write_opts *o,
+                              rve_err *err)
+{
+    const char *name = path;
+    rve_map_write_opts d;
+    if (!o) {
+        rve_map_write_opts_default(&d);
+        o = &d;
+    }
+    if (strcmp(path, "-") == 0)
+        return rve_err_set(err, RVE_EUSAGE, path, "TIFF output needs a file name, not stdout");
+    int bytes = o->bytes ? o->bytes : rve_map_bytes_needed(m->nlabels, 0);
+    if (bytes != 1 && bytes != 2 && bytes != 4)
+        return rve_err_set(err, RVE_EUSAGE, path, "sample width must be 1, 2 or 4 bytes, not %d", bytes);
+    size_t nvox = rve_map_nvox(m);
+    uint64_t lim = bytes == 4 ? RVE_MAP_LABEL_MAX : ((uint64_t)1 << (8 * bytes)) - 1;
+    for (size_t v = 0; v < nvox; v++)
+        if (m->lab[v] > lim)
+            return rve_err_set(err, RVE_EUSAGE, path, "label %u does not fit in %d byte%s",
+                               m->lab[v], bytes, bytes > 1 ? "s" : "");
+    rve_afile *af = rve_afile_open(path, 1, err);
+    if (!af)
+        return err ? err->code : RVE_EIO;
+    int fd = dup(fileno(rve_afile_fp(af)));
+    if (fd < 0) {
+        rve_afile_abort(af);
+        return rve_err_set(err, RVE_EIO, path, "cannot write: %s", strerror(errno));
+    }
+    tiff_log lg = {{0}, 0};
+    TIFFOpenOptions *op = tiff_options(&lg);
+    /* BigTIFF when the data may pass 4 GiB. */
+    const char *mode = (uint64_t)nvox * bytes > ((uint64_t)3 << 30) ? "w8" : "w";
+    TIFF *tif = op ? TIFFFdOpenExt(fd, path, mode, op) : NULL;
+    if (op)
+        TIFFOpenOptionsFree(op);
+    if (!tif) {
+        close(fd);
+        rve_afile_abort(af);
+        return rve_err_set(err, RVE_EIO, path, "cannot start the TIFF file%s%s", lg.msg[0] ? ": " : "", lg.msg);
+    }
+    unsigned char *buf = NULL;
+    int page = 0;
+    char descr[512];
+    snprintf(descr, sizeof descr,
+             "ImageJ=1.11a\nimages=%d\nslices=%d\nspacing=%.17g\nrve_h=%.17g,%.17g,%.17g\n"
+             "rve_origin=%.17g,%.17g,%.17g\n",
+             m->nz, m->nz, m->h[2], m->h[0], m->h[1], m->h[2], m->origin[0], m->origin[1],
+             m->origin[2]);
+    uint32_t rps = (uint32_t)(((size_t)1 << 16) / ((size_t)m->nx * bytes));
+    if (rps < 1)
+        rps = 1;
+    if (rps > (uint32_t)m->ny)
+        rps = (uint32_t)m->ny;
+    size_t rowbytes = (size_t)m->nx * bytes;
+    buf = malloc(rowbytes * rps);
+    if (!buf) {
+        rve_err_set(err, RVE_ENOMEM, path, "out of memory");
+        goto fail;
+    }
+    for (page = 0; page < m->nz; page++) {
+        TIFFSetField(tif, TIFFTAG_SUBFILETYPE, FILETYPE_PAGE);
+        TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, (uint32_t)m->nx);
+        TIFFSetField(tif, TIFFTAG_IMAGELENGTH, (uint32_t)m->ny);
+        TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, (uint16_t)(8 * bytes));
+        TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, (uint16_t)1);
+        TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT, SAMPLEFORMAT_UINT);
+        TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
+        TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+        TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, rps);
+        TIFFSetField(tif, TIFFTAG_PAGENUMBER, (uint16_t)(page < 65535 ? page : 65535),
+                     (uint16_t)(m->nz < 65535 ? m->nz : 65535));
+        if (o->compress) {
+            TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE);
+            TIFFSetField(tif, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL);
+        } else {
+            TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_NONE);
+        }
+        if (!is_default_geometry(m)) {
+            TIFFSetField(tif, TIFFTAG_RESOLUTIONUNIT, RESUNIT_NONE);
+            TIFFSetField(tif, TIFFTAG_XRESOLUTION, (float)(1.0 / m->h[0]));
+            TIFFSetField(tif, TIFFTAG_YRESOLUTION, (float)(1.0 / m->h[1]));
+            if (page == 0)
+                TIFFSetField(tif, TIFFTAG_IMAGEDESCRIPTION, descr);
+        }
+        const uint32_t *src = m->lab + (size_t)page * m->nx * m->ny;
+        for (uint32_t y0 = 0; y0 < (uint32_t)m->ny; y0 += rps) {
+            uint32_t rows = (uint32_t)m->ny - y0 < rps ? (uint32_t)m->ny - y0 : rps;
+            size_t k = (size_t)rows * m->nx;
+            const uint32_t *s = src + (size_t)y0 * m->nx;
+            for (size_t v = 0; v < k; v++) {
+                if (bytes == 1)
+                    buf[v] = (unsigned char)s[v];
+                else if (bytes == 2) {
+                    uint16_t x = (uint16_t)s[v];
+                    memcpy(buf + 2 * v, &x, 2);
+                } else
+                    memcpy(buf + 4 * v, s + v, 4);
+            }
+            if (TIFFWriteEncodedStrip(tif, TIFFComputeStrip(tif, y0, 0), buf, (tmsize_t)(k * bytes)) < 0) {
+                rve_err_set(err, RVE_EIO, path, "page %d: write failed%s%s", page + 1,
+                            lg.msg[0] ? ": " : "", lg.msg);
+                goto fail;
+            }
+        }
+        if (!TIFFWriteDirectory(tif)) {
+            rve_err_set(err, RVE_EIO, path, "page %d: write failed%s%s", page + 1,
+                        lg.msg[0] ? ": " : "", lg.msg);
+            goto fail;
+        }
+    }
+    free(buf);
+    TIFFClose(tif); /* closes fd (our duplicate) */
+    if (lg.nerr)
+        return rve_afile_abort(af), rve_err_set(err, RVE_EIO, name, "TIFF write failed: %s", lg.msg);
+    return rve_afile_commit(af, err);
+fail:
+    free(buf);
+    TIFFClose(tif);
+    rve_afile_abort(af);
+    return err ? err->code : RVE_EIO;
+}
