@@ -69,7 +69,7 @@ static int dgrid_init(dgrid *g, const rve_pack_set *s, double reach)
         g->nc[k] = (int)c;
         if (s->periodic && g->nc[k] < 3)
             g->brute = 1;
-        g->m[k] = s->periodic ? (int)ceil(reach / s->L[k]) + 1 : 0;
+        g->m[k] = s->periodic ? (int)ceil(reach / s->L[k]) : 0;
     }
     g->cell_of = malloc(s->n * sizeof(int) + 1);
     g->inserted = malloc(s->n * sizeof(int) + 1);
