@@ -109,6 +109,11 @@ rve_status rve_mesh_tess(const rve_tess *t, const int *ids, const rve_mesh_opts 
                          const char *const outputs[RVE_MESH_NFORMATS], rve_mesh **out,
                          rve_err *err);
 
+/* Write m as Abaqus .inp (C3D4/C3D10, one elset per grain "grainL", node
+ * sets of the grain boundaries and domain faces) or legacy .vtk (cell data
+ * "grain"), atomically.  .msh files are written by rve_mesh_tess. */
+rve_status rve_mesh_write(const rve_mesh *m, const char *path, rve_mesh_format f, rve_err *err);
+
 /* Quality of the linear tetrahedra (corner nodes).
  * gamma = 3 r_in / r_circ (1 for a regular tet);
  * q = 6 sqrt(2) V / l_rms^3 (Neper's shape quality, 1 for a regular tet). */

@@ -109,7 +109,6 @@ static rve_status write_one(const char *path, rve_mesh_format f, rve_err *err)
     gmshOptionSetNumber("Mesh.MshFileVersion", f == RVE_MESH_MSH22 ? 2.2 : 4.1, &ierr);
     gmshOptionSetNumber("Mesh.Binary", 0, &ierr);
     gmshOptionSetNumber("Mesh.SaveAll", 0, &ierr);
-    gmshOptionSetNumber("Mesh.SaveGroupsOfElements", f == RVE_MESH_INP ? 1 : 0, &ierr);
     gmshWrite(tmp, &ierr);
     FILE *fp = ierr ? NULL : fopen(tmp, "rb");
     if (fp) {
@@ -117,8 +116,6 @@ static rve_status write_one(const char *path, rve_mesh_format f, rve_err *err)
         int ok = fseek(fp, 0, SEEK_END) == 0 && ftell(fp) > 0;
         fclose(fp);
         if (ok) {
-            int fd = -1;
-            (void)fd;
             if (rename(tmp, path) == 0) {
                 free(tmp);
                 return RVE_OK;
@@ -517,7 +514,7 @@ rve_status rve_cx_mesh(const rve_cx *c, const rve_mesh_opts *o, double cl,
     }
     if (st == RVE_OK)
         st = extract(c, &sm, o->order, m, err);
-    for (int f = 0; st == RVE_OK && f < RVE_MESH_NFORMATS; f++)
+    for (int f = 0; st == RVE_OK && f <= RVE_MESH_MSH22; f++)
         if (outputs && outputs[f])
             st = write_one(outputs[f], (rve_mesh_format)f, err);
     m->seconds = rve_now() - t0;
@@ -527,6 +524,9 @@ rve_status rve_cx_mesh(const rve_cx *c, const rve_mesh_opts *o, double cl,
     free(sm.fsurf_off);
     free(sm.fsurf);
     free(sm.cellvol);
+    for (int f = RVE_MESH_INP; st == RVE_OK && f < RVE_MESH_NFORMATS; f++)
+        if (outputs && outputs[f])
+            st = rve_mesh_write(m, outputs[f], (rve_mesh_format)f, err);
     if (st != RVE_OK || !out)
         rve_mesh_free(m);
     else

@@ -110,6 +110,17 @@ static hent heap_pop(heap *q)
     return top;
 }
 
+/* Put x on the plane n.x = d; exactly for axis-aligned planes. */
+static void snap_plane(const double *pl, double x[3])
+{
+    for (int ax = 0; ax < 3; ax++)
+        if (fabs(pl[ax]) == 1 && pl[(ax + 1) % 3] == 0 && pl[(ax + 2) % 3] == 0) {
+            x[ax] = pl[3] * pl[ax];
+            return;
+        }
+    v3_axpy(x, x, pl[3] - v3_dot(pl, x), pl);
+}
+
 /* ---------------------------------------------------------------- state */
 typedef struct {
     rve_cx *c;
@@ -181,6 +192,7 @@ static int ls_position(const reg *r, unsigned mask, const double mid[3], double 
             continue;
         double s = (pl[3] - v3_dot(pl, x0)) / v3_dot(pl, nn);
         v3_axpy(x0, x0, s, nn);
+        snap_plane(pl, x0);
         v3_copy(Q[nq], nn);
         nq++;
     }
@@ -349,8 +361,7 @@ static int project_domain(const reg *r, unsigned mask, const double x[3], double
     for (int k = 0; k < r->c->ndom; k++) {
         if (!(mask & (1u << k)))
             continue;
-        const double *pl = r->c->dom + 4 * k;
-        v3_axpy(out, out, pl[3] - v3_dot(pl, out), pl);
+        snap_plane(r->c->dom + 4 * k, out);
     }
     return 0;
 }
@@ -515,8 +526,10 @@ static int try_collapse(reg *r, int a, int b)
     int ncand = 0;
     v3_add(mid, c->v + 3 * a, c->v + 3 * b);
     v3_scale(mid, mid, 0.5);
+#ifndef RVE_REG_NOLS
     if (ls_position(r, mu, mid, cand[ncand]) == 0)
         ncand++;
+#endif
     double L = v3_dist(c->v + 3 * a, c->v + 3 * b);
     if (ncand && !(v3_dist(cand[0], mid) <= 2 * L))
         ncand = 0;
@@ -576,8 +589,8 @@ static int try_collapse(reg *r, int a, int b)
             double u[3] = {0, 0, 0};
             u[e] = 1;
             int free_dir = 1;
-            for (int k = 0; k < c->ndom; k++)
-                if ((mu & (1u << k)) && fabs(v3_dot(c->dom + 4 * k, u)) > 1e-12)
+            for (int kd = 0; kd < c->ndom; kd++)
+                if ((mu & (1u << kd)) && fabs(v3_dot(c->dom + 4 * kd, u)) > 1e-12)
                     free_dir = 0;
             if (!free_dir)
                 continue;
@@ -609,6 +622,13 @@ static int try_collapse(reg *r, int a, int b)
     if (found < 0)
         return 0;
     v3_copy(p, cand[found]);
+#ifdef RVE_REG_DEBUG
+    rve_reg_dbg[4 + (found == 0 && have_ls ? 0 : 1)]++;
+    {
+        int bin = (int)(10 * v3_dist(p, mid) / L);
+        rve_reg_dbg_ang[50 + (bin < 49 ? bin : 49)]++;
+    }
+#endif
     /* commit */
     v3_copy(c->v + 3 * a, p);
     r->valive[b] = 0;
@@ -766,6 +786,11 @@ rve_status rve_cx_reg(rve_cx *c, const double *plane0, double threshold, double 
                     r.cfac[pos[c->fc[2 * f + s]]++] = f;
         free(pos);
     }
+    /* vertices on the domain faces lie exactly on them */
+    for (int v = 0; v < c->nv; v++)
+        for (int k = 0; k < c->ndom; k++)
+            if (r.mask[v] & (1u << k))
+                snap_plane(c->dom + 4 * k, c->v + 3 * v);
     for (int v = 0; v < c->nv; v++)
         if (r.valive[v] && push_vertex_edges(&r, &q, v)) {
             st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
