@@ -196,20 +196,27 @@ rve_status rve_map_stats(const rve_map *m, rve_grain_stat **stats, rve_err *err)
 rve_status rve_map_grain_area(const rve_map *m, uint32_t l, double *area, rve_err *err);
 
 /* ------------------------------------------------------------------ compare */
+typedef enum {
+    RVE_CMP_MATCH = 0,  /* match grains one to one, greedily by decreasing overlap */
+    RVE_CMP_IDENTITY,   /* label l of A is label l of B */
+    RVE_CMP_IDS         /* grains with the same original id (rve_map_id) */
+} rve_cmp_mode;
+
 typedef struct {
-    size_t nvox;          /* voxels compared (non-void in A or in B) */
-    size_t nagree;        /* of those, equal labels after matching */
-    double agreement;     /* nagree / nvox */
+    size_t nvox;          /* non-void voxels of A */
+    size_t nagree;        /* of those, voxels whose B label is the match of their A label */
+    double agreement;     /* nagree / nvox (the "voxel accuracy" when B is a fit of A) */
     uint32_t nlabels_a;
     uint32_t *match;      /* match[a] = label of B matched to label a of A (0: none), a = 0..nlabels_a */
-    double *iou;          /* iou[a] = |A_a n B_match| / |A_a u B_match|, a = 0..nlabels_a */
-    double mean_iou;      /* over the grains of A */
-    uint32_t nmatched;
+    double *iou;          /* iou[a] = |A_a n B_match| / |A_a u B_match| (0 when unmatched) */
+    double mean_iou;      /* over the grains present in A */
+    uint32_t ngrains_a;   /* grains present in A */
+    uint32_t nmatched;    /* of those, grains with a match */
 } rve_map_cmp;
 
-/* Voxel agreement of two maps of the same grid: grains are matched one to
- * one greedily by decreasing overlap. */
-rve_status rve_map_compare(const rve_map *a, const rve_map *b, rve_map_cmp **out, rve_err *err);
+/* Voxel agreement of two maps of the same grid (different grids: RVE_EDATA). */
+rve_status rve_map_compare(const rve_map *a, const rve_map *b, rve_cmp_mode mode,
+                           rve_map_cmp **out, rve_err *err);
 void rve_map_cmp_free(rve_map_cmp *c);
 
 /* ---------------------------------------------------------- synthetic maps */
