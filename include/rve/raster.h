@@ -95,6 +95,20 @@ rve_status rve_map_read_tiff_mem(const void *buf, size_t n, const char *name, rv
 rve_status rve_map_read_tesr_mem(const char *buf, size_t n, const char *name, const char *dir,
                                  rve_map **out, rve_err *err);
 
+/* Read with overrides: what a command line gives (--voxel-size, --origin,
+ * raw dimensions). h/origin replace the file's values when set_h/set_origin. */
+typedef struct {
+    rve_map_format fmt;   /* RVE_MAP_AUTO: from the extension */
+    rve_raw_opts raw;     /* for .raw input */
+    int set_h;
+    double h[3];
+    int set_origin;
+    double origin[3];
+} rve_map_load_opts;
+
+void rve_map_load_opts_default(rve_map_load_opts *o);
+rve_status rve_map_load(const char *path, const rve_map_load_opts *o, rve_map **out, rve_err *err);
+
 /* Writer options. */
 typedef struct {
     int bytes;        /* 1, 2 or 4; 0 = smallest width that holds every label */
@@ -192,6 +206,8 @@ typedef struct {
  * summed in physical units. A voxelised ball of 40 voxels diameter gets a
  * sphericity within 1 % of 1 (a raw voxel-face count would give 2/3). */
 rve_status rve_map_stats(const rve_map *m, rve_grain_stat **stats, rve_err *err);
+/* with_area = 0 skips the surfaces (area and sphericity left 0). */
+rve_status rve_map_stats_opt(const rve_map *m, int with_area, rve_grain_stat **stats, rve_err *err);
 /* Surface area (physical units) of the grain with label l alone (see above). */
 rve_status rve_map_grain_area(const rve_map *m, uint32_t l, double *area, rve_err *err);
 
@@ -230,11 +246,11 @@ typedef struct {
     int nx, ny, nz;
     int nseeds;           /* Laguerre seeds before growth */
     double radius_sigma;  /* log-normal sigma of the seed radii (0.35) */
-    int mcs;              /* Potts Monte Carlo steps per boundary voxel (4) */
+    int mcs;              /* Potts Monte Carlo steps (60): nvox * mcs flip attempts */
     double temperature;   /* kT in units of the bond energy (0.6) */
     double gb_void;       /* fraction of grain boundaries given an unindexed layer (0.08) */
     double surf_void;     /* fraction of the outer surface given an unindexed layer (0.3) */
-    double noise;         /* fraction of voxels set to void or a wrong label (2e-4) */
+    double noise;         /* fraction of voxels set to void or a wrong label (5e-5) */
     uint64_t seed;
 } rve_synth_opts;
 

@@ -270,7 +270,7 @@ static int pairset_add(pairset *s, uint64_t key, uint64_t c)
 }
 
 /* -------------------------------------------------------------- statistics */
-rve_status rve_map_stats(const rve_map *m, rve_grain_stat **stats_out, rve_err *err)
+rve_status rve_map_stats_opt(const rve_map *m, int with_area, rve_grain_stat **stats_out, rve_err *err)
 {
     const uint32_t L = m->nlabels;
     *stats_out = NULL;
@@ -382,7 +382,7 @@ rve_status rve_map_stats(const rve_map *m, rve_grain_stat **stats_out, rve_err *
 #pragma omp parallel for schedule(dynamic, 4) reduction(| : nomem)
     for (long l = 1; l <= (long)L; l++) {
         rve_grain_stat *g = &st[l];
-        if (!g->nvox)
+        if (!g->nvox || !with_area)
             continue;
         if (grain_area_box(m, (uint32_t)l, &bb[l], &g->area) != RVE_OK) {
             nomem = 1;
@@ -401,6 +401,11 @@ done:
     }
     *stats_out = st;
     return RVE_OK;
+}
+
+rve_status rve_map_stats(const rve_map *m, rve_grain_stat **stats, rve_err *err)
+{
+    return rve_map_stats_opt(m, 1, stats, err);
 }
 
 /* ------------------------------------------------------------------ compare */
