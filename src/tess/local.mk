@@ -8,6 +8,7 @@ check_PROGRAMS += tests/test_raster
 tests_test_raster_SOURCES = tests/test_raster.c
 tests_test_raster_CFLAGS = $(TEST_CFLAGS)
 tests_test_raster_LDADD = $(TEST_LIBS) $(TIFF_LIBS)
+dist_check_SCRIPTS += tests/test_raster_cli.sh
 # end grain maps (issue 5)
 
 # tessellations (issue 6)
