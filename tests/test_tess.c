@@ -1,9 +1,11 @@
 /* test_tess.c - tessellation tests: exact oracles (brute-force power distance, closed forms). */
+#define _POSIX_C_SOURCE 200809L
 #include "config.h"
 #include "testutil.h"
 #include <rve/tess.h>
 #include <math.h>
 #include <stdint.h>
+#include <unistd.h>
 
 static uint64_t rng_state = 88172645463325252ULL;
 static double urand(void)
@@ -475,6 +477,115 @@ START_TEST(test_rasterize_tess)
 }
 END_TEST
 
+START_TEST(test_tess_roundtrip)
+{
+    double lo[3] = {0, 0, 0}, hi[3] = {1, 2, 1};
+    for (int rep = 0; rep < 2; rep++) {
+        int n = 80;
+        double *s;
+        if (rep == 0)
+            s = random_seeds(n, lo, hi, 0.1);
+        else { /* lattice: degenerate vertices */
+            n = 2 * 4 * 2;
+            s = malloc(sizeof(double) * 4 * n);
+            for (int i = 0; i < n; i++) {
+                s[4 * i] = 0.25 + 0.5 * (i % 2);
+                s[4 * i + 1] = 0.25 + 0.5 * ((i / 2) % 4);
+                s[4 * i + 2] = 0.25 + 0.5 * (i / 8);
+                s[4 * i + 3] = 0;
+            }
+        }
+        rve_tess *t = NULL, *u = NULL;
+        rve_err e;
+        rve_err_clear(&e);
+        ck_assert(rve_tess_build(s, n, lo, hi, NULL, NULL, &t, &e) == RVE_OK);
+        char path[] = "/tmp/rve_test_tess_XXXXXX";
+        int fd = mkstemp(path);
+        ck_assert_int_ge(fd, 0);
+        close(fd);
+        int *ids = malloc(sizeof(int) * n), *rids = NULL;
+        for (int i = 0; i < n; i++) ids[i] = 1000 + 3 * i;
+        ck_assert_msg(rve_tess_write_tess(t, path, ids, &e) == RVE_OK, "%s", e.msg);
+        ck_assert_msg(rve_tess_read_tess(path, &u, &rids, &e) == RVE_OK, "%s", e.msg);
+        ck_assert_int_eq(u->n, n);
+        for (int i = 0; i < n; i++) ck_assert_int_eq(rids[i], ids[i]);
+        for (int i = 0; i < 4 * n; i++) ck_assert(u->seeds[i] == t->seeds[i]);
+        for (int a = 0; a < 3; a++) {
+            ck_assert(u->lo[a] == lo[a]);
+            ck_assert(u->hi[a] == hi[a]);
+        }
+        ck_assert_int_eq(u->nver, t->nver);
+        ck_assert_int_eq(u->nedge, t->nedge);
+        ck_assert_int_eq(u->nface, t->nface);
+        for (int v = 0; v < 3 * t->nver; v++) ck_assert(u->ver[v] == t->ver[v]);
+        for (int k = 0; k < 2 * t->nedge; k++) ck_assert_int_eq(u->edge_ver[k], t->edge_ver[k]);
+        for (int g = 0; g <= t->nface; g++) ck_assert_int_eq(u->face_voff[g], t->face_voff[g]);
+        for (int k = 0; k < t->face_voff[t->nface]; k++) {
+            ck_assert_int_eq(u->face_ver[k], t->face_ver[k]);
+            ck_assert_int_eq(u->face_edge[k], t->face_edge[k]);
+            ck_assert_int_eq(u->face_esign[k], t->face_esign[k]);
+        }
+        for (int k = 0; k < 2 * t->nface; k++) ck_assert_int_eq(u->face_cell[k], t->face_cell[k]);
+        for (int k = 0; k < 4 * t->nface; k++) ck_assert_double_eq_tol(u->face_plane[k], t->face_plane[k], 1e-15);
+        for (int c = 0; c <= n; c++) ck_assert_int_eq(u->cell_foff[c], t->cell_foff[c]);
+        for (int k = 0; k < t->cell_foff[n]; k++) {
+            ck_assert_int_eq(u->cell_faces[k], t->cell_faces[k]);
+            ck_assert_int_eq(u->cell_fsign[k], t->cell_fsign[k]);
+        }
+        for (int c = 0; c < n; c++) {
+            ck_assert_double_eq_tol(u->cells[c].vol, t->cells[c].vol, 1e-13);
+            ck_assert_int_eq(u->cells[c].nv, t->cells[c].nv);
+            for (int f = 0; f < u->cells[c].nf; f++) ck_assert_int_eq(u->cells[c].fnbr[f], t->cells[c].fnbr[f]);
+        }
+        check_topology(u);
+        check_volumes(u);
+        /* VTK: polyhedral cells with id and volume */
+        ck_assert_msg(rve_tess_write_vtk(t, path, ids, &e) == RVE_OK, "%s", e.msg);
+        FILE *fp = fopen(path, "r");
+        char line[256];
+        int cells = -1, types = 0;
+        while (fgets(line, sizeof line, fp)) {
+            if (sscanf(line, "CELLS %d", &cells) == 1) continue;
+            if (strcmp(line, "42\n") == 0) types++;
+        }
+        fclose(fp);
+        ck_assert_int_eq(cells, n);
+        ck_assert_int_eq(types, n);
+        remove(path);
+        free(ids);
+        free(rids);
+        rve_tess_free(t);
+        rve_tess_free(u);
+        free(s);
+    }
+}
+END_TEST
+
+START_TEST(test_read_bad)
+{
+    const char *bad[] = {
+        "***tess\n **format\n 3.5\n **general\n 3 standard\n **cell\n 1\n",
+        "hello",
+        "***tess\n **format\n 3.5\n **general\n 3 standard\n **cell\n 2\n *seed\n 1 0 0 0 0\n 2 x 0 0 0\n***end\n",
+        "***tess\n **format\n 3.5\n **general\n 3 standard\n **cell\n 1\n **vertex\n 1\n 1 0 0 0 0\n **edge\n 1\n 1 1 2 0\n***end\n",
+    };
+    for (int k = 0; k < 4; k++) {
+        char path[] = "/tmp/rve_test_tess_XXXXXX";
+        int fd = mkstemp(path);
+        ck_assert_int_ge(fd, 0);
+        ck_assert(write(fd, bad[k], strlen(bad[k])) == (ssize_t)strlen(bad[k]));
+        close(fd);
+        rve_tess *t = NULL;
+        rve_err e;
+        rve_err_clear(&e);
+        ck_assert_int_eq(rve_tess_read_tess(path, &t, NULL, &e), RVE_EDATA);
+        ck_assert_ptr_null(t);
+        ck_assert(strlen(e.msg) > 0);
+        remove(path);
+    }
+}
+END_TEST
+
 static Suite *tess_suite(void)
 {
     Suite *s = suite_create("tess");
@@ -488,6 +599,8 @@ static Suite *tess_suite(void)
     tcase_add_test(tc, test_bad_input);
     tcase_add_test(tc, test_update);
     tcase_add_test(tc, test_rasterize_tess);
+    tcase_add_test(tc, test_tess_roundtrip);
+    tcase_add_test(tc, test_read_bad);
     suite_add_tcase(s, tc);
     return s;
 }
