@@ -50,7 +50,10 @@ rve_status synth_tess(synth_ctx *c, const double *seeds, const double *psi, rve_
     double lo[3] = {0, 0, 0};
     int per[3] = {c->periodic, c->periodic, c->periodic};
     c->tess_calls++;
-    return rve_tess_build(c->s4, (int)n, lo, c->domain, per, &o, out, err);
+    double t0 = rve_now();
+    rve_status st = rve_tess_build(c->s4, (int)n, lo, c->domain, per, &o, out, err);
+    c->tess_seconds += rve_now() - t0;
+    return st;
 }
 
 rve_status synth_ctx_init(synth_ctx *c, size_t n, const double domain[3], int periodic, rve_err *err)
@@ -138,7 +141,6 @@ static rve_status build_laplacian(synth_ctx *c, const rve_tess *t, const double 
 static void lap_mul(const synth_ctx *c, const double *diag, const double *x, double *y)
 {
     long n = (long)c->n;
-#pragma omp parallel for schedule(static)
     for (long i = 0; i < n; i++) {
         double s = diag[i] * x[i];
         for (size_t k = c->off[i]; k < c->off[i + 1]; k++)
@@ -229,18 +231,39 @@ rve_status synth_pvol(synth_ctx *c, const double *seeds, const double *target, d
         st = rve_err_set(err, RVE_ENOMEM, "", "out of memory (%zu cells)", n);
         goto done;
     }
-    st = synth_tess(c, seeds, psi, &t, err);
-    if (st != RVE_OK)
+    /* A warm start (old weights, moved seeds) may leave cells empty: shrink
+     * the weights towards the Voronoi diagram (psi = 0), where no cell is
+     * empty, until every cell has volume. */
+    for (int shrink = 0;; shrink++) {
+        st = synth_tess(c, seeds, psi, &t, err);
+        if (st != RVE_OK)
+            goto done;
+        int empty = 0;
+        for (size_t i = 0; i < n && !empty; i++)
+            empty = !(t->cells[i].vol > 0);
+        if (!empty)
+            break;
+        rve_tess_free(t);
+        t = NULL;
+        if (shrink >= 12) {
+            for (size_t i = 0; i < n; i++)
+                psi[i] = 0;
+            if (shrink > 12)
+                break;
+        } else
+            for (size_t i = 0; i < n; i++)
+                psi[i] *= 0.5;
+    }
+    if (!t) {
+        st = rve_err_set(err, RVE_EDATA, "", "the Voronoi diagram of the seeds has empty cells (coincident seeds?)");
         goto done;
+    }
     double norm, maxrel, vmin, tmin = HUGE_VAL;
     for (size_t i = 0; i < n; i++)
         if (target[i] < tmin)
             tmin = target[i];
     residual(t, target, n, g, &norm, &maxrel, &vmin);
-    if (!(vmin > 0)) {
-        st = rve_err_set(err, RVE_EDATA, "", "the initial weights leave %d empty cell(s)", t->nempty ? t->nempty : 1);
-        goto done;
-    }
+    c->max_rel_err = maxrel;
     double eps0 = 0.5 * (vmin < tmin ? vmin : tmin);
     int it = 0;
     while (maxrel > p->tol) {

@@ -1,0 +1,193 @@
+/* dist_internal.h - support functions shared inside the dist module (not installed). */
+#ifndef RVE_DIST_INTERNAL_H
+#define RVE_DIST_INTERNAL_H
+
+#include <rve/dist.h>
+#include "util/vec3.h"
+
+#if defined(__GNUC__)
+#define DIST_INLINE static inline __attribute__((always_inline))
+#else
+#define DIST_INLINE static inline
+#endif
+
+/* Rotation matrix of a shape's pose (row-major, body -> world). */
+typedef struct {
+    double R[9];
+    int rotated;
+} dist_frame;
+
+static inline void dist_frame_init(dist_frame *f, const rve_shape *s)
+{
+    f->rotated = s->rotated;
+    if (!s->rotated)
+        return;
+    double w = s->quat[0], x = s->quat[1], y = s->quat[2], z = s->quat[3];
+    f->R[0] = 1 - 2 * (y * y + z * z); f->R[1] = 2 * (x * y - w * z);     f->R[2] = 2 * (x * z + w * y);
+    f->R[3] = 2 * (x * y + w * z);     f->R[4] = 1 - 2 * (x * x + z * z); f->R[5] = 2 * (y * z - w * x);
+    f->R[6] = 2 * (x * z - w * y);     f->R[7] = 2 * (y * z + w * x);     f->R[8] = 1 - 2 * (x * x + y * y);
+}
+
+/* Number of indexable vertices of a shape's core (0: not vertex-based). */
+static inline int dist_nvertices(const rve_shape *s)
+{
+    switch (s->kind) {
+    case RVE_SHAPE_POINT: case RVE_SHAPE_SPHERE: return 1;
+    case RVE_SHAPE_SEGMENT: return 2;
+    case RVE_SHAPE_TRIANGLE: return 3;
+    case RVE_SHAPE_TETRA: return 4;
+    case RVE_SHAPE_POLYTOPE: return s->nv;
+    case RVE_SHAPE_BOX: return 8;
+    default: return 0;
+    }
+}
+
+void dist_superquadric_support(const rve_shape *s, const double d[3], double out[3]);
+
+/* Index of the vertex of verts[0..nv-1] maximising d (brute force). */
+DIST_INLINE int dist_argmax(const double *V, int nv, const double d[3])
+{
+    const double dx = d[0], dy = d[1], dz = d[2];
+    int best = 0;
+    double bd = V[0] * dx + V[1] * dy + V[2] * dz;
+    for (int i = 1; i < nv; i++) {
+        const double *p = V + 3 * i;
+        double t = p[0] * dx + p[1] * dy + p[2] * dz;
+        if (t > bd) {
+            bd = t;
+            best = i;
+        }
+    }
+    return best;
+}
+
+/* Hill climbing on the hull edge graph from *hint. */
+DIST_INLINE int dist_argmax_graph(const double *V, const rve_poly_graph *g, int hint, const double d[3])
+{
+    int cur = hint;
+    if (cur < 0 || cur >= g->nv || g->off[cur] == g->off[cur + 1])
+        cur = g->start;
+    const double dx = d[0], dy = d[1], dz = d[2];
+    double cd = V[3 * cur] * dx + V[3 * cur + 1] * dy + V[3 * cur + 2] * dz;
+    for (int step = 0; step < g->nv; step++) {
+        int next = -1;
+        for (int k = g->off[cur]; k < g->off[cur + 1]; k++) {
+            int j = g->nbr[k];
+            const double *p = V + 3 * j;
+            double t = p[0] * dx + p[1] * dy + p[2] * dz;
+            if (t > cd) {
+                cd = t;
+                next = j;
+            }
+        }
+        if (next < 0)
+            break;
+        cur = next;
+    }
+    return cur;
+}
+
+/* Body-frame support point of the core of s; *idx gets the vertex index
+ * (or -1) and is also read as a hill-climbing hint. */
+DIST_INLINE void dist_support_body(const rve_shape *s, const double d[3], double out[3], int *idx)
+{
+    int i;
+    switch (s->kind) {
+    case RVE_SHAPE_POINT:
+    case RVE_SHAPE_SPHERE:
+        v3_copy(out, s->v[0]);
+        *idx = 0;
+        return;
+    case RVE_SHAPE_SEGMENT:
+        i = dist_argmax(&s->v[0][0], 2, d);
+        break;
+    case RVE_SHAPE_TRIANGLE:
+        i = dist_argmax(&s->v[0][0], 3, d);
+        break;
+    case RVE_SHAPE_TETRA:
+        i = dist_argmax(&s->v[0][0], 4, d);
+        break;
+    case RVE_SHAPE_POLYTOPE:
+        i = s->graph ? dist_argmax_graph(s->verts, s->graph, *idx, d) : dist_argmax(s->verts, s->nv, d);
+        v3_copy(out, s->verts + 3 * i);
+        *idx = i;
+        return;
+    case RVE_SHAPE_BOX:
+        out[0] = d[0] >= 0 ? s->axes[0] : -s->axes[0];
+        out[1] = d[1] >= 0 ? s->axes[1] : -s->axes[1];
+        out[2] = d[2] >= 0 ? s->axes[2] : -s->axes[2];
+        *idx = (d[0] >= 0) | ((d[1] >= 0) << 1) | ((d[2] >= 0) << 2);
+        return;
+    case RVE_SHAPE_ELLIPSOID: {
+        double m = v3_maxabs(d);
+        if (!(m > 0)) {
+            v3_set(out, m == m ? s->axes[0] : NAN, 0, 0);
+        } else {
+            double e[3] = {s->axes[0] * d[0] / m, s->axes[1] * d[1] / m, s->axes[2] * d[2] / m};
+            double n = v3_norm(e);
+            out[0] = s->axes[0] * e[0] / n;
+            out[1] = s->axes[1] * e[1] / n;
+            out[2] = s->axes[2] * e[2] / n;
+        }
+        *idx = -1;
+        return;
+    }
+    case RVE_SHAPE_SUPERQUADRIC:
+        dist_superquadric_support(s, d, out);
+        *idx = -1;
+        return;
+    default:
+        v3_set(out, NAN, NAN, NAN);
+        *idx = -1;
+        return;
+    }
+    v3_copy(out, s->v[i]);
+    *idx = i;
+}
+
+/* Body-frame vertex number i of a vertex-based core. */
+static inline void dist_vertex_body(const rve_shape *s, int i, double out[3])
+{
+    if (s->kind == RVE_SHAPE_POLYTOPE)
+        v3_copy(out, s->verts + 3 * i);
+    else if (s->kind == RVE_SHAPE_BOX)
+        v3_set(out, (i & 1) ? s->axes[0] : -s->axes[0], (i & 2) ? s->axes[1] : -s->axes[1],
+               (i & 4) ? s->axes[2] : -s->axes[2]);
+    else
+        v3_copy(out, s->v[i]);
+}
+
+static inline void dist_to_world(const rve_shape *s, const dist_frame *f, const double b[3], double out[3])
+{
+    if (f->rotated) {
+        const double *R = f->R;
+        double x = R[0] * b[0] + R[1] * b[1] + R[2] * b[2];
+        double y = R[3] * b[0] + R[4] * b[1] + R[5] * b[2];
+        double z = R[6] * b[0] + R[7] * b[1] + R[8] * b[2];
+        out[0] = s->pos[0] + x;
+        out[1] = s->pos[1] + y;
+        out[2] = s->pos[2] + z;
+    } else {
+        out[0] = s->pos[0] + b[0];
+        out[1] = s->pos[1] + b[1];
+        out[2] = s->pos[2] + b[2];
+    }
+}
+
+/* World-frame support point of the core of s in world direction d. */
+DIST_INLINE void dist_support_world(const rve_shape *s, const dist_frame *f, const double d[3],
+                                    double out[3], int *idx)
+{
+    double b[3];
+    if (f->rotated) {
+        const double *R = f->R;
+        double dl[3] = {R[0] * d[0] + R[3] * d[1] + R[6] * d[2], R[1] * d[0] + R[4] * d[1] + R[7] * d[2],
+                        R[2] * d[0] + R[5] * d[1] + R[8] * d[2]};
+        dist_support_body(s, dl, b, idx);
+    } else {
+        dist_support_body(s, d, b, idx);
+    }
+    dist_to_world(s, f, b, out);
+}
+
+#endif

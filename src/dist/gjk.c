@@ -1,0 +1,741 @@
+/* GJK (Montanari 2017, Algorithm 5) with the Signed Volumes sub-algorithm
+ * (Algorithms 1-4, tailored to the Voronoi regions of the newest vertex),
+ * and Johnson's sub-algorithm for comparison. */
+#include "config.h"
+#include <rve/dist.h>
+#include "dist/dist_internal.h"
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+/* ------------------------------------------------------ signed volumes */
+/* CompareSigns (Eq. 3.4): 1 only for two strictly positive or two strictly
+ * negative values; zero and NaN compare as different. */
+static inline int same_sign(double a, double b) { return (a > 0 && b > 0) || (a < 0 && b < 0); }
+
+typedef struct {
+    int n;
+    int idx[4];     /* indices into the caller's y[] */
+    double lam[4];
+    double v[3];
+    double vv;
+} sv_res;
+
+static inline void sv_finish(const double y[][3], sv_res *r)
+{
+    double v[3] = {0, 0, 0};
+    for (int i = 0; i < r->n; i++)
+        v3_axpy(v, v, r->lam[i], y[r->idx[i]]);
+    v3_copy(r->v, v);
+    r->vv = v3_dot(v, v);
+}
+
+static inline void sv_vertex(const double y[][3], int i, sv_res *r)
+{
+    r->n = 1;
+    r->idx[0] = i;
+    r->lam[0] = 1;
+    v3_copy(r->v, y[i]);
+    r->vv = v3_dot(y[i], y[i]);
+}
+
+/* 1-simplex {y[i1], y[i2]}; with tail, i1 is the newest vertex and only the
+ * regions (1,2) and (1) are searched. */
+static void S1D(const double y[][3], int i1, int i2, int tail, sv_res *r)
+{
+    const double *s1 = y[i1], *s2 = y[i2];
+    double t[3];
+    v3_sub(t, s2, s1);
+    /* projection of the origin onto the line (Eq. 3.8, sign corrected) */
+    double po[3];
+    v3_axpy(po, s1, -v3_dot(s1, t) / v3_dot(t, t), t);
+    /* safest axis: largest extent of the segment */
+    int I = 0;
+    double at = fabs(t[0]);
+    if (fabs(t[1]) > at) { I = 1; at = fabs(t[1]); }
+    if (fabs(t[2]) > at) I = 2;
+    double mu = s1[I] - s2[I];
+    double C1 = po[I] - s2[I]; /* fictitious simplex {po, s2} */
+    double C2 = s1[I] - po[I]; /* fictitious simplex {s1, po} */
+    int k1 = same_sign(mu, C1), k2 = same_sign(mu, C2);
+    if (k1 && k2) {
+        r->n = 2;
+        r->idx[0] = i1;
+        r->idx[1] = i2;
+        r->lam[0] = C1 / mu;
+        r->lam[1] = C2 / mu;
+        sv_finish(y, r);
+        return;
+    }
+    if (tail || (k1 && !k2)) {
+        sv_vertex(y, i1, r);
+        return;
+    }
+    if (!k1 && k2) {
+        sv_vertex(y, i2, r);
+        return;
+    }
+    /* both undecided (degenerate): the nearer vertex */
+    if (v3_dot(s2, s2) < v3_dot(s1, s1))
+        sv_vertex(y, i2, r);
+    else
+        sv_vertex(y, i1, r);
+}
+
+static inline void keep_best(sv_res *best, const sv_res *c)
+{
+    if (best->n == 0 || c->vv < best->vv) {
+        best->n = c->n;
+        for (int i = 0; i < c->n; i++) {
+            best->idx[i] = c->idx[i];
+            best->lam[i] = c->lam[i];
+        }
+        v3_copy(best->v, c->v);
+        best->vv = c->vv;
+    }
+}
+
+static inline void sv_copy(sv_res *r, const sv_res *c)
+{
+    r->n = 0;
+    keep_best(r, c);
+}
+
+/* 2-simplex {y[i1], y[i2], y[i3]}; with tail, i1 is the newest vertex. */
+static void S2D(const double y[][3], int i1, int i2, int i3, int tail, sv_res *r)
+{
+    const double *s1 = y[i1], *s2 = y[i2], *s3 = y[i3];
+    double e1[3], e2[3], n[3];
+    v3_sub(e1, s2, s1);
+    v3_sub(e2, s3, s1);
+    v3_cross(n, e1, e2);
+    double po[3];
+    v3_scale(po, n, v3_dot(s1, n) / v3_dot(n, n)); /* Eq. 3.7: NaN for a needle */
+    /* safest plane: largest projected area (drop coordinate J) */
+    int J = 0;
+    double an = fabs(n[0]);
+    if (fabs(n[1]) > an) { J = 1; an = fabs(n[1]); }
+    if (fabs(n[2]) > an) J = 2;
+    int k = (J + 1) % 3, l = (J + 2) % 3;
+    double mu = n[J];
+    /* fictitious simplices: po replaces each vertex in turn */
+    double a1k = s1[k] - po[k], a1l = s1[l] - po[l];
+    double a2k = s2[k] - po[k], a2l = s2[l] - po[l];
+    double a3k = s3[k] - po[k], a3l = s3[l] - po[l];
+    double C1 = a2k * a3l - a2l * a3k; /* (po, s2, s3) */
+    double C2 = a3k * a1l - a3l * a1k; /* (s1, po, s3) */
+    double C3 = a1k * a2l - a1l * a2k; /* (s1, s2, po) */
+    int k1 = same_sign(mu, C1), k2 = same_sign(mu, C2), k3 = same_sign(mu, C3);
+    if (k1 && k2 && k3) {
+        r->n = 3;
+        r->idx[0] = i1;
+        r->idx[1] = i2;
+        r->idx[2] = i3;
+        r->lam[0] = C1 / mu;
+        r->lam[1] = C2 / mu;
+        r->lam[2] = C3 / mu;
+        sv_finish(y, r);
+        return;
+    }
+    sv_res best = {0}, c;
+    best.n = 0;
+    best.vv = 0;
+    int searched = 0;
+    if (!k2) { /* s2 not supporting: edge (1,3) */
+        S1D(y, i1, i3, tail, &c);
+        keep_best(&best, &c);
+        searched++;
+    }
+    if (!k3) { /* edge (1,2) */
+        S1D(y, i1, i2, tail, &c);
+        keep_best(&best, &c);
+        searched++;
+    }
+    if (!tail && !k1) { /* edge (2,3) */
+        S1D(y, i2, i3, 0, &c);
+        keep_best(&best, &c);
+        searched++;
+    }
+    if (!searched) { /* only the newest vertex was doubtful: search its edges */
+        S1D(y, i1, i2, tail, &c);
+        keep_best(&best, &c);
+        S1D(y, i1, i3, tail, &c);
+        keep_best(&best, &c);
+    }
+    sv_copy(r, &best);
+}
+
+static inline double det3(const double a[3], const double b[3], const double c[3])
+{
+    return a[0] * (b[1] * c[2] - b[2] * c[1]) + a[1] * (b[2] * c[0] - b[0] * c[2]) +
+           a[2] * (b[0] * c[1] - b[1] * c[0]);
+}
+
+/* 3-simplex; with tail, i1 is the newest vertex. */
+static void S3D(const double y[][3], int i1, int i2, int i3, int i4, int tail, sv_res *r)
+{
+    const double *s1 = y[i1], *s2 = y[i2], *s3 = y[i3], *s4 = y[i4];
+    /* cofactors C_{4,j} of M (Eq. 3.5-3.6): volume forms of the fictitious simplices */
+    double C1 = det3(s2, s3, s4);
+    double C2 = -det3(s1, s3, s4);
+    double C3 = det3(s1, s2, s4);
+    double C4 = -det3(s1, s2, s3);
+    double D = C1 + C2 + C3 + C4;
+    int k1 = same_sign(D, C1), k2 = same_sign(D, C2), k3 = same_sign(D, C3), k4 = same_sign(D, C4);
+    if (k1 && k2 && k3 && k4) {
+        r->n = 4;
+        r->idx[0] = i1;
+        r->idx[1] = i2;
+        r->idx[2] = i3;
+        r->idx[3] = i4;
+        r->lam[0] = C1 / D;
+        r->lam[1] = C2 / D;
+        r->lam[2] = C3 / D;
+        r->lam[3] = C4 / D;
+        sv_finish(y, r);
+        return;
+    }
+    sv_res best = {0}, c;
+    best.n = 0;
+    best.vv = 0;
+    int searched = 0;
+    if (!k2) { S2D(y, i1, i3, i4, tail, &c); keep_best(&best, &c); searched++; }
+    if (!k3) { S2D(y, i1, i2, i4, tail, &c); keep_best(&best, &c); searched++; }
+    if (!k4) { S2D(y, i1, i2, i3, tail, &c); keep_best(&best, &c); searched++; }
+    if (!tail && !k1) { S2D(y, i2, i3, i4, 0, &c); keep_best(&best, &c); searched++; }
+    if (!searched) {
+        S2D(y, i1, i3, i4, tail, &c); keep_best(&best, &c);
+        S2D(y, i1, i2, i4, tail, &c); keep_best(&best, &c);
+        S2D(y, i1, i2, i3, tail, &c); keep_best(&best, &c);
+    }
+    sv_copy(r, &best);
+}
+
+/* Signed Volumes on y[0..n-1] with newest vertex `newest` (or -1). */
+static inline void sv_run(const double y[][3], int n, int newest, sv_res *r)
+{
+    int tail = newest >= 0;
+    int o[4], m = 0;
+    if (tail)
+        o[m++] = newest;
+    for (int i = 0; i < n; i++)
+        if (i != newest)
+            o[m++] = i;
+    switch (n) {
+    case 1: sv_vertex(y, o[0], r); break;
+    case 2: S1D(y, o[0], o[1], tail, r); break;
+    case 3: S2D(y, o[0], o[1], o[2], tail, r); break;
+    default: S3D(y, o[0], o[1], o[2], o[3], tail, r); break;
+    }
+}
+
+/* -------------------------------------------------- Johnson's algorithm */
+static void johnson_run(const double y[][3], int n, int newest, sv_res *r)
+{
+    double dp[4][4];
+    double delta[16][4];
+    for (int i = 0; i < n; i++)
+        for (int j = i; j < n; j++)
+            dp[i][j] = dp[j][i] = v3_dot(y[i], y[j]);
+    int full = (1 << n) - 1;
+    /* masks in order of increasing cardinality */
+    static const int order[15] = {1, 2, 4, 8, 3, 5, 6, 9, 10, 12, 7, 11, 13, 14, 15};
+    for (int t = 0; t < 15; t++) {
+        int X = order[t];
+        if (X & ~full)
+            continue;
+        if ((X & (X - 1)) == 0) {
+            for (int j = 0; j < n; j++)
+                delta[X][j] = (X >> j) & 1 ? 1.0 : 0.0;
+            continue;
+        }
+        for (int j = 0; j < n; j++) {
+            if (!((X >> j) & 1))
+                continue;
+            int Y = X & ~(1 << j); /* W; add vertex j */
+            int l = 0;
+            while (!((Y >> l) & 1))
+                l++;
+            double s = 0;
+            for (int i = 0; i < n; i++)
+                if ((Y >> i) & 1)
+                    s += delta[Y][i] * (dp[i][l] - dp[i][j]);
+            delta[X][j] = s;
+        }
+    }
+    int found = -1;
+    for (int t = 0; t < 15 && found < 0; t++) {
+        int X = order[t];
+        if (X & ~full)
+            continue;
+        if (newest >= 0 && !((X >> newest) & 1))
+            continue;
+        int ok = 1;
+        for (int i = 0; i < n && ok; i++) {
+            if ((X >> i) & 1) {
+                if (!(delta[X][i] > 0))
+                    ok = 0;
+            } else if (!(delta[X | (1 << i)][i] <= 0)) {
+                ok = 0;
+            }
+        }
+        if (ok)
+            found = X;
+    }
+    if (found >= 0) {
+        double sum = 0;
+        r->n = 0;
+        for (int i = 0; i < n; i++)
+            if ((found >> i) & 1)
+                sum += delta[found][i];
+        for (int i = 0; i < n; i++)
+            if ((found >> i) & 1) {
+                r->idx[r->n] = i;
+                r->lam[r->n++] = delta[found][i] / sum;
+            }
+        sv_finish(y, r);
+        return;
+    }
+    /* Backup procedure: the best subset with positive determinants */
+    sv_res best = {0}, c;
+    best.n = 0;
+    best.vv = 0;
+    for (int t = 0; t < 15; t++) {
+        int X = order[t];
+        if (X & ~full)
+            continue;
+        if (newest >= 0 && !((X >> newest) & 1))
+            continue;
+        double sum = 0;
+        int ok = 1;
+        for (int i = 0; i < n; i++)
+            if ((X >> i) & 1) {
+                if (!(delta[X][i] > 0))
+                    ok = 0;
+                sum += delta[X][i];
+            }
+        if (!ok)
+            continue;
+        c.n = 0;
+        for (int i = 0; i < n; i++)
+            if ((X >> i) & 1) {
+                c.idx[c.n] = i;
+                c.lam[c.n++] = delta[X][i] / sum;
+            }
+        sv_finish(y, &c);
+        keep_best(&best, &c);
+    }
+    if (best.n == 0)
+        sv_vertex(y, newest >= 0 ? newest : 0, &best);
+    sv_copy(r, &best);
+}
+
+static int closest_api(const double y[][3], int n, int newest, double v[3], int idx[4], double lambda[4],
+                       int johnson)
+{
+    sv_res r;
+    if (n < 1 || n > 4 || newest >= n)
+        return 0;
+    if (johnson)
+        johnson_run(y, n, newest, &r);
+    else
+        sv_run(y, n, newest, &r);
+    for (int i = 0; i < r.n; i++) {
+        if (idx)
+            idx[i] = r.idx[i];
+        if (lambda)
+            lambda[i] = r.lam[i];
+    }
+    if (v)
+        v3_copy(v, r.v);
+    return r.n;
+}
+
+int rve_sv_closest(const double y[][3], int n, int newest, double v[3], int idx[4], double lambda[4])
+{
+    return closest_api(y, n, newest, v, idx, lambda, 0);
+}
+
+int rve_johnson_closest(const double y[][3], int n, int newest, double v[3], int idx[4], double lambda[4])
+{
+    return closest_api(y, n, newest, v, idx, lambda, 1);
+}
+
+/* ------------------------------------------------------------------ GJK */
+const char *rve_gjk_status_name(rve_gjk_status s)
+{
+    switch (s) {
+    case RVE_GJK_CONVERGED: return "converged";
+    case RVE_GJK_INTERSECT: return "intersecting";
+    case RVE_GJK_CAP: return "iteration cap reached";
+    case RVE_GJK_DEGENERATE: return "degenerate input";
+    }
+    return "unknown";
+}
+
+#define GJK_DEFAULT_MAX_ITER 1000
+#define GJK_DEFAULT_EPS_REL (4 * DBL_EPSILON)
+#define GJK_DEFAULT_EPS_ABS (4 * DBL_EPSILON)
+
+void rve_gjk_opts_default(rve_gjk_opts *o)
+{
+    o->sub = RVE_SUB_SV;
+    o->max_iter = GJK_DEFAULT_MAX_ITER;
+    o->eps_rel = GJK_DEFAULT_EPS_REL;
+    o->eps_abs = GJK_DEFAULT_EPS_ABS;
+}
+
+void rve_gjk_simplex_init(rve_gjk_simplex *w) { memset(w, 0, sizeof *w); }
+
+/* What the GJK loop needs from a pair of bodies. */
+typedef struct {
+    const rve_shape *A, *B;
+    dist_frame fa, fb;
+    int hintA, hintB;
+    /* point-vs-polytope fast path */
+    const double *pt;
+    const double *V;
+    int nv;
+} gjk_pair;
+
+typedef void (*gjk_support_fn)(gjk_pair *P, const double v[3], double a[3], double b[3], int *ia, int *ib);
+typedef void (*gjk_vertex_fn)(const gjk_pair *P, int ia, int ib, double a[3], double b[3]);
+
+/* a = s_A(-v), b = s_B(v) */
+static void support_generic(gjk_pair *P, const double v[3], double a[3], double b[3], int *ia, int *ib)
+{
+    double mv[3] = {-v[0], -v[1], -v[2]};
+    dist_support_world(P->A, &P->fa, mv, a, &P->hintA);
+    *ia = P->hintA;
+    dist_support_world(P->B, &P->fb, v, b, &P->hintB);
+    *ib = P->hintB;
+}
+
+static void vertex_generic(const gjk_pair *P, int ia, int ib, double a[3], double b[3])
+{
+    double t[3];
+    dist_vertex_body(P->A, ia, t);
+    dist_to_world(P->A, &P->fa, t, a);
+    dist_vertex_body(P->B, ib, t);
+    dist_to_world(P->B, &P->fb, t, b);
+}
+
+static void support_ptpoly(gjk_pair *P, const double v[3], double a[3], double b[3], int *ia, int *ib)
+{
+    v3_copy(a, P->pt);
+    *ia = 0;
+    int i = dist_argmax(P->V, P->nv, v);
+    v3_copy(b, P->V + 3 * i);
+    *ib = i;
+}
+
+static void vertex_ptpoly(const gjk_pair *P, int ia, int ib, double a[3], double b[3])
+{
+    (void)ia;
+    v3_copy(a, P->pt);
+    v3_copy(b, P->V + 3 * ib);
+}
+
+typedef struct {
+    int n;
+    double y[4][3], a[4][3], b[4][3];
+    int ia[4], ib[4];
+    double lam[4];
+} gjk_simplex;
+
+static inline void simplex_compact(gjk_simplex *S, const sv_res *r)
+{
+    gjk_simplex T;
+    T.n = r->n;
+    for (int i = 0; i < r->n; i++) {
+        int j = r->idx[i];
+        v3_copy(T.y[i], S->y[j]);
+        v3_copy(T.a[i], S->a[j]);
+        v3_copy(T.b[i], S->b[j]);
+        T.ia[i] = S->ia[j];
+        T.ib[i] = S->ib[j];
+        T.lam[i] = r->lam[i];
+    }
+    *S = T;
+}
+
+static inline double simplex_maxy2(const gjk_simplex *S)
+{
+    double m = 0;
+    for (int i = 0; i < S->n; i++) {
+        double t = v3_dot(S->y[i], S->y[i]);
+        if (t > m)
+            m = t;
+    }
+    return m;
+}
+
+DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_vertex_fn vertex, int nva,
+                                     int nvb, const double v0[3], const rve_gjk_opts *o,
+                                     rve_gjk_simplex *warm, rve_dist_result *out)
+{
+    const int johnson = o->sub == RVE_SUB_JOHNSON;
+    const int maxit = o->max_iter > 0 ? o->max_iter : GJK_DEFAULT_MAX_ITER;
+    const double eps_rel = o->eps_rel > 0 ? o->eps_rel : GJK_DEFAULT_EPS_REL;
+    const double eps_abs = o->eps_abs > 0 ? o->eps_abs : GJK_DEFAULT_EPS_ABS;
+    const double eps_abs2 = eps_abs * eps_abs;
+    gjk_simplex S, prev;
+    sv_res r;
+    double v[3], vv = INFINITY;
+    rve_gjk_status status = RVE_GJK_CAP;
+    int it = 0;
+    S.n = 0;
+
+    /* warm start: rebuild the previous simplex from its vertex indices */
+    int warm_ok = warm && warm->n > 0 && warm->n <= 4 && nva > 0 && nvb > 0;
+    if (warm_ok)
+        for (int i = 0; i < warm->n; i++)
+            if (warm->ia[i] < 0 || warm->ia[i] >= nva || warm->ib[i] < 0 || warm->ib[i] >= nvb)
+                warm_ok = 0;
+    if (warm_ok) {
+        S.n = warm->n;
+        for (int i = 0; i < S.n; i++) {
+            S.ia[i] = warm->ia[i];
+            S.ib[i] = warm->ib[i];
+            vertex(P, S.ia[i], S.ib[i], S.a[i], S.b[i]);
+            v3_sub(S.y[i], S.a[i], S.b[i]);
+        }
+        if (johnson)
+            johnson_run((const double(*)[3])S.y, S.n, -1, &r);
+        else
+            sv_run((const double(*)[3])S.y, S.n, -1, &r);
+        simplex_compact(&S, &r);
+        v3_copy(v, r.v);
+        vv = r.vv;
+        if (S.n == 4 || vv <= eps_abs2 * simplex_maxy2(&S)) {
+            status = RVE_GJK_INTERSECT;
+            goto done;
+        }
+    } else {
+        if (warm && (warm->v[0] != 0 || warm->v[1] != 0 || warm->v[2] != 0) &&
+            isfinite(warm->v[0] + warm->v[1] + warm->v[2]))
+            v3_copy(v, warm->v);
+        else
+            v3_copy(v, v0);
+        if (!(v3_dot(v, v) > 0) || !isfinite(v3_dot(v, v)))
+            v3_set(v, 1, 0, 0);
+    }
+
+    for (it = 0; it < maxit; it++) {
+        double a[3], b[3], w[3];
+        int ia, ib;
+        support(P, v, a, b, &ia, &ib);
+        v3_sub(w, a, b);
+        if (S.n > 0) {
+            /* relative test (Algorithm 5, line 8): w is no closer than v */
+            if (vv - v3_dot(v, w) <= eps_rel * vv) {
+                status = RVE_GJK_CONVERGED;
+                break;
+            }
+            int dup = 0;
+            for (int i = 0; i < S.n; i++)
+                if ((ia >= 0 && ib >= 0) ? (S.ia[i] == ia && S.ib[i] == ib)
+                                         : (S.y[i][0] == w[0] && S.y[i][1] == w[1] && S.y[i][2] == w[2]))
+                    dup = 1;
+            if (dup) {
+                status = RVE_GJK_CONVERGED;
+                break;
+            }
+        }
+        prev = S;
+        int k = S.n++;
+        v3_copy(S.y[k], w);
+        v3_copy(S.a[k], a);
+        v3_copy(S.b[k], b);
+        S.ia[k] = ia;
+        S.ib[k] = ib;
+        if (johnson)
+            johnson_run((const double(*)[3])S.y, S.n, k, &r);
+        else
+            sv_run((const double(*)[3])S.y, S.n, k, &r);
+        if (!(r.vv < vv)) {
+            /* no progress (rounding): keep the previous simplex */
+            if (prev.n > 0) {
+                S = prev;
+                status = RVE_GJK_CONVERGED;
+                break;
+            }
+        }
+        simplex_compact(&S, &r);
+        v3_copy(v, r.v);
+        vv = r.vv;
+        if (S.n == 4 || vv <= eps_abs2 * simplex_maxy2(&S)) {
+            status = RVE_GJK_INTERSECT;
+            it++;
+            break;
+        }
+        if (!isfinite(vv)) {
+            status = RVE_GJK_DEGENERATE;
+            break;
+        }
+    }
+
+done:
+    out->iterations = it;
+    out->n = S.n;
+    {
+        double p[3] = {0, 0, 0}, q[3] = {0, 0, 0};
+        for (int i = 0; i < S.n; i++) {
+            v3_axpy(p, p, S.lam[i], S.a[i]);
+            v3_axpy(q, q, S.lam[i], S.b[i]);
+            v3_copy(out->a[i], S.a[i]);
+            v3_copy(out->b[i], S.b[i]);
+            out->lambda[i] = S.lam[i];
+        }
+        if (status == RVE_GJK_INTERSECT) {
+            double m[3];
+            v3_add(m, p, q);
+            v3_scale(m, m, 0.5);
+            v3_copy(p, m);
+            v3_copy(q, m);
+            out->d = 0;
+        } else {
+            out->d = v3_dist(p, q);
+        }
+        v3_copy(out->p, p);
+        v3_copy(out->q, q);
+    }
+    if (!isfinite(out->d) || !isfinite(out->p[0] + out->p[1] + out->p[2] + out->q[0] + out->q[1] + out->q[2])) {
+        status = RVE_GJK_DEGENERATE;
+        out->d = NAN;
+    }
+    out->status = status;
+    if (warm) {
+        int keep = S.n > 0 && status != RVE_GJK_DEGENERATE;
+        for (int i = 0; i < S.n && keep; i++)
+            if (S.ia[i] < 0 || S.ib[i] < 0)
+                keep = 0;
+        warm->n = keep ? S.n : 0;
+        for (int i = 0; i < 4; i++) {
+            warm->ia[i] = i < S.n ? S.ia[i] : -1;
+            warm->ib[i] = i < S.n ? S.ib[i] : -1;
+        }
+        if (status == RVE_GJK_CONVERGED || status == RVE_GJK_CAP)
+            v3_copy(warm->v, v);
+    }
+    return status;
+}
+
+static int shape_valid_fast(const rve_shape *s)
+{
+    if (s->kind == RVE_SHAPE_POLYTOPE && (s->nv < 1 || !s->verts))
+        return 0;
+    return (unsigned)s->kind <= (unsigned)RVE_SHAPE_SUPERQUADRIC;
+}
+
+static void degenerate_result(rve_dist_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->d = NAN;
+    v3_set(out->p, NAN, NAN, NAN);
+    v3_set(out->q, NAN, NAN, NAN);
+    out->status = RVE_GJK_DEGENERATE;
+}
+
+static void shape_centre(const rve_shape *s, const dist_frame *f, double c[3])
+{
+    double b[3];
+    if (s->kind == RVE_SHAPE_POLYTOPE)
+        v3_copy(b, s->verts);
+    else if (s->kind <= RVE_SHAPE_SPHERE)
+        v3_copy(b, s->v[0]);
+    else
+        v3_set(b, 0, 0, 0);
+    dist_to_world(s, f, b, c);
+}
+
+rve_gjk_status rve_gjk_dist(const rve_shape *A, const rve_shape *B, const rve_gjk_opts *opts,
+                            rve_gjk_simplex *warm, rve_dist_result *out)
+{
+    rve_gjk_opts o;
+    if (opts)
+        o = *opts;
+    else
+        rve_gjk_opts_default(&o);
+    if (!shape_valid_fast(A) || !shape_valid_fast(B)) {
+        degenerate_result(out);
+        return out->status;
+    }
+    gjk_pair P;
+    P.A = A;
+    P.B = B;
+    dist_frame_init(&P.fa, A);
+    dist_frame_init(&P.fb, B);
+    P.hintA = P.hintB = -1;
+    if (A->kind == RVE_SHAPE_POLYTOPE && A->graph)
+        P.hintA = A->graph->start;
+    if (B->kind == RVE_SHAPE_POLYTOPE && B->graph)
+        P.hintB = B->graph->start;
+    double ca[3], cb[3], v0[3];
+    shape_centre(A, &P.fa, ca);
+    shape_centre(B, &P.fb, cb);
+    v3_sub(v0, ca, cb);
+    rve_gjk_status st = gjk_loop(&P, support_generic, vertex_generic, dist_nvertices(A), dist_nvertices(B), v0,
+                                 &o, warm, out);
+    double ra = A->radius, rb = B->radius;
+    if (st != RVE_GJK_DEGENERATE && (ra > 0 || rb > 0)) {
+        /* rounded shapes: distance of the cores minus the radii */
+        if (st == RVE_GJK_INTERSECT || !(out->d > 0)) {
+            out->d = 0;
+            out->status = st = RVE_GJK_INTERSECT;
+        } else {
+            double dc = out->d, u[3];
+            v3_sub(u, out->q, out->p);
+            v3_scale(u, u, 1.0 / dc);
+            if (dc > ra + rb) {
+                v3_axpy(out->p, out->p, ra, u);
+                v3_axpy(out->q, out->q, -rb, u);
+                out->d = dc - ra - rb;
+            } else {
+                v3_axpy(out->p, out->p, dc * (ra / (ra + rb)), u);
+                v3_copy(out->q, out->p);
+                out->d = 0;
+                out->status = st = RVE_GJK_INTERSECT;
+            }
+        }
+    }
+    return st;
+}
+
+double rve_dist_point_polytope_opts(const double p[3], const double *verts, int nv, const rve_gjk_opts *opts,
+                                    rve_gjk_simplex *warm, rve_dist_result *out)
+{
+    rve_dist_result tmp;
+    rve_gjk_opts o;
+    if (!out)
+        out = &tmp;
+    if (opts)
+        o = *opts;
+    else
+        rve_gjk_opts_default(&o);
+    if (nv < 1 || !verts || !isfinite(p[0] + p[1] + p[2])) {
+        degenerate_result(out);
+        return out->d;
+    }
+    gjk_pair P;
+    P.pt = p;
+    P.V = verts;
+    P.nv = nv;
+    double v0[3];
+    v3_sub(v0, p, verts);
+    rve_gjk_status st = gjk_loop(&P, support_ptpoly, vertex_ptpoly, 1, nv, v0, &o, warm, out);
+    if (st == RVE_GJK_INTERSECT) {
+        v3_copy(out->p, p);
+        v3_copy(out->q, p);
+    } else if (st != RVE_GJK_DEGENERATE) {
+        v3_copy(out->p, p);
+        out->d = v3_dist(out->p, out->q);
+    }
+    return out->d;
+}
+
+double rve_dist_point_polytope(const double p[3], const double *verts, int nv, rve_gjk_simplex *warm,
+                               rve_dist_result *out)
+{
+    return rve_dist_point_polytope_opts(p, verts, nv, NULL, warm, out);
+}
