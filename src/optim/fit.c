@@ -23,12 +23,12 @@ void rve_fit_opts_init(rve_fit_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->res = 1;
-    o->tol = 1e-3;
+    o->tol = 1e-2;
     o->max_sweeps = 30;
     o->max_evals = 40;
     o->max_seconds = 0;
     o->sub = RVE_FIT_SUB_SV;
-    o->polish = 8;
+    o->polish = 12;
     o->threads = 0;
 }
 
@@ -801,7 +801,7 @@ rve_status rve_fit(const rve_map *m, const rve_fit_opts *opts, rve_fit_result *r
         double mbest = misassigned(&F, L, nth);
         double pfrac = 0.1;
         for (int s = 1; s <= o.polish; s++) {
-            F.tau = s <= o.polish / 2 ? 1.0 : 0.5;
+            F.tau = fmax(0.1, pow(0.7, s - 1)); /* ramp width: 1 voxel down to 0.1 */
             if ((st = lopt_recost(L, err)) != RVE_OK)
                 break;
             cell_steps(L, &F, x, pfrac, 0.05, step, tstep);
@@ -830,6 +830,7 @@ rve_status rve_fit(const rve_map *m, const rve_fit_opts *opts, rve_fit_result *r
             if (moved == 0)
                 break;
         }
+        F.tau = 1.0;
         memcpy(x, xbest, (size_t)n * 4 * sizeof(double));
         free(xbest);
         if (st != RVE_OK && st != RVE_ECAP)

@@ -156,11 +156,11 @@ static int thread_id(void)
 typedef struct {
     double d;
     int j;
-} dj;
+} dist_j_t;
 
 static int cmp_dj(const void *a, const void *b)
 {
-    double x = ((const dj *)a)->d, y = ((const dj *)b)->d;
+    double x = ((const dist_j_t *)a)->d, y = ((const dist_j_t *)b)->d;
     return (x > y) - (x < y);
 }
 
@@ -168,7 +168,7 @@ const cpoly *lopt_full_cell(int n, const double *x, const double lo[3], const do
                             cpoly *w0, cpoly *w1, int *order, double *dist)
 {
     (void)order;
-    dj *o = (dj *)dist; /* caller gives 2n doubles worth of scratch */
+    dist_j_t *o = (dist_j_t *)dist; /* caller gives 2n doubles worth of scratch */
     const double *sk = x + 4 * (size_t)k;
     double tmax = -1e300;
     int m = 0;
@@ -445,7 +445,7 @@ rve_status lopt_rebuild(lopt *L, rve_err *err)
 #pragma omp parallel num_threads(L->nthreads)
     {
         lopt_ws *ws = &L->ws[thread_id()];
-        double *scratch = malloc((size_t)(n + 1) * sizeof(dj));
+        double *scratch = malloc((size_t)(n + 1) * sizeof(dist_j_t));
         if (!scratch) {
 #pragma omp atomic write
             fail = 1;
@@ -516,9 +516,9 @@ static double delta_eval(lopt *L, lopt_ws *ws, int i, const double p[4])
             double bh = 1e300;
             for (int q = 0; q < nci; q++) {
                 const double *sj = L->x + 4 * (size_t)ci[q];
-                double dj = v3_dist2(xo, sj) - sj[3];
-                if (dj < bh) {
-                    bh = dj;
+                double dist_j = v3_dist2(xo, sj) - sj[3];
+                if (dist_j < bh) {
+                    bh = dist_j;
                     h = ci[q];
                 }
             }
@@ -532,9 +532,9 @@ static double delta_eval(lopt *L, lopt_ws *ws, int i, const double p[4])
             int owner = i;
             for (int q = 0; q < nci; q++) {
                 const double *sj = L->x + 4 * (size_t)ci[q];
-                double dj = v3_dist2(V, sj) - sj[3];
-                if (dj < best) {
-                    best = dj;
+                double dist_j = v3_dist2(V, sj) - sj[3];
+                if (dist_j < best) {
+                    best = dist_j;
                     owner = ci[q];
                 }
             }
@@ -594,11 +594,12 @@ static double nm_f(const gsl_vector *y, void *par)
     double p[4];
     for (int a = 0; a < 4; a++)
         p[a] = c->x0[a] + gsl_vector_get(y, a) * c->sc[a];
-    for (int a = 0; a < 3; a++) { /* seeds stay in the box */
-        if (p[a] < c->L->lo[a])
-            p[a] = c->L->lo[a];
-        if (p[a] > c->L->hi[a])
-            p[a] = c->L->hi[a];
+    for (int a = 0; a < 3; a++) { /* seeds stay strictly inside the box */
+        double m = 1e-6 * (c->L->hi[a] - c->L->lo[a]);
+        if (p[a] < c->L->lo[a] + m)
+            p[a] = c->L->lo[a] + m;
+        if (p[a] > c->L->hi[a] - m)
+            p[a] = c->L->hi[a] - m;
     }
     double f = delta_eval(c->L, c->ws, c->i, p);
     c->nev++;
