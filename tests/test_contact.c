@@ -477,6 +477,67 @@ START_TEST(test_intersection_monte_carlo)
 }
 END_TEST
 
+START_TEST(test_epa_stress)
+{
+    /* 10^6 queries (scaled): random clouds (no hull needed), flat and duplicate
+     * points, identical bodies, touching boxes: never NaN, never the cap */
+    cp_rng r = {99};
+    long n = (long)(1000000 * test_scale()), nan_count = 0, cap_count = 0, other = 0;
+    double a[3 * 64], b[3 * 64];
+    for (long i = 0; i < n; i++) {
+        int kind = (int)(i % 8);
+        size_t na = 4 + cp_next(&r) % 40, nb = 4 + cp_next(&r) % 40;
+        double sc = pow(10, cp_range(&r, -3, 3)), c0[3] = {0, 0, 0}, c1[3], u[3];
+        cp_unit(&r, u);
+        for (int j = 0; j < 3; j++)
+            c1[j] = sc * cp_range(&r, 0, 2) * u[j];
+        na = cp_body(&r, kind == 1 ? 1 : 0, na, sc, c0, a);
+        nb = cp_body(&r, kind == 1 ? 1 : 0, nb, sc, c1, b);
+        if (kind == 2) /* flat A */
+            for (size_t k = 0; k < na; k++)
+                a[3 * k + 2] = 0;
+        if (kind == 3) { /* B = A */
+            memcpy(b, a, 3 * na * sizeof *a);
+            nb = na;
+        }
+        if (kind == 4) { /* touching axis-aligned boxes */
+            for (size_t k = 0; k < 8; k++)
+                for (int j = 0; j < 3; j++) {
+                    a[3 * k + j] = (k >> j) & 1 ? sc : 0;
+                    b[3 * k + j] = a[3 * k + j] + (j == 0 ? sc : j == 1 ? sc * cp_range(&r, -0.5, 0.5) : 0);
+                }
+            na = nb = 8;
+        }
+        if (kind == 5) /* duplicated points */
+            for (size_t k = 1; k < na; k++)
+                for (int j = 0; j < 3; j++)
+                    a[3 * k + j] = a[j];
+        rve_shape sa, sb;
+        rve_shape_polytope(&sa, a, (int)na, NULL);
+        rve_shape_polytope(&sb, b, (int)nb, NULL);
+        if (kind == 6)
+            rve_shape_set_radius(&sa, 0.1 * sc);
+        rve_contact c;
+        rve_err e;
+        rve_status st = rve_contact_epa(&sa, &sb, NULL, &c, &e);
+        if (!(isfinite(c.s) && isfinite(c.n[0]) && isfinite(c.n[1]) && isfinite(c.n[2]) && isfinite(c.p[0]) &&
+              isfinite(c.q[2])))
+            nan_count++;
+        if (st == RVE_ECAP)
+            cap_count++;
+        else if (st != RVE_OK)
+            other++;
+        if (kind == 4 && st == RVE_OK)
+            ck_assert_msg(fabs(c.s) <= 1e-15 * sc, "touching boxes: s = %g (size %g)", c.s, sc);
+    }
+    fprintf(stderr, "EPA stress: %ld queries, %ld NaN, %ld capped, %ld other errors\n", n, nan_count, cap_count,
+            other);
+    ck_assert_int_eq(nan_count, 0);
+    ck_assert_int_eq(cap_count, 0);
+    ck_assert_int_eq(other, 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("contact");
@@ -503,6 +564,7 @@ static Suite *suite(void)
     t = tcase_create("epa");
     tcase_set_timeout(t, 900);
     tcase_add_test(t, test_epa_random);
+    tcase_add_test(t, test_epa_stress);
     suite_add_tcase(s, t);
     return s;
 }
