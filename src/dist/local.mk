@@ -8,7 +8,7 @@ tests_test_dist_LDADD = $(TEST_LIBS) $(QHULL_LIBS) -lquadmath
 
 # contact kernels (issue 4)
 librve_la_SOURCES += src/dist/contact_internal.h src/dist/contact_poly.c src/dist/contact_cp.c \
-	src/dist/contact_epa.c src/dist/contact_cvi.c
+	src/dist/contact_epa.c src/dist/contact_cvi.c src/dist/contact_sq.c
 check_PROGRAMS += tests/test_contact
 tests_test_contact_SOURCES = tests/test_contact.c tests/contact_oracle.c tests/contact_oracle.h
 tests_test_contact_CFLAGS = $(TEST_CFLAGS)
