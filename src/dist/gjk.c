@@ -445,18 +445,25 @@ typedef struct {
 
 static inline void simplex_compact(gjk_simplex *S, const sv_res *r)
 {
-    gjk_simplex T;
-    T.n = r->n;
+    double y[4][3], a[4][3], b[4][3];
+    int ia[4], ib[4];
     for (int i = 0; i < r->n; i++) {
         int j = r->idx[i];
-        v3_copy(T.y[i], S->y[j]);
-        v3_copy(T.a[i], S->a[j]);
-        v3_copy(T.b[i], S->b[j]);
-        T.ia[i] = S->ia[j];
-        T.ib[i] = S->ib[j];
-        T.lam[i] = r->lam[i];
+        v3_copy(y[i], S->y[j]);
+        v3_copy(a[i], S->a[j]);
+        v3_copy(b[i], S->b[j]);
+        ia[i] = S->ia[j];
+        ib[i] = S->ib[j];
     }
-    *S = T;
+    for (int i = 0; i < r->n; i++) {
+        v3_copy(S->y[i], y[i]);
+        v3_copy(S->a[i], a[i]);
+        v3_copy(S->b[i], b[i]);
+        S->ia[i] = ia[i];
+        S->ib[i] = ib[i];
+        S->lam[i] = r->lam[i];
+    }
+    S->n = r->n;
 }
 
 static inline double simplex_maxy2(const gjk_simplex *S)
@@ -472,14 +479,14 @@ static inline double simplex_maxy2(const gjk_simplex *S)
 
 DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_vertex_fn vertex, int nva,
                                      int nvb, const double v0[3], const rve_gjk_opts *o,
-                                     rve_gjk_simplex *warm, rve_dist_result *out)
+                                     rve_gjk_simplex *warm, rve_dist_result *out, double bool_margin)
 {
     const int johnson = o->sub == RVE_SUB_JOHNSON;
     const int maxit = o->max_iter > 0 ? o->max_iter : GJK_DEFAULT_MAX_ITER;
     const double eps_rel = o->eps_rel > 0 ? o->eps_rel : GJK_DEFAULT_EPS_REL;
     const double eps_abs = o->eps_abs > 0 ? o->eps_abs : GJK_DEFAULT_EPS_ABS;
     const double eps_abs2 = eps_abs * eps_abs;
-    gjk_simplex S, prev;
+    gjk_simplex S;
     sv_res r;
     double v[3], vv = INFINITY;
     rve_gjk_status status = RVE_GJK_CAP;
@@ -526,6 +533,17 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
         int ia, ib;
         support(P, v, a, b, &ia, &ib);
         v3_sub(w, a, b);
+        if (bool_margin >= 0) {
+            /* intersection test: the plane normal to v separates (by more than the radii) */
+            double vw = v3_dot(v, w);
+            if (vw > 0 && vw * vw > bool_margin * bool_margin * v3_dot(v, v)) {
+                out->iterations = it + 1;
+                out->status = RVE_GJK_CONVERGED;
+                out->d = INFINITY;
+                out->n = 0;
+                return RVE_GJK_CONVERGED;
+            }
+        }
         if (S.n > 0) {
             /* relative test (Algorithm 5, line 8): w is no closer than v */
             if (vv - v3_dot(v, w) <= eps_rel * vv) {
@@ -542,7 +560,6 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
                 break;
             }
         }
-        prev = S;
         int k = S.n++;
         v3_copy(S.y[k], w);
         v3_copy(S.a[k], a);
@@ -555,8 +572,8 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
             sv_run((const double(*)[3])S.y, S.n, k, &r);
         if (!(r.vv < vv)) {
             /* no progress (rounding): keep the previous simplex */
-            if (prev.n > 0) {
-                S = prev;
+            if (k > 0) {
+                S.n = k;
                 status = RVE_GJK_CONVERGED;
                 break;
             }
@@ -649,6 +666,23 @@ static void shape_centre(const rve_shape *s, const dist_frame *f, double c[3])
     dist_to_world(s, f, b, c);
 }
 
+static void pair_init(gjk_pair *P, const rve_shape *A, const rve_shape *B, double v0[3])
+{
+    P->A = A;
+    P->B = B;
+    dist_frame_init(&P->fa, A);
+    dist_frame_init(&P->fb, B);
+    P->hintA = P->hintB = -1;
+    if (A->kind == RVE_SHAPE_POLYTOPE && A->graph)
+        P->hintA = A->graph->start;
+    if (B->kind == RVE_SHAPE_POLYTOPE && B->graph)
+        P->hintB = B->graph->start;
+    double ca[3], cb[3];
+    shape_centre(A, &P->fa, ca);
+    shape_centre(B, &P->fb, cb);
+    v3_sub(v0, ca, cb);
+}
+
 rve_gjk_status rve_gjk_dist(const rve_shape *A, const rve_shape *B, const rve_gjk_opts *opts,
                             rve_gjk_simplex *warm, rve_dist_result *out)
 {
@@ -662,21 +696,10 @@ rve_gjk_status rve_gjk_dist(const rve_shape *A, const rve_shape *B, const rve_gj
         return out->status;
     }
     gjk_pair P;
-    P.A = A;
-    P.B = B;
-    dist_frame_init(&P.fa, A);
-    dist_frame_init(&P.fb, B);
-    P.hintA = P.hintB = -1;
-    if (A->kind == RVE_SHAPE_POLYTOPE && A->graph)
-        P.hintA = A->graph->start;
-    if (B->kind == RVE_SHAPE_POLYTOPE && B->graph)
-        P.hintB = B->graph->start;
-    double ca[3], cb[3], v0[3];
-    shape_centre(A, &P.fa, ca);
-    shape_centre(B, &P.fb, cb);
-    v3_sub(v0, ca, cb);
+    double v0[3];
+    pair_init(&P, A, B, v0);
     rve_gjk_status st = gjk_loop(&P, support_generic, vertex_generic, dist_nvertices(A), dist_nvertices(B), v0,
-                                 &o, warm, out);
+                                 &o, warm, out, -1.0);
     double ra = A->radius, rb = B->radius;
     if (st != RVE_GJK_DEGENERATE && (ra > 0 || rb > 0)) {
         /* rounded shapes: distance of the cores minus the radii */
@@ -702,6 +725,26 @@ rve_gjk_status rve_gjk_dist(const rve_shape *A, const rve_shape *B, const rve_gj
     return st;
 }
 
+int rve_gjk_intersect(const rve_shape *A, const rve_shape *B, rve_gjk_simplex *warm)
+{
+    rve_gjk_opts o;
+    rve_gjk_opts_default(&o);
+    if (!shape_valid_fast(A) || !shape_valid_fast(B))
+        return -1;
+    gjk_pair P;
+    double v0[3];
+    rve_dist_result out;
+    pair_init(&P, A, B, v0);
+    double margin = A->radius + B->radius;
+    rve_gjk_status st = gjk_loop(&P, support_generic, vertex_generic, dist_nvertices(A), dist_nvertices(B), v0,
+                                 &o, warm, &out, margin);
+    if (st == RVE_GJK_DEGENERATE)
+        return -1;
+    if (st == RVE_GJK_INTERSECT)
+        return 1;
+    return out.d <= margin;
+}
+
 double rve_dist_point_polytope_opts(const double p[3], const double *verts, int nv, const rve_gjk_opts *opts,
                                     rve_gjk_simplex *warm, rve_dist_result *out)
 {
@@ -723,7 +766,7 @@ double rve_dist_point_polytope_opts(const double p[3], const double *verts, int 
     P.nv = nv;
     double v0[3];
     v3_sub(v0, p, verts);
-    rve_gjk_status st = gjk_loop(&P, support_ptpoly, vertex_ptpoly, 1, nv, v0, &o, warm, out);
+    rve_gjk_status st = gjk_loop(&P, support_ptpoly, vertex_ptpoly, 1, nv, v0, &o, warm, out, -1.0);
     if (st == RVE_GJK_INTERSECT) {
         v3_copy(out->p, p);
         v3_copy(out->q, p);

@@ -10,3 +10,27 @@ check_PROGRAMS += tests/test_dist_pairs
 tests_test_dist_pairs_SOURCES = tests/test_dist_pairs.c tests/dist_oracle.h tests/dist_rng.h
 tests_test_dist_pairs_CFLAGS = $(TEST_CFLAGS)
 tests_test_dist_pairs_LDADD = $(TEST_LIBS) $(QHULL_LIBS)
+
+# Benchmark: ours vs Bullet, FCL and libccd (peers optional; double-precision Bullet preferred).
+BENCH_PROGS += bench/bench_dist
+bench_bench_dist_SOURCES = bench/bench_dist.c bench/bench_dist_peers.cc bench/bench_dist_peers.h
+bench_bench_dist_CFLAGS = $(AM_CFLAGS) -O2
+bench_bench_dist_CXXFLAGS = $(AM_CXXFLAGS) -O2
+bench_bench_dist_LDADD = librve.la $(QHULL_LIBS) -lm
+if HAVE_CCD
+bench_bench_dist_CFLAGS += $(CCD_CFLAGS)
+bench_bench_dist_LDADD += $(CCD_LIBS)
+endif
+if HAVE_BULLET64
+bench_bench_dist_CXXFLAGS += $(patsubst -I%,-isystem %,$(BULLET64_CFLAGS))
+bench_bench_dist_LDADD += $(BULLET64_LIBS)
+else
+if HAVE_BULLET
+bench_bench_dist_CXXFLAGS += $(patsubst -I%,-isystem %,$(BULLET_CFLAGS))
+bench_bench_dist_LDADD += $(BULLET_LIBS)
+endif
+endif
+if HAVE_FCL
+bench_bench_dist_CXXFLAGS += $(patsubst -I%,-isystem %,$(FCL_CFLAGS))
+bench_bench_dist_LDADD += $(FCL_LIBS)
+endif
