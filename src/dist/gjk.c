@@ -657,8 +657,23 @@ static void degenerate_result(rve_dist_result *out)
 static void shape_centre(const rve_shape *s, const dist_frame *f, double c[3])
 {
     double b[3];
-    if (s->kind == RVE_SHAPE_POLYTOPE)
-        v3_copy(b, s->verts);
+    if (s->kind == RVE_SHAPE_POLYTOPE) {
+        if (s->nv <= 64) { /* vertex mean: a good first direction for little cost */
+            double m[3] = {0, 0, 0};
+            for (int i = 0; i < s->nv; i++)
+                v3_add(m, m, s->verts + 3 * i);
+            v3_scale(b, m, 1.0 / s->nv);
+        } else if (s->pos[0] != 0 || s->pos[1] != 0 || s->pos[2] != 0 || s->rotated) {
+            v3_set(b, 0, 0, 0); /* posed polytope: its body origin */
+        } else {
+            v3_copy(b, s->verts);
+        }
+    } else if (s->kind == RVE_SHAPE_TRIANGLE || s->kind == RVE_SHAPE_TETRA || s->kind == RVE_SHAPE_SEGMENT) {
+        int n = s->kind == RVE_SHAPE_SEGMENT ? 2 : (s->kind == RVE_SHAPE_TRIANGLE ? 3 : 4);
+        v3_set(b, 0, 0, 0);
+        for (int i = 0; i < n; i++)
+            v3_axpy(b, b, 1.0 / n, s->v[i]);
+    }
     else if (s->kind <= RVE_SHAPE_SPHERE)
         v3_copy(b, s->v[0]);
     else
@@ -764,8 +779,15 @@ double rve_dist_point_polytope_opts(const double p[3], const double *verts, int 
     P.pt = p;
     P.V = verts;
     P.nv = nv;
-    double v0[3];
-    v3_sub(v0, p, verts);
+    double v0[3], m[3] = {0, 0, 0};
+    if (nv <= 64) {
+        for (int i = 0; i < nv; i++)
+            v3_add(m, m, verts + 3 * i);
+        v3_scale(m, m, 1.0 / nv);
+    } else {
+        v3_copy(m, verts);
+    }
+    v3_sub(v0, p, m);
     rve_gjk_status st = gjk_loop(&P, support_ptpoly, vertex_ptpoly, 1, nv, v0, &o, warm, out, -1.0);
     if (st == RVE_GJK_INTERSECT) {
         v3_copy(out->p, p);
