@@ -1,4 +1,20 @@
-/* rve/pack.h - packing of grain sets into a domain. */
+/* rve/pack.h - packing of grain sets into a domain.
+ *
+ * A grain set (rve_pack_set) is a box domain [0,LX]x[0,LY]x[0,LZ], periodic or
+ * with walls, and N convex bodies: spheres, ellipsoids, superquadrics or
+ * convex polyhedra, each with a pose (position + unit quaternion (w,x,y,z)).
+ * Packing places them without overlap and compacts them:
+ *   - spheres: random sequential insertion at low density, then compression
+ *     with soft-contact relaxation (harmonic overlap energy minimised by FIRE,
+ *     overlaps resolved along the contact normals by their depth), bisecting
+ *     the packing fraction at which overlaps can no longer be relaxed
+ *     (jamming); a final exact rescaling removes any residual overlap;
+ *   - any shape: hard-particle Monte Carlo compression (translations,
+ *     rotations, box shrinking), every trial checked exactly with the GJK
+ *     distance kernel of rve/dist.h, so no state ever overlaps.
+ * A uniform-grid broad phase over bounding spheres (with periodic images)
+ * keeps the narrow phase to near pairs.  The size distribution parser
+ * (rve_pack_law) is shared with `rve gen`. */
 #ifndef RVE_PACK_H
 #define RVE_PACK_H
 
@@ -7,6 +23,203 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* ------------------------------------------------------------ random numbers */
+/* xoshiro256** generator: re-entrant, the caller owns the state. */
+typedef struct {
+    uint64_t s[4];
+} rve_pack_rng;
+
+void rve_pack_rng_seed(rve_pack_rng *r, uint64_t seed);
+uint64_t rve_pack_rng_next(rve_pack_rng *r);
+double rve_pack_rng_uniform(rve_pack_rng *r); /* [0,1) */
+double rve_pack_rng_normal(rve_pack_rng *r);  /* standard normal */
+/* Uniformly distributed unit quaternion (w,x,y,z) (Shoemake's method). */
+void rve_pack_rng_quat(rve_pack_rng *r, double q[4]);
+
+/* ------------------------------------------------------ size distributions */
+/* Text syntax (as in `rve gen --morpho`, Neper-like), case-insensitive:
+ *   X                    constant X (also constant(X))
+ *   normal(MEAN,SD)      normal distribution
+ *   lognormal(MEAN,SD)   lognormal with the given mean and standard deviation
+ *                        of the variable itself (not of its logarithm)
+ *   weibull(K,LAMBDA)    Weibull with shape K and scale LAMBDA
+ *   uniform(LO,HI)       uniform on [LO,HI]
+ * each optionally followed by truncation bounds ",from=A" and/or ",to=B",
+ * e.g. "lognormal(1,0.2,from=0.5,to=2)". */
+typedef enum {
+    RVE_LAW_CONSTANT = 0,
+    RVE_LAW_NORMAL,
+    RVE_LAW_LOGNORMAL,
+    RVE_LAW_WEIBULL,
+    RVE_LAW_UNIFORM
+} rve_pack_law_kind;
+
+typedef struct {
+    rve_pack_law_kind kind;
+    double p1, p2;   /* parameters as written */
+    double from, to; /* truncation bounds (-inf, +inf when absent) */
+} rve_pack_law;
+
+/* Parse; on error returns RVE_EUSAGE with a message naming the problem. */
+rve_status rve_pack_law_parse(const char *s, rve_pack_law *law, rve_err *err);
+/* Write the canonical text form into buf (snprintf semantics). */
+int rve_pack_law_format(const rve_pack_law *law, char *buf, size_t n);
+/* Mean and standard deviation of the untruncated law. */
+double rve_pack_law_mean(const rve_pack_law *law);
+double rve_pack_law_sd(const rve_pack_law *law);
+/* One sample, truncation applied by rejection (at most 10000 tries, then
+ * RVE_ECAP).  Bounds with no probability mass inside give RVE_EUSAGE. */
+rve_status rve_pack_law_sample(const rve_pack_law *law, rve_pack_rng *rng, double *x);
+
+/* ------------------------------------------------------------------ bodies */
+typedef enum {
+    RVE_PACK_SPHERE = 0,
+    RVE_PACK_ELLIPSOID,
+    RVE_PACK_SUPERQUADRIC, /* F = (|x/a|^n2 + |y/b|^n2)^(n1/n2) + |z/c|^n1 - 1, n1,n2 >= 2 */
+    RVE_PACK_POLY          /* convex hull of vertices */
+} rve_pack_shape;
+
+typedef struct {
+    rve_pack_shape shape;
+    double x[3];     /* position: centre (sphere, ellipsoid, superquadric), centroid (poly) */
+    double q[4];     /* orientation, unit quaternion (w,x,y,z); body frame -> world */
+    double a[3];     /* sphere: radius a[0]; ellipsoid, superquadric: semi-axes */
+    double n1, n2;   /* superquadric exponents */
+    int nv;          /* poly: number of vertices */
+    double *v;       /* poly: 3*nv body-frame vertices (centroid at origin); owned */
+    double rbound;   /* radius of a sphere about x that contains the body */
+    double volume;
+} rve_pack_body;
+
+/* Initialise bodies at the origin with identity orientation.  Shapes with
+ * non-positive or non-finite sizes are refused (RVE_EDATA). */
+rve_status rve_pack_body_sphere(rve_pack_body *b, double r, rve_err *err);
+rve_status rve_pack_body_ellipsoid(rve_pack_body *b, double a, double bb, double c, rve_err *err);
+rve_status rve_pack_body_superquadric(rve_pack_body *b, double a, double bb, double c, double n1,
+                                      double n2, rve_err *err);
+/* Convex hull of nv points (world or any frame): the body is positioned at the
+ * hull centroid with identity orientation, vertices stored relative to it
+ * (only hull vertices kept).  Flat or degenerate hulls are refused. */
+rve_status rve_pack_body_poly(rve_pack_body *b, int nv, const double *pts, rve_err *err);
+void rve_pack_body_free(rve_pack_body *b);
+/* Deep copy (dst must not own memory). */
+rve_status rve_pack_body_copy(rve_pack_body *dst, const rve_pack_body *src, rve_err *err);
+/* Uniform scaling of the body's size (not its position). */
+void rve_pack_body_scale(rve_pack_body *b, double s);
+/* Support point of the posed body in world direction d (not normalised). */
+void rve_pack_body_support(const rve_pack_body *b, const double d[3], double out[3]);
+/* Vertex k of a poly in world coordinates. */
+void rve_pack_body_vertex(const rve_pack_body *b, int k, double out[3]);
+/* Superquadric volume 2abc e1 e2 B(e1/2+1, e1) B(e2/2, e2/2), e1 = 2/n1, e2 = 2/n2. */
+double rve_pack_superquadric_volume(double a, double b, double c, double n1, double n2);
+/* One line in the shape syntax of `rve dist` (world coordinates, %.17g),
+ * without the newline. Returns the snprintf-like length. */
+int rve_pack_body_format(const rve_pack_body *b, char *buf, size_t n);
+
+/* -------------------------------------------------------------- grain sets */
+typedef struct {
+    size_t n;
+    rve_pack_body *b;
+    double L[3];   /* domain [0,L[0]] x [0,L[1]] x [0,L[2]] */
+    int periodic;  /* 1 periodic, 0 walls */
+} rve_pack_set;
+
+/* n bodies zero-initialised (spheres of radius 0 until set). */
+rve_pack_set *rve_pack_set_alloc(size_t n);
+void rve_pack_set_free(rve_pack_set *s);
+double rve_pack_set_volume_solid(const rve_pack_set *s);
+/* Write "# domain LX LY LZ periodic|walls" and one body per line. */
+rve_status rve_pack_set_write(const rve_pack_set *s, FILE *fp, rve_err *err);
+/* Legacy VTK polydata of the body surfaces (triangulated), cell data: body id. */
+rve_status rve_pack_set_write_vtk(const rve_pack_set *s, FILE *fp, rve_err *err);
+/* Read a file written by rve_pack_set_write ("# domain" line, then bodies in
+ * the `rve dist` shape syntax: sphere, ellipsoid, superquadric, box, poly). */
+rve_status rve_pack_set_read(const char *path, rve_pack_set **out, rve_err *err);
+/* Parse bodies (no domain line needed) from text; used for --bodies files. */
+rve_status rve_pack_bodies_parse(const char *text, const char *name, rve_pack_body **bodies,
+                                 size_t *n, double L[3], int *has_domain, int *periodic,
+                                 rve_err *err);
+
+/* ------------------------------------------------------------ broad phase */
+/* A candidate pair: body j seen from body i through the periodic image
+ * shift (integers, multiplying L): the vector from i to j is
+ * x_j + shift*L - x_i.  i <= j (i == j only for a body near its own image). */
+typedef struct {
+    int i, j;
+    int shift[3];
+} rve_pack_pair;
+
+/* All pairs whose bounding spheres are within `margin` of touching
+ * (|x_j + shift L - x_i| <= rbound_i + rbound_j + margin), by a uniform grid
+ * (sweep over 27 neighbour cells, periodic images); falls back to all pairs
+ * with all 27 image shifts when the box holds fewer than 3 cells per axis.
+ * *pairs is (re)allocated; *cap is its capacity.  Returns RVE_ENOMEM. */
+rve_status rve_pack_broad_phase(const rve_pack_set *s, double margin, rve_pack_pair **pairs,
+                                size_t *npairs, size_t *cap, rve_err *err);
+
+/* ---------------------------------------------------------- narrow phase */
+/* Separation of two bodies (j shifted by shift*L): distance >= 0 when
+ * disjoint (exact for spheres, GJK for other shapes); for overlapping bodies
+ * a non-positive value: minus the penetration depth for spheres, otherwise
+ * minus the depth if the contact kernel provides it, else 0 with *overlap = 1.
+ * Returns RVE_OK or the kernel's error status. */
+rve_status rve_pack_separation(const rve_pack_set *s, int i, int j, const int shift[3],
+                               double *sep, int *overlap);
+
+/* -------------------------------------------------------------- metrics */
+typedef struct {
+    double fraction;      /* V_solid / V_box */
+    double void_ratio;    /* (V_box - V_solid) / V_solid */
+    double z;             /* coordination number: 2 * contacts / N */
+    long contacts;        /* pairs with separation <= contact_tol */
+    long rattlers;        /* bodies with no contact */
+    double max_overlap;   /* largest penetration (0 when none) */
+    long overlaps;        /* pairs with separation < 0 */
+    double wall_overlap;  /* largest penetration into a wall (walls only) */
+    long narrow_calls;    /* narrow-phase calls made with the broad phase */
+    long all_pairs;       /* N(N-1)/2 */
+} rve_pack_metrics;
+
+rve_status rve_pack_measure(const rve_pack_set *s, double contact_tol, rve_pack_metrics *m,
+                            rve_err *err);
+
+/* ---------------------------------------------------------------- packing */
+typedef enum { RVE_PACK_AUTO = 0, RVE_PACK_SOFT, RVE_PACK_MC } rve_pack_method;
+
+typedef struct {
+    rve_pack_method method;  /* AUTO: SOFT for all-sphere sets, MC otherwise */
+    double target_fraction;  /* stop when reached; 0 = as dense as possible */
+    int fixed_domain;        /* 1: keep s->L (fill it; target = V_solid/V_box) */
+    double aspect[3];        /* box proportions when the domain is free (default 1,1,1) */
+    uint64_t seed;
+    int random_orientation;  /* draw uniform orientations before packing */
+    double max_seconds;      /* wall-clock budget for compaction (0 = none) */
+    long max_sweeps;         /* MC sweep cap (0 = default 200000) */
+    /* Progress callback (may be NULL): fraction reached so far and target. */
+    void (*progress)(void *ctx, double fraction, double target, const char *extra);
+    void *progress_ctx;
+} rve_pack_params;
+
+void rve_pack_params_init(rve_pack_params *p);
+
+typedef struct {
+    double fraction;     /* final packing fraction */
+    long steps;          /* relaxation steps (SOFT) or MC sweeps (MC) */
+    long narrow_calls;   /* total narrow-phase calls */
+    double calls_per_step;   /* mean narrow-phase calls per step/sweep */
+    double seconds;
+    int reached_target;  /* 1 if target_fraction (or the fixed domain) was reached */
+    rve_pack_method method;
+} rve_pack_result;
+
+/* Pack the bodies of s (sizes as given; positions and, if asked,
+ * orientations are overwritten).  With fixed_domain, s->L is kept and the
+ * bodies are compacted until they fit (RVE_ECAP if they cannot, s is then
+ * left overlap-free in a larger box); otherwise s->L is set to the final box.
+ * The result never has overlapping bodies. */
+rve_status rve_pack_run(rve_pack_set *s, const rve_pack_params *p, rve_pack_result *res,
+                        rve_err *err);
 
 #ifdef __cplusplus
 }

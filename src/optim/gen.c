@@ -159,6 +159,18 @@ static int cmp_keyed(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* target[i] = sorted[rank of cell i's volume]. */
+static void assign_by_rank(const rve_tess *t, size_t n, const double *sorted, double *target, keyed *order)
+{
+    for (size_t i = 0; i < n; i++) {
+        order[i].v = t->cells[i].vol;
+        order[i].i = i;
+    }
+    qsort(order, n, sizeof *order, cmp_keyed);
+    for (size_t r = 0; r < n; r++)
+        target[order[r].i] = sorted[r];
+}
+
 rve_status rve_gen(const rve_morpho *m, const rve_gen_params *p, double *seeds, double *weights, double *values,
                    rve_gen_info *info, rve_err *err)
 {
@@ -186,10 +198,10 @@ rve_status rve_gen(const rve_morpho *m, const rve_gen_params *p, double *seeds, 
     double *vals = malloc(RVE_PROP_COUNT * n * sizeof *vals), *col = malloc(n * sizeof *col);
     double *best_s = malloc(3 * n * sizeof *best_s), *best_psi = malloc(n * sizeof *best_psi);
     double *try_s = malloc(3 * n * sizeof *try_s), *try_psi = malloc(n * sizeof *try_psi);
-    double *sph_t = malloc(n * sizeof *sph_t);
+    double *sph_t = malloc(n * sizeof *sph_t), *sorted_t = malloc(n * sizeof *sorted_t);
     keyed *order = malloc(n * sizeof *order);
     rve_tess *t = NULL;
-    if (!rng || !target || !psi || !vals || !col || !best_s || !best_psi || !try_s || !try_psi || !sph_t || !order) {
+    if (!rng || !target || !psi || !vals || !col || !best_s || !best_psi || !try_s || !try_psi || !sph_t || !sorted_t || !order) {
         st = rve_err_set(err, RVE_ENOMEM, "", "out of memory (%zu cells)", n);
         goto done;
     }
@@ -214,16 +226,28 @@ rve_status rve_gen(const rve_morpho *m, const rve_gen_params *p, double *seeds, 
             }
             target[k] = sizep == RVE_PROP_DIAMEQ ? x * x * x : x;
         }
-        for (size_t k = n; k > 1; k--) { /* shuffle */
+        for (size_t k = 0; k < n; k++)
+            s += target[k];
+        for (size_t k = 0; k < n; k++) {
+            target[k] *= dvol / s;
+            sorted_t[k] = target[k]; /* ascending: quantiles increase */
+        }
+        /* Give the large volumes to the seeds with large Voronoi cells (seeds
+         * in sparse regions): the weights then stay moderate and the cells
+         * regular, and the size distribution is unchanged. */
+        st = synth_tess(&c, seeds, psi, &t, err);
+        if (st != RVE_OK)
+            goto done;
+        if (!getenv("GEN_RANDOM"))
+            assign_by_rank(t, n, sorted_t, target, order);
+        else for (size_t k = n; k > 1; k--) { /* shuffle */
             size_t j = gsl_rng_uniform_int(rng, k);
             double tmp = target[k - 1];
             target[k - 1] = target[j];
             target[j] = tmp;
         }
-        for (size_t k = 0; k < n; k++)
-            s += target[k];
-        for (size_t k = 0; k < n; k++)
-            target[k] *= dvol / s;
+        rve_tess_free(t);
+        t = NULL;
         st = synth_pvol(&c, seeds, target, psi, &pp, NULL, &t, err);
         if (st != RVE_OK)
             goto done;
@@ -259,7 +283,7 @@ rve_status rve_gen(const rve_morpho *m, const rve_gen_params *p, double *seeds, 
         memcpy(best_s, seeds, 3 * n * sizeof *seeds);
         memcpy(best_psi, psi, n * sizeof *psi);
         double fbest = f;
-        int it;
+        int it, lloyd = 1; /* phase A: plain Lloyd steps while they help */
         for (it = 0; it < p->max_iter; it++) {
             if (p->time_limit > 0 && rve_now() - t0 > p->time_limit)
                 break;
@@ -274,7 +298,7 @@ rve_status rve_gen(const rve_morpho *m, const rve_gen_params *p, double *seeds, 
                 size_t i = order[r].i;
                 const rve_tess_poly *q = &t->cells[i];
                 double dev = (sph_t[r] - order[r].v) / spread;
-                double a = gain * dev;
+                double a = lloyd ? 1.0 : gain * dev;
                 if (a > 1)
                     a = 1;
                 if (a < -0.5)
@@ -300,6 +324,8 @@ rve_status rve_gen(const rve_morpho *m, const rve_gen_params *p, double *seeds, 
                 }
             }
             memcpy(try_psi, psi, n * sizeof *psi);
+            if (sizep >= 0 && getenv("GEN_RERANK"))
+                assign_by_rank(t, n, sorted_t, target, order);
             rve_tess *tn = NULL;
             rve_err e2;
             rve_err_clear(&e2);
@@ -312,7 +338,10 @@ rve_status rve_gen(const rve_morpho *m, const rve_gen_params *p, double *seeds, 
             }
             if (s2 != RVE_OK || !tn || tn->nempty > 0) {
                 rve_tess_free(tn);
-                gain *= 0.5;
+                if (lloyd)
+                    lloyd = 0;
+                else
+                    gain *= 0.5;
                 continue;
             }
             values_from_tess(tn, n, m, vals);
@@ -323,13 +352,17 @@ rve_status rve_gen(const rve_morpho *m, const rve_gen_params *p, double *seeds, 
                 rve_tess_free(t);
                 t = tn;
                 f = fn;
-                gain *= 1.2;
+                if (!lloyd)
+                    gain *= 1.2;
                 if (gain > 1)
                     gain = 1;
             } else {
                 rve_tess_free(tn);
                 values_from_tess(t, n, m, vals);
-                gain *= 0.5;
+                if (lloyd)
+                    lloyd = 0;
+                else
+                    gain *= 0.5;
             }
             if (p->progress)
                 p->progress(p->progress_ctx, it + 1, p->max_iter, f);
@@ -375,6 +408,7 @@ done:
     free(try_s);
     free(try_psi);
     free(sph_t);
+    free(sorted_t);
     free(order);
     synth_ctx_free(&c);
     return st;

@@ -1,5 +1,9 @@
 # Module optim: sources, public header, tests and benchmarks.
 
 # synthesis (issue 9)
-librve_la_SOURCES += src/optim/synth.h src/optim/distrib.c
+librve_la_SOURCES += src/optim/synth.h src/optim/pvol.c src/optim/distrib.c src/optim/gen.c
+check_PROGRAMS += tests/test_gen
+tests_test_gen_SOURCES = tests/test_gen.c
+tests_test_gen_CFLAGS = $(TEST_CFLAGS)
+tests_test_gen_LDADD = $(TEST_LIBS)
 # end synthesis (issue 9)

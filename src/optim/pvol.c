@@ -229,18 +229,39 @@ rve_status synth_pvol(synth_ctx *c, const double *seeds, const double *target, d
         st = rve_err_set(err, RVE_ENOMEM, "", "out of memory (%zu cells)", n);
         goto done;
     }
-    st = synth_tess(c, seeds, psi, &t, err);
-    if (st != RVE_OK)
+    /* A warm start (old weights, moved seeds) may leave cells empty: shrink
+     * the weights towards the Voronoi diagram (psi = 0), where no cell is
+     * empty, until every cell has volume. */
+    for (int shrink = 0;; shrink++) {
+        st = synth_tess(c, seeds, psi, &t, err);
+        if (st != RVE_OK)
+            goto done;
+        int empty = 0;
+        for (size_t i = 0; i < n && !empty; i++)
+            empty = !(t->cells[i].vol > 0);
+        if (!empty)
+            break;
+        rve_tess_free(t);
+        t = NULL;
+        if (shrink >= 12) {
+            for (size_t i = 0; i < n; i++)
+                psi[i] = 0;
+            if (shrink > 12)
+                break;
+        } else
+            for (size_t i = 0; i < n; i++)
+                psi[i] *= 0.5;
+    }
+    if (!t) {
+        st = rve_err_set(err, RVE_EDATA, "", "the Voronoi diagram of the seeds has empty cells (coincident seeds?)");
         goto done;
+    }
     double norm, maxrel, vmin, tmin = HUGE_VAL;
     for (size_t i = 0; i < n; i++)
         if (target[i] < tmin)
             tmin = target[i];
     residual(t, target, n, g, &norm, &maxrel, &vmin);
-    if (!(vmin > 0)) {
-        st = rve_err_set(err, RVE_EDATA, "", "the initial weights leave %d empty cell(s)", t->nempty ? t->nempty : 1);
-        goto done;
-    }
+    c->max_rel_err = maxrel;
     double eps0 = 0.5 * (vmin < tmin ? vmin : tmin);
     int it = 0;
     while (maxrel > p->tol) {

@@ -10,9 +10,11 @@ tests_test_raster_LDADD = $(TEST_LIBS) $(TIFF_LIBS)
 # end grain maps (issue 5)
 
 # tessellations (issue 6)
-librve_la_SOURCES += src/tess/rasterize.c src/tess/tess.c src/tess/tess_internal.h
+librve_la_SOURCES += src/tess/rasterize.c src/tess/tess.c src/tess/topo.c src/tess/geom.c src/tess/tess_io.c \
+	src/tess/tess_internal.h src/tess/voro_wrap.h src/tess/voro_wrap.cc
 check_PROGRAMS += tests/test_tess
 tests_test_tess_SOURCES = tests/test_tess.c
 tests_test_tess_CFLAGS = $(TEST_CFLAGS)
 tests_test_tess_LDADD = $(TEST_LIBS)
+dist_check_SCRIPTS += tests/test_tess.sh
 # end tessellations (issue 6)

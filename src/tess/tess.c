@@ -1,11 +1,473 @@
-/* tess.c - tessellation structure, build, update, topology (in progress). */
+/* tess.c - tessellation structure: build with voro++, per-cell polyhedra,
+ * incremental update. */
 #include "config.h"
 #include "tess/tess_internal.h"
+#include "util/vec3.h"
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 void rve_tess_opts_default(rve_tess_opts *o)
 {
     o->topology = 1;
     o->keep_container = 1;
     o->threads = 0;
+}
+
+void tess_period(const rve_tess *t, double P[3])
+{
+    for (int a = 0; a < 3; a++) P[a] = t->periodic[a] ? t->hi[a] - t->lo[a] : 0;
+}
+
+rve_tess *tess_alloc(int n, const double *seeds, const double lo[3], const double hi[3],
+                     const int periodic[3])
+{
+    rve_tess *t = calloc(1, sizeof *t);
+    if (!t) return NULL;
+    t->n = n;
+    t->seeds = malloc(sizeof(double) * 4 * (size_t)(n > 0 ? n : 1));
+    t->cells = calloc((size_t)(n > 0 ? n : 1), sizeof *t->cells);
+    if (!t->seeds || !t->cells) {
+        free(t->seeds);
+        free(t->cells);
+        free(t);
+        return NULL;
+    }
+    if (seeds) memcpy(t->seeds, seeds, sizeof(double) * 4 * (size_t)n);
+    for (int a = 0; a < 3; a++) {
+        t->lo[a] = lo[a];
+        t->hi[a] = hi[a];
+        t->periodic[a] = periodic ? !!periodic[a] : 0;
+    }
+    return t;
+}
+
+rve_status tess_poly_alloc(rve_tess_poly *p, int nv, int nf, int nfv)
+{
+    size_t nd = 3 * (size_t)nv + 5 * (size_t)nf;
+    size_t ni = 3 * (size_t)nf + 1 + (size_t)nfv;
+    char *blk = malloc(nd * sizeof(double) + ni * sizeof(int32_t));
+    if (!blk) return RVE_ENOMEM;
+    double *d = (double *)blk;
+    p->v = d;
+    p->fplane = d + 3 * (size_t)nv;
+    p->farea = p->fplane + 4 * (size_t)nf;
+    int32_t *q = (int32_t *)(d + nd);
+    p->fnbr = q;
+    p->fimg = q + nf;
+    p->foff = q + 2 * (size_t)nf;
+    p->floop = p->foff + nf + 1;
+    p->nv = nv;
+    p->nf = nf;
+    p->nfv = nfv;
+    return RVE_OK;
+}
+
+void tess_poly_free(rve_tess_poly *p)
+{
+    free(p->v);
+    memset(p, 0, sizeof *p);
+}
+
+void tess_poly_measure(rve_tess_poly *p)
+{
+    double apex[3] = {0, 0, 0};
+    for (int k = 0; k < p->nv; k++) v3_add(apex, apex, p->v + 3 * k);
+    if (p->nv > 0) v3_scale(apex, apex, 1.0 / p->nv);
+    double vol = 0, area = 0, cen[3] = {0, 0, 0};
+    for (int f = 0; f < p->nf; f++) {
+        const int *L = p->floop + p->foff[f];
+        int m = p->foff[f + 1] - p->foff[f];
+        double N[3] = {0, 0, 0};
+        const double *a = p->v + 3 * L[0];
+        double ra[3];
+        v3_sub(ra, a, apex);
+        for (int k = 1; k + 1 < m; k++) {
+            const double *b = p->v + 3 * L[k], *c = p->v + 3 * L[k + 1];
+            double ab[3], ac[3], cr[3], rb[3], rc[3];
+            v3_sub(ab, b, a);
+            v3_sub(ac, c, a);
+            v3_cross(cr, ab, ac);
+            v3_add(N, N, cr);
+            v3_sub(rb, b, apex);
+            v3_sub(rc, c, apex);
+            double tv[3];
+            v3_cross(tv, rb, rc);
+            double vt = v3_dot(ra, tv) / 6.0;
+            vol += vt;
+            for (int x = 0; x < 3; x++) cen[x] += vt * (ra[x] + rb[x] + rc[x]) / 4.0;
+        }
+        double fa = 0.5 * v3_norm(N);
+        p->farea[f] = fa;
+        area += fa;
+    }
+    p->vol = vol;
+    p->area = area;
+    for (int x = 0; x < 3; x++) p->centroid[x] = apex[x] + (vol > 0 ? cen[x] / vol : 0);
+}
+
+/* Image shift of seed j seen across a face of cell i whose vertex centroid is cf. */
+static int32_t face_image(const rve_tess *t, int i, int j, const double cf[3])
+{
+    double P[3];
+    tess_period(t, P);
+    const double *si = t->seeds + 4 * (size_t)i, *sj = t->seeds + 4 * (size_t)j;
+    int s0[3];
+    for (int a = 0; a < 3; a++) s0[a] = P[a] > 0 ? (int)lround((cf[a] - sj[a]) / P[a]) : 0;
+    /* the right image makes cf equidistant (power) from si and sj'; test the
+     * rounded guess and its neighbours, keep the smallest residual */
+    double best = INFINITY;
+    int bs[3] = {s0[0], s0[1], s0[2]};
+    for (int dz = -1; dz <= 1; dz++)
+        for (int dy = -1; dy <= 1; dy++)
+            for (int dx = -1; dx <= 1; dx++) {
+                int s[3] = {s0[0] + dx, s0[1] + dy, s0[2] + dz};
+                int ok = 1;
+                for (int a = 0; a < 3; a++)
+                    if (P[a] == 0 && s[a] != 0) ok = 0;
+                if (!ok || (i == j && s[0] == 0 && s[1] == 0 && s[2] == 0)) continue;
+                double q[3];
+                for (int a = 0; a < 3; a++) q[a] = sj[a] + s[a] * P[a];
+                double r = fabs(v3_dist2(cf, si) - si[3] * si[3] - v3_dist2(cf, q) + sj[3] * sj[3]);
+                if (r < best) {
+                    best = r;
+                    bs[0] = s[0];
+                    bs[1] = s[1];
+                    bs[2] = s[2];
+                }
+            }
+    return rve_tess_img_pack(bs[0], bs[1], bs[2]);
+}
+
+rve_status tess_poly_from_raw(const rve_tess *t, int i, int nv, const double *v, int nf,
+                              const int *nbr, const int *fv, int fvlen, rve_tess_poly *p)
+{
+    int nfv = fvlen - nf;
+    if (nv < 4 || nf < 4 || nfv < 3 * nf) return RVE_EINTERNAL;
+    if (tess_poly_alloc(p, nv, nf, nfv) != RVE_OK) return RVE_ENOMEM;
+    memcpy(p->v, v, sizeof(double) * 3 * (size_t)nv);
+    const double *si = t->seeds + 4 * (size_t)i;
+    double P[3];
+    tess_period(t, P);
+    int pos = 0, off = 0;
+    for (int f = 0; f < nf; f++) {
+        int m = fv[pos++];
+        if (m < 3 || pos + m > fvlen) {
+            tess_poly_free(p);
+            return RVE_EINTERNAL;
+        }
+        p->foff[f] = off;
+        double cf[3] = {0, 0, 0}, N[3] = {0, 0, 0};
+        for (int k = 0; k < m; k++) {
+            int a = fv[pos + k];
+            if (a < 0 || a >= nv) {
+                tess_poly_free(p);
+                return RVE_EINTERNAL;
+            }
+            p->floop[off + k] = a;
+            v3_add(cf, cf, v + 3 * a);
+        }
+        v3_scale(cf, cf, 1.0 / m);
+        for (int k = 0; k < m; k++) { /* Newell normal */
+            const double *a = v + 3 * fv[pos + k], *b = v + 3 * fv[pos + (k + 1) % m];
+            N[0] += (a[1] - b[1]) * (a[2] + b[2]);
+            N[1] += (a[2] - b[2]) * (a[0] + b[0]);
+            N[2] += (a[0] - b[0]) * (a[1] + b[1]);
+        }
+        pos += m;
+        off += m;
+        int j = nbr[f];
+        p->fnbr[f] = j;
+        p->fimg[f] = 0;
+        double *pl = p->fplane + 4 * f;
+        if (j < 0) {
+            int ax = (-j - 1) / 2, hi = (-j - 1) % 2;
+            pl[0] = pl[1] = pl[2] = 0;
+            pl[ax] = hi ? 1 : -1;
+            pl[3] = hi ? t->hi[ax] : -t->lo[ax];
+        } else {
+            double q[3];
+            const double *sj = t->seeds + 4 * (size_t)j;
+            if (P[0] > 0 || P[1] > 0 || P[2] > 0) {
+                p->fimg[f] = face_image(t, i, j, cf);
+                int s[3];
+                rve_tess_img_unpack(p->fimg[f], s);
+                for (int a = 0; a < 3; a++) q[a] = sj[a] + s[a] * P[a];
+            } else
+                v3_copy(q, sj);
+            double D[3];
+            v3_sub(D, q, si);
+            double L = v3_norm(D);
+            if (L > 0 && isfinite(L)) {
+                v3_scale(pl, D, 1.0 / L);
+                pl[3] = v3_dot(pl, si) + (L * L + si[3] * si[3] - sj[3] * sj[3]) / (2 * L);
+            } else { /* coincident seeds: fall back on the polygon */
+                double nn = v3_norm(N);
+                v3_scale(pl, N, nn > 0 ? 1.0 / nn : 0);
+                pl[3] = v3_dot(pl, cf);
+            }
+        }
+        /* loops counter-clockwise seen from outside */
+        if (v3_dot(N, pl) < 0) {
+            int *L = p->floop + p->foff[f];
+            for (int a = 0, b = m - 1; a < b; a++, b--) {
+                int tmp = L[a];
+                L[a] = L[b];
+                L[b] = tmp;
+            }
+        }
+    }
+    p->foff[nf] = off;
+    tess_poly_measure(p);
+    return RVE_OK;
+}
+
+static void tess_priv_free(rve_tess *t)
+{
+    tess_priv *pv = t->priv;
+    if (!pv) return;
+    tv_con_free(pv->con);
+    tv_cell_free(pv->buf);
+    free(pv->mark);
+    free(pv);
+    t->priv = NULL;
+}
+
+void rve_tess_free(rve_tess *t)
+{
+    if (!t) return;
+    tess_priv_free(t);
+    tess_topo_free(t);
+    if (t->cells)
+        for (int i = 0; i < t->n; i++) tess_poly_free(&t->cells[i]);
+    free(t->cells);
+    free(t->seeds);
+    free(t);
+}
+
+/* Compute cell i with the container into t->cells[i]. */
+static rve_status compute_one(rve_tess *t, tess_priv *pv, int i)
+{
+    rve_tess_poly *p = &t->cells[i];
+    tess_poly_free(p);
+    int r = tv_compute(pv->con, i, pv->buf);
+    if (r < 0) return RVE_ENOMEM;
+    if (r == 0) return RVE_OK; /* empty */
+    return tess_poly_from_raw(t, i, tv_cell_nv(pv->buf), tv_cell_v(pv->buf), tv_cell_nf(pv->buf),
+                              tv_cell_nbr(pv->buf), tv_cell_fv(pv->buf), tv_cell_fvlen(pv->buf), p);
+}
+
+static rve_status check_input(const double *seeds, int n, const double lo[3], const double hi[3],
+                              const int periodic[3], rve_err *err)
+{
+    if (n < 1 || !seeds) return rve_err_set(err, RVE_EDATA, "", "no seeds");
+    for (int a = 0; a < 3; a++)
+        if (!isfinite(lo[a]) || !isfinite(hi[a]) || !(hi[a] > lo[a]))
+            return rve_err_set(err, RVE_EDATA, "", "empty or invalid domain along %c", "xyz"[a]);
+    for (int i = 0; i < n; i++) {
+        const double *s = seeds + 4 * (size_t)i;
+        for (int a = 0; a < 4; a++)
+            if (!isfinite(s[a])) return rve_err_set(err, RVE_EDATA, "", "seed %d is not finite", i + 1);
+        for (int a = 0; a < 3; a++)
+            if (!(periodic && periodic[a]) && (s[a] < lo[a] || s[a] > hi[a]))
+                return rve_err_set(err, RVE_EDATA, "", "seed %d (%g %g %g) is outside the domain", i + 1,
+                                   s[0], s[1], s[2]);
+    }
+    return RVE_OK;
+}
+
+rve_status rve_tess_build(const double *seeds, int n, const double lo[3], const double hi[3],
+                          const int periodic[3], const rve_tess_opts *opts, rve_tess **out,
+                          rve_err *err)
+{
+    *out = NULL;
+    rve_tess_opts o;
+    if (opts)
+        o = *opts;
+    else
+        rve_tess_opts_default(&o);
+    rve_status st = check_input(seeds, n, lo, hi, periodic, err);
+    if (st) return st;
+    rve_tess *t = tess_alloc(n, seeds, lo, hi, periodic);
+    if (!t) return rve_err_set(err, RVE_ENOMEM, "", "out of memory");
+    tess_priv *pv = calloc(1, sizeof *pv);
+    int *order = malloc(sizeof(int) * (size_t)n);
+    t->priv = pv;
+    if (!pv || !order) goto nomem;
+    pv->buf = tv_cell_new();
+    pv->con = tv_con_new(lo, hi, t->periodic, n, t->seeds);
+    if (!pv->buf || !pv->con) goto nomem;
+    /* keep the (wrapped) positions the container stores */
+    for (int i = 0; i < n; i++) tv_con_pos(pv->con, i, t->seeds + 4 * (size_t)i);
+    tv_con_order(pv->con, order);
+    for (int k = 0; k < n; k++) {
+        int i = order[k];
+        st = compute_one(t, pv, i);
+        if (st == RVE_ENOMEM) goto nomem;
+        if (st) {
+            free(order);
+            rve_tess_free(t);
+            return rve_err_set(err, st, "", "voro++ returned an invalid cell for seed %d", i + 1);
+        }
+        if (t->cells[i].nv == 0) t->nempty++;
+    }
+    free(order);
+    order = NULL;
+    if (!o.keep_container) tess_priv_free(t);
+    if (o.topology) {
+        st = rve_tess_topology(t, err);
+        if (st) {
+            rve_tess_free(t);
+            return st;
+        }
+    }
+    *out = t;
+    return RVE_OK;
+nomem:
+    free(order);
+    rve_tess_free(t);
+    return rve_err_set(err, RVE_ENOMEM, "", "out of memory");
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+rve_status rve_tess_update(rve_tess *t, int nmoved, const int *ids, const double *newseeds,
+                           int *changed, int *nchanged, rve_err *err)
+{
+    if (nchanged) *nchanged = 0;
+    tess_priv *pv = t->priv;
+    if (!pv || !pv->con)
+        return rve_err_set(err, RVE_EUSAGE, "", "update: the tessellation was built without its container");
+    for (int k = 0; k < nmoved; k++) {
+        int i = ids[k];
+        if (i < 0 || i >= t->n) return rve_err_set(err, RVE_EUSAGE, "", "update: no seed %d", i + 1);
+        const double *s = newseeds + 4 * (size_t)k;
+        for (int a = 0; a < 4; a++)
+            if (!isfinite(s[a])) return rve_err_set(err, RVE_EDATA, "", "update: seed %d is not finite", i + 1);
+        for (int a = 0; a < 3; a++)
+            if (!t->periodic[a] && (s[a] < t->lo[a] || s[a] > t->hi[a]))
+                return rve_err_set(err, RVE_EDATA, "", "update: seed %d is outside the domain", i + 1);
+    }
+    if (!pv->mark) {
+        pv->mark = calloc((size_t)t->n, sizeof *pv->mark);
+        if (!pv->mark) return rve_err_set(err, RVE_ENOMEM, "", "out of memory");
+        pv->stamp = 0;
+    }
+    if (pv->stamp > 2000000000) {
+        memset(pv->mark, 0, sizeof(int) * (size_t)t->n);
+        pv->stamp = 0;
+    }
+    int stamp = ++pv->stamp;
+    /* the set of cells to recompute: moved, their old and new neighbours */
+    int cap = 64, ns = 0;
+    int *set = malloc(sizeof(int) * (size_t)cap);
+    if (!set) return rve_err_set(err, RVE_ENOMEM, "", "out of memory");
+#define ADD(c)                                                                  \
+    do {                                                                        \
+        int c_ = (c);                                                           \
+        if (pv->mark[c_] != stamp) {                                            \
+            pv->mark[c_] = stamp;                                               \
+            if (ns == cap) {                                                    \
+                int *s2_ = realloc(set, sizeof(int) * (size_t)cap * 2);         \
+                if (!s2_) {                                                     \
+                    free(set);                                                  \
+                    return rve_err_set(err, RVE_ENOMEM, "", "out of memory");   \
+                }                                                               \
+                set = s2_;                                                      \
+                cap *= 2;                                                       \
+            }                                                                   \
+            set[ns++] = c_;                                                     \
+        }                                                                       \
+    } while (0)
+    for (int k = 0; k < nmoved; k++) ADD(ids[k]);
+    int nm = ns; /* distinct moved cells come first */
+    for (int k = 0; k < nm; k++) {
+        const rve_tess_poly *p = &t->cells[set[k]];
+        for (int f = 0; f < p->nf; f++)
+            if (p->fnbr[f] >= 0) ADD(p->fnbr[f]);
+    }
+    tess_topo_free(t);
+    for (int k = 0; k < nmoved; k++) {
+        double *s = t->seeds + 4 * (size_t)ids[k];
+        if (tv_con_move(pv->con, ids[k], newseeds + 4 * (size_t)k) != 0) {
+            free(set);
+            return rve_err_set(err, RVE_ENOMEM, "", "out of memory");
+        }
+        tv_con_pos(pv->con, ids[k], s);
+    }
+    /* cells recomputed in this order: the moved ones first (their new
+     * neighbours join the set), then the others.  Cells outside the set can
+     * only lose volume to the moved seeds; those entirely swallowed are found
+     * by a flood over the old adjacency from the set, testing their old
+     * vertices against the moved seeds' new power distances. */
+    int fcap = 256, nfr = 0;
+    int *fr = malloc(sizeof(int) * (size_t)fcap);
+    if (!fr) {
+        free(set);
+        return rve_err_set(err, RVE_ENOMEM, "", "out of memory");
+    }
+    double ext = fmax(t->hi[0] - t->lo[0], fmax(t->hi[1] - t->lo[1], t->hi[2] - t->lo[2]));
+    double tolp = 1e-13 * ext * ext;
+    rve_status st = RVE_OK;
+    for (int k = 0; k < ns && !st; k++) {
+        int i = set[k];
+        const rve_tess_poly *p = &t->cells[i];
+        /* remember the old neighbours for the flood */
+        for (int f = 0; f < p->nf; f++)
+            if (p->fnbr[f] >= 0) {
+                if (nfr == fcap) {
+                    int *f2 = realloc(fr, sizeof(int) * (size_t)fcap * 2);
+                    if (!f2) {
+                        st = RVE_ENOMEM;
+                        break;
+                    }
+                    fr = f2;
+                    fcap *= 2;
+                }
+                fr[nfr++] = p->fnbr[f];
+            }
+        if (st) break;
+        if (t->cells[i].nv == 0) t->nempty--;
+        st = compute_one(t, pv, i);
+        if (t->cells[i].nv == 0) t->nempty++;
+        if (k < nm) {
+            p = &t->cells[i];
+            for (int f = 0; f < p->nf; f++)
+                if (p->fnbr[f] >= 0) ADD(p->fnbr[f]);
+        }
+        /* flood once the set is closed */
+        while (k == ns - 1 && nfr > 0 && !st) {
+            int c = fr[--nfr];
+            if (pv->mark[c] == stamp || pv->mark[c] == -stamp) continue;
+            const rve_tess_poly *q = &t->cells[c];
+            int hit = 0;
+            for (int u = 0; u < q->nv && !hit; u++) {
+                const double *x = q->v + 3 * u;
+                double own = rve_tess_power(t, c, x);
+                for (int m = 0; m < nm && !hit; m++)
+                    if (rve_tess_power(t, set[m], x) < own - tolp) hit = 1;
+            }
+            if (hit)
+                ADD(c); /* the loop goes on with it */
+            else
+                pv->mark[c] = -stamp;
+        }
+    }
+    free(fr);
+#undef ADD
+    if (st) {
+        free(set);
+        return rve_err_set(err, st, "", "update: voro++ failed on a cell");
+    }
+    if (changed) {
+        qsort(set, (size_t)ns, sizeof(int), cmp_int);
+        memcpy(changed, set, sizeof(int) * (size_t)ns);
+    }
+    if (nchanged) *nchanged = ns;
+    free(set);
+    return RVE_OK;
 }

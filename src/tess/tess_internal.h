@@ -2,4 +2,30 @@
 #ifndef RVE_TESS_INTERNAL_H
 #define RVE_TESS_INTERNAL_H
 #include <rve/tess.h>
+#include "tess/voro_wrap.h"
+
+typedef struct {
+    tv_con *con;     /* voro++ container (NULL when not kept) */
+    tv_cell *buf;    /* reusable cell buffer */
+    int *mark;       /* n stamps for incremental updates */
+    int stamp;
+} tess_priv;
+
+/* Fill poly from raw voro++ output (vertices absolute, faces as voro++ lists). */
+rve_status tess_poly_from_raw(const rve_tess *t, int i, int nv, const double *v, int nf,
+                              const int *nbr, const int *fv, int fvlen, rve_tess_poly *p);
+/* Allocate the block of a poly with the given sizes (fields pointed into it). */
+rve_status tess_poly_alloc(rve_tess_poly *p, int nv, int nf, int nfv);
+void tess_poly_free(rve_tess_poly *p);
+/* Recompute areas, volume, centroid of a poly from its vertices and loops
+ * (planes are kept). */
+void tess_poly_measure(rve_tess_poly *p);
+/* Free the global topology arrays (has_topo = 0). */
+void tess_topo_free(rve_tess *t);
+/* Allocate an empty tessellation shell for n seeds (seeds copied). */
+rve_tess *tess_alloc(int n, const double *seeds, const double lo[3], const double hi[3],
+                     const int periodic[3]);
+/* Period lengths (0 on non-periodic axes). */
+void tess_period(const rve_tess *t, double P[3]);
+
 #endif

@@ -1,0 +1,447 @@
+/* topo.c - global topology of a tessellation: unique vertices, edges and
+ * faces shared by the cells.
+ *
+ * Faces are matched between the two cells that share them (voro++ gives each
+ * face's neighbour; the partner face is the neighbour's face back to us with
+ * the opposite periodic image).  The vertices of matched faces are united
+ * (union-find over cell-vertex incidences, nearest coordinates within a
+ * tolerance), so a vertex where any number of cells meet (e.g. eight on a
+ * cubic lattice) becomes one vertex, connected through the faces around it.
+ * Edges are the unique consecutive vertex pairs of the face loops. */
+#include "config.h"
+#include "tess/tess_internal.h"
+#include "util/vec3.h"
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void tess_topo_free(rve_tess *t)
+{
+    free(t->ver); free(t->ver_state); free(t->ver_coff); free(t->ver_cells);
+    free(t->edge_ver); free(t->edge_state); free(t->edge_foff); free(t->edge_faces);
+    free(t->face_voff); free(t->face_ver); free(t->face_vimg); free(t->face_edge);
+    free(t->face_esign); free(t->face_cell); free(t->face_img); free(t->face_plane);
+    free(t->face_area); free(t->face_state); free(t->face_pt); free(t->face_ptxyz);
+    free(t->cell_foff); free(t->cell_faces); free(t->cell_fsign);
+    t->ver = NULL; t->ver_state = NULL; t->ver_coff = NULL; t->ver_cells = NULL;
+    t->edge_ver = NULL; t->edge_state = NULL; t->edge_foff = NULL; t->edge_faces = NULL;
+    t->face_voff = NULL; t->face_ver = NULL; t->face_vimg = NULL; t->face_edge = NULL;
+    t->face_esign = NULL; t->face_cell = NULL; t->face_img = NULL; t->face_plane = NULL;
+    t->face_area = NULL; t->face_state = NULL; t->face_pt = NULL; t->face_ptxyz = NULL;
+    t->cell_foff = NULL; t->cell_faces = NULL; t->cell_fsign = NULL;
+    t->nver = t->nedge = t->nface = 0;
+    t->has_topo = 0;
+}
+
+static int uf_find(int *par, int a)
+{
+    int r = a;
+    while (par[r] != r) r = par[r];
+    while (par[a] != r) {
+        int nx = par[a];
+        par[a] = r;
+        a = nx;
+    }
+    return r;
+}
+
+static void uf_union(int *par, int a, int b)
+{
+    a = uf_find(par, a);
+    b = uf_find(par, b);
+    if (a == b) return;
+    if (a < b) par[b] = a; else par[a] = b; /* smallest incidence is the root */
+}
+
+static int32_t img_neg(int32_t img)
+{
+    int s[3];
+    rve_tess_img_unpack(img, s);
+    return rve_tess_img_pack(-s[0], -s[1], -s[2]);
+}
+
+static int32_t img_sub(int32_t a, int32_t b)
+{
+    int x[3], y[3];
+    rve_tess_img_unpack(a, x);
+    rve_tess_img_unpack(b, y);
+    return rve_tess_img_pack(x[0] - y[0], x[1] - y[1], x[2] - y[2]);
+}
+
+static void face_centre(const rve_tess_poly *p, int f, double c[3])
+{
+    c[0] = c[1] = c[2] = 0;
+    int m = p->foff[f + 1] - p->foff[f];
+    for (int k = p->foff[f]; k < p->foff[f + 1]; k++) v3_add(c, c, p->v + 3 * p->floop[k]);
+    v3_scale(c, c, 1.0 / m);
+}
+
+#define TALLOC(ptr, count)                                                        \
+    do {                                                                          \
+        (ptr) = malloc(sizeof(*(ptr)) * ((size_t)(count) > 0 ? (size_t)(count) : 1)); \
+        if (!(ptr)) goto nomem;                                                   \
+    } while (0)
+
+rve_status rve_tess_topology(rve_tess *t, rve_err *err)
+{
+    tess_topo_free(t);
+    int n = t->n;
+    double P[3];
+    tess_period(t, P);
+    int periodic = P[0] > 0 || P[1] > 0 || P[2] > 0;
+    double ext = fmax(t->hi[0] - t->lo[0], fmax(t->hi[1] - t->lo[1], t->hi[2] - t->lo[2]));
+    double tol2 = (1e-9 * ext) * (1e-9 * ext);
+
+    int *cbase = NULL, *fbase = NULL, *par = NULL, *cfg = NULL, *vid = NULL, *fc0 = NULL, *fcf = NULL;
+    int32_t *vimg = NULL, *eimg = NULL;
+    int *ehead = NULL, *enext = NULL, *cnt = NULL;
+    TALLOC(cbase, n + 1);
+    TALLOC(fbase, n + 1);
+    long long ni = 0, nf = 0, nfv = 0;
+    for (int c = 0; c < n; c++) {
+        cbase[c] = (int)ni;
+        fbase[c] = (int)nf;
+        ni += t->cells[c].nv;
+        nf += t->cells[c].nf;
+        nfv += t->cells[c].nfv;
+    }
+    if (ni >= INT_MAX / 2 || nfv >= INT_MAX / 2)
+        return rve_err_set(err, RVE_ENOMEM, "", "tessellation too large for the topology");
+    cbase[n] = (int)ni;
+    fbase[n] = (int)nf;
+    TALLOC(par, ni);
+    for (int k = 0; k < ni; k++) par[k] = k;
+    TALLOC(cfg, nf);
+    for (int k = 0; k < nf; k++) cfg[k] = -1;
+    /* faces: at most nf; the own side is (fc0, fcf) */
+    TALLOC(fc0, nf);
+    TALLOC(fcf, nf);
+    TALLOC(t->face_cell, 2 * nf);
+    TALLOC(t->face_img, nf);
+    int nface = 0;
+    for (int c = 0; c < n; c++) {
+        const rve_tess_poly *p = &t->cells[c];
+        for (int f = 0; f < p->nf; f++) {
+            if (cfg[fbase[c] + f] >= 0) continue;
+            int j = p->fnbr[f];
+            int g = nface++;
+            fc0[g] = c;
+            fcf[g] = f;
+            t->face_cell[2 * g] = c;
+            t->face_cell[2 * g + 1] = j;
+            t->face_img[g] = p->fimg[f];
+            cfg[fbase[c] + f] = g;
+            if (j < 0) continue;
+            /* partner face in cell j */
+            const rve_tess_poly *q = &t->cells[j];
+            int32_t back = img_neg(p->fimg[f]);
+            int s[3];
+            rve_tess_img_unpack(p->fimg[f], s);
+            double sh[3] = {s[0] * P[0], s[1] * P[1], s[2] * P[2]};
+            double cf[3];
+            face_centre(p, f, cf);
+            int best = -1;
+            double bd = INFINITY;
+            for (int h = 0; h < q->nf; h++) {
+                if (q->fnbr[h] != c || q->fimg[h] != back || cfg[fbase[j] + h] >= 0) continue;
+                if (j == c && h == f) continue;
+                double ch[3];
+                face_centre(q, h, ch);
+                v3_add(ch, ch, sh);
+                double d = v3_dist2(ch, cf);
+                if (d < bd) {
+                    bd = d;
+                    best = h;
+                }
+            }
+            if (best < 0) continue; /* no partner: left single (reported by rve_tess_check) */
+            cfg[fbase[j] + best] = g;
+            /* unite the vertices */
+            for (int k = p->foff[f]; k < p->foff[f + 1]; k++) {
+                const double *x = p->v + 3 * p->floop[k];
+                int bu = -1;
+                double bdu = INFINITY;
+                for (int l = q->foff[best]; l < q->foff[best + 1]; l++) {
+                    const double *y = q->v + 3 * q->floop[l];
+                    double d[3] = {y[0] + sh[0] - x[0], y[1] + sh[1] - x[1], y[2] + sh[2] - x[2]};
+                    double dd = v3_norm2(d);
+                    if (dd < bdu) {
+                        bdu = dd;
+                        bu = q->floop[l];
+                    }
+                }
+                if (bu >= 0 && bdu <= tol2) uf_union(par, cbase[c] + p->floop[k], cbase[j] + bu);
+            }
+        }
+    }
+    /* global vertices */
+    TALLOC(vid, ni);
+    if (periodic) TALLOC(vimg, ni);
+    int nver = 0;
+    for (int k = 0; k < ni; k++) {
+        int r = uf_find(par, k);
+        vid[k] = (r == k) ? nver++ : vid[r]; /* the root is the smallest incidence: already numbered */
+    }
+    TALLOC(t->ver, 3 * nver);
+    TALLOC(t->ver_state, nver);
+    for (int c = 0; c < n; c++) {
+        const rve_tess_poly *p = &t->cells[c];
+        for (int u = 0; u < p->nv; u++) {
+            int k = cbase[c] + u;
+            double *X = t->ver + 3 * vid[k];
+            if (par[k] == k) {
+                v3_copy(X, p->v + 3 * u);
+                for (int a = 0; a < 3; a++)
+                    if (P[a] > 0) {
+                        X[a] -= floor((X[a] - t->lo[a]) / P[a]) * P[a];
+                        if (X[a] >= t->hi[a]) X[a] -= P[a];
+                    }
+                t->ver_state[vid[k]] = 0;
+            }
+        }
+    }
+    if (periodic)
+        for (int c = 0; c < n; c++) {
+            const rve_tess_poly *p = &t->cells[c];
+            for (int u = 0; u < p->nv; u++) {
+                int k = cbase[c] + u;
+                const double *X = t->ver + 3 * vid[k], *x = p->v + 3 * u;
+                int s[3];
+                for (int a = 0; a < 3; a++) s[a] = P[a] > 0 ? (int)lround((x[a] - X[a]) / P[a]) : 0;
+                vimg[k] = rve_tess_img_pack(s[0], s[1], s[2]);
+            }
+        }
+    free(par);
+    par = NULL;
+    t->nver = nver;
+    /* cells and walls at each vertex */
+    TALLOC(t->ver_coff, nver + 1);
+    memset(t->ver_coff, 0, sizeof(int) * ((size_t)nver + 1));
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) {
+            for (int v = 0; v < nver; v++) t->ver_coff[v + 1] += t->ver_coff[v];
+            TALLOC(t->ver_cells, t->ver_coff[nver]);
+            TALLOC(cnt, nver);
+            memcpy(cnt, t->ver_coff, sizeof(int) * (size_t)nver);
+        }
+        for (int c = 0; c < n; c++) {
+            const rve_tess_poly *p = &t->cells[c];
+            for (int u = 0; u < p->nv; u++) {
+                int v = vid[cbase[c] + u];
+                if (pass == 0) t->ver_coff[v + 1]++; else t->ver_cells[cnt[v]++] = c;
+            }
+            for (int f = 0; f < p->nf; f++)
+                if (p->fnbr[f] < 0)
+                    for (int k = p->foff[f]; k < p->foff[f + 1]; k++) {
+                        int v = vid[cbase[c] + p->floop[k]];
+                        if (pass == 0) t->ver_coff[v + 1]++; else t->ver_cells[cnt[v]++] = p->fnbr[f];
+                    }
+        }
+    }
+    /* sort (cells ascending, then walls -1, -2, ...) and remove duplicates */
+    {
+        int w = 0;
+        for (int v = 0; v < nver; v++) {
+            int a = t->ver_coff[v], b = t->ver_coff[v + 1];
+            int *L = t->ver_cells + a;
+            int m = b - a;
+            for (int x = 1; x < m; x++) { /* insertion sort with key: cells first */
+                int val = L[x], y = x - 1;
+                long kv = val >= 0 ? val : (long)INT_MAX - val;
+                while (y >= 0 && (L[y] >= 0 ? L[y] : (long)INT_MAX - L[y]) > kv) {
+                    L[y + 1] = L[y];
+                    y--;
+                }
+                L[y + 1] = val;
+            }
+            t->ver_coff[v] = w;
+            for (int x = 0; x < m; x++)
+                if (x == 0 || L[x] != L[x - 1]) t->ver_cells[w++] = L[x];
+        }
+        t->ver_coff[nver] = w;
+    }
+    free(cnt);
+    cnt = NULL;
+    /* face vertex loops */
+    t->nface = nface;
+    TALLOC(t->face_voff, nface + 1);
+    t->face_voff[0] = 0;
+    for (int g = 0; g < nface; g++) {
+        const rve_tess_poly *p = &t->cells[fc0[g]];
+        t->face_voff[g + 1] = t->face_voff[g] + p->foff[fcf[g] + 1] - p->foff[fcf[g]];
+    }
+    int nfl = t->face_voff[nface];
+    TALLOC(t->face_ver, nfl);
+    if (periodic) TALLOC(t->face_vimg, nfl);
+    TALLOC(t->face_edge, nfl);
+    TALLOC(t->face_esign, nfl);
+    TALLOC(t->face_plane, 4 * nface);
+    TALLOC(t->face_area, nface);
+    TALLOC(t->face_state, nface);
+    TALLOC(t->face_pt, nface);
+    TALLOC(t->face_ptxyz, 3 * nface);
+    for (int g = 0; g < nface; g++) {
+        int c = fc0[g], f = fcf[g];
+        const rve_tess_poly *p = &t->cells[c];
+        int o = t->face_voff[g];
+        for (int k = p->foff[f]; k < p->foff[f + 1]; k++, o++) {
+            t->face_ver[o] = vid[cbase[c] + p->floop[k]];
+            if (periodic) t->face_vimg[o] = vimg[cbase[c] + p->floop[k]];
+        }
+        memcpy(t->face_plane + 4 * g, p->fplane + 4 * f, 4 * sizeof(double));
+        t->face_area[g] = p->farea[f];
+        t->face_state[g] = 0;
+        t->face_pt[g] = 0;
+        face_centre(p, f, t->face_ptxyz + 3 * g);
+    }
+    free(vid);
+    vid = NULL;
+    free(vimg);
+    vimg = NULL;
+    /* edges: unique (a, b, relative image) over the face loops */
+    TALLOC(ehead, t->nver);
+    for (int v = 0; v < t->nver; v++) ehead[v] = -1;
+    int ecap = nfl / 2 + 16, nedge = 0;
+    TALLOC(t->edge_ver, 2 * (size_t)ecap);
+    TALLOC(enext, ecap);
+    if (periodic) TALLOC(eimg, ecap);
+    for (int g = 0; g < nface; g++) {
+        int a0 = t->face_voff[g], m = t->face_voff[g + 1] - a0;
+        for (int k = 0; k < m; k++) {
+            int a = t->face_ver[a0 + k], b = t->face_ver[a0 + (k + 1) % m];
+            int32_t r = periodic ? img_sub(t->face_vimg[a0 + (k + 1) % m], t->face_vimg[a0 + k]) : 0;
+            int sign = 1;
+            if (a > b || (a == b && r < 0)) {
+                int tmp = a;
+                a = b;
+                b = tmp;
+                r = img_neg(r);
+                sign = -1;
+            }
+            int e;
+            for (e = ehead[a]; e >= 0; e = enext[e])
+                if (t->edge_ver[2 * e + 1] == b && (!periodic || eimg[e] == r)) break;
+            if (e < 0) {
+                if (nedge == ecap) {
+                    int nc = ecap * 2;
+                    int *e1 = realloc(t->edge_ver, sizeof(int) * 2 * (size_t)nc);
+                    if (!e1) goto nomem;
+                    t->edge_ver = e1;
+                    int *e2 = realloc(enext, sizeof(int) * (size_t)nc);
+                    if (!e2) goto nomem;
+                    enext = e2;
+                    if (periodic) {
+                        int32_t *e3 = realloc(eimg, sizeof(int32_t) * (size_t)nc);
+                        if (!e3) goto nomem;
+                        eimg = e3;
+                    }
+                    ecap = nc;
+                }
+                e = nedge++;
+                t->edge_ver[2 * e] = a;
+                t->edge_ver[2 * e + 1] = b;
+                if (periodic) eimg[e] = r;
+                enext[e] = ehead[a];
+                ehead[a] = e;
+            }
+            t->face_edge[a0 + k] = e;
+            t->face_esign[a0 + k] = (signed char)sign;
+        }
+    }
+    free(ehead);
+    ehead = NULL;
+    free(enext);
+    enext = NULL;
+    free(eimg);
+    eimg = NULL;
+    t->nedge = nedge;
+    TALLOC(t->edge_state, nedge);
+    memset(t->edge_state, 0, sizeof(int) * (size_t)nedge);
+    TALLOC(t->edge_foff, nedge + 1);
+    memset(t->edge_foff, 0, sizeof(int) * ((size_t)nedge + 1));
+    for (int k = 0; k < nfl; k++) t->edge_foff[t->face_edge[k] + 1]++;
+    for (int e = 0; e < nedge; e++) t->edge_foff[e + 1] += t->edge_foff[e];
+    TALLOC(t->edge_faces, nfl);
+    TALLOC(cnt, nedge);
+    memcpy(cnt, t->edge_foff, sizeof(int) * (size_t)nedge);
+    for (int g = 0; g < nface; g++)
+        for (int k = t->face_voff[g]; k < t->face_voff[g + 1]; k++) t->edge_faces[cnt[t->face_edge[k]]++] = g;
+    free(cnt);
+    cnt = NULL;
+    /* cells' faces, in the order of their polyhedra */
+    TALLOC(t->cell_foff, n + 1);
+    memcpy(t->cell_foff, fbase, sizeof(int) * ((size_t)n + 1));
+    t->cell_faces = cfg;
+    cfg = NULL;
+    TALLOC(t->cell_fsign, nf);
+    for (int c = 0; c < n; c++)
+        for (int f = 0; f < t->cells[c].nf; f++) {
+            int g = t->cell_faces[fbase[c] + f];
+            if (g < 0) { /* unmatched partner: it was never numbered */
+                g = 0;
+            }
+            t->cell_fsign[fbase[c] + f] = (signed char)((fc0[g] == c && fcf[g] == f) ? 1 : -1);
+        }
+    free(cbase);
+    free(fbase);
+    free(fc0);
+    free(fcf);
+    t->has_topo = 1;
+    return RVE_OK;
+nomem:
+    free(cbase); free(fbase); free(par); free(cfg); free(vid); free(fc0); free(fcf);
+    free(vimg); free(eimg); free(ehead); free(enext); free(cnt);
+    tess_topo_free(t);
+    return rve_err_set(err, RVE_ENOMEM, "", "out of memory building the topology");
+}
+
+rve_status rve_tess_check(const rve_tess *t, rve_err *err)
+{
+    if (!t->has_topo) return rve_err_set(err, RVE_EUSAGE, "", "check: no topology");
+    for (int g = 0; g < t->nface; g++) {
+        int a0 = t->face_voff[g], m = t->face_voff[g + 1] - a0;
+        if (m < 3) return rve_err_set(err, RVE_EINTERNAL, "", "face %d has %d vertices", g + 1, m);
+        for (int k = 0; k < m; k++) {
+            int e = t->face_edge[a0 + k];
+            int a = t->face_ver[a0 + k], b = t->face_ver[a0 + (k + 1) % m];
+            int s = t->face_esign[a0 + k];
+            int x = t->edge_ver[2 * e + (s > 0 ? 0 : 1)], y = t->edge_ver[2 * e + (s > 0 ? 1 : 0)];
+            if (x != a || y != b)
+                return rve_err_set(err, RVE_EINTERNAL, "", "face %d: edge %d does not follow its loop", g + 1, e + 1);
+        }
+        int c0 = t->face_cell[2 * g], c1 = t->face_cell[2 * g + 1];
+        if (c0 < 0 || c0 >= t->n) return rve_err_set(err, RVE_EINTERNAL, "", "face %d: bad first cell", g + 1);
+        if (c1 >= t->n || (c1 == c0 && t->face_img[g] == 0))
+            return rve_err_set(err, RVE_EINTERNAL, "", "face %d: bad second cell", g + 1);
+    }
+    /* every face is used by exactly its two cells (one for a wall face) */
+    int *use = calloc((size_t)(t->nface > 0 ? t->nface : 1), sizeof *use);
+    if (!use) return rve_err_set(err, RVE_ENOMEM, "", "out of memory");
+    for (int c = 0; c < t->n; c++) {
+        if (t->cell_foff[c + 1] - t->cell_foff[c] != t->cells[c].nf) {
+            free(use);
+            return rve_err_set(err, RVE_EINTERNAL, "", "cell %d: face count differs from its polyhedron", c + 1);
+        }
+        for (int k = t->cell_foff[c]; k < t->cell_foff[c + 1]; k++) {
+            int g = t->cell_faces[k];
+            if (g < 0 || g >= t->nface || (t->face_cell[2 * g] != c && t->face_cell[2 * g + 1] != c)) {
+                free(use);
+                return rve_err_set(err, RVE_EINTERNAL, "", "cell %d: face %d does not know it", c + 1, g + 1);
+            }
+            use[g]++;
+        }
+    }
+    for (int g = 0; g < t->nface; g++) {
+        int want = t->face_cell[2 * g + 1] >= 0 ? 2 : 1;
+        if (use[g] != want) {
+            free(use);
+            return rve_err_set(err, RVE_EINTERNAL, "", "face %d is used by %d cells, not %d", g + 1, use[g], want);
+        }
+    }
+    free(use);
+    for (int e = 0; e < t->nedge; e++)
+        if (t->edge_foff[e + 1] - t->edge_foff[e] < 2)
+            return rve_err_set(err, RVE_EINTERNAL, "", "edge %d belongs to fewer than two faces", e + 1);
+    return RVE_OK;
+}
