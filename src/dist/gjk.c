@@ -658,12 +658,7 @@ static void shape_centre(const rve_shape *s, const dist_frame *f, double c[3])
 {
     double b[3];
     if (s->kind == RVE_SHAPE_POLYTOPE) {
-        if (s->nv <= 64) { /* vertex mean: a good first direction for little cost */
-            double m[3] = {0, 0, 0};
-            for (int i = 0; i < s->nv; i++)
-                v3_add(m, m, s->verts + 3 * i);
-            v3_scale(b, m, 1.0 / s->nv);
-        } else if (s->pos[0] != 0 || s->pos[1] != 0 || s->pos[2] != 0 || s->rotated) {
+        if (s->pos[0] != 0 || s->pos[1] != 0 || s->pos[2] != 0 || s->rotated) {
             v3_set(b, 0, 0, 0); /* posed polytope: its body origin */
         } else {
             v3_copy(b, s->verts);
