@@ -284,7 +284,9 @@ rve_status rve_map_read_tiff(const char *path, rve_map **out, rve_err *err)
     TIFFOpenOptions *op = tiff_options(&lg);
     if (!op)
         return rve_err_set(err, RVE_ENOMEM, path, "out of memory");
-    TIFF *tif = TIFFOpenExt(path, "r", op);
+    /* "m": no memory mapping, so that resident memory stays the array plus
+     * one strip (a mapped file would count once more). */
+    TIFF *tif = TIFFOpenExt(path, "rm", op);
     TIFFOpenOptionsFree(op);
     if (!tif)
         return rve_err_set(err, RVE_EDATA, name, "not a readable TIFF file%s%s", lg.msg[0] ? ": " : "", lg.msg);
