@@ -256,6 +256,26 @@ rve_status rve_contact_epa(const rve_shape *A, const rve_shape *B, const rve_epa
 rve_status rve_contact_epa_polyhedra(const rve_polyhedron *A, const rve_polyhedron *B,
                                      const rve_epa_opts *opts, rve_contact *out, rve_err *err);
 
+/* Intersection of two convex polyhedra (Solfec): interior point (Chebyshev
+ * centre of A n B, found from the GJK-TD/EPA witnesses), face planes made dual,
+ * hull of the dual points (qhull), back to the intersection polyhedron. */
+typedef struct {
+    double volume;    /* volume of A n B (0 when disjoint or touching) */
+    double area;      /* contact area: half the surface area of A n B */
+    double point[3];  /* contact point: area centroid of the surface of A n B */
+    double normal[3]; /* unit normal A to B: faces on A's surface minus faces on B's,
+                         weighted by squared area (the EPA normal when that sum
+                         cancels, e.g. for symmetric overlaps) */
+    double gap;       /* < 0 overlap along the normal (Solfec's code convention: A moved
+                         by -|g| n, B by +|g| n, gap = min(distance - 2|g|, 0));
+                         the separation distance when disjoint */
+    size_t nverts, nfaces; /* of the intersection polyhedron */
+} rve_intersection;
+/* poly (may be NULL) receives the intersection polyhedron (NULL when it has
+ * no volume); free it with rve_polyhedron_free. */
+rve_status rve_polyhedra_intersection(const rve_polyhedron *A, const rve_polyhedron *B,
+                                      rve_intersection *out, rve_polyhedron **poly, rve_err *err);
+
 /* Witness points for a known normal: given n (A to B), finds the support
  * features of A along n and of B along -n and puts p, q at the centroid of the
  * overlap of their projections (s = gap along n). */
