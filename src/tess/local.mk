@@ -22,4 +22,7 @@ tests_test_tess_SOURCES = tests/test_tess.c
 tests_test_tess_CFLAGS = $(TEST_CFLAGS)
 tests_test_tess_LDADD = $(TEST_LIBS)
 dist_check_SCRIPTS += tests/test_tess.sh
+BENCH_PROGS += bench/bench_tess
+bench_bench_tess_SOURCES = bench/bench_tess.c
+bench_bench_tess_LDADD = librve.la -lm
 # end tessellations (issue 6)
