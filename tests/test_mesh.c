@@ -352,6 +352,24 @@ static void reg_case(int n, unsigned seed, int weighted)
     check_topology(t, 1e-12 * L);
     check_topology(r, 0); /* walls exactly flat after regularisation */
     ck_assert_int_eq(rve_tess_check(r, &e), RVE_OK);
+    /* the .tess round trip keeps the regularised geometry and topology */
+    {
+        char path[] = "/tmp/rve-test-reg-XXXXXX";
+        int fd = mkstemp(path);
+        ck_assert_int_ge(fd, 0);
+        close(fd);
+        ck_assert_int_eq(rve_tess_write_tess(r, path, NULL, &e), RVE_OK);
+        rve_tess *b = NULL;
+        ck_assert_msg(rve_tess_read_tess(path, &b, NULL, &e) == RVE_OK, "%s", e.msg);
+        unlink(path);
+        ck_assert_int_eq(b->nver, r->nver);
+        ck_assert_int_eq(b->nedge, r->nedge);
+        ck_assert_int_eq(b->nface, r->nface);
+        check_topology(b, 0);
+        for (int c = 0; c < r->n; c++)
+            ck_assert_double_eq_tol(cell_volume(b, c), cell_volume(r, c), 1e-12 * L * L * L);
+        rve_tess_free(b);
+    }
     /* volumes: every cell positive, total = box (walls stay flat) */
     long double tot = 0;
     for (int c = 0; c < r->n; c++) {

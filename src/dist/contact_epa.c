@@ -36,6 +36,7 @@ typedef struct {
     double n[3]; /* outward unit normal */
     double d;    /* offset n.x */
     long double nl[3], dl; /* the same in long double (decisions are taken on these) */
+    int lplane;            /* nl, dl are set */
     int alive;
     int mark;
 } epa_face;
@@ -49,6 +50,8 @@ typedef struct {
     int nv, nf;
     double scale;
     int horizon_f[EPA_MAX_FACES], horizon_e[EPA_MAX_FACES], nh;
+    int freeslot[EPA_MAX_FACES], nfree;
+    int pass;
     int stack[EPA_MAX_FACES];
 } epa_ws;
 
@@ -76,11 +79,41 @@ static long double ldotl(const long double a[3], const long double b[3])
 }
 
 /* signed height of x above the plane of f */
-static long double face_height(const epa_face *f, const epa_vert *x) { return ldotl(f->nl, x->wl) - f->dl; }
+static long double face_height(epa_face *f, const epa_vert *x) { return ldotl(f->nl, x->wl) - f->dl; }
 
-/* plane of face f in long double; returns 0 for a degenerate triangle */
+/* plane of face f in double (cross product of the two shortest edges); returns 0
+ * for a degenerate triangle.  The long double plane is made on demand. */
 static int face_plane(epa_ws *W, epa_face *f)
 {
+    const double *a = W->V[f->v[0]].w, *b = W->V[f->v[1]].w, *c = W->V[f->v[2]].w;
+    double ab[3], ac[3], bc[3], n[3];
+    v3_sub(ab, b, a);
+    v3_sub(ac, c, a);
+    v3_sub(bc, c, b);
+    double lab = v3_norm2(ab), lac = v3_norm2(ac), lbc = v3_norm2(bc);
+    const double *x = ab, *y = ac;
+    if (lab >= lac && lab >= lbc) {
+        x = ac;
+        y = bc;
+    } else if (lac >= lab && lac >= lbc) {
+        x = ab;
+        y = bc;
+    }
+    v3_cross(n, x, y);
+    double l = v3_norm(n);
+    if (!(l > 1e-300) || !(l > 1e-30 * (lab + lac + lbc)))
+        return 0;
+    v3_scale(f->n, n, 1 / l);
+    f->d = (v3_dot(f->n, a) + v3_dot(f->n, b) + v3_dot(f->n, c)) * (1.0 / 3);
+    f->lplane = 0;
+    return 1;
+}
+
+/* the long double plane of f (made once) */
+static void face_plane_l(epa_ws *W, epa_face *f)
+{
+    if (f->lplane)
+        return;
     const long double *a = W->V[f->v[0]].wl, *b = W->V[f->v[1]].wl, *c = W->V[f->v[2]].wl;
     long double ab[3], ac[3], bc[3], n[3];
     for (int j = 0; j < 3; j++) {
@@ -89,7 +122,6 @@ static int face_plane(epa_ws *W, epa_face *f)
         bc[j] = c[j] - b[j];
     }
     long double lab = ldotl(ab, ab), lac = ldotl(ac, ac), lbc = ldotl(bc, bc);
-    /* cross product of the two shortest edges (same orientation as ab x ac) */
     const long double *x = ab, *y = ac;
     if (lab >= lac && lab >= lbc) {
         x = ac;
@@ -101,29 +133,23 @@ static int face_plane(epa_ws *W, epa_face *f)
     n[0] = x[1] * y[2] - x[2] * y[1];
     n[1] = x[2] * y[0] - x[0] * y[2];
     n[2] = x[0] * y[1] - x[1] * y[0];
-    long double l = sqrtl(ldotl(n, n));
-    if (!(l > 1e-300L) || !(l > 1e-30L * (lab + lac + lbc)))
-        return 0;
-    for (int j = 0; j < 3; j++) {
-        f->nl[j] = n[j] / l;
-        f->n[j] = (double)f->nl[j];
-    }
+    long double r = 1 / sqrtl(ldotl(n, n));
+    for (int j = 0; j < 3; j++)
+        f->nl[j] = n[j] * r;
     f->dl = (ldotl(f->nl, a) + ldotl(f->nl, b) + ldotl(f->nl, c)) / 3;
-    f->d = (double)f->dl;
-    return 1;
+    f->lplane = 1;
 }
 
 static int new_face(epa_ws *W, int a, int b, int c)
 {
     int i;
     /* reuse a dead slot first */
-    for (i = 0; i < W->nf; i++)
-        if (!W->F[i].alive)
-            break;
-    if (i == W->nf) {
+    if (W->nfree > 0)
+        i = W->freeslot[--W->nfree];
+    else {
         if (W->nf == EPA_MAX_FACES)
             return -1;
-        W->nf++;
+        i = W->nf++;
     }
     epa_face *f = &W->F[i];
     f->v[0] = a;
@@ -133,6 +159,7 @@ static int new_face(epa_ws *W, int a, int b, int c)
     f->mark = 0;
     if (!face_plane(W, f)) {
         f->alive = 0;
+        W->freeslot[W->nfree++] = i;
         return -2;
     }
     return i;
@@ -232,6 +259,7 @@ static int epa_init(epa_ws *W, const rve_dist_result *g)
     W->V[3] = cand[i3];
     W->nv = 4;
     W->nf = 0;
+    W->nfree = 0;
     /* orientation: vertex 3 lies on the side sgn of plane (0,1,2) */
     int f0, f1, f2, f3;
     if (sgn < 0) {
@@ -269,7 +297,8 @@ static int epa_horizon2(epa_ws *W, int f0, const epa_vert *w, long double eps)
 {
     int sf[EPA_MAX_FACES], sstart[EPA_MAX_FACES], scnt[EPA_MAX_FACES], sp = 0;
     W->nh = 0;
-    W->F[f0].mark = 1;
+    const int pass = ++W->pass;
+    W->F[f0].mark = pass;
     sf[0] = f0;
     sstart[0] = 0;
     scnt[0] = 0;
@@ -283,10 +312,19 @@ static int epa_horizon2(epa_ws *W, int f0, const epa_vert *w, long double eps)
         int e = (sstart[sp - 1] + scnt[sp - 1]) % 3;
         scnt[sp - 1]++;
         int g = W->F[f].nb[e], ge = W->F[f].ne[e];
-        if (W->F[g].mark == 1)
+        if (W->F[g].mark == pass)
             continue;
-        if (face_height(&W->F[g], w) > eps) {
-            W->F[g].mark = 1;
+        /* visibility in double unless too close to call */
+        double hd = v3_dot(W->F[g].n, w->w) - W->F[g].d;
+        int vis;
+        if (fabs(hd) > 1e-11 * W->scale)
+            vis = hd > 0;
+        else {
+            face_plane_l(W, &W->F[g]);
+            vis = face_height(&W->F[g], w) > eps;
+        }
+        if (vis) {
+            W->F[g].mark = pass;
             if (sp == EPA_MAX_FACES)
                 return 0;
             sf[sp] = g;
@@ -323,8 +361,6 @@ rve_status rve_contact_epa(const rve_shape *A, const rve_shape *B, const rve_epa
     int maxit = o.max_iter > 0 ? o.max_iter : EPA_MAX_VERTS - 4;
     if (maxit > EPA_MAX_VERTS - 4)
         maxit = EPA_MAX_VERTS - 4;
-    if (rve_shape_check(A, err) != RVE_OK || rve_shape_check(B, err) != RVE_OK)
-        return RVE_EDATA;
     /* GJK on the cores (radii added back at the end) */
     rve_shape ca = *A, cb = *B;
     ca.radius = 0;
@@ -332,7 +368,7 @@ rve_status rve_contact_epa(const rve_shape *A, const rve_shape *B, const rve_epa
     double ra = A->radius, rb = B->radius;
     rve_dist_result g;
     rve_gjk_status gs = rve_gjk_dist(&ca, &cb, NULL, NULL, &g);
-    if (gs == RVE_GJK_DEGENERATE)
+    if (gs == RVE_GJK_DEGENERATE || !isfinite(g.d))
         return rve_err_set(err, RVE_EDATA, NULL, "degenerate shape (non-finite or empty)");
     out->iterations = g.iterations;
     if (gs != RVE_GJK_INTERSECT && g.d > 0) {
@@ -355,6 +391,8 @@ rve_status rve_contact_epa(const rve_shape *A, const rve_shape *B, const rve_epa
     dist_frame_init(&W->fa, &ca);
     dist_frame_init(&W->fb, &cb);
     W->ha = W->hb = -1;
+    W->pass = 0;
+    W->nfree = 0;
     if (ca.kind == RVE_SHAPE_POLYTOPE && ca.graph)
         W->ha = ca.graph->start;
     if (cb.kind == RVE_SHAPE_POLYTOPE && cb.graph)
@@ -372,10 +410,10 @@ rve_status rve_contact_epa(const rve_shape *A, const rve_shape *B, const rve_epa
     for (it = 0;; it++) {
         /* closest face */
         best = -1;
-        long double bd = INFINITY;
+        double bd = INFINITY;
         for (int f = 0; f < W->nf; f++)
-            if (W->F[f].alive && W->F[f].dl < bd) {
-                bd = W->F[f].dl;
+            if (W->F[f].alive && W->F[f].d < bd) {
+                bd = W->F[f].d;
                 best = f;
             }
         if (best < 0) {
@@ -386,8 +424,13 @@ rve_status rve_contact_epa(const rve_shape *A, const rve_shape *B, const rve_epa
         epa_vert x;
         epa_support(W, f->n, &x);
         long double eps = (long double)tol * W->scale;
-        if (face_height(f, &x) <= eps)
-            break;
+        /* quick decision in double when far from convergence */
+        double hd = v3_dot(f->n, x.w) - f->d;
+        if (!(hd > 1e-11 * W->scale)) {
+            face_plane_l(W, f);
+            if (face_height(f, &x) <= eps)
+                break;
+        }
         if (it >= maxit || W->nv == EPA_MAX_VERTS) {
             st = rve_err_set(err, RVE_ECAP, NULL, "EPA iteration cap reached (%d)", it);
             break;
@@ -401,16 +444,16 @@ rve_status rve_contact_epa(const rve_shape *A, const rve_shape *B, const rve_epa
             break;
         int wi = W->nv;
         W->V[W->nv++] = x;
-        for (int i = 0; i < W->nf; i++)
-            W->F[i].mark = 0;
         if (!epa_horizon2(W, best, &W->V[wi], 0.25L * eps)) {
             W->nv--;
             break; /* cannot expand consistently: keep the current face */
         }
         /* remove visible faces, add the fan around the horizon */
         for (int i = 0; i < W->nf; i++)
-            if (W->F[i].mark == 1)
+            if (W->F[i].alive && W->F[i].mark == W->pass) {
                 W->F[i].alive = 0;
+                W->freeslot[W->nfree++] = i;
+            }
         int first = -1, prev = -1, ok = 1;
         for (int h = 0; h < W->nh; h++) {
             int gface = W->horizon_f[h], ge = W->horizon_e[h];

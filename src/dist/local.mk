@@ -43,3 +43,15 @@ tests_test_contact_SOURCES = tests/test_contact.c tests/contact_oracle.c tests/c
 tests_test_contact_CFLAGS = $(TEST_CFLAGS)
 tests_test_contact_LDADD = $(TEST_LIBS) $(QHULL_LIBS)
 dist_check_SCRIPTS += tests/test_contact.sh
+
+BENCH_PROGS += bench/bench_contact
+bench_bench_contact_SOURCES = bench/bench_contact.c tests/contact_oracle.c tests/contact_oracle.h tests/contact_pairs.h
+bench_bench_contact_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests $(CCD_CFLAGS) $(BULLET_CFLAGS)
+bench_bench_contact_LDADD = librve.la $(QHULL_LIBS) -lm
+if HAVE_CCD
+bench_bench_contact_LDADD += $(CCD_LIBS)
+endif
+if HAVE_BULLET
+bench_bench_contact_SOURCES += bench/bench_contact_bullet.cc
+bench_bench_contact_LDADD += $(BULLET_LIBS)
+endif

@@ -6,3 +6,4 @@ check_PROGRAMS += tests/test_mesh
 tests_test_mesh_SOURCES = tests/test_mesh.c
 tests_test_mesh_CFLAGS = $(TEST_CFLAGS)
 tests_test_mesh_LDADD = $(TEST_LIBS)
+dist_check_SCRIPTS += tests/test_mesh.sh

@@ -725,7 +725,7 @@ int rve_reg_cmp_u64(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
-rve_status rve_cx_reg(rve_cx *c, const double *plane0, double threshold, double max_angle,
+rve_status rve_cx_reg(rve_cx *c, double *plane0, double threshold, double max_angle,
                       int max_passes, rve_reg_report *rep, rve_err *err)
 {
     memset(rep, 0, sizeof *rep);
@@ -739,7 +739,7 @@ rve_status rve_cx_reg(rve_cx *c, const double *plane0, double threshold, double 
     r.threshold = threshold;
     r.cos_max = cos(max_angle * PI / 180.0);
     r.flen = malloc((size_t)c->nf * sizeof(int));
-    r.plane0 = malloc((size_t)c->nf * 4 * sizeof(double));
+    r.plane0 = plane0; /* compacted with the faces */
     r.mask = calloc((size_t)c->nv + 1, sizeof(unsigned));
     r.valive = malloc(((size_t)c->nv + 1) * sizeof(int));
     r.vf = calloc((size_t)c->nv + 1, sizeof(ilist));
@@ -752,7 +752,6 @@ rve_status rve_cx_reg(rve_cx *c, const double *plane0, double threshold, double 
         st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
         goto out;
     }
-    memcpy(r.plane0, plane0, (size_t)c->nf * 4 * sizeof(double));
     for (int v = 0; v < c->nv; v++)
         r.valive[v] = 0;
     for (int f = 0; f < c->nf; f++) {
@@ -917,7 +916,6 @@ rve_status rve_cx_reg(rve_cx *c, const double *plane0, double threshold, double 
     rep->refused = rep->short_after;
 out:
     free(r.flen);
-    free(r.plane0);
     free(r.mask);
     free(r.valive);
     if (r.vf)
