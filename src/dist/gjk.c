@@ -165,22 +165,30 @@ static void S2D(const double y[][3], int i1, int i2, int i3, int tail, sv_res *r
     sv_copy(r, &best);
 }
 
-static inline double det3(const double a[3], const double b[3], const double c[3])
-{
-    return a[0] * (b[1] * c[2] - b[2] * c[1]) + a[1] * (b[2] * c[0] - b[0] * c[2]) +
-           a[2] * (b[0] * c[1] - b[1] * c[0]);
-}
 
 /* 3-simplex; with tail, i1 is the newest vertex. */
 static void S3D(const double y[][3], int i1, int i2, int i3, int i4, int tail, sv_res *r)
 {
     const double *s1 = y[i1], *s2 = y[i2], *s3 = y[i3], *s4 = y[i4];
-    /* cofactors C_{4,j} of M (Eq. 3.5-3.6): volume forms of the fictitious simplices */
-    double C1 = det3(s2, s3, s4);
-    double C2 = -det3(s1, s3, s4);
-    double C3 = det3(s1, s2, s4);
-    double C4 = -det3(s1, s2, s3);
-    double D = C1 + C2 + C3 + C4;
+    /* cofactors C_{4,j} of M (Eq. 3.5-3.6): volume forms of the fictitious simplices
+     * (the origin replaces s_j), and det M.  Each is evaluated from edge vectors
+     * of the simplex, so that a small simplex far from the origin keeps the
+     * sign of its (tiny) volume instead of the cancellation of sum_j C_{4,j}. */
+    double e21[3], e31[3], e41[3], e32[3], e42[3], x[3];
+    v3_sub(e21, s2, s1);
+    v3_sub(e31, s3, s1);
+    v3_sub(e41, s4, s1);
+    v3_sub(e32, s3, s2);
+    v3_sub(e42, s4, s2);
+    v3_cross(x, e32, e42);
+    double C1 = v3_dot(s2, x);
+    v3_cross(x, e31, e41);
+    double C2 = -v3_dot(s1, x);
+    double D = v3_dot(e21, x);
+    v3_cross(x, e41, e21);
+    double C3 = -v3_dot(s1, x);
+    v3_cross(x, e21, e31);
+    double C4 = -v3_dot(s1, x);
     int k1 = same_sign(D, C1), k2 = same_sign(D, C2), k3 = same_sign(D, C3), k4 = same_sign(D, C4);
     if (k1 && k2 && k3 && k4) {
         r->n = 4;
@@ -657,18 +665,8 @@ static void degenerate_result(rve_dist_result *out)
 static void shape_centre(const rve_shape *s, const dist_frame *f, double c[3])
 {
     double b[3];
-    if (s->kind == RVE_SHAPE_POLYTOPE) {
-        if (s->pos[0] != 0 || s->pos[1] != 0 || s->pos[2] != 0 || s->rotated) {
-            v3_set(b, 0, 0, 0); /* posed polytope: its body origin */
-        } else {
-            v3_copy(b, s->verts);
-        }
-    } else if (s->kind == RVE_SHAPE_TRIANGLE || s->kind == RVE_SHAPE_TETRA || s->kind == RVE_SHAPE_SEGMENT) {
-        int n = s->kind == RVE_SHAPE_SEGMENT ? 2 : (s->kind == RVE_SHAPE_TRIANGLE ? 3 : 4);
-        v3_set(b, 0, 0, 0);
-        for (int i = 0; i < n; i++)
-            v3_axpy(b, b, 1.0 / n, s->v[i]);
-    }
+    if (s->kind == RVE_SHAPE_POLYTOPE)
+        v3_copy(b, s->verts);
     else if (s->kind <= RVE_SHAPE_SPHERE)
         v3_copy(b, s->v[0]);
     else

@@ -55,3 +55,8 @@ if HAVE_BULLET
 bench_bench_contact_SOURCES += bench/bench_contact_bullet.cc
 bench_bench_contact_LDADD += $(BULLET_LIBS)
 endif
+
+check_PROGRAMS += tests/test_dist_smooth
+tests_test_dist_smooth_SOURCES = tests/test_dist_smooth.c tests/dist_oracle.h tests/dist_rng.h
+tests_test_dist_smooth_CFLAGS = $(TEST_CFLAGS)
+tests_test_dist_smooth_LDADD = $(TEST_LIBS) $(QHULL_LIBS)
