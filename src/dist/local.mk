@@ -60,3 +60,4 @@ check_PROGRAMS += tests/test_dist_smooth
 tests_test_dist_smooth_SOURCES = tests/test_dist_smooth.c tests/dist_oracle.h tests/dist_rng.h
 tests_test_dist_smooth_CFLAGS = $(TEST_CFLAGS)
 tests_test_dist_smooth_LDADD = $(TEST_LIBS) $(QHULL_LIBS)
+dist_check_SCRIPTS += tests/test_dist_cli.sh
