@@ -416,6 +416,24 @@ rve_status rve_contact_epa(const rve_shape *A, const rve_shape *B, const rve_epa
                 bd = W->F[f].d;
                 best = f;
             }
+        /* faces within rounding of the smallest offset: decide in long double */
+        if (best >= 0) {
+            double lim = bd + 1e-11 * W->scale;
+            long double bl = INFINITY;
+            int nclose = 0;
+            for (int f = 0; f < W->nf; f++)
+                if (W->F[f].alive && W->F[f].d <= lim)
+                    nclose++;
+            if (nclose > 1)
+                for (int f = 0; f < W->nf; f++)
+                    if (W->F[f].alive && W->F[f].d <= lim) {
+                        face_plane_l(W, &W->F[f]);
+                        if (W->F[f].dl < bl) {
+                            bl = W->F[f].dl;
+                            best = f;
+                        }
+                    }
+        }
         if (best < 0) {
             st = rve_err_set(err, RVE_EINTERNAL, NULL, "EPA lost its polytope");
             break;

@@ -37,7 +37,7 @@ endif
 
 # contact kernels (issue 4)
 librve_la_SOURCES += src/dist/contact_internal.h src/dist/contact_poly.c src/dist/contact_cp.c \
-	src/dist/contact_epa.c src/dist/contact_cvi.c
+	src/dist/contact_epa.c src/dist/contact_cvi.c src/dist/contact_sq.c
 check_PROGRAMS += tests/test_contact
 tests_test_contact_SOURCES = tests/test_contact.c tests/contact_oracle.c tests/contact_oracle.h
 tests_test_contact_CFLAGS = $(TEST_CFLAGS)
