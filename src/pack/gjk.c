@@ -52,3 +52,29 @@ rve_status pack_gjk_separation(const rve_pack_body *A, const rve_pack_body *B, c
         return RVE_EDATA;
     }
 }
+
+rve_status pack_gjk_normal(const rve_pack_body *A, const rve_pack_body *B, const double t[3],
+                           double *sep, int *overlap, double n[3])
+{
+    static const double zero[3] = {0, 0, 0};
+    rve_shape sa, sb;
+    pack_body_shape(A, zero, &sa);
+    pack_body_shape(B, t, &sb);
+    rve_dist_result r;
+    rve_gjk_status gs = rve_gjk_dist(&sa, &sb, NULL, NULL, &r);
+    if (gs == RVE_GJK_DEGENERATE) {
+        *sep = NAN;
+        *overlap = 1;
+        return RVE_EDATA;
+    }
+    if (gs == RVE_GJK_CONVERGED && r.d > 0) {
+        *sep = r.d;
+        *overlap = 0;
+        v3_sub(n, r.q, r.p);
+        v3_scale(n, n, 1.0 / v3_norm(n));
+        return RVE_OK;
+    }
+    *sep = 0;
+    *overlap = 1;
+    return RVE_OK;
+}
