@@ -7,6 +7,9 @@
 #include "testutil.h"
 #include <rve/raster.h>
 #include <math.h>
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
 #include <stdint.h>
 #include <tiffio.h>
 #include <unistd.h>
@@ -585,6 +588,178 @@ START_TEST(test_boundary_random)
 }
 END_TEST
 
+
+/* ------------------------------------------------------------ statistics */
+/* A ball of diameter D voxels: voxels whose centre lies within D/2 of the grid centre. */
+static rve_map *ball_map(int D, int pad)
+{
+    int n = D + 2 * pad;
+    rve_map *m = rve_map_alloc(n, n, n);
+    double c = n / 2.0, r = D / 2.0;
+    for (int k = 0; k < n; k++)
+        for (int j = 0; j < n; j++)
+            for (int i = 0; i < n; i++) {
+                double x = i + 0.5 - c, y = j + 0.5 - c, z = k + 0.5 - c;
+                m->lab[rve_map_index(m, i, j, k)] = x * x + y * y + z * z <= r * r ? 1 : 0;
+            }
+    m->nlabels = 1;
+    return m;
+}
+
+START_TEST(test_ball_sphericity)
+{
+    rve_map *m = ball_map(40, 4);
+    m->h[0] = m->h[1] = m->h[2] = 0.5; /* sphericity is scale-free */
+    rve_grain_stat *st;
+    rve_err e;
+    ck_assert(rve_map_stats(m, &st, &e) == RVE_OK);
+    double R = 10; /* 20 voxels of 0.5 */
+    fprintf(stderr, "ball d=40: nvox %zu (ideal %.0f), area %.4f (ideal %.4f), sphericity %.5f\n",
+            st[1].nvox, 4.0 / 3 * M_PI * 8000, st[1].area, 4 * M_PI * R * R, st[1].sphericity);
+    ck_assert(fabs(st[1].sphericity - 1) < 0.02);
+    ck_assert(fabs(st[1].area / (4 * M_PI * R * R) - 1) < 0.02);
+    /* centroid: the ball is symmetric about the grid centre (24 voxels = 12) */
+    for (int a = 0; a < 3; a++)
+        ck_assert(fabs(st[1].centroid[a] - 12) < 1e-12);
+    ck_assert(fabs(st[1].diameq - 20) < 0.1);
+    ck_assert(fabs(st[1].aspect[0] - 1) < 1e-9 && fabs(st[1].aspect[1] - 1) < 1e-9);
+    ck_assert(fabs(st[1].axes[0] - R) < 0.05);
+    ck_assert_int_eq(st[1].nneigh, 0);
+    ck_assert_int_eq(st[1].border, 0);
+    ck_assert_int_eq(st[1].ncomp, 1);
+    free(st);
+    rve_map_free(m);
+    /* The raw voxel-face count (an independent estimate) is ~1.5x larger. */
+}
+END_TEST
+
+START_TEST(test_box_stats)
+{
+    /* A 10x6x4 box (grain 1) at (3,2,1) in a 16x10x8 map of h = (1, 2, 0.5),
+     * the rest grain 2 except one void voxel. */
+    rve_map *m = rve_map_alloc(16, 10, 8);
+    m->h[1] = 2;
+    m->h[2] = 0.5;
+    m->origin[0] = 100;
+    for (int k = 0; k < 8; k++)
+        for (int j = 0; j < 10; j++)
+            for (int i = 0; i < 16; i++)
+                m->lab[rve_map_index(m, i, j, k)] =
+                    (i >= 3 && i < 13 && j >= 2 && j < 8 && k >= 1 && k < 5) ? 1 : 2;
+    m->lab[0] = 0;
+    m->nlabels = 2;
+    rve_grain_stat *st;
+    rve_err e;
+    ck_assert(rve_map_stats(m, &st, &e) == RVE_OK);
+    ck_assert_uint_eq(st[1].nvox, 240);
+    ck_assert(fabs(st[1].volume - 240) < 1e-12);
+    ck_assert(fabs(st[1].centroid[0] - (100 + 8)) < 1e-12);
+    ck_assert(fabs(st[1].centroid[1] - 10) < 1e-12);
+    ck_assert(fabs(st[1].centroid[2] - 1.5) < 1e-12);
+    /* box of sides 10, 12, 2: variance L^2/12, semi-axes sqrt(5/12) L, sorted 12, 10, 2 */
+    ck_assert(fabs(st[1].axes[0] - sqrt(5.0 / 12) * 12) < 1e-9);
+    ck_assert(fabs(st[1].axes[1] - sqrt(5.0 / 12) * 10) < 1e-9);
+    ck_assert(fabs(st[1].axes[2] - sqrt(5.0 / 12) * 2) < 1e-9);
+    ck_assert(fabs(fabs(st[1].dirs[0][1]) - 1) < 1e-9);
+    ck_assert(fabs(st[1].aspect[0] - 10.0 / 12) < 1e-9);
+    ck_assert(fabs(st[1].aspect[1] - 2.0 / 12) < 1e-9);
+    /* area: faces 2 (10*12 + 10*2 + 12*2) = 328; the smoothing rounds the
+     * edges (by ~sigma = 1 voxel, i.e. 0.5 along z), so a little less */
+    fprintf(stderr, "box area %.3f (faces 328)\n", st[1].area);
+    ck_assert(st[1].area < 328 && st[1].area > 0.7 * 328);
+    ck_assert_int_eq(st[1].nneigh, 1);
+    ck_assert_int_eq(st[2].nneigh, 1);
+    ck_assert_int_eq(st[2].border, 1);
+    ck_assert_int_eq(st[1].border, 0);
+    ck_assert_uint_eq(st[2].nvox, 16 * 10 * 8 - 240 - 1);
+    free(st);
+    rve_map_free(m);
+}
+END_TEST
+
+/* A large cube: the edge rounding (~0.8 sigma per unit edge length) is a
+ * small fraction of the area: 12 * 40 * 0.8 / (6 * 40^2) = 4 %. */
+START_TEST(test_cube_area)
+{
+    rve_map *m = rve_map_alloc(48, 48, 48);
+    for (int k = 4; k < 44; k++)
+        for (int j = 4; j < 44; j++)
+            for (int i = 4; i < 44; i++)
+                m->lab[rve_map_index(m, i, j, k)] = 1;
+    m->nlabels = 1;
+    double area;
+    rve_err e;
+    ck_assert(rve_map_grain_area(m, 1, &area, &e) == RVE_OK);
+    fprintf(stderr, "cube 40: area %.2f (faces 9600)\n", area);
+    ck_assert(area < 9600 && area > 0.94 * 9600);
+    rve_map_free(m);
+}
+END_TEST
+
+START_TEST(test_neighbours_small)
+{
+    /* 2x2x2, eight grains: each voxel has 3 face neighbours, all different. */
+    rve_map *m = rve_map_alloc(2, 2, 2);
+    for (int v = 0; v < 8; v++)
+        m->lab[v] = (uint32_t)v + 1;
+    m->nlabels = 8;
+    rve_grain_stat *st;
+    rve_err e;
+    ck_assert(rve_map_stats(m, &st, &e) == RVE_OK);
+    for (int l = 1; l <= 8; l++) {
+        ck_assert_int_eq(st[l].nneigh, 3);
+        ck_assert_uint_eq(st[l].nvox, 1);
+        ck_assert(st[l].area > 0); /* single voxels still get a surface */
+    }
+    free(st);
+    /* 5x1x1: 1 2 0 2 3: grain 2 has two components and neighbours 1 only (void between). */
+    rve_map_free(m);
+    m = rve_map_alloc(5, 1, 1);
+    uint32_t v0[5] = {1, 2, 0, 2, 3};
+    memcpy(m->lab, v0, sizeof v0);
+    m->nlabels = 3;
+    ck_assert(rve_map_stats(m, &st, &e) == RVE_OK);
+    ck_assert_int_eq(st[2].nneigh, 2);
+    ck_assert_int_eq(st[2].ncomp, 2);
+    ck_assert_int_eq(st[1].nneigh, 1);
+    free(st);
+    rve_map_free(m);
+}
+END_TEST
+
+START_TEST(test_compare_hand)
+{
+    rve_map *a = rve_map_alloc(4, 1, 1), *b = rve_map_alloc(4, 1, 1);
+    uint32_t va[4] = {1, 1, 2, 2}, vb[4] = {5, 5, 5, 7};
+    memcpy(a->lab, va, sizeof va);
+    memcpy(b->lab, vb, sizeof vb);
+    a->nlabels = 2;
+    b->nlabels = 7;
+    rve_map_cmp *c;
+    rve_err e;
+    ck_assert(rve_map_compare(a, b, RVE_CMP_MATCH, &c, &e) == RVE_OK);
+    ck_assert_uint_eq(c->match[1], 5);
+    ck_assert_uint_eq(c->match[2], 7);
+    ck_assert_uint_eq(c->nagree, 3);
+    ck_assert(fabs(c->agreement - 0.75) < 1e-15);
+    ck_assert(fabs(c->iou[1] - 2.0 / 3) < 1e-15);
+    ck_assert(fabs(c->iou[2] - 0.5) < 1e-15);
+    ck_assert(fabs(c->mean_iou - 7.0 / 12) < 1e-15);
+    rve_map_cmp_free(c);
+    ck_assert(rve_map_compare(a, b, RVE_CMP_IDENTITY, &c, &e) == RVE_OK);
+    ck_assert_uint_eq(c->nagree, 0);
+    rve_map_cmp_free(c);
+    ck_assert(rve_map_compare(a, a, RVE_CMP_MATCH, &c, &e) == RVE_OK);
+    ck_assert(c->agreement == 1 && c->mean_iou == 1);
+    rve_map_cmp_free(c);
+    rve_map *d = rve_map_alloc(5, 1, 1);
+    ck_assert(rve_map_compare(a, d, RVE_CMP_MATCH, &c, &e) == RVE_EDATA);
+    rve_map_free(d);
+    rve_map_free(a);
+    rve_map_free(b);
+}
+END_TEST
+
 static Suite *raster_suite(void)
 {
     Suite *s = suite_create("raster");
@@ -606,6 +781,14 @@ static Suite *raster_suite(void)
     tcase_add_test(tl, test_boundary_hand);
     tcase_add_test(tl, test_boundary_random);
     suite_add_tcase(s, tl);
+    TCase *ts = tcase_create("stats");
+    tcase_set_timeout(ts, 120);
+    tcase_add_test(ts, test_ball_sphericity);
+    tcase_add_test(ts, test_box_stats);
+    tcase_add_test(ts, test_cube_area);
+    tcase_add_test(ts, test_neighbours_small);
+    tcase_add_test(ts, test_compare_hand);
+    suite_add_tcase(s, ts);
     return s;
 }
 

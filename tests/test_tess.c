@@ -586,6 +586,36 @@ START_TEST(test_read_bad)
 }
 END_TEST
 
+START_TEST(test_threads)
+{
+    /* the threaded build (one voro++ container per thread) gives the cells of
+     * the serial build, and a valid tessellation */
+    double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+    int n = 5000;
+    double *s = random_seeds(n, lo, hi, 0.02);
+    rve_tess_opts o;
+    rve_tess_opts_default(&o);
+    rve_tess *a = NULL, *b = NULL;
+    rve_err e;
+    rve_err_clear(&e);
+    o.threads = 1;
+    ck_assert(rve_tess_build(s, n, lo, hi, NULL, &o, &a, &e) == RVE_OK);
+    o.threads = 2;
+    ck_assert(rve_tess_build(s, n, lo, hi, NULL, &o, &b, &e) == RVE_OK);
+    for (int c = 0; c < n; c++) {
+        ck_assert(a->cells[c].vol == b->cells[c].vol);
+        ck_assert_int_eq(a->cells[c].nf, b->cells[c].nf);
+    }
+    ck_assert_int_eq(a->nver, b->nver);
+    ck_assert_int_eq(a->nface, b->nface);
+    check_volumes(b);
+    check_topology(b);
+    rve_tess_free(a);
+    rve_tess_free(b);
+    free(s);
+}
+END_TEST
+
 static Suite *tess_suite(void)
 {
     Suite *s = suite_create("tess");
@@ -601,6 +631,7 @@ static Suite *tess_suite(void)
     tcase_add_test(tc, test_rasterize_tess);
     tcase_add_test(tc, test_tess_roundtrip);
     tcase_add_test(tc, test_read_bad);
+    tcase_add_test(tc, test_threads);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -181,6 +181,102 @@ int rve_johnson_closest(const double y[][3], int n, int newest, double v[3], int
 
 
 /* ============================================ contact kernels (issue 4) */
+/* Overlapping convex bodies: signed distance, contact normal and points.
+ * Conventions shared by every kernel below:
+ *   s > 0  separation distance, s < 0 penetration depth (-depth), s = 0 touching;
+ *   n      unit normal from A to B;
+ *   p, q   a point on A's surface and one on B's surface with q - p = s n
+ *          (for common-plane methods, p and q lie on the contact features). */
+typedef struct {
+    double s;
+    double n[3];
+    double p[3];
+    double q[3];
+    int iterations; /* main-loop iterations spent (kernel-specific meaning) */
+} rve_contact;
+
+/* A convex polyhedron for the contact kernels: the convex hull of a point set
+ * (qhull, coplanar facets merged), with planar faces, edges and adjacency.
+ * Read-only after creation; safe to share between threads. */
+typedef struct {
+    size_t nv, nf, ne;
+    double *v;          /* nv x 3 vertices */
+    double *plane;      /* nf x 4: outward unit normal and offset d (n.x <= d inside) */
+    size_t *fstart;     /* nf + 1 offsets into fvert */
+    size_t *fvert;      /* vertices of each face, counter-clockwise seen from outside */
+    size_t *edge;       /* ne x 2 vertex indices */
+    size_t *eface;      /* ne x 2 faces sharing the edge; edge[0] -> edge[1] runs
+                           counter-clockwise around eface[0] */
+    size_t *vstart;     /* nv + 1 offsets into vedge */
+    size_t *vedge;      /* edges incident to each vertex */
+    double centroid[3]; /* centre of mass (uniform density) */
+    double volume;
+    double radius;      /* largest distance from the centroid to a vertex */
+} rve_polyhedron;
+
+/* Hull of n points (x,y,z triples). RVE_EDATA for fewer than 4 points,
+ * non-finite coordinates or a flat (zero-volume) set. */
+rve_status rve_polyhedron_alloc(rve_polyhedron **out, const double *pts, size_t n, rve_err *err);
+/* Copy moved by the rigid motion x -> R(q) x + t (q unit quaternion w,x,y,z; NULL = identity). */
+rve_status rve_polyhedron_transform(rve_polyhedron **out, const rve_polyhedron *P, const double q[4],
+                                    const double t[3], rve_err *err);
+void rve_polyhedron_free(rve_polyhedron *P);
+/* Support point: a vertex maximising d.x. */
+void rve_polyhedron_support(const rve_polyhedron *P, const double d[3], double out[3]);
+
+/* Penetration depth and normal of two convex polyhedra by a common plane:
+ * Descantes' revised Cundall algorithm (three starts, orientation perturbation
+ * from tan 5 deg down to tan 1e-7 deg) or revised Nezami fast common plane.
+ * Both also return the separation distance of disjoint polyhedra. Bounded
+ * loops; RVE_ECAP if a cap was reached (out holds the best plane found). */
+rve_status rve_contact_cundall(const rve_polyhedron *A, const rve_polyhedron *B, rve_contact *out,
+                               rve_err *err);
+rve_status rve_contact_nezami(const rve_polyhedron *A, const rve_polyhedron *B, rve_contact *out,
+                              rve_err *err);
+
+/* Penetration depth of any two shapes (rounding radii included): GJK, then,
+ * when the cores overlap, expansion of GJK's final simplex (GJK-TD / EPA) to
+ * the face of A - B closest to the origin. Bounded (at most max_iter added
+ * vertices); RVE_ECAP with the best estimate when the cap is reached or the
+ * polytope cannot be expanded consistently; RVE_EDATA for invalid shapes.
+ * Never NaN for valid shapes, touching and flat (zero-volume) overlaps included. */
+typedef struct {
+    double tol;   /* stop when support - face offset <= tol * size of A - B; 0: 1e-18 (the
+                     face planes are kept in long double) */
+    int max_iter; /* 0: the maximum, 316 */
+} rve_epa_opts;
+rve_status rve_contact_epa(const rve_shape *A, const rve_shape *B, const rve_epa_opts *opts,
+                           rve_contact *out, rve_err *err);
+/* Same for two polyhedra of this module (no rounding). */
+rve_status rve_contact_epa_polyhedra(const rve_polyhedron *A, const rve_polyhedron *B,
+                                     const rve_epa_opts *opts, rve_contact *out, rve_err *err);
+
+/* Intersection of two convex polyhedra (Solfec): interior point (Chebyshev
+ * centre of A n B, found from the GJK-TD/EPA witnesses), face planes made dual,
+ * hull of the dual points (qhull), back to the intersection polyhedron. */
+typedef struct {
+    double volume;    /* volume of A n B (0 when disjoint or touching) */
+    double area;      /* contact area: half the surface area of A n B */
+    double point[3];  /* contact point: area centroid of the surface of A n B */
+    double normal[3]; /* unit normal A to B: faces on A's surface minus faces on B's,
+                         weighted by squared area (the EPA normal when that sum
+                         cancels, e.g. for symmetric overlaps) */
+    double gap;       /* < 0 overlap along the normal (Solfec's code convention: A moved
+                         by -|g| n, B by +|g| n, gap = min(distance - 2|g|, 0));
+                         the separation distance when disjoint */
+    size_t nverts, nfaces; /* of the intersection polyhedron */
+} rve_intersection;
+/* poly (may be NULL) receives the intersection polyhedron (NULL when it has
+ * no volume); free it with rve_polyhedron_free. */
+rve_status rve_polyhedra_intersection(const rve_polyhedron *A, const rve_polyhedron *B,
+                                      rve_intersection *out, rve_polyhedron **poly, rve_err *err);
+
+/* Witness points for a known normal: given n (A to B), finds the support
+ * features of A along n and of B along -n and puts p, q at the centroid of the
+ * overlap of their projections (s = gap along n). */
+void rve_contact_witness(const rve_polyhedron *A, const rve_polyhedron *B, const double n[3],
+                         rve_contact *c);
+
 
 #ifdef __cplusplus
 }

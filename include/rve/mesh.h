@@ -1,12 +1,135 @@
-/* rve/mesh.h - regularisation and tetrahedral meshing. */
+/* rve/mesh.h - regularisation (short-edge removal) and conformal tetrahedral
+ * meshing of tessellations (gmsh).
+ *
+ * Regularisation (thesis Montanari 2017, Sec. 6.3.2): the shortest edge below
+ * a threshold is collapsed into one vertex placed by least squares against
+ * the planes of the initial faces around it (Eq. 6.6), restricted to the
+ * domain faces the vertex must stay on; topology is updated (faces lose an
+ * edge, triangles vanish, edges merge).  Faces are no longer planar
+ * afterwards: each face is the fan of triangles joining its face point (the
+ * mean of its vertices) to its edges.  A collapse is refused when it bends a
+ * face fan triangle by more than max_angle from the face's initial plane,
+ * inverts a cell (some fan triangle not seen positively from the cell's
+ * centre), pinches a face or makes two faces share the same two cells.
+ *
+ * Meshing builds one gmsh model with shared points, curves and surfaces, so
+ * the mesh is conformal across grains by construction: planar faces are
+ * plane surfaces, non-planar faces are their fans of planar triangles.  One
+ * physical volume per grain (tag = grain label), physical surfaces: 1 = all
+ * grain boundaries, 11..16 = domain faces x0 x1 y0 y1 z0 z1 (cube domains;
+ * 10 + domain plane index + 1 otherwise).
+ *
+ * gmsh keeps global state: the meshing functions take a process-wide lock
+ * and must not be called from several threads at once expecting parallelism.
+ * Periodic tessellations are not supported (refused with RVE_EDATA). */
 #ifndef RVE_MESH_H
 #define RVE_MESH_H
 
 #include <rve/util.h>
+#include <rve/tess.h>
+#include <stddef.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* ----------------------------------------------------------- regularisation */
+#define RVE_REG_HIST 12 /* histogram bins of edge length / threshold: [0,0.25) .. [2.75,inf) */
+
+typedef struct {
+    double rsel;       /* threshold = rsel * 0.25 * (V/N)^(1/3); default 1 (Neper's -rsel 1) */
+    double length;     /* absolute threshold; > 0 overrides rsel */
+    double max_angle;  /* degrees; default 20 */
+    int max_passes;    /* default 20 */
+} rve_reg_opts;
+
+void rve_reg_opts_default(rve_reg_opts *o);
+
+typedef struct {
+    double threshold;
+    size_t edges_before, edges_after;
+    size_t short_before, short_after;  /* edges shorter than the threshold */
+    size_t removed;                    /* collapses done */
+    size_t refused;                    /* short edges left because every collapse was refused */
+    double min_before, min_after;      /* shortest edge */
+    int passes;
+    size_t hist_before[RVE_REG_HIST], hist_after[RVE_REG_HIST];
+    double max_bend;                   /* largest face bend left (degrees) */
+} rve_reg_report;
+
+/* Regularise t into a new tessellation *out (free with rve_tess_free). */
+rve_status rve_reg(const rve_tess *t, const rve_reg_opts *o, rve_tess **out,
+                   rve_reg_report *rep, rve_err *err);
+
+/* ------------------------------------------------------------------ meshing */
+typedef enum {
+    RVE_MESH_MSH41 = 0, /* gmsh .msh 4.1 */
+    RVE_MESH_MSH22,     /* gmsh .msh 2.2 */
+    RVE_MESH_INP,       /* Abaqus .inp */
+    RVE_MESH_VTK,       /* legacy VTK */
+    RVE_MESH_NFORMATS
+} rve_mesh_format;
+
+typedef struct {
+    double cl;          /* element size; > 0 overrides rcl */
+    double rcl;         /* element size relative to the mean grain size: cl = rcl * 0.5 * (V/N)^(1/3); default 1 */
+    int order;          /* 1 or 2; default 1 */
+    int algo3d;         /* gmsh Mesh.Algorithm3D: 1 Delaunay (default), 4 Frontal, 10 HXT */
+    int optimize;       /* gmsh tetrahedral optimisation passes; default 2 */
+    int threads;        /* gmsh threads; 0 = 1 */
+    int verbose;        /* gmsh terminal output */
+} rve_mesh_opts;
+
+void rve_mesh_opts_default(rve_mesh_opts *o);
+
+/* A tetrahedral mesh.  Node i is xyz[3i..3i+2].  Element nodes are 0-based
+ * node indices in gmsh order (4 per tet, 10 when order 2; 3 or 6 per
+ * triangle).  tet_grain is the grain label of each tet; tri_tag the physical
+ * surface of each boundary triangle (1 grain boundary, 11.. domain faces). */
+typedef struct {
+    int order;
+    size_t nnodes;
+    double *xyz;
+    size_t ntets;
+    size_t *tets;
+    int *tet_grain;
+    size_t ntris;
+    size_t *tris;
+    int *tri_tag;
+    double cl;          /* element size used */
+    double seconds;     /* wall time in gmsh */
+} rve_mesh;
+
+void rve_mesh_free(rve_mesh *m);
+
+/* Mesh t; ids (may be NULL: 1..n) are the grain labels of its cells.  outputs[f] (may be NULL) is the path to write in format f; files
+ * are written atomically (temporary name in the same folder, then rename).
+ * *out (may be NULL) receives the mesh. */
+rve_status rve_mesh_tess(const rve_tess *t, const int *ids, const rve_mesh_opts *o,
+                         const char *const outputs[RVE_MESH_NFORMATS], rve_mesh **out,
+                         rve_err *err);
+
+/* Write m as Abaqus .inp (C3D4/C3D10, one elset per grain "grainL", node
+ * sets of the grain boundaries and domain faces) or legacy .vtk (cell data
+ * "grain"), atomically.  .msh files are written by rve_mesh_tess. */
+rve_status rve_mesh_write(const rve_mesh *m, const char *path, rve_mesh_format f, rve_err *err);
+
+/* Quality of the linear tetrahedra (corner nodes).
+ * gamma = 3 r_in / r_circ (1 for a regular tet);
+ * q = 6 sqrt(2) V / l_rms^3 (Neper's shape quality, 1 for a regular tet). */
+typedef struct {
+    size_t ntets, nnodes;
+    double gamma_min, gamma_mean;
+    double q_min, q_mean;
+    double gamma_below_01, gamma_below_03; /* fraction of elements */
+    double q_below_01, q_below_03;
+    size_t inverted;                       /* tets with volume <= 0 */
+} rve_mesh_quality;
+
+void rve_mesh_quality_compute(const rve_mesh *m, rve_mesh_quality *q);
+/* Quality of one tetrahedron. */
+void rve_tet_quality(const double a[3], const double b[3], const double c[3], const double d[3],
+                     double *gamma, double *q, double *volume);
 
 #ifdef __cplusplus
 }

@@ -95,6 +95,20 @@ rve_status rve_map_read_tiff_mem(const void *buf, size_t n, const char *name, rv
 rve_status rve_map_read_tesr_mem(const char *buf, size_t n, const char *name, const char *dir,
                                  rve_map **out, rve_err *err);
 
+/* Read with overrides: what a command line gives (--voxel-size, --origin,
+ * raw dimensions). h/origin replace the file's values when set_h/set_origin. */
+typedef struct {
+    rve_map_format fmt;   /* RVE_MAP_AUTO: from the extension */
+    rve_raw_opts raw;     /* for .raw input */
+    int set_h;
+    double h[3];
+    int set_origin;
+    double origin[3];
+} rve_map_load_opts;
+
+void rve_map_load_opts_default(rve_map_load_opts *o);
+rve_status rve_map_load(const char *path, const rve_map_load_opts *o, rve_map **out, rve_err *err);
+
 /* Writer options. */
 typedef struct {
     int bytes;        /* 1, 2 or 4; 0 = smallest width that holds every label */
@@ -192,24 +206,33 @@ typedef struct {
  * summed in physical units. A voxelised ball of 40 voxels diameter gets a
  * sphericity within 1 % of 1 (a raw voxel-face count would give 2/3). */
 rve_status rve_map_stats(const rve_map *m, rve_grain_stat **stats, rve_err *err);
+/* with_area = 0 skips the surfaces (area and sphericity left 0). */
+rve_status rve_map_stats_opt(const rve_map *m, int with_area, rve_grain_stat **stats, rve_err *err);
 /* Surface area (physical units) of the grain with label l alone (see above). */
 rve_status rve_map_grain_area(const rve_map *m, uint32_t l, double *area, rve_err *err);
 
 /* ------------------------------------------------------------------ compare */
+typedef enum {
+    RVE_CMP_MATCH = 0,  /* match grains one to one, greedily by decreasing overlap */
+    RVE_CMP_IDENTITY,   /* label l of A is label l of B */
+    RVE_CMP_IDS         /* grains with the same original id (rve_map_id) */
+} rve_cmp_mode;
+
 typedef struct {
-    size_t nvox;          /* voxels compared (non-void in A or in B) */
-    size_t nagree;        /* of those, equal labels after matching */
-    double agreement;     /* nagree / nvox */
+    size_t nvox;          /* non-void voxels of A */
+    size_t nagree;        /* of those, voxels whose B label is the match of their A label */
+    double agreement;     /* nagree / nvox (the "voxel accuracy" when B is a fit of A) */
     uint32_t nlabels_a;
     uint32_t *match;      /* match[a] = label of B matched to label a of A (0: none), a = 0..nlabels_a */
-    double *iou;          /* iou[a] = |A_a n B_match| / |A_a u B_match|, a = 0..nlabels_a */
-    double mean_iou;      /* over the grains of A */
-    uint32_t nmatched;
+    double *iou;          /* iou[a] = |A_a n B_match| / |A_a u B_match| (0 when unmatched) */
+    double mean_iou;      /* over the grains present in A */
+    uint32_t ngrains_a;   /* grains present in A */
+    uint32_t nmatched;    /* of those, grains with a match */
 } rve_map_cmp;
 
-/* Voxel agreement of two maps of the same grid: grains are matched one to
- * one greedily by decreasing overlap. */
-rve_status rve_map_compare(const rve_map *a, const rve_map *b, rve_map_cmp **out, rve_err *err);
+/* Voxel agreement of two maps of the same grid (different grids: RVE_EDATA). */
+rve_status rve_map_compare(const rve_map *a, const rve_map *b, rve_cmp_mode mode,
+                           rve_map_cmp **out, rve_err *err);
 void rve_map_cmp_free(rve_map_cmp *c);
 
 /* ---------------------------------------------------------- synthetic maps */
@@ -223,11 +246,11 @@ typedef struct {
     int nx, ny, nz;
     int nseeds;           /* Laguerre seeds before growth */
     double radius_sigma;  /* log-normal sigma of the seed radii (0.35) */
-    int mcs;              /* Potts Monte Carlo steps per boundary voxel (4) */
+    int mcs;              /* Potts Monte Carlo steps (60): nvox * mcs flip attempts */
     double temperature;   /* kT in units of the bond energy (0.6) */
     double gb_void;       /* fraction of grain boundaries given an unindexed layer (0.08) */
     double surf_void;     /* fraction of the outer surface given an unindexed layer (0.3) */
-    double noise;         /* fraction of voxels set to void or a wrong label (2e-4) */
+    double noise;         /* fraction of voxels set to void or a wrong label (5e-5) */
     uint64_t seed;
 } rve_synth_opts;
 

@@ -171,6 +171,139 @@ static void assign_by_rank(const rve_tess *t, size_t n, const double *sorted, do
         target[order[r].i] = sorted[r];
 }
 
+static double gauss(gsl_rng *r)
+{
+    double u = gsl_rng_uniform_pos(r), v = gsl_rng_uniform(r);
+    return sqrt(-2 * log(u)) * cos(2 * GEN_PI * v);
+}
+
+/* Local error of cell i: squared deviations from the rank targets of i and
+ * its neighbours, plus the relative volume error of i. */
+static double local_error(const rve_tess *t, size_t i, const double *vals, const double *tgt, const double *target)
+{
+    double e = 0, d = vals[RVE_PROP_COUNT * i + RVE_PROP_SPHERICITY] - tgt[i];
+    e += d * d;
+    const rve_tess_poly *q = &t->cells[i];
+    for (int f = 0; f < q->nf; f++) {
+        int j = q->fnbr[f];
+        if (j < 0)
+            continue;
+        d = vals[RVE_PROP_COUNT * (size_t)j + RVE_PROP_SPHERICITY] - tgt[j];
+        e += d * d;
+    }
+    if (target) {
+        double r = q->vol / target[i] - 1;
+        e += 0.1 * r * r;
+    }
+    return e;
+}
+
+/* One batch of the local search: cells with disjoint closed neighbourhoods
+ * get a random seed move each; a move is kept when it lowers the cell's local
+ * error; then the volumes are re-solved (pp != NULL).  *tout receives the new
+ * tessellation (t is freed), vals its values. */
+static rve_status local_batch(synth_ctx *c, const rve_morpho *m, rve_tess *t, double *seeds, double *psi,
+                              const double *target, const rve_pvol_params *pp, const double *sph_t, double *step,
+                              double *vals, double *vals2, keyed *order, int *mark, double *try_s, gsl_rng *rng,
+                              double cell, rve_tess **tout, rve_err *err)
+{
+    size_t n = c->n;
+    rve_status st;
+    /* rank targets tgt[i]; before[i] the local errors of the moved cells */
+    double *tgt = malloc(n * sizeof *tgt), *before = malloc(n * sizeof *before);
+    if (!tgt || !before) {
+        free(tgt);
+        free(before);
+        return rve_err_set(err, RVE_ENOMEM, "", "out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        order[i].v = vals[RVE_PROP_COUNT * i + RVE_PROP_SPHERICITY];
+        order[i].i = i;
+    }
+    qsort(order, n, sizeof *order, cmp_keyed);
+    for (size_t r = 0; r < n; r++)
+        tgt[order[r].i] = sph_t[r];
+    /* random order, greedy selection of disjoint closed neighbourhoods */
+    for (size_t i = 0; i < n; i++) {
+        order[i].v = gsl_rng_uniform(rng);
+        order[i].i = i;
+        mark[i] = 0; /* 1: in a selected neighbourhood, 2: selected */
+    }
+    qsort(order, n, sizeof *order, cmp_keyed);
+    memcpy(try_s, seeds, 3 * n * sizeof *seeds);
+    size_t nsel = 0;
+    for (size_t r = 0; r < n; r++) {
+        size_t i = order[r].i;
+        const rve_tess_poly *q = &t->cells[i];
+        int ok = !mark[i];
+        for (int f = 0; f < q->nf && ok; f++)
+            if (q->fnbr[f] >= 0 && mark[q->fnbr[f]])
+                ok = 0;
+        if (!ok)
+            continue;
+        mark[i] = 2;
+        for (int f = 0; f < q->nf; f++)
+            if (q->fnbr[f] >= 0)
+                mark[q->fnbr[f]] = 1;
+        before[i] = local_error(t, i, vals, tgt, target);
+        double sc = step[i] * cbrt(q->vol > 0 ? q->vol : cell * cell * cell);
+        for (int k = 0; k < 3; k++) {
+            double x = seeds[3 * i + k] + sc * gauss(rng), L = c->domain[k];
+            if (c->periodic) {
+                x = fmod(x, L);
+                if (x < 0)
+                    x += L;
+            } else if (x <= 0 || x >= L)
+                x = seeds[3 * i + k];
+            try_s[3 * i + k] = x;
+        }
+        nsel++;
+    }
+    rve_tess *tn = NULL;
+    st = synth_tess(c, try_s, psi, &tn, err);
+    if (st != RVE_OK) {
+        free(tgt);
+        free(before);
+        return st;
+    }
+    values_from_tess(tn, n, m, vals2);
+    for (size_t i = 0; i < n; i++) {
+        if (mark[i] != 2)
+            continue;
+        int keep = tn->cells[i].vol > 0;
+        if (keep)
+            keep = local_error(tn, i, vals2, tgt, target) < before[i];
+        if (keep) {
+            for (int k = 0; k < 3; k++)
+                seeds[3 * i + k] = try_s[3 * i + k];
+            step[i] *= 1.3;
+            if (step[i] > 0.5)
+                step[i] = 0.5;
+        } else {
+            step[i] *= 0.7;
+            if (step[i] < 0.01)
+                step[i] = 0.01;
+        }
+    }
+    free(tgt);
+    free(before);
+    rve_tess_free(tn);
+    tn = NULL;
+    rve_tess_free(t);
+    if (pp) {
+        st = synth_pvol(c, seeds, target, psi, pp, NULL, &tn, err);
+        if (st == RVE_ECAP && tn)
+            st = RVE_OK;
+    } else
+        st = synth_tess(c, seeds, psi, &tn, err);
+    *tout = tn;
+    if (st != RVE_OK)
+        return st;
+    values_from_tess(tn, n, m, vals);
+    (void)nsel;
+    return RVE_OK;
+}
+
 rve_status rve_gen(const rve_morpho *m, const rve_gen_params *p, double *seeds, double *weights, double *values,
                    rve_gen_info *info, rve_err *err)
 {
@@ -199,9 +332,11 @@ rve_status rve_gen(const rve_morpho *m, const rve_gen_params *p, double *seeds, 
     double *best_s = malloc(3 * n * sizeof *best_s), *best_psi = malloc(n * sizeof *best_psi);
     double *try_s = malloc(3 * n * sizeof *try_s), *try_psi = malloc(n * sizeof *try_psi);
     double *sph_t = malloc(n * sizeof *sph_t), *sorted_t = malloc(n * sizeof *sorted_t);
+    double *vals2 = malloc(RVE_PROP_COUNT * n * sizeof *vals2), *step = malloc(n * sizeof *step);
+    int *mark = malloc(n * sizeof *mark);
     keyed *order = malloc(n * sizeof *order);
     rve_tess *t = NULL;
-    if (!rng || !target || !psi || !vals || !col || !best_s || !best_psi || !try_s || !try_psi || !sph_t || !sorted_t || !order) {
+    if (!rng || !target || !psi || !vals || !col || !best_s || !best_psi || !try_s || !try_psi || !sph_t || !sorted_t || !order || !vals2 || !step || !mark) {
         st = rve_err_set(err, RVE_ENOMEM, "", "out of memory (%zu cells)", n);
         goto done;
     }
@@ -283,12 +418,30 @@ rve_status rve_gen(const rve_morpho *m, const rve_gen_params *p, double *seeds, 
         memcpy(best_s, seeds, 3 * n * sizeof *seeds);
         memcpy(best_psi, psi, n * sizeof *psi);
         double fbest = f;
+        for (size_t i = 0; i < n; i++)
+            step[i] = 0.1;
         int it, lloyd = 1; /* phase A: plain Lloyd steps while they help */
         for (it = 0; it < p->max_iter; it++) {
             if (p->time_limit > 0 && rve_now() - t0 > p->time_limit)
                 break;
             if (gain < 1e-3)
                 break;
+            if (!lloyd && !getenv("GEN_OLD")) {
+                /* phase B: local search, batches of cells with disjoint neighbourhoods */
+                st = local_batch(&c, m, t, seeds, psi, target, sizep >= 0 ? &ip : NULL, sph_t, step, vals, vals2,
+                                 order, mark, try_s, rng, cell, &t, err);
+                if (st != RVE_OK)
+                    goto done;
+                f = objective(&oc, vals);
+                if (f < fbest) {
+                    fbest = f;
+                    memcpy(best_s, seeds, 3 * n * sizeof *seeds);
+                    memcpy(best_psi, psi, n * sizeof *psi);
+                }
+                if (p->progress)
+                    p->progress(p->progress_ctx, it + 1, p->max_iter, f);
+                continue;
+            }
             for (size_t i = 0; i < n; i++) {
                 order[i].v = vals[RVE_PROP_COUNT * i + RVE_PROP_SPHERICITY];
                 order[i].i = i;
@@ -352,6 +505,11 @@ rve_status rve_gen(const rve_morpho *m, const rve_gen_params *p, double *seeds, 
                 rve_tess_free(t);
                 t = tn;
                 f = fn;
+                if (f < fbest) {
+                    fbest = f;
+                    memcpy(best_s, seeds, 3 * n * sizeof *seeds);
+                    memcpy(best_psi, psi, n * sizeof *psi);
+                }
                 if (!lloyd)
                     gain *= 1.2;
                 if (gain > 1)
@@ -368,7 +526,10 @@ rve_status rve_gen(const rve_morpho *m, const rve_gen_params *p, double *seeds, 
                 p->progress(p->progress_ctx, it + 1, p->max_iter, f);
         }
         info->iterations = it;
-        (void)fbest;
+        if (fbest < f) { /* the local search wanders: keep the best state */
+            memcpy(seeds, best_s, 3 * n * sizeof *seeds);
+            memcpy(psi, best_psi, n * sizeof *psi);
+        }
         /* final volume solve at the requested tolerance */
         if (sizep >= 0) {
             rve_tess_free(t);
@@ -409,6 +570,9 @@ done:
     free(try_psi);
     free(sph_t);
     free(sorted_t);
+    free(vals2);
+    free(step);
+    free(mark);
     free(order);
     synth_ctx_free(&c);
     return st;

@@ -6,4 +6,8 @@ check_PROGRAMS += tests/test_gen
 tests_test_gen_SOURCES = tests/test_gen.c
 tests_test_gen_CFLAGS = $(TEST_CFLAGS)
 tests_test_gen_LDADD = $(TEST_LIBS)
+dist_check_SCRIPTS += tests/test_gen.sh
+BENCH_PROGS += bench/bench_gen
+bench_bench_gen_SOURCES = bench/bench_gen.c
+bench_bench_gen_LDADD = librve.la $(GSL_LIBS) -lm
 # end synthesis (issue 9)

@@ -50,7 +50,10 @@ rve_status synth_tess(synth_ctx *c, const double *seeds, const double *psi, rve_
     double lo[3] = {0, 0, 0};
     int per[3] = {c->periodic, c->periodic, c->periodic};
     c->tess_calls++;
-    return rve_tess_build(c->s4, (int)n, lo, c->domain, per, &o, out, err);
+    double t0 = rve_now();
+    rve_status st = rve_tess_build(c->s4, (int)n, lo, c->domain, per, &o, out, err);
+    c->tess_seconds += rve_now() - t0;
+    return st;
 }
 
 rve_status synth_ctx_init(synth_ctx *c, size_t n, const double domain[3], int periodic, rve_err *err)
@@ -138,7 +141,6 @@ static rve_status build_laplacian(synth_ctx *c, const rve_tess *t, const double 
 static void lap_mul(const synth_ctx *c, const double *diag, const double *x, double *y)
 {
     long n = (long)c->n;
-#pragma omp parallel for schedule(static)
     for (long i = 0; i < n; i++) {
         double s = diag[i] * x[i];
         for (size_t k = c->off[i]; k < c->off[i + 1]; k++)

@@ -18,6 +18,7 @@ typedef struct {
     int newton_iterations;
     long cg_iterations;
     double max_rel_err;
+    double tess_seconds;
 } synth_ctx;
 
 rve_status synth_ctx_init(synth_ctx *c, size_t n, const double domain[3], int periodic, rve_err *err);

@@ -2,11 +2,16 @@
 
 # grain maps (issue 5)
 librve_la_SOURCES += src/tess/map_core.c src/tess/map_tesr.c src/tess/map_tiff.c \
-	src/tess/map_boundary.c src/tess/map_internal.h
+	src/tess/map_boundary.c src/tess/map_stats.c src/tess/map_synth.c \
+	src/tess/map_internal.h
 check_PROGRAMS += tests/test_raster
 tests_test_raster_SOURCES = tests/test_raster.c
 tests_test_raster_CFLAGS = $(TEST_CFLAGS)
 tests_test_raster_LDADD = $(TEST_LIBS) $(TIFF_LIBS)
+dist_check_SCRIPTS += tests/test_raster_cli.sh
+BENCH_PROGS += bench/bench_raster
+bench_bench_raster_SOURCES = bench/bench_raster.c
+bench_bench_raster_LDADD = librve.la $(TIFF_LIBS) -lm
 # end grain maps (issue 5)
 
 # tessellations (issue 6)
@@ -17,4 +22,7 @@ tests_test_tess_SOURCES = tests/test_tess.c
 tests_test_tess_CFLAGS = $(TEST_CFLAGS)
 tests_test_tess_LDADD = $(TEST_LIBS)
 dist_check_SCRIPTS += tests/test_tess.sh
+BENCH_PROGS += bench/bench_tess
+bench_bench_tess_SOURCES = bench/bench_tess.c
+bench_bench_tess_LDADD = librve.la -lm
 # end tessellations (issue 6)

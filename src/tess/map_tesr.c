@@ -709,3 +709,32 @@ rve_status rve_map_write(const rve_map *m, const char *path, rve_map_format fmt,
                            "unknown grain-map format (expected .tif, .tiff, .tesr or .raw)");
     }
 }
+
+void rve_map_load_opts_default(rve_map_load_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->h[0] = o->h[1] = o->h[2] = 1;
+}
+
+rve_status rve_map_load(const char *path, const rve_map_load_opts *o, rve_map **out, rve_err *err)
+{
+    rve_map_load_opts d;
+    if (!o) {
+        rve_map_load_opts_default(&d);
+        o = &d;
+    }
+    if (o->set_h && !(o->h[0] > 0 && o->h[1] > 0 && o->h[2] > 0))
+        return rve_err_set(err, RVE_EUSAGE, path, "voxel size must be positive");
+    rve_status s = rve_map_read(path, o->fmt, &o->raw, out, err);
+    if (s != RVE_OK)
+        return s;
+    for (int a = 0; a < 3; a++) {
+        if (o->set_h)
+            (*out)->h[a] = o->h[a];
+        if (o->set_origin)
+            (*out)->origin[a] = o->origin[a];
+    }
+    if (o->set_h)
+        (*out)->has_res = 1;
+    return RVE_OK;
+}

@@ -15,6 +15,9 @@
 #include <sys/stat.h>
 #include <tiffio.h>
 #include <unistd.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 typedef struct {
     char msg[256];
@@ -115,11 +118,171 @@ static void parse_description(const char *d, double h[3], int *has_h, double o[3
         *has_spacing = 1;
 }
 
-static rve_status read_tiff(TIFF *tif, const char *name, size_t maxvox, tiff_log *lg,
+/* Where to (re)open the file: each thread reads its pages through its own handle. */
+typedef struct {
+    const char *path;          /* file, or NULL for memory */
+    const unsigned char *buf;  /* memory input */
+    size_t n;
+    size_t maxvox;
+} tiff_src;
+
+static TIFF *tiff_open(const tiff_src *src, tiff_log *lg, membuf *mb)
+{
+    TIFFOpenOptions *op = tiff_options(lg);
+    if (!op)
+        return NULL;
+    TIFF *tif;
+    /* Bound libtiff's own allocations. */
+    TIFFOpenOptionsSetMaxSingleMemAlloc(op, (tmsize_t)(src->maxvox < ((size_t)1 << 40) ? src->maxvox * 4 + 65536 : 0));
+    if (src->path) {
+        /* "m": no memory mapping, so that resident memory stays the array plus
+         * one strip (a mapped file would count once more). */
+        tif = TIFFOpenExt(src->path, "rm", op);
+    } else {
+        *mb = (membuf){src->buf, src->n, 0};
+        tif = TIFFClientOpenExt("memory", "rm", (thandle_t)mb, mem_read, mem_write, mem_seek,
+                                mem_close, mem_size, mem_map, mem_unmap, op);
+    }
+    TIFFOpenOptionsFree(op);
+    return tif;
+}
+
+/* Read pages [p0, p1) of tif (positioned on page p0) into m. On failure
+ * returns the status, *badpage the page and msg the message. */
+static rve_status read_pages(TIFF *tif, int p0, int p1, rve_map *m, tiff_log *lg, uint32_t *mxout,
+                             int *badpage, char *msg, size_t msgn)
+{
+    const uint32_t w = (uint32_t)m->nx, hgt = (uint32_t)m->ny;
+    unsigned char *buf = NULL;
+    size_t bufsize = 0;
+    uint32_t mx = 0;
+    rve_status st = RVE_EDATA;
+    int page;
+#define PFAIL(...)                                   \
+    do {                                             \
+        snprintf(msg, msgn, __VA_ARGS__);            \
+        goto fail;                                   \
+    } while (0)
+#define PTFAIL(what) PFAIL("page %d: %s%s%s", page + 1, what, lg->msg[0] ? ": " : "", lg->msg)
+    for (page = p0; page < p1; page++) {
+        if (page > p0 && !TIFFReadDirectory(tif))
+            PTFAIL("cannot read the page directory");
+        uint32_t pw = 0, ph = 0;
+        uint16_t bps = 0, spp = 1, fmt = SAMPLEFORMAT_UINT;
+        if (!TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &pw) || !TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &ph))
+            PTFAIL("no image size");
+        if (pw != w || ph != hgt)
+            PFAIL("page %d is %ux%u, page 1 is %ux%u (pages must have one size)", page + 1, pw, ph, w, hgt);
+        TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &bps);
+        TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &spp);
+        TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &fmt);
+        if (spp != 1)
+            PFAIL("page %d has %u samples per pixel (a label map has 1)", page + 1, spp);
+        if (fmt == SAMPLEFORMAT_IEEEFP)
+            PFAIL("page %d has floating-point samples (labels must be unsigned integers)", page + 1);
+        if (fmt == SAMPLEFORMAT_INT)
+            PFAIL("page %d has signed samples (labels must be unsigned integers)", page + 1);
+        if (fmt != SAMPLEFORMAT_UINT)
+            PFAIL("page %d has sample format %u (labels must be unsigned integers)", page + 1, fmt);
+        if (bps != 8 && bps != 16 && bps != 32)
+            PFAIL("page %d has %u-bit samples (8, 16 or 32 expected)", page + 1, bps);
+        int bytes = bps / 8;
+        uint32_t *dst = m->lab + (size_t)page * w * hgt;
+        if (TIFFIsTiled(tif)) {
+            uint32_t tw = 0, th = 0;
+            if (!TIFFGetField(tif, TIFFTAG_TILEWIDTH, &tw) || !TIFFGetField(tif, TIFFTAG_TILELENGTH, &th) ||
+                tw == 0 || th == 0)
+                PTFAIL("bad tile size");
+            tmsize_t ts = TIFFTileSize(tif);
+            if (ts <= 0 || (uint64_t)ts < (uint64_t)tw * th * bytes)
+                PTFAIL("bad tile size");
+            if ((size_t)ts > bufsize) {
+                unsigned char *nb = realloc(buf, (size_t)ts);
+                if (!nb) {
+                    st = RVE_ENOMEM;
+                    PFAIL("out of memory");
+                }
+                buf = nb;
+                bufsize = (size_t)ts;
+            }
+            for (uint32_t y0 = 0; y0 < hgt; y0 += th)
+                for (uint32_t x0 = 0; x0 < w; x0 += tw) {
+                    ttile_t tile = TIFFComputeTile(tif, x0, y0, 0, 0);
+                    if (TIFFReadEncodedTile(tif, tile, buf, ts) < 0)
+                        PTFAIL("corrupt or truncated tile");
+                    uint32_t nxc = w - x0 < tw ? w - x0 : tw, nyc = hgt - y0 < th ? hgt - y0 : th;
+                    for (uint32_t r = 0; r < nyc; r++) {
+                        uint32_t x = rve_map_unpack(dst + (size_t)(y0 + r) * w + x0,
+                                                    buf + (size_t)r * tw * bytes, nxc, bytes, 0);
+                        if (x > mx)
+                            mx = x;
+                    }
+                }
+        } else {
+            uint32_t rps = 0;
+            TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &rps);
+            if (rps == 0 || rps > hgt)
+                rps = hgt;
+            tstrip_t nstrips = TIFFNumberOfStrips(tif);
+            if ((uint64_t)nstrips * rps < hgt)
+                PTFAIL("too few strips for the image height");
+            size_t rowbytes = (size_t)w * bytes;
+            for (uint32_t y0 = 0; y0 < hgt; y0 += rps) {
+                uint32_t rows = hgt - y0 < rps ? hgt - y0 : rps;
+                tstrip_t strip = TIFFComputeStrip(tif, y0, 0);
+                size_t need = rows * rowbytes, nv = (size_t)rows * w;
+                uint32_t *d = dst + (size_t)y0 * w;
+                /* Decode into the tail of the strip's own rows, then widen
+                 * forwards in place (element i is read before it is
+                 * overwritten, and later elements lie beyond its bytes). */
+                unsigned char *src = (unsigned char *)d + (nv * 4 - need);
+                if (TIFFReadEncodedStrip(tif, strip, src, (tmsize_t)need) != (tmsize_t)need)
+                    PTFAIL("corrupt or truncated strip");
+                uint32_t x;
+                if (bytes == 4) {
+                    x = 0;
+                    for (size_t v = 0; v < nv; v++)
+                        if (d[v] > x)
+                            x = d[v];
+                } else if (bytes == 2) {
+                    x = 0;
+                    for (size_t v = 0; v < nv; v++) {
+                        uint16_t y16;
+                        memcpy(&y16, src + 2 * v, 2); /* aliasing-safe load */
+                        uint32_t y = y16;
+                        d[v] = y;
+                        if (y > x)
+                            x = y;
+                    }
+                } else {
+                    x = 0;
+                    for (size_t v = 0; v < nv; v++) {
+                        uint32_t y = src[v];
+                        d[v] = y;
+                        if (y > x)
+                            x = y;
+                    }
+                }
+                if (x > mx)
+                    mx = x;
+            }
+        }
+    }
+    free(buf);
+    *mxout = mx;
+    return RVE_OK;
+fail:
+    free(buf);
+    *badpage = page;
+    return st;
+#undef PFAIL
+#undef PTFAIL
+}
+
+static rve_status read_tiff(TIFF *tif, const tiff_src *src, const char *name, tiff_log *lg,
                             rve_map **out, rve_err *err)
 {
     rve_map *m = NULL;
-    unsigned char *buf = NULL;
     int page = 0;
     *out = NULL;
     uint32_t w = 0, hgt = 0;
@@ -132,8 +295,8 @@ static rve_status read_tiff(TIFF *tif, const char *name, size_t maxvox, tiff_log
     tdir_t ndir = TIFFNumberOfDirectories(tif);
     if (ndir == 0 || lg->nerr)
         TFAIL("cannot count the pages");
-    if ((size_t)w * hgt > maxvox / ndir)
-        FAIL(RVE_EDATA, "%ux%ux%u voxels: too large (more than %zu)", w, hgt, (unsigned)ndir, maxvox);
+    if ((size_t)w * hgt > src->maxvox / ndir)
+        FAIL(RVE_EDATA, "%ux%ux%u voxels: too large (more than %zu)", w, hgt, (unsigned)ndir, src->maxvox);
     if (!TIFFSetDirectory(tif, 0))
         TFAIL("cannot read the first page");
     m = rve_map_alloc((int)w, (int)hgt, (int)ndir);
@@ -166,108 +329,68 @@ static rve_status read_tiff(TIFF *tif, const char *name, size_t maxvox, tiff_log
     }
     m->has_res = has_h;
 
-    size_t bufsize = 0;
+    /* Pages in parallel: thread t reads a contiguous range through its own
+     * handle (thread 0 uses tif). The first failing page (in page order)
+     * is reported. */
+    int nt = 1;
+#ifdef _OPENMP
+    nt = omp_get_max_threads();
+#endif
+    if ((size_t)w * hgt * ndir < ((size_t)1 << 22) || nt < 1)
+        nt = 1; /* small maps: not worth the extra opens */
+    if (nt > (int)ndir)
+        nt = (int)ndir;
     uint32_t mx = 0;
-    for (page = 0; page < (int)ndir; page++) {
-        if (page > 0 && !TIFFReadDirectory(tif))
-            TFAIL("cannot read the page directory");
-        uint32_t pw = 0, ph = 0;
-        uint16_t bps = 0, spp = 1, fmt = SAMPLEFORMAT_UINT, planar = PLANARCONFIG_CONTIG;
-        if (!TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &pw) || !TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &ph))
-            TFAIL("no image size");
-        if (pw != w || ph != hgt)
-            FAIL(RVE_EDATA, "page %d is %ux%u, page 1 is %ux%u (pages must have one size)",
-                 page + 1, pw, ph, w, hgt);
-        TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &bps);
-        TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &spp);
-        TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &fmt);
-        TIFFGetFieldDefaulted(tif, TIFFTAG_PLANARCONFIG, &planar);
-        if (spp != 1)
-            FAIL(RVE_EDATA, "page %d has %u samples per pixel (a label map has 1)", page + 1, spp);
-        if (fmt == SAMPLEFORMAT_IEEEFP)
-            FAIL(RVE_EDATA, "page %d has floating-point samples (labels must be unsigned integers)", page + 1);
-        if (fmt == SAMPLEFORMAT_INT)
-            FAIL(RVE_EDATA, "page %d has signed samples (labels must be unsigned integers)", page + 1);
-        if (fmt != SAMPLEFORMAT_UINT)
-            FAIL(RVE_EDATA, "page %d has sample format %u (labels must be unsigned integers)", page + 1, fmt);
-        if (bps != 8 && bps != 16 && bps != 32)
-            FAIL(RVE_EDATA, "page %d has %u-bit samples (8, 16 or 32 expected)", page + 1, bps);
-        int bytes = bps / 8;
-        uint32_t *dst = m->lab + (size_t)page * w * hgt;
-        if (TIFFIsTiled(tif)) {
-            uint32_t tw = 0, th = 0;
-            if (!TIFFGetField(tif, TIFFTAG_TILEWIDTH, &tw) || !TIFFGetField(tif, TIFFTAG_TILELENGTH, &th) ||
-                tw == 0 || th == 0)
-                TFAIL("bad tile size");
-            tmsize_t ts = TIFFTileSize(tif);
-            if (ts <= 0 || (uint64_t)ts < (uint64_t)tw * th * bytes)
-                TFAIL("bad tile size");
-            if ((size_t)ts > bufsize) {
-                unsigned char *nb = realloc(buf, (size_t)ts);
-                if (!nb)
-                    FAIL(RVE_ENOMEM, "out of memory");
-                buf = nb;
-                bufsize = (size_t)ts;
-            }
-            for (uint32_t y0 = 0; y0 < hgt; y0 += th)
-                for (uint32_t x0 = 0; x0 < w; x0 += tw) {
-                    ttile_t tile = TIFFComputeTile(tif, x0, y0, 0, 0);
-                    if (TIFFReadEncodedTile(tif, tile, buf, ts) < 0)
-                        TFAIL("corrupt or truncated tile");
-                    uint32_t nxc = w - x0 < tw ? w - x0 : tw, nyc = hgt - y0 < th ? hgt - y0 : th;
-                    for (uint32_t r = 0; r < nyc; r++) {
-                        uint32_t x = rve_map_unpack(dst + (size_t)(y0 + r) * w + x0,
-                                                    buf + (size_t)r * tw * bytes, nxc, bytes, 0);
-                        if (x > mx)
-                            mx = x;
-                    }
-                }
-        } else {
-            uint32_t rps = 0;
-            TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &rps);
-            if (rps == 0 || rps > hgt)
-                rps = hgt;
-            tstrip_t nstrips = TIFFNumberOfStrips(tif);
-            if ((uint64_t)nstrips * rps < hgt)
-                TFAIL("too few strips for the image height");
-            size_t rowbytes = (size_t)w * bytes;
-            for (uint32_t y0 = 0; y0 < hgt; y0 += rps) {
-                uint32_t rows = hgt - y0 < rps ? hgt - y0 : rps;
-                tstrip_t strip = TIFFComputeStrip(tif, y0, 0);
-                size_t need = rows * rowbytes;
-                uint32_t *d = dst + (size_t)y0 * w;
-                if (bytes == 4) { /* decode in place */
-                    if (TIFFReadEncodedStrip(tif, strip, d, (tmsize_t)need) != (tmsize_t)need)
-                        TFAIL("corrupt or truncated strip");
-                    for (size_t v = 0; v < (size_t)rows * w; v++)
-                        if (d[v] > mx)
-                            mx = d[v];
-                    continue;
-                }
-                if (need > bufsize) {
-                    unsigned char *nb = realloc(buf, need);
-                    if (!nb)
-                        FAIL(RVE_ENOMEM, "out of memory");
-                    buf = nb;
-                    bufsize = need;
-                }
-                if (TIFFReadEncodedStrip(tif, strip, buf, (tmsize_t)need) != (tmsize_t)need)
-                    TFAIL("corrupt or truncated strip");
-                uint32_t x = rve_map_unpack(d, buf, (size_t)rows * w, bytes, 0);
-                if (x > mx)
-                    mx = x;
+    int badpage = (int)ndir;
+    rve_status bad = RVE_OK;
+    char badmsg[RVE_ERR_MSG_MAX] = "";
+#pragma omp parallel num_threads(nt) if (nt > 1)
+    {
+        int t = 0, T = 1;
+#ifdef _OPENMP
+        t = omp_get_thread_num();
+        T = omp_get_num_threads();
+#endif
+        int p0 = (int)((long)ndir * t / T), p1 = (int)((long)ndir * (t + 1) / T);
+        tiff_log mylg = {{0}, 0};
+        tiff_log *L = t == 0 ? lg : &mylg;
+        membuf mb;
+        TIFF *mytif = t == 0 ? tif : tiff_open(src, L, &mb);
+        char msg[RVE_ERR_MSG_MAX];
+        uint32_t mymx = 0;
+        int bp = p0;
+        rve_status s = RVE_OK;
+        if (!mytif) {
+            s = RVE_EDATA;
+            snprintf(msg, sizeof msg, "page %d: cannot reopen the file", p0 + 1);
+        } else if (p0 > 0 && !TIFFSetDirectory(mytif, (tdir_t)p0)) {
+            s = RVE_EDATA;
+            snprintf(msg, sizeof msg, "page %d: cannot read the page directory%s%s", p0 + 1,
+                     L->msg[0] ? ": " : "", L->msg);
+        } else if (p1 > p0) {
+            s = read_pages(mytif, p0, p1, m, L, &mymx, &bp, msg, sizeof msg);
+        }
+        if (mytif && t != 0)
+            TIFFClose(mytif);
+#pragma omp critical(rve_tiff_read)
+        {
+            if (mymx > mx)
+                mx = mymx;
+            if (s != RVE_OK && bp < badpage) {
+                badpage = bp;
+                bad = s;
+                snprintf(badmsg, sizeof badmsg, "%s", msg);
             }
         }
-        (void)planar;
     }
+    if (bad != RVE_OK)
+        FAIL(bad, "%s", badmsg);
     if (mx > RVE_MAP_LABEL_MAX)
         FAIL(RVE_EDATA, "label %u above 2^31 - 1", mx);
     m->nlabels = mx;
-    free(buf);
     *out = m;
     return RVE_OK;
 fail:
-    free(buf);
     rve_map_free(m);
     return err ? err->code : RVE_EDATA;
 }
@@ -281,14 +404,12 @@ rve_status rve_map_read_tiff(const char *path, rve_map **out, rve_err *err)
         return rve_err_set(err, RVE_EIO, path, "cannot open: %s", strerror(errno));
     fclose(probe);
     tiff_log lg = {{0}, 0};
-    TIFFOpenOptions *op = tiff_options(&lg);
-    if (!op)
-        return rve_err_set(err, RVE_ENOMEM, path, "out of memory");
-    TIFF *tif = TIFFOpenExt(path, "r", op);
-    TIFFOpenOptionsFree(op);
+    tiff_src src = {path, NULL, 0, RVE_MAP_MAX_VOXELS_DEFAULT};
+    membuf mb;
+    TIFF *tif = tiff_open(&src, &lg, &mb);
     if (!tif)
         return rve_err_set(err, RVE_EDATA, name, "not a readable TIFF file%s%s", lg.msg[0] ? ": " : "", lg.msg);
-    rve_status s = read_tiff(tif, path, RVE_MAP_MAX_VOXELS_DEFAULT, &lg, out, err);
+    rve_status s = read_tiff(tif, &src, path, &lg, out, err);
     TIFFClose(tif);
     return s;
 }
@@ -297,19 +418,13 @@ rve_status rve_map_read_tiff_mem_capped(const void *buf, size_t n, const char *n
                                         size_t maxvox, rve_map **out, rve_err *err)
 {
     *out = NULL;
-    membuf mb = {buf, n, 0};
     tiff_log lg = {{0}, 0};
-    TIFFOpenOptions *op = tiff_options(&lg);
-    if (!op)
-        return rve_err_set(err, RVE_ENOMEM, name, "out of memory");
-    /* Bound libtiff's own allocations by the input size and the voxel cap. */
-    TIFFOpenOptionsSetMaxSingleMemAlloc(op, (tmsize_t)(maxvox * 4 + 65536));
-    TIFF *tif = TIFFClientOpenExt(name, "rm", (thandle_t)&mb, mem_read, mem_write, mem_seek,
-                                  mem_close, mem_size, mem_map, mem_unmap, op);
-    TIFFOpenOptionsFree(op);
+    tiff_src src = {NULL, buf, n, maxvox};
+    membuf mb;
+    TIFF *tif = tiff_open(&src, &lg, &mb);
     if (!tif)
         return rve_err_set(err, RVE_EDATA, name, "not a readable TIFF file%s%s", lg.msg[0] ? ": " : "", lg.msg);
-    rve_status s = read_tiff(tif, name, maxvox, &lg, out, err);
+    rve_status s = read_tiff(tif, &src, name, &lg, out, err);
     TIFFClose(tif);
     return s;
 }

@@ -6,6 +6,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#else
+static int omp_get_thread_num(void) { return 0; }
+#endif
 
 void rve_tess_opts_default(rve_tess_opts *o)
 {
@@ -245,16 +250,21 @@ void rve_tess_free(rve_tess *t)
     free(t);
 }
 
-/* Compute cell i with the container into t->cells[i]. */
-static rve_status compute_one(rve_tess *t, tess_priv *pv, int i)
+/* Compute cell i with a container into t->cells[i]. */
+static rve_status compute_with(rve_tess *t, tv_con *con, tv_cell *buf, int i)
 {
     rve_tess_poly *p = &t->cells[i];
     tess_poly_free(p);
-    int r = tv_compute(pv->con, i, pv->buf);
+    int r = tv_compute(con, i, buf);
     if (r < 0) return RVE_ENOMEM;
     if (r == 0) return RVE_OK; /* empty */
-    return tess_poly_from_raw(t, i, tv_cell_nv(pv->buf), tv_cell_v(pv->buf), tv_cell_nf(pv->buf),
-                              tv_cell_nbr(pv->buf), tv_cell_fv(pv->buf), tv_cell_fvlen(pv->buf), p);
+    return tess_poly_from_raw(t, i, tv_cell_nv(buf), tv_cell_v(buf), tv_cell_nf(buf), tv_cell_nbr(buf),
+                              tv_cell_fv(buf), tv_cell_fvlen(buf), p);
+}
+
+static rve_status compute_one(rve_tess *t, tess_priv *pv, int i)
+{
+    return compute_with(t, pv->con, pv->buf, i);
 }
 
 static rve_status check_input(const double *seeds, int n, const double lo[3], const double hi[3],
@@ -300,16 +310,62 @@ rve_status rve_tess_build(const double *seeds, int n, const double lo[3], const 
     /* keep the (wrapped) positions the container stores */
     for (int i = 0; i < n; i++) tv_con_pos(pv->con, i, t->seeds + 4 * (size_t)i);
     tv_con_order(pv->con, order);
-    for (int k = 0; k < n; k++) {
-        int i = order[k];
-        st = compute_one(t, pv, i);
-        if (st == RVE_ENOMEM) goto nomem;
-        if (st) {
+    int nth = o.threads > 0 ? o.threads : rve_threads_get();
+    if (n < 4096) nth = 1;
+    if (nth > 64) nth = 64;
+    if (nth <= 1) {
+        for (int k = 0; k < n; k++) {
+            int i = order[k];
+            st = compute_one(t, pv, i);
+            if (st == RVE_ENOMEM) goto nomem;
+            if (st) {
+                free(order);
+                rve_tess_free(t);
+                return rve_err_set(err, st, "", "voro++ returned an invalid cell for seed %d", i + 1);
+            }
+            if (t->cells[i].nv == 0) t->nempty++;
+        }
+    } else {
+        /* voro++ containers are not re-entrant: one container per thread
+         * (they only hold the seeds), cells shared out in block order */
+        tv_con *cons[64] = {NULL};
+        tv_cell *bufs[64] = {NULL};
+        cons[0] = pv->con;
+        bufs[0] = pv->buf;
+        int ok = 1;
+        for (int k = 1; k < nth; k++) {
+            cons[k] = tv_con_new(lo, hi, t->periodic, n, t->seeds);
+            bufs[k] = tv_cell_new();
+            if (!cons[k] || !bufs[k]) ok = 0;
+        }
+        int bad = -1, nomem = 0, nempty = 0;
+        if (ok) {
+#pragma omp parallel for num_threads(nth) schedule(dynamic, 256) reduction(+ : nempty)
+            for (int k = 0; k < n; k++) {
+                int tid = omp_get_thread_num();
+                int i = order[k];
+                rve_status s1 = compute_with(t, cons[tid], bufs[tid], i);
+                if (s1 == RVE_ENOMEM) {
+#pragma omp atomic write
+                    nomem = 1;
+                } else if (s1) {
+#pragma omp atomic write
+                    bad = i;
+                }
+                if (t->cells[i].nv == 0) nempty++;
+            }
+        }
+        for (int k = 1; k < nth; k++) {
+            tv_con_free(cons[k]);
+            tv_cell_free(bufs[k]);
+        }
+        if (!ok || nomem) goto nomem;
+        if (bad >= 0) {
             free(order);
             rve_tess_free(t);
-            return rve_err_set(err, st, "", "voro++ returned an invalid cell for seed %d", i + 1);
+            return rve_err_set(err, RVE_EINTERNAL, "", "voro++ returned an invalid cell for seed %d", bad + 1);
         }
-        if (t->cells[i].nv == 0) t->nempty++;
+        t->nempty = nempty;
     }
     free(order);
     order = NULL;

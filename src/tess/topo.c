@@ -77,6 +77,47 @@ static void face_centre(const rve_tess_poly *p, int f, double c[3])
     v3_scale(c, c, 1.0 / m);
 }
 
+/* A spatially coherent order of the cells (seeds bucketed in a grid, buckets
+ * in z, y, x order): cells that are neighbours in space are near in memory. */
+static int *spatial_order(const rve_tess *t)
+{
+    int n = t->n;
+    int *order = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    if (!order) return NULL;
+    double L[3];
+    for (int a = 0; a < 3; a++) L[a] = t->hi[a] - t->lo[a];
+    double side = cbrt(L[0] * L[1] * L[2] / (n / 2.0 + 1));
+    int nb[3];
+    size_t nbt = 1;
+    for (int a = 0; a < 3; a++) {
+        double k = ceil(L[a] / side);
+        nb[a] = k < 1 ? 1 : (k > 1024 ? 1024 : (int)k);
+        nbt *= (size_t)nb[a];
+    }
+    int *cnt = calloc(nbt + 1, sizeof(int)), *key = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    if (!cnt || !key) {
+        free(cnt);
+        free(key);
+        for (int i = 0; i < n; i++) order[i] = i;
+        return order;
+    }
+    for (int i = 0; i < n; i++) {
+        int b[3];
+        for (int a = 0; a < 3; a++) {
+            double f = (t->seeds[4 * (size_t)i + a] - t->lo[a]) / L[a] * nb[a];
+            b[a] = f >= 0 ? (int)f : 0;
+            if (b[a] >= nb[a]) b[a] = nb[a] - 1;
+        }
+        key[i] = b[0] + nb[0] * (b[1] + nb[1] * b[2]);
+        cnt[key[i] + 1]++;
+    }
+    for (size_t b = 0; b < nbt; b++) cnt[b + 1] += cnt[b];
+    for (int i = 0; i < n; i++) order[cnt[key[i]]++] = i;
+    free(cnt);
+    free(key);
+    return order;
+}
+
 #define TALLOC(ptr, count)                                                        \
     do {                                                                          \
         (ptr) = malloc(sizeof(*(ptr)) * ((size_t)(count) > 0 ? (size_t)(count) : 1)); \
@@ -93,13 +134,16 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
     double ext = fmax(t->hi[0] - t->lo[0], fmax(t->hi[1] - t->lo[1], t->hi[2] - t->lo[2]));
     double tol2 = (1e-9 * ext) * (1e-9 * ext);
 
-    int *cbase = NULL, *fbase = NULL, *par = NULL, *cfg = NULL, *vid = NULL, *fc0 = NULL, *fcf = NULL;
+    int *order = NULL, *cbase = NULL, *fbase = NULL, *par = NULL, *cfg = NULL, *vid = NULL, *fc0 = NULL, *fcf = NULL;
     int32_t *vimg = NULL, *eimg = NULL;
     int *ehead = NULL, *enext = NULL, *cnt = NULL;
+    order = spatial_order(t);
+    if (!order) goto nomem;
     TALLOC(cbase, n + 1);
     TALLOC(fbase, n + 1);
     long long ni = 0, nf = 0, nfv = 0;
-    for (int c = 0; c < n; c++) {
+    for (int oi = 0; oi < n; oi++) {
+        int c = order[oi];
         cbase[c] = (int)ni;
         fbase[c] = (int)nf;
         ni += t->cells[c].nv;
@@ -108,7 +152,7 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
     }
     if (ni >= INT_MAX / 2 || nfv >= INT_MAX / 2)
         return rve_err_set(err, RVE_ENOMEM, "", "tessellation too large for the topology");
-    cbase[n] = (int)ni;
+    cbase[n] = (int)ni; /* totals (the per-cell bases follow the spatial order) */
     fbase[n] = (int)nf;
     TALLOC(par, ni);
     for (int k = 0; k < ni; k++) par[k] = k;
@@ -120,7 +164,8 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
     TALLOC(t->face_cell, 2 * nf);
     TALLOC(t->face_img, nf);
     int nface = 0;
-    for (int c = 0; c < n; c++) {
+    for (int oi = 0; oi < n; oi++) {
+        int c = order[oi];
         const rve_tess_poly *p = &t->cells[c];
         for (int f = 0; f < p->nf; f++) {
             if (cfg[fbase[c] + f] >= 0) continue;
@@ -139,20 +184,29 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
             int s[3];
             rve_tess_img_unpack(p->fimg[f], s);
             double sh[3] = {s[0] * P[0], s[1] * P[1], s[2] * P[2]};
-            double cf[3];
-            face_centre(p, f, cf);
-            int best = -1;
-            double bd = INFINITY;
+            int best = -1, ncand = 0;
             for (int h = 0; h < q->nf; h++) {
                 if (q->fnbr[h] != c || q->fimg[h] != back || cfg[fbase[j] + h] >= 0) continue;
                 if (j == c && h == f) continue;
-                double ch[3];
-                face_centre(q, h, ch);
-                v3_add(ch, ch, sh);
-                double d = v3_dist2(ch, cf);
-                if (d < bd) {
-                    bd = d;
-                    best = h;
+                ncand++;
+                best = h;
+            }
+            if (ncand > 1) { /* several faces back to c (small periodic domains): nearest centre */
+                double cf[3];
+                face_centre(p, f, cf);
+                double bd = INFINITY;
+                best = -1;
+                for (int h = 0; h < q->nf; h++) {
+                    if (q->fnbr[h] != c || q->fimg[h] != back || cfg[fbase[j] + h] >= 0) continue;
+                    if (j == c && h == f) continue;
+                    double ch[3];
+                    face_centre(q, h, ch);
+                    v3_add(ch, ch, sh);
+                    double d = v3_dist2(ch, cf);
+                    if (d < bd) {
+                        bd = d;
+                        best = h;
+                    }
                 }
             }
             if (best < 0) continue; /* no partner: left single (reported by rve_tess_check) */
@@ -185,7 +239,8 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
     }
     TALLOC(t->ver, 3 * nver);
     TALLOC(t->ver_state, nver);
-    for (int c = 0; c < n; c++) {
+    for (int oi = 0; oi < n; oi++) {
+        int c = order[oi];
         const rve_tess_poly *p = &t->cells[c];
         for (int u = 0; u < p->nv; u++) {
             int k = cbase[c] + u;
@@ -202,7 +257,8 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
         }
     }
     if (periodic)
-        for (int c = 0; c < n; c++) {
+        for (int oi = 0; oi < n; oi++) {
+            int c = order[oi];
             const rve_tess_poly *p = &t->cells[c];
             for (int u = 0; u < p->nv; u++) {
                 int k = cbase[c] + u;
@@ -225,7 +281,8 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
             TALLOC(cnt, nver);
             memcpy(cnt, t->ver_coff, sizeof(int) * (size_t)nver);
         }
-        for (int c = 0; c < n; c++) {
+        for (int oi = 0; oi < n; oi++) {
+            int c = order[oi];
             const rve_tess_poly *p = &t->cells[c];
             for (int u = 0; u < p->nv; u++) {
                 int v = vid[cbase[c] + u];
@@ -371,18 +428,19 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
     cnt = NULL;
     /* cells' faces, in the order of their polyhedra */
     TALLOC(t->cell_foff, n + 1);
-    memcpy(t->cell_foff, fbase, sizeof(int) * ((size_t)n + 1));
-    t->cell_faces = cfg;
-    cfg = NULL;
+    t->cell_foff[0] = 0;
+    for (int c = 0; c < n; c++) t->cell_foff[c + 1] = t->cell_foff[c] + t->cells[c].nf;
+    TALLOC(t->cell_faces, nf);
     TALLOC(t->cell_fsign, nf);
     for (int c = 0; c < n; c++)
         for (int f = 0; f < t->cells[c].nf; f++) {
-            int g = t->cell_faces[fbase[c] + f];
-            if (g < 0) { /* unmatched partner: it was never numbered */
-                g = 0;
-            }
-            t->cell_fsign[fbase[c] + f] = (signed char)((fc0[g] == c && fcf[g] == f) ? 1 : -1);
+            int g = cfg[fbase[c] + f];
+            t->cell_faces[t->cell_foff[c] + f] = g;
+            t->cell_fsign[t->cell_foff[c] + f] = (signed char)((fc0[g] == c && fcf[g] == f) ? 1 : -1);
         }
+    free(cfg);
+    cfg = NULL;
+    free(order);
     free(cbase);
     free(fbase);
     free(fc0);
@@ -390,6 +448,7 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
     t->has_topo = 1;
     return RVE_OK;
 nomem:
+    free(order);
     free(cbase); free(fbase); free(par); free(cfg); free(vid); free(fc0); free(fcf);
     free(vimg); free(eimg); free(ehead); free(enext); free(cnt);
     tess_topo_free(t);

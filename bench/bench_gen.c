@@ -1,0 +1,112 @@
+/* Benchmarks of synthesis (issue 9): prescribed-volume Laguerre diagrams and
+ * the gg morphology.  The peers (Bourne et al.'s MATLAB code, Neper) are not
+ * installable here: their published / measured figures (shared/anchors.md)
+ * are printed next to ours, with ratios.  Usage: bench_gen [quick] */
+#include "config.h"
+#include <rve/optim.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+static double urand(unsigned long long *z)
+{
+    *z += 0x9E3779B97F4A7C15ULL;
+    unsigned long long q = *z;
+    q = (q ^ (q >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    q = (q ^ (q >> 27)) * 0x94D049BB133111EBULL;
+    q ^= q >> 31;
+    return ((q >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+}
+
+static int cmpd(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, n, sizeof *v, cmpd);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static double maxrss_mib(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss / 1024.0;
+}
+
+/* Prescribed volumes: random seeds in the unit cube, volumes from the gg
+ * diameq distribution (lognormal(1, 0.35) cubed), as in Bourne et al. */
+static void bench_pvol(size_t n, int reps, double peer_s, double peer_err)
+{
+    double *s = malloc(3 * n * sizeof *s), *w = malloc(n * sizeof *w), *t = malloc(n * sizeof *t);
+    double dom[3] = {1, 1, 1}, times[16], errs[16];
+    rve_morpho m;
+    rve_err e;
+    rve_morpho_parse("diameq:lognormal(1,0.35)", &m, &e);
+    int its = 0;
+    for (int r = 0; r < reps; r++) {
+        unsigned long long z = 1000 + r;
+        for (size_t i = 0; i < 3 * n; i++)
+            s[i] = urand(&z);
+        for (size_t i = 0; i < n; i++) {
+            double d = rve_distrib_quantile(&m.dist[RVE_PROP_DIAMEQ], urand(&z));
+            t[i] = d * d * d;
+            w[i] = 0;
+        }
+        rve_pvol_info info;
+        rve_status st = rve_pvol_solve(n, s, dom, 0, t, w, NULL, &info, &e);
+        if (st != RVE_OK)
+            printf("  run %d: %s\n", r, e.msg);
+        times[r] = info.seconds;
+        errs[r] = info.max_rel_err;
+        its = info.iterations;
+    }
+    double tm = median(times, reps), em = median(errs, reps);
+    printf("prescribed volumes n=%zu: rve median %.2f s (max rel error %.3f %%, %d Newton its) | Bourne et al. MATLAB %.0f s "
+           "(%.2f %%) | ratio peer/rve %.1f\n",
+           n, tm, 100 * em, its, peer_s, peer_err, peer_s / tm);
+    rve_morpho_free(&m);
+    free(s);
+    free(w);
+    free(t);
+}
+
+static void bench_gg(size_t n, int periodic, int max_iter)
+{
+    rve_morpho m;
+    rve_err e;
+    rve_morpho_parse("gg", &m, &e);
+    rve_gen_params p;
+    rve_gen_params_default(&p);
+    p.n = n;
+    p.periodic = periodic;
+    p.max_iter = max_iter;
+    double *s = malloc(3 * n * sizeof *s), *w = malloc(n * sizeof *w);
+    rve_gen_info info;
+    rve_status st = rve_gen(&m, &p, s, w, NULL, &info, &e);
+    printf("gg n=%zu%s: %s %.1f s, %d shape its, KS diameq %.4f, KS 1-sphericity %.4f, max rss %.0f MiB "
+           "(targets: KS <= 0.02 / 0.05, n=1000 < 60 s, n=10^4 < 600 s within 2 GiB)\n",
+           n, periodic ? " periodic" : "", st == RVE_OK ? "ok" : e.msg, info.seconds, info.iterations,
+           info.ks[RVE_PROP_DIAMEQ], info.ks[RVE_PROP_1MSPHERICITY], maxrss_mib());
+    rve_morpho_free(&m);
+    free(s);
+    free(w);
+}
+
+int main(int argc, char **argv)
+{
+    int quick = argc > 1 && strcmp(argv[1], "quick") == 0;
+    bench_pvol(1000, 5, 1.3, 0.06);
+    bench_pvol(10000, quick ? 1 : 3, 21, 0.09);
+    bench_pvol(20000, quick ? 1 : 3, 55, 0.14);
+    bench_gg(1000, 0, 200);
+    bench_gg(1000, 1, 200);
+    if (!quick)
+        bench_gg(10000, 0, 200);
+    return 0;
+}

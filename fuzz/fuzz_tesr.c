@@ -1,0 +1,29 @@
+/* libFuzzer target: the .tesr grain-map reader (from memory, voxel cap 2^22,
+ * external *file data refused). */
+#include "config.h"
+#include "tess/map_internal.h"
+#include <stddef.h>
+#include <stdint.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    rve_map *m = NULL;
+    rve_err e;
+    rve_err_clear(&e);
+    if (rve_map_read_tesr_mem_capped((const char *)data, size, "fuzz.tesr", NULL, (size_t)1 << 22,
+                                     &m, &e) == RVE_OK) {
+        size_t n = rve_map_nvox(m);
+        for (size_t v = 0; v < n; v++)
+            if (m->lab[v] > m->nlabels)
+                __builtin_trap();
+        if (m->ids)
+            for (uint32_t l = 0; l <= m->nlabels; l++)
+                (void)m->ids[l];
+        rve_map_free(m);
+    } else if (m != NULL || e.msg[0] == 0) {
+        __builtin_trap();
+    }
+    return 0;
+}

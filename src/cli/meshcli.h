@@ -1,0 +1,89 @@
+/* meshcli.h - printing shared by rve reg, rve mesh and rve run (internal). */
+#ifndef RVE_MESHCLI_H
+#define RVE_MESHCLI_H
+
+#include "cli/cli.h"
+#include <rve/mesh.h>
+#include <stdio.h>
+
+static inline void meshcli_print_reg(const cli_common *com, const rve_reg_report *r)
+{
+    if (com->verbosity < RVE_NORMAL)
+        return;
+    fprintf(stderr, "  threshold %.6g: %zu short edges of %zu before, %zu of %zu after; %zu edges "
+                    "removed in %d pass%s\n",
+            r->threshold, r->short_before, r->edges_before, r->short_after, r->edges_after,
+            r->removed, r->passes, r->passes > 1 ? "es" : "");
+    fprintf(stderr, "  shortest edge %.6g -> %.6g (%.3f -> %.3f of the threshold); largest face bend "
+                    "%.2f deg\n",
+            r->min_before, r->min_after, r->min_before / r->threshold, r->min_after / r->threshold,
+            r->max_bend);
+    fprintf(stderr, "  edge length / threshold   before   after\n");
+    for (int i = 0; i < RVE_REG_HIST; i++) {
+        if (i < RVE_REG_HIST - 1)
+            fprintf(stderr, "    [%4.2f, %4.2f)          %7zu %7zu\n", 0.25 * i, 0.25 * (i + 1),
+                    r->hist_before[i], r->hist_after[i]);
+        else
+            fprintf(stderr, "    [%4.2f, inf)           %7zu %7zu\n", 0.25 * i, r->hist_before[i],
+                    r->hist_after[i]);
+    }
+}
+
+static inline void meshcli_json_reg(rve_json *j, const rve_reg_report *r)
+{
+    rve_json_kv_number(j, "threshold", r->threshold);
+    rve_json_kv_int(j, "edges_before", (long long)r->edges_before);
+    rve_json_kv_int(j, "edges_after", (long long)r->edges_after);
+    rve_json_kv_int(j, "short_edges_before", (long long)r->short_before);
+    rve_json_kv_int(j, "short_edges_after", (long long)r->short_after);
+    rve_json_kv_int(j, "edges_removed", (long long)r->removed);
+    rve_json_kv_number(j, "shortest_edge_before", r->min_before);
+    rve_json_kv_number(j, "shortest_edge_after", r->min_after);
+    rve_json_kv_number(j, "max_face_bend_deg", r->max_bend);
+    rve_json_kv_int(j, "passes", r->passes);
+    rve_json_key(j, "histogram_before");
+    rve_json_begin_array(j);
+    for (int i = 0; i < RVE_REG_HIST; i++)
+        rve_json_int(j, (long long)r->hist_before[i]);
+    rve_json_end_array(j);
+    rve_json_key(j, "histogram_after");
+    rve_json_begin_array(j);
+    for (int i = 0; i < RVE_REG_HIST; i++)
+        rve_json_int(j, (long long)r->hist_after[i]);
+    rve_json_end_array(j);
+}
+
+static inline void meshcli_print_quality(const cli_common *com, const rve_mesh *m,
+                                         const rve_mesh_quality *q)
+{
+    if (com->verbosity < RVE_NORMAL)
+        return;
+    fprintf(stderr, "  %zu tetrahedra (order %d), %zu nodes, element size %.6g, gmsh %.2f s\n", q->ntets,
+            m->order, q->nnodes, m->cl, m->seconds);
+    fprintf(stderr, "  gamma (3 r_in/r_circ): min %.4f, mean %.4f, below 0.1: %.3f %%, below 0.3: %.3f %%\n",
+            q->gamma_min, q->gamma_mean, 100 * q->gamma_below_01, 100 * q->gamma_below_03);
+    fprintf(stderr, "  q (Neper, 6 sqrt2 V / l_rms^3): min %.4f, mean %.4f, below 0.1: %.3f %%, below 0.3: %.3f %%\n",
+            q->q_min, q->q_mean, 100 * q->q_below_01, 100 * q->q_below_03);
+    if (q->inverted)
+        fprintf(stderr, "  WARNING: %zu inverted elements\n", q->inverted);
+}
+
+static inline void meshcli_json_quality(rve_json *j, const rve_mesh *m, const rve_mesh_quality *q)
+{
+    rve_json_kv_int(j, "tetrahedra", (long long)q->ntets);
+    rve_json_kv_int(j, "nodes", (long long)q->nnodes);
+    rve_json_kv_int(j, "order", m->order);
+    rve_json_kv_number(j, "element_size", m->cl);
+    rve_json_kv_number(j, "gamma_min", q->gamma_min);
+    rve_json_kv_number(j, "gamma_mean", q->gamma_mean);
+    rve_json_kv_number(j, "gamma_below_0.1", q->gamma_below_01);
+    rve_json_kv_number(j, "gamma_below_0.3", q->gamma_below_03);
+    rve_json_kv_number(j, "q_min", q->q_min);
+    rve_json_kv_number(j, "q_mean", q->q_mean);
+    rve_json_kv_number(j, "q_below_0.1", q->q_below_01);
+    rve_json_kv_number(j, "q_below_0.3", q->q_below_03);
+    rve_json_kv_int(j, "inverted", (long long)q->inverted);
+    rve_json_kv_number(j, "gmsh_seconds", m->seconds);
+}
+
+#endif

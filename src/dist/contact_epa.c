@@ -1,0 +1,567 @@
+/* Penetration depth of two support-mapped convex shapes: GJK (the distance kernel)
+ * and, when the bodies overlap, expansion of GJK's final simplex to the face of the
+ * Minkowski difference K = A - B closest to the origin (Descantes' GJK-TD; in effect
+ * the expanding polytope algorithm, EPA).
+ *
+ * The polytope is kept convex: the vertices added along the closest face's normal
+ * replace every face they see (the connected visible region around that face) and
+ * the horizon is re-triangulated.  Faces are oriented outwards from the polytope's
+ * own interior, not from the origin, so touching (origin on the boundary) and
+ * degenerate starts need no special case; the smallest face offset is always a
+ * lower bound of the depth and the support value along its normal an upper bound,
+ * and the loop stops when they meet.  The closest point on the final face uses the
+ * in-plane area form of the barycentric weights (no 0/0 at zero depth). */
+#include "config.h"
+#include <rve/dist.h>
+#include "util/vec3.h"
+#include "dist/dist_internal.h"
+#include "dist/contact_internal.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#define EPA_MAX_VERTS 320
+#define EPA_MAX_FACES 1024
+
+typedef struct {
+    double w[3], a[3], b[3];
+    long double wl[3]; /* a - b without rounding (nearly) */
+} epa_vert;
+
+typedef struct {
+    int v[3];    /* counter-clockwise seen from outside */
+    int nb[3];   /* neighbour across edge (v[i], v[i+1]) */
+    int ne[3];   /* edge index of this face in that neighbour */
+    double n[3]; /* outward unit normal */
+    double d;    /* offset n.x */
+    long double nl[3], dl; /* the same in long double (decisions are taken on these) */
+    int lplane;            /* nl, dl are set */
+    int alive;
+    int mark;
+} epa_face;
+
+typedef struct {
+    const rve_shape *A, *B;
+    dist_frame fa, fb;
+    int ha, hb;
+    epa_vert V[EPA_MAX_VERTS];
+    epa_face F[EPA_MAX_FACES];
+    int nv, nf;
+    double scale;
+    int horizon_f[EPA_MAX_FACES], horizon_e[EPA_MAX_FACES], nh;
+    int freeslot[EPA_MAX_FACES], nfree;
+    int pass;
+    int stack[EPA_MAX_FACES];
+} epa_ws;
+
+/* support of K = A - B in direction d: w = s_A(d) - s_B(-d) */
+static void epa_support(epa_ws *W, const double d[3], epa_vert *x)
+{
+    double m[3] = {-d[0], -d[1], -d[2]};
+    dist_support_world(W->A, &W->fa, d, x->a, &W->ha);
+    dist_support_world(W->B, &W->fb, m, x->b, &W->hb);
+    v3_sub(x->w, x->a, x->b);
+    for (int j = 0; j < 3; j++)
+        x->wl[j] = (long double)x->a[j] - (long double)x->b[j];
+}
+
+static void vert_fill(epa_vert *x)
+{
+    v3_sub(x->w, x->a, x->b);
+    for (int j = 0; j < 3; j++)
+        x->wl[j] = (long double)x->a[j] - (long double)x->b[j];
+}
+
+static long double ldotl(const long double a[3], const long double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* signed height of x above the plane of f */
+static long double face_height(epa_face *f, const epa_vert *x) { return ldotl(f->nl, x->wl) - f->dl; }
+
+/* plane of face f in double (cross product of the two shortest edges); returns 0
+ * for a degenerate triangle.  The long double plane is made on demand. */
+static int face_plane(epa_ws *W, epa_face *f)
+{
+    const double *a = W->V[f->v[0]].w, *b = W->V[f->v[1]].w, *c = W->V[f->v[2]].w;
+    double ab[3], ac[3], bc[3], n[3];
+    v3_sub(ab, b, a);
+    v3_sub(ac, c, a);
+    v3_sub(bc, c, b);
+    double lab = v3_norm2(ab), lac = v3_norm2(ac), lbc = v3_norm2(bc);
+    const double *x = ab, *y = ac;
+    if (lab >= lac && lab >= lbc) {
+        x = ac;
+        y = bc;
+    } else if (lac >= lab && lac >= lbc) {
+        x = ab;
+        y = bc;
+    }
+    v3_cross(n, x, y);
+    double l = v3_norm(n);
+    if (!(l > 1e-300) || !(l > 1e-30 * (lab + lac + lbc)))
+        return 0;
+    v3_scale(f->n, n, 1 / l);
+    f->d = (v3_dot(f->n, a) + v3_dot(f->n, b) + v3_dot(f->n, c)) * (1.0 / 3);
+    f->lplane = 0;
+    return 1;
+}
+
+/* the long double plane of f (made once) */
+static void face_plane_l(epa_ws *W, epa_face *f)
+{
+    if (f->lplane)
+        return;
+    const long double *a = W->V[f->v[0]].wl, *b = W->V[f->v[1]].wl, *c = W->V[f->v[2]].wl;
+    long double ab[3], ac[3], bc[3], n[3];
+    for (int j = 0; j < 3; j++) {
+        ab[j] = b[j] - a[j];
+        ac[j] = c[j] - a[j];
+        bc[j] = c[j] - b[j];
+    }
+    long double lab = ldotl(ab, ab), lac = ldotl(ac, ac), lbc = ldotl(bc, bc);
+    const long double *x = ab, *y = ac;
+    if (lab >= lac && lab >= lbc) {
+        x = ac;
+        y = bc;
+    } else if (lac >= lab && lac >= lbc) {
+        x = ab;
+        y = bc;
+    }
+    n[0] = x[1] * y[2] - x[2] * y[1];
+    n[1] = x[2] * y[0] - x[0] * y[2];
+    n[2] = x[0] * y[1] - x[1] * y[0];
+    long double r = 1 / sqrtl(ldotl(n, n));
+    for (int j = 0; j < 3; j++)
+        f->nl[j] = n[j] * r;
+    f->dl = (ldotl(f->nl, a) + ldotl(f->nl, b) + ldotl(f->nl, c)) / 3;
+    f->lplane = 1;
+}
+
+static int new_face(epa_ws *W, int a, int b, int c)
+{
+    int i;
+    /* reuse a dead slot first */
+    if (W->nfree > 0)
+        i = W->freeslot[--W->nfree];
+    else {
+        if (W->nf == EPA_MAX_FACES)
+            return -1;
+        i = W->nf++;
+    }
+    epa_face *f = &W->F[i];
+    f->v[0] = a;
+    f->v[1] = b;
+    f->v[2] = c;
+    f->alive = 1;
+    f->mark = 0;
+    if (!face_plane(W, f)) {
+        f->alive = 0;
+        W->freeslot[W->nfree++] = i;
+        return -2;
+    }
+    return i;
+}
+
+static void link(epa_ws *W, int f, int e, int g, int h)
+{
+    W->F[f].nb[e] = g;
+    W->F[f].ne[e] = h;
+    W->F[g].nb[h] = f;
+    W->F[g].ne[h] = e;
+}
+
+/* Initial tetrahedron from GJK's simplex completed with support points; returns 0
+ * when K is flat (no tetrahedron of positive volume exists among the candidates). */
+static int epa_init(epa_ws *W, const rve_dist_result *g)
+{
+    epa_vert cand[4 + 14];
+    int nc = 0;
+    for (int i = 0; i < g->n && i < 4; i++) {
+        v3_copy(cand[nc].a, g->a[i]);
+        v3_copy(cand[nc].b, g->b[i]);
+        vert_fill(&cand[nc]);
+        nc++;
+    }
+    static const double dirs[14][3] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1},
+                                       {0, 0, -1}, {1, 1, 1}, {-1, -1, -1}, {1, -1, 1}, {-1, 1, -1},
+                                       {1, 1, -1}, {-1, -1, 1}, {-1, 1, 1}, {1, -1, -1}};
+    /* only add supports when the simplex is not already a solid tetrahedron */
+    int need = 1;
+    if (nc == 4) {
+        double u[3], v[3], w[3], x[3];
+        v3_sub(u, cand[1].w, cand[0].w);
+        v3_sub(v, cand[2].w, cand[0].w);
+        v3_sub(w, cand[3].w, cand[0].w);
+        v3_cross(x, u, v);
+        double vol = fabs(v3_dot(x, w)), l = v3_norm(u) + v3_norm(v) + v3_norm(w);
+        if (vol > 1e-9 * l * l * l)
+            need = 0;
+    }
+    if (need)
+        for (int i = 0; i < 14; i++)
+            epa_support(W, dirs[i], &cand[nc++]);
+    /* greedy largest tetrahedron */
+    double sc = 0;
+    for (int i = 0; i < nc; i++)
+        if (v3_maxabs(cand[i].w) > sc)
+            sc = v3_maxabs(cand[i].w);
+    W->scale = sc;
+    int i0 = 0, i1 = -1, i2 = -1, i3 = -1;
+    double best = -1;
+    for (int i = 1; i < nc; i++) {
+        double d = v3_dist2(cand[i].w, cand[i0].w);
+        if (d > best) {
+            best = d;
+            i1 = i;
+        }
+    }
+    if (!(best > 0))
+        return 0;
+    double e[3];
+    v3_sub(e, cand[i1].w, cand[i0].w);
+    best = -1;
+    for (int i = 0; i < nc; i++) {
+        double t[3], c[3];
+        v3_sub(t, cand[i].w, cand[i0].w);
+        v3_cross(c, e, t);
+        double d = v3_norm2(c);
+        if (d > best) {
+            best = d;
+            i2 = i;
+        }
+    }
+    double nrm[3], t2[3];
+    v3_sub(t2, cand[i2].w, cand[i0].w);
+    v3_cross(nrm, e, t2);
+    double ln = v3_norm(nrm);
+    if (!(ln > 1e-14 * v3_norm2(e)))
+        return 0;
+    best = -1;
+    double sgn = 0;
+    for (int i = 0; i < nc; i++) {
+        double t[3];
+        v3_sub(t, cand[i].w, cand[i0].w);
+        double d = v3_dot(nrm, t);
+        if (fabs(d) > best) {
+            best = fabs(d);
+            i3 = i;
+            sgn = d;
+        }
+    }
+    if (!(best > 1e-12 * ln * sqrt(v3_norm2(e))))
+        return 0;
+    W->V[0] = cand[i0];
+    W->V[1] = cand[i1];
+    W->V[2] = cand[i2];
+    W->V[3] = cand[i3];
+    W->nv = 4;
+    W->nf = 0;
+    W->nfree = 0;
+    /* orientation: vertex 3 lies on the side sgn of plane (0,1,2) */
+    int f0, f1, f2, f3;
+    if (sgn < 0) {
+        f0 = new_face(W, 0, 1, 2);
+        f1 = new_face(W, 1, 0, 3);
+        f2 = new_face(W, 2, 1, 3);
+        f3 = new_face(W, 0, 2, 3);
+    } else {
+        f0 = new_face(W, 0, 2, 1);
+        f1 = new_face(W, 1, 2, 3);
+        f2 = new_face(W, 2, 0, 3);
+        f3 = new_face(W, 0, 1, 3);
+    }
+    if (f0 < 0 || f1 < 0 || f2 < 0 || f3 < 0)
+        return 0;
+    /* neighbours by shared (reversed) edges */
+    for (int f = 0; f < 4; f++)
+        for (int i = 0; i < 3; i++) {
+            int a = W->F[f].v[i], b = W->F[f].v[(i + 1) % 3];
+            for (int g2 = 0; g2 < 4; g2++)
+                for (int j = 0; j < 3; j++)
+                    if (g2 != f && W->F[g2].v[j] == b && W->F[g2].v[(j + 1) % 3] == a) {
+                        W->F[f].nb[i] = g2;
+                        W->F[f].ne[i] = j;
+                    }
+        }
+    return 1;
+}
+
+/* Visible region from w, grown from face f0 by a depth-first walk (as Bullet's
+ * btGjkEpa2 expand(): each face entered through edge e continues with e+1, e+2), which
+ * meets the horizon edges of the invisible faces in loop order. Returns 0 on overflow
+ * or a horizon that does not close into one loop. */
+static int epa_horizon2(epa_ws *W, int f0, const epa_vert *w, long double eps)
+{
+    int sf[EPA_MAX_FACES], sstart[EPA_MAX_FACES], scnt[EPA_MAX_FACES], sp = 0;
+    W->nh = 0;
+    const int pass = ++W->pass;
+    W->F[f0].mark = pass;
+    sf[0] = f0;
+    sstart[0] = 0;
+    scnt[0] = 0;
+    sp = 1;
+    while (sp > 0) {
+        int f = sf[sp - 1];
+        if (scnt[sp - 1] == (sp == 1 ? 3 : 2)) {
+            sp--;
+            continue;
+        }
+        int e = (sstart[sp - 1] + scnt[sp - 1]) % 3;
+        scnt[sp - 1]++;
+        int g = W->F[f].nb[e], ge = W->F[f].ne[e];
+        if (W->F[g].mark == pass)
+            continue;
+        /* visibility in double unless too close to call */
+        double hd = v3_dot(W->F[g].n, w->w) - W->F[g].d;
+        int vis;
+        if (fabs(hd) > 1e-11 * W->scale)
+            vis = hd > 0;
+        else {
+            face_plane_l(W, &W->F[g]);
+            vis = face_height(&W->F[g], w) > eps;
+        }
+        if (vis) {
+            W->F[g].mark = pass;
+            if (sp == EPA_MAX_FACES)
+                return 0;
+            sf[sp] = g;
+            sstart[sp] = (ge + 1) % 3;
+            scnt[sp] = 0;
+            sp++;
+        } else {
+            W->horizon_f[W->nh] = g;
+            W->horizon_e[W->nh] = ge;
+            W->nh++;
+            if (W->nh >= EPA_MAX_FACES)
+                return 0;
+        }
+    }
+    if (W->nh < 3)
+        return 0;
+    for (int h = 0; h < W->nh; h++) {
+        int f = W->horizon_f[h], e = W->horizon_e[h];
+        int g = W->horizon_f[(h + 1) % W->nh], ge = W->horizon_e[(h + 1) % W->nh];
+        if (W->F[f].v[e] != W->F[g].v[(ge + 1) % 3])
+            return 0;
+    }
+    return 1;
+}
+
+rve_status rve_contact_epa(const rve_shape *A, const rve_shape *B, const rve_epa_opts *opts, rve_contact *out,
+                           rve_err *err)
+{
+    memset(out, 0, sizeof *out);
+    rve_epa_opts o = {0, 0};
+    if (opts)
+        o = *opts;
+    double tol = o.tol > 0 ? o.tol : 1e-18;
+    int maxit = o.max_iter > 0 ? o.max_iter : EPA_MAX_VERTS - 4;
+    if (maxit > EPA_MAX_VERTS - 4)
+        maxit = EPA_MAX_VERTS - 4;
+    /* GJK on the cores (radii added back at the end) */
+    rve_shape ca = *A, cb = *B;
+    ca.radius = 0;
+    cb.radius = 0;
+    double ra = A->radius, rb = B->radius;
+    rve_dist_result g;
+    rve_gjk_status gs = rve_gjk_dist(&ca, &cb, NULL, NULL, &g);
+    if (gs == RVE_GJK_DEGENERATE || !isfinite(g.d))
+        return rve_err_set(err, RVE_EDATA, NULL, "degenerate shape (non-finite or empty)");
+    out->iterations = g.iterations;
+    if (gs != RVE_GJK_INTERSECT && g.d > 0) {
+        double u[3];
+        v3_sub(u, g.q, g.p);
+        v3_scale(out->n, u, 1 / g.d);
+        out->s = g.d - ra - rb;
+        v3_axpy(out->p, g.p, ra, out->n);
+        v3_axpy(out->q, g.q, -rb, out->n);
+        if (gs == RVE_GJK_CAP)
+            return rve_err_set(err, RVE_ECAP, NULL, "GJK iteration cap reached");
+        return RVE_OK;
+    }
+    /* overlap (or touching) of the cores: expand the simplex */
+    epa_ws *W = NULL;
+    epa_ws ws;
+    W = &ws;
+    W->A = &ca;
+    W->B = &cb;
+    dist_frame_init(&W->fa, &ca);
+    dist_frame_init(&W->fb, &cb);
+    W->ha = W->hb = -1;
+    W->pass = 0;
+    W->nfree = 0;
+    if (ca.kind == RVE_SHAPE_POLYTOPE && ca.graph)
+        W->ha = ca.graph->start;
+    if (cb.kind == RVE_SHAPE_POLYTOPE && cb.graph)
+        W->hb = cb.graph->start;
+    if (!epa_init(W, &g)) {
+        /* K is flat: the bodies touch without a solid overlap; depth 0 */
+        out->s = -(ra + rb);
+        v3_set(out->n, 1, 0, 0);
+        v3_copy(out->p, g.p);
+        v3_copy(out->q, g.q);
+        return RVE_OK;
+    }
+    rve_status st = RVE_OK;
+    int best = -1, it;
+    for (it = 0;; it++) {
+        /* closest face */
+        best = -1;
+        double bd = INFINITY;
+        for (int f = 0; f < W->nf; f++)
+            if (W->F[f].alive && W->F[f].d < bd) {
+                bd = W->F[f].d;
+                best = f;
+            }
+        if (best < 0) {
+            st = rve_err_set(err, RVE_EINTERNAL, NULL, "EPA lost its polytope");
+            break;
+        }
+        epa_face *f = &W->F[best];
+        epa_vert x;
+        epa_support(W, f->n, &x);
+        long double eps = (long double)tol * W->scale;
+        /* quick decision in double when far from convergence */
+        double hd = v3_dot(f->n, x.w) - f->d;
+        if (!(hd > 1e-11 * W->scale)) {
+            face_plane_l(W, f);
+            if (face_height(f, &x) <= eps)
+                break;
+        }
+        if (it >= maxit || W->nv == EPA_MAX_VERTS) {
+            st = rve_err_set(err, RVE_ECAP, NULL, "EPA iteration cap reached (%d)", it);
+            break;
+        }
+        /* the new vertex must not duplicate an existing one */
+        int dup = 0;
+        for (int i = 0; i < W->nv && !dup; i++)
+            if (v3_dist2(W->V[i].w, x.w) <= 0)
+                dup = 1;
+        if (dup)
+            break;
+        int wi = W->nv;
+        W->V[W->nv++] = x;
+        if (!epa_horizon2(W, best, &W->V[wi], 0.25L * eps)) {
+            W->nv--;
+            break; /* cannot expand consistently: keep the current face */
+        }
+        /* remove visible faces, add the fan around the horizon */
+        for (int i = 0; i < W->nf; i++)
+            if (W->F[i].alive && W->F[i].mark == W->pass) {
+                W->F[i].alive = 0;
+                W->freeslot[W->nfree++] = i;
+            }
+        int first = -1, prev = -1, ok = 1;
+        for (int h = 0; h < W->nh; h++) {
+            int gface = W->horizon_f[h], ge = W->horizon_e[h];
+            int a = W->F[gface].v[(ge + 1) % 3], b = W->F[gface].v[ge];
+            int nf = new_face(W, a, b, wi);
+            if (nf < 0) {
+                ok = 0;
+                break;
+            }
+            link(W, nf, 0, gface, ge);
+            if (prev >= 0)
+                link(W, nf, 2, prev, 1);
+            else
+                first = nf;
+            prev = nf;
+        }
+        if (!ok) {
+            st = rve_err_set(err, RVE_ECAP, NULL, "EPA could not expand a degenerate face");
+            /* the polytope is broken: report the last closest face (still valid data) */
+            break;
+        }
+        link(W, first, 2, prev, 1);
+    }
+    if (best < 0)
+        return st;
+    /* result from the closest face: v = d n, barycentric weights by in-plane areas */
+    epa_face *f = &W->F[best];
+    if (!f->alive) {
+        /* (only after a failed expansion) find the closest living face again */
+        double bd = INFINITY;
+        for (int i = 0; i < W->nf; i++)
+            if (W->F[i].alive && W->F[i].d < bd) {
+                bd = W->F[i].d;
+                best = i;
+            }
+        f = &W->F[best];
+    }
+    /* final face in long double from the support points on A and B (exact inputs):
+     * the normal and offset of the face then carry no cancellation from w = a - b */
+    const epa_vert *tri[3] = {&W->V[f->v[0]], &W->V[f->v[1]], &W->V[f->v[2]]};
+    long double w[3][3];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            w[i][j] = (long double)tri[i]->a[j] - (long double)tri[i]->b[j];
+    long double e1[3], e2[3], nn[3];
+    for (int j = 0; j < 3; j++) {
+        e1[j] = w[1][j] - w[0][j];
+        e2[j] = w[2][j] - w[0][j];
+    }
+    nn[0] = e1[1] * e2[2] - e1[2] * e2[1];
+    nn[1] = e1[2] * e2[0] - e1[0] * e2[2];
+    nn[2] = e1[0] * e2[1] - e1[1] * e2[0];
+    long double ln = sqrtl(nn[0] * nn[0] + nn[1] * nn[1] + nn[2] * nn[2]);
+    long double d = 0;
+    if (ln > 0) {
+        for (int j = 0; j < 3; j++)
+            nn[j] /= ln;
+        if (nn[0] * f->n[0] + nn[1] * f->n[1] + nn[2] * f->n[2] < 0)
+            for (int j = 0; j < 3; j++)
+                nn[j] = -nn[j];
+        for (int i = 0; i < 3; i++)
+            d += (nn[0] * w[i][0] + nn[1] * w[i][1] + nn[2] * w[i][2]) / 3;
+    } else {
+        for (int j = 0; j < 3; j++)
+            nn[j] = f->n[j];
+        d = f->d;
+    }
+    /* barycentric weights of v = d n by in-plane areas */
+    long double lam[3], tot = 0;
+    for (int i = 0; i < 3; i++) {
+        const long double *x = w[(i + 1) % 3], *y = w[(i + 2) % 3];
+        long double t1[3] = {x[0] - d * nn[0], x[1] - d * nn[1], x[2] - d * nn[2]};
+        long double t2[3] = {y[0] - d * nn[0], y[1] - d * nn[1], y[2] - d * nn[2]};
+        lam[i] = nn[0] * (t1[1] * t2[2] - t1[2] * t2[1]) + nn[1] * (t1[2] * t2[0] - t1[0] * t2[2]) +
+                 nn[2] * (t1[0] * t2[1] - t1[1] * t2[0]);
+        tot += lam[i];
+    }
+    if (!(fabsl(tot) > 0))
+        lam[0] = lam[1] = lam[2] = 1.0L / 3;
+    else
+        for (int i = 0; i < 3; i++)
+            lam[i] /= tot;
+    double p[3] = {0, 0, 0}, q[3] = {0, 0, 0};
+    for (int j = 0; j < 3; j++) {
+        long double pa = 0, qb = 0;
+        for (int i = 0; i < 3; i++) {
+            pa += lam[i] * tri[i]->a[j];
+            qb += lam[i] * tri[i]->b[j];
+        }
+        p[j] = (double)pa;
+        q[j] = (double)qb;
+        out->n[j] = (double)nn[j];
+    }
+    v3_normalize(out->n);
+    out->s = (double)-d - ra - rb;
+    v3_axpy(out->p, p, ra, out->n);
+    v3_axpy(out->q, q, -rb, out->n);
+    out->iterations += it;
+    return st;
+}
+
+rve_status rve_contact_epa_polyhedra(const rve_polyhedron *A, const rve_polyhedron *B, const rve_epa_opts *opts,
+                                     rve_contact *out, rve_err *err)
+{
+    rve_shape a, b;
+    if (A->nv > 2147483647u || B->nv > 2147483647u)
+        return rve_err_set(err, RVE_EDATA, NULL, "polyhedron too large");
+    rve_shape_polytope(&a, A->v, (int)A->nv, NULL);
+    rve_shape_polytope(&b, B->v, (int)B->nv, NULL);
+    return rve_contact_epa(&a, &b, opts, out, err);
+}

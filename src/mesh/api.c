@@ -1,0 +1,474 @@
+/* api.c - the mesh module's public entry points: tessellation <-> complex,
+ * regularisation and meshing of an rve_tess. */
+#include "config.h"
+#include "mesh/mesh_internal.h"
+#include "mesh/reg_internal.h"
+#include "tess/tess_internal.h"
+#include "util/vec3.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int has_periodic(const rve_tess *t)
+{
+    return t->periodic[0] || t->periodic[1] || t->periodic[2];
+}
+
+rve_status rve_cx_from_tess(const rve_tess *t, rve_cx **out, double **plane0, rve_err *err)
+{
+    *out = NULL;
+    if (plane0)
+        *plane0 = NULL;
+    if (has_periodic(t))
+        return rve_err_set(err, RVE_EDATA, NULL,
+                           "periodic tessellations are not supported by regularisation and "
+                           "meshing (their cells cross the box; mesh a non-periodic tessellation)");
+    if (!t->has_topo)
+        return rve_err_set(err, RVE_EUSAGE, NULL, "the tessellation has no topology");
+    rve_cx *c = calloc(1, sizeof *c);
+    if (!c)
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    int nfv = t->face_voff[t->nface];
+    c->nv = t->nver;
+    c->nf = t->nface;
+    c->nc = t->n;
+    c->v = malloc((size_t)(3 * t->nver + 1) * sizeof(double));
+    c->foff = malloc((size_t)(t->nface + 1) * sizeof(int));
+    c->fv = malloc((size_t)(nfv + 1) * sizeof(int));
+    c->fpt = malloc((size_t)(3 * t->nface + 1) * sizeof(double));
+    c->fflat = malloc((size_t)(t->nface + 1) * sizeof(int));
+    c->fc = malloc((size_t)(2 * t->nface + 1) * sizeof(int));
+    c->fdom = malloc((size_t)(t->nface + 1) * sizeof(int));
+    c->cid = malloc((size_t)(t->n + 1) * sizeof(int));
+    double *pl = plane0 ? malloc((size_t)(4 * t->nface + 1) * sizeof(double)) : NULL;
+    if (!c->v || !c->foff || !c->fv || !c->fpt || !c->fflat || !c->fc || !c->fdom || !c->cid ||
+        (plane0 && !pl)) {
+        rve_cx_free(c);
+        free(pl);
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    }
+    memcpy(c->v, t->ver, (size_t)(3 * t->nver) * sizeof(double));
+    memcpy(c->foff, t->face_voff, (size_t)(t->nface + 1) * sizeof(int));
+    memcpy(c->fv, t->face_ver, (size_t)nfv * sizeof(int));
+    double scale = 0;
+    for (int a = 0; a < 3; a++)
+        scale = fmax(scale, t->hi[a] - t->lo[a]);
+    for (int k = 0; k < t->n; k++)
+        c->cid[k] = k + 1;
+    for (int f = 0; f < t->nface; f++) {
+        int c0 = t->face_cell[2 * f], c1 = t->face_cell[2 * f + 1];
+        if (c0 < 0 || c0 >= t->n || c1 >= t->n || c1 < -6) {
+            rve_cx_free(c);
+            free(pl);
+            return rve_err_set(err, RVE_EDATA, NULL, "face %d has invalid cells %d %d", f + 1, c0, c1);
+        }
+        c->fc[2 * f] = c0;
+        c->fc[2 * f + 1] = c1 >= 0 ? c1 : -1;
+        c->fdom[f] = c1 >= 0 ? -1 : -c1 - 1;
+        const double *fp = t->face_plane + 4 * f;
+        if (pl)
+            memcpy(pl + 4 * f, fp, 4 * sizeof(double));
+        /* face point: the stored one when the face was regularised, else the mean */
+        if (t->face_state && t->face_state[f] && t->face_ptxyz && t->face_pt && t->face_pt[f] >= 0)
+            memcpy(c->fpt + 3 * f, t->face_ptxyz + 3 * f, 3 * sizeof(double));
+        else
+            rve_cx_face_centre(c, f, c->fpt + 3 * f);
+        /* planar within rounding: mesh as one plane surface */
+        double dev = 0;
+        for (int i = c->foff[f]; i < c->foff[f + 1]; i++)
+            dev = fmax(dev, fabs(v3_dot(fp, c->v + 3 * c->fv[i]) - fp[3]));
+        c->fflat[f] = dev <= 1e-12 * (scale > 0 ? scale : 1);
+    }
+    /* domain planes of the box: walls x0 x1 y0 y1 z0 z1, outward normals */
+    c->ndom = 6;
+    for (int k = 0; k < 6; k++) {
+        double *d = c->dom + 4 * k;
+        int ax = k / 2, hi = k % 2;
+        d[0] = d[1] = d[2] = 0;
+        d[ax] = hi ? 1 : -1;
+        d[3] = hi ? t->hi[ax] : -t->lo[ax];
+    }
+    for (int a = 0; a < 3; a++) {
+        c->dom_lo[a] = t->lo[a];
+        c->dom_hi[a] = t->hi[a];
+    }
+    *out = c;
+    if (plane0)
+        *plane0 = pl;
+    return RVE_OK;
+}
+
+typedef struct {
+    uint64_t k;
+    int i;
+} kidx;
+
+static int cmp_kidx(const void *x, const void *y)
+{
+    const kidx *a = x, *b = y;
+    if (a->k != b->k)
+        return a->k < b->k ? -1 : 1;
+    return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/* Build a tessellation (both levels) from a regularised complex; seeds and box from t0. */
+static rve_status cx_to_tess(const rve_cx *c, const rve_tess *t0, const double *plane0,
+                             const double *vorig, int nvorig, rve_tess **out, rve_err *err)
+{
+    (void)vorig;
+    (void)nvorig;
+    rve_tess *t = tess_alloc(t0->n, t0->seeds, t0->lo, t0->hi, t0->periodic);
+    if (!t)
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    rve_status st = RVE_OK;
+    int nfv = c->foff[c->nf];
+    /* --- level 2 --- */
+    t->nver = c->nv;
+    t->ver = malloc((size_t)(3 * c->nv + 1) * sizeof(double));
+    t->ver_state = calloc((size_t)c->nv + 1, sizeof(int));
+    t->nface = c->nf;
+    t->face_voff = malloc((size_t)(c->nf + 1) * sizeof(int));
+    t->face_ver = malloc((size_t)(nfv + 1) * sizeof(int));
+    t->face_edge = malloc((size_t)(nfv + 1) * sizeof(int));
+    t->face_esign = malloc((size_t)(nfv + 1));
+    t->face_cell = malloc((size_t)(2 * c->nf + 1) * sizeof(int));
+    t->face_img = calloc((size_t)c->nf + 1, sizeof(int32_t));
+    t->face_plane = malloc((size_t)(4 * c->nf + 1) * sizeof(double));
+    t->face_area = malloc((size_t)(c->nf + 1) * sizeof(double));
+    t->face_state = calloc((size_t)c->nf + 1, sizeof(int));
+    t->face_pt = calloc((size_t)c->nf + 1, sizeof(int));
+    t->face_ptxyz = malloc((size_t)(3 * c->nf + 1) * sizeof(double));
+    t->cell_foff = calloc((size_t)t->n + 1, sizeof(int));
+    t->cell_faces = malloc((size_t)(2 * c->nf + 1) * sizeof(int));
+    t->cell_fsign = malloc((size_t)(2 * c->nf + 1));
+    if (!t->ver || !t->ver_state || !t->face_voff || !t->face_ver || !t->face_edge ||
+        !t->face_esign || !t->face_cell || !t->face_img || !t->face_plane || !t->face_area ||
+        !t->face_state || !t->face_pt || !t->face_ptxyz || !t->cell_foff || !t->cell_faces ||
+        !t->cell_fsign) {
+        st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+        goto fail;
+    }
+    t->has_topo = 1;
+    memcpy(t->ver, c->v, (size_t)(3 * c->nv) * sizeof(double));
+    memcpy(t->face_voff, c->foff, (size_t)(c->nf + 1) * sizeof(int));
+    memcpy(t->face_ver, c->fv, (size_t)nfv * sizeof(int));
+    for (int f = 0; f < c->nf; f++) {
+        t->face_cell[2 * f] = c->fc[2 * f];
+        t->face_cell[2 * f + 1] = c->fc[2 * f + 1] >= 0 ? c->fc[2 * f + 1] : -(c->fdom[f] + 1);
+        double n[3];
+        rve_cx_face_normal(c, f, n);
+        double a2 = v3_normalize(n);
+        t->face_area[f] = 0.5 * a2;
+        if (c->fflat[f]) {
+            memcpy(t->face_plane + 4 * f, plane0 + 4 * f, 4 * sizeof(double));
+        } else {
+            /* best plane through the face point with the fan's mean normal */
+            if (!(a2 > 0))
+                v3_copy(n, plane0 + 4 * f);
+            v3_copy(t->face_plane + 4 * f, n);
+            t->face_plane[4 * f + 3] = v3_dot(n, c->fpt + 3 * f);
+            t->face_state[f] = 1;
+            for (int i = c->foff[f]; i < c->foff[f + 1]; i++)
+                t->ver_state[c->fv[i]] = 1;
+        }
+        t->face_pt[f] = 0;
+        memcpy(t->face_ptxyz + 3 * f, c->fpt + 3 * f, 3 * sizeof(double));
+        for (int s = 0; s < 2; s++)
+            if (c->fc[2 * f + s] >= 0)
+                t->cell_foff[c->fc[2 * f + s] + 1]++;
+    }
+    for (int k = 0; k < t->n; k++)
+        t->cell_foff[k + 1] += t->cell_foff[k];
+    {
+        int *pos = malloc((size_t)(t->n + 1) * sizeof(int));
+        if (!pos) {
+            st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+            goto fail;
+        }
+        memcpy(pos, t->cell_foff, (size_t)(t->n + 1) * sizeof(int));
+        for (int f = 0; f < c->nf; f++)
+            for (int s = 0; s < 2; s++) {
+                int k = c->fc[2 * f + s];
+                if (k < 0)
+                    continue;
+                t->cell_faces[pos[k]] = f;
+                t->cell_fsign[pos[k]] = s ? -1 : 1;
+                pos[k]++;
+            }
+        free(pos);
+    }
+    /* edges: unique vertex pairs, numbered in order of first appearance */
+    {
+        uint64_t *key = malloc((size_t)(nfv + 1) * sizeof(uint64_t));
+        int *ord = malloc((size_t)(nfv + 1) * sizeof(int));
+        if (!key || !ord) {
+            free(key);
+            free(ord);
+            st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+            goto fail;
+        }
+        for (int f = 0; f < c->nf; f++) {
+            int a0 = c->foff[f], n = c->foff[f + 1] - a0;
+            for (int i = 0; i < n; i++) {
+                int p = c->fv[a0 + i], q = c->fv[a0 + (i + 1) % n];
+                int lo = p < q ? p : q, hi = p < q ? q : p;
+                key[a0 + i] = ((uint64_t)(uint32_t)lo << 32) | (uint32_t)hi;
+            }
+        }
+        /* sort incidences by key (key << 32 would overflow: sort (key, index) pairs) */
+        {
+            kidx *kv = malloc((size_t)(nfv + 1) * sizeof *kv);
+            if (!kv) {
+                free(key);
+                free(ord);
+                st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+                goto fail;
+            }
+            for (int i = 0; i < nfv; i++) {
+                kv[i].k = key[i];
+                kv[i].i = i;
+            }
+            qsort(kv, (size_t)nfv, sizeof *kv, cmp_kidx);
+            for (int i = 0; i < nfv; i++)
+                ord[i] = kv[i].i;
+            free(kv);
+        }
+        int ne = 0;
+        for (int i = 0; i < nfv; i++)
+            if (i == 0 || key[ord[i]] != key[ord[i - 1]])
+                ne++;
+        t->nedge = ne;
+        t->edge_ver = malloc((size_t)(2 * ne + 1) * sizeof(int));
+        t->edge_state = calloc((size_t)ne + 1, sizeof(int));
+        t->edge_foff = calloc((size_t)ne + 1, sizeof(int));
+        t->edge_faces = malloc((size_t)(nfv + 1) * sizeof(int));
+        if (!t->edge_ver || !t->edge_state || !t->edge_foff || !t->edge_faces) {
+            free(key);
+            free(ord);
+            st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+            goto fail;
+        }
+        int e = -1;
+        for (int i = 0; i < nfv; i++) {
+            int inc = ord[i];
+            if (i == 0 || key[inc] != key[ord[i - 1]]) {
+                e++;
+                t->edge_ver[2 * e] = (int)(key[inc] >> 32);
+                t->edge_ver[2 * e + 1] = (int)(key[inc] & 0xffffffffu);
+                t->edge_foff[e] = i;
+            }
+            /* face of incidence inc */
+            int lo = 0, hi = c->nf;
+            while (hi - lo > 1) {
+                int mid = (lo + hi) / 2;
+                if (c->foff[mid] <= inc)
+                    lo = mid;
+                else
+                    hi = mid;
+            }
+            t->edge_faces[i] = lo;
+            t->face_edge[inc] = e;
+            t->face_esign[inc] = (signed char)(c->fv[inc] == t->edge_ver[2 * e] ? 1 : -1);
+            if (t->ver_state[t->edge_ver[2 * e]] || t->ver_state[t->edge_ver[2 * e + 1]])
+                t->edge_state[e] = 1;
+        }
+        t->edge_foff[ne] = nfv;
+        free(key);
+        free(ord);
+    }
+    /* vertices: cells and walls meeting there */
+    {
+        int *cnt = calloc((size_t)c->nv + 1, sizeof(int));
+        int *list = malloc((size_t)(2 * nfv + 1) * sizeof(int));
+        if (!cnt || !list) {
+            free(cnt);
+            free(list);
+            st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+            goto fail;
+        }
+        /* collect (vertex, cell-or-wall) pairs, sort, unique */
+        uint64_t *pr = malloc((size_t)(2 * nfv + 1) * sizeof(uint64_t));
+        if (!pr) {
+            free(cnt);
+            free(list);
+            st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+            goto fail;
+        }
+        size_t m = 0;
+        for (int f = 0; f < c->nf; f++)
+            for (int i = c->foff[f]; i < c->foff[f + 1]; i++)
+                for (int s = 0; s < 2; s++) {
+                    int x = t->face_cell[2 * f + s];
+                    /* cells ascending then walls: encode walls after cells */
+                    uint32_t code = x >= 0 ? (uint32_t)x : (uint32_t)t->n + (uint32_t)(-x - 1);
+                    pr[m++] = ((uint64_t)(uint32_t)c->fv[i] << 32) | code;
+                }
+        qsort(pr, m, sizeof *pr, rve_reg_cmp_u64);
+        size_t u = 0;
+        for (size_t i = 0; i < m; i++)
+            if (i == 0 || pr[i] != pr[i - 1])
+                pr[u++] = pr[i];
+        t->ver_coff = calloc((size_t)c->nv + 1, sizeof(int));
+        t->ver_cells = malloc((u + 1) * sizeof(int));
+        if (!t->ver_coff || !t->ver_cells) {
+            free(cnt);
+            free(list);
+            free(pr);
+            st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+            goto fail;
+        }
+        for (size_t i = 0; i < u; i++) {
+            int v = (int)(pr[i] >> 32);
+            uint32_t code = (uint32_t)(pr[i] & 0xffffffffu);
+            t->ver_coff[v + 1]++;
+            t->ver_cells[i] = code < (uint32_t)t->n ? (int)code : -(int)(code - (uint32_t)t->n) - 1;
+        }
+        for (int v = 0; v < c->nv; v++)
+            t->ver_coff[v + 1] += t->ver_coff[v];
+        free(cnt);
+        free(list);
+        free(pr);
+    }
+    /* --- level 1: per-cell polyhedra from the faces --- */
+    {
+        int *loc = malloc((size_t)(c->nv + 1) * sizeof(int));
+        if (!loc) {
+            st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+            goto fail;
+        }
+        for (int v = 0; v < c->nv; v++)
+            loc[v] = -1;
+        for (int k = 0; k < t->n && st == RVE_OK; k++) {
+            int nf = t->cell_foff[k + 1] - t->cell_foff[k], nfk = 0, nvk = 0;
+            if (nf == 0) {
+                t->nempty++;
+                continue;
+            }
+            for (int j = t->cell_foff[k]; j < t->cell_foff[k + 1]; j++) {
+                int f = t->cell_faces[j];
+                for (int i = c->foff[f]; i < c->foff[f + 1]; i++) {
+                    nfk++;
+                    if (loc[c->fv[i]] < 0)
+                        loc[c->fv[i]] = nvk++;
+                }
+            }
+            rve_tess_poly *p = &t->cells[k];
+            if (tess_poly_alloc(p, nvk, nf, nfk) != RVE_OK) {
+                st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+                break;
+            }
+            int q = 0;
+            for (int j = 0; j < nf; j++) {
+                int f = t->cell_faces[t->cell_foff[k] + j], s = t->cell_fsign[t->cell_foff[k] + j];
+                int a0 = c->foff[f], n = c->foff[f + 1] - a0;
+                p->foff[j] = q;
+                for (int i = 0; i < n; i++) {
+                    int v = c->fv[a0 + (s > 0 ? i : (n - i) % n)];
+                    p->floop[q++] = loc[v];
+                    v3_copy(p->v + 3 * loc[v], c->v + 3 * v);
+                }
+                p->fnbr[j] = t->face_cell[2 * f + (s > 0 ? 1 : 0)];
+                p->fimg[j] = 0;
+                for (int a = 0; a < 4; a++)
+                    p->fplane[4 * j + a] = s * t->face_plane[4 * f + a];
+            }
+            p->foff[nf] = q;
+            tess_poly_measure(p);
+            /* exact fan volume (the polygon formula assumes planar faces) */
+            p->vol = rve_cx_cell_volume(c, k);
+            for (int j = t->cell_foff[k]; j < t->cell_foff[k + 1]; j++) {
+                int f = t->cell_faces[j];
+                for (int i = c->foff[f]; i < c->foff[f + 1]; i++)
+                    loc[c->fv[i]] = -1;
+            }
+        }
+        free(loc);
+        if (st != RVE_OK)
+            goto fail;
+    }
+    *out = t;
+    return RVE_OK;
+fail:
+    rve_tess_free(t);
+    return st;
+}
+
+rve_status rve_reg(const rve_tess *t, const rve_reg_opts *o, rve_tess **out, rve_reg_report *rep,
+                   rve_err *err)
+{
+    rve_reg_opts def;
+    if (!o) {
+        rve_reg_opts_default(&def);
+        o = &def;
+    }
+    rve_reg_report rdummy;
+    if (!rep)
+        rep = &rdummy;
+    *out = NULL;
+    if (!(o->max_angle > 0 && o->max_angle < 90))
+        return rve_err_set(err, RVE_EUSAGE, NULL, "maximum face bend must be in (0, 90) degrees");
+    if (o->max_passes < 1)
+        return rve_err_set(err, RVE_EUSAGE, NULL, "at least one pass is needed");
+    int nonempty = t->n - t->nempty;
+    if (nonempty < 1)
+        return rve_err_set(err, RVE_EDATA, NULL, "the tessellation has no cell");
+    double vol = 1;
+    for (int a = 0; a < 3; a++)
+        vol *= t->hi[a] - t->lo[a];
+    double thr = o->length > 0 ? o->length : o->rsel * 0.25 * cbrt(vol / nonempty);
+    if (!(thr > 0) || !isfinite(thr))
+        return rve_err_set(err, RVE_EUSAGE, NULL, "the edge length threshold must be positive");
+    rve_cx *c;
+    double *plane0;
+    rve_status st = rve_cx_from_tess(t, &c, &plane0, err);
+    if (st != RVE_OK)
+        return st;
+    char why[256];
+    if (rve_cx_check(c, why, sizeof why)) {
+        rve_cx_free(c);
+        free(plane0);
+        return rve_err_set(err, RVE_EDATA, NULL, "invalid tessellation: %s", why);
+    }
+    st = rve_cx_reg(c, plane0, thr, o->max_angle, o->max_passes, rep, err);
+    if (st == RVE_OK && rve_cx_check(c, why, sizeof why))
+        st = rve_err_set(err, RVE_EINTERNAL, NULL, "regularisation broke the topology: %s", why);
+    if (st == RVE_OK)
+        st = cx_to_tess(c, t, plane0, NULL, 0, out, err);
+    rve_cx_free(c);
+    free(plane0);
+    return st;
+}
+
+rve_status rve_mesh_tess(const rve_tess *t, const int *ids, const rve_mesh_opts *o,
+                         const char *const outputs[RVE_MESH_NFORMATS], rve_mesh **out, rve_err *err)
+{
+    rve_mesh_opts def;
+    if (!o) {
+        rve_mesh_opts_default(&def);
+        o = &def;
+    }
+    if (out)
+        *out = NULL;
+    int nonempty = t->n - t->nempty;
+    if (nonempty < 1)
+        return rve_err_set(err, RVE_EDATA, NULL, "the tessellation has no cell");
+    double vol = 1;
+    for (int a = 0; a < 3; a++)
+        vol *= t->hi[a] - t->lo[a];
+    double cl = o->cl > 0 ? o->cl : o->rcl * 0.5 * cbrt(vol / nonempty);
+    rve_cx *c;
+    rve_status st = rve_cx_from_tess(t, &c, NULL, err);
+    if (st != RVE_OK)
+        return st;
+    if (ids)
+        for (int k = 0; k < t->n; k++)
+            c->cid[k] = ids[k];
+    char why[256];
+    if (rve_cx_check(c, why, sizeof why)) {
+        rve_cx_free(c);
+        return rve_err_set(err, RVE_EDATA, NULL, "invalid tessellation: %s", why);
+    }
+    st = rve_cx_mesh(c, o, cl, outputs, out, err);
+    rve_cx_free(c);
+    return st;
+}

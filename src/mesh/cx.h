@@ -1,0 +1,45 @@
+/* cx.h - the polyhedral complex the regulariser and the mesher work on (internal).
+ *
+ * A complex is a set of vertices, polygonal faces given as vertex loops and
+ * cells given as signed face lists.  Faces may be non-planar after
+ * regularisation: their geometry is then the fan of triangles joining the
+ * face point fpt to each loop edge.  A face has one or two cells: fc[2f] is
+ * the cell for which the loop turns counter-clockwise seen from outside
+ * (right-hand normal pointing out of it), fc[2f+1] the cell on the other
+ * side or -1 when the face lies on the domain boundary (then fdom[f] is the
+ * index of the domain plane, else -1).  Domain planes are n.x = d. */
+#ifndef RVE_MESH_CX_H
+#define RVE_MESH_CX_H
+
+#include <stddef.h>
+#include <rve/util.h>
+
+typedef struct {
+    int nv;
+    double *v;        /* 3 nv */
+    int nf;
+    int *foff;        /* nf + 1 offsets into fv */
+    int *fv;          /* loops */
+    double *fpt;      /* 3 nf face points (fan centre) */
+    int *fflat;       /* 1: planar face, mesh as one polygon; 0: fan of triangles */
+    int *fc;          /* 2 nf cells */
+    int *fdom;        /* nf domain plane or -1 */
+    int nc;
+    int *cid;         /* nc grain labels */
+    int ndom;
+    double dom[6 * 4];   /* up to 6 planes: n[3], d (outward normals) */
+    double dom_lo[3], dom_hi[3]; /* bounding box of the domain */
+} rve_cx;
+
+void rve_cx_free(rve_cx *c);
+/* Face point = mean of the loop vertices. */
+void rve_cx_face_centre(const rve_cx *c, int f, double p[3]);
+/* Signed volume of cell k, from its faces' fans (positive for a valid cell). */
+double rve_cx_cell_volume(const rve_cx *c, int k);
+/* Area-weighted normal of a face (fan), not normalised: length = 2 area. */
+void rve_cx_face_normal(const rve_cx *c, int f, double n[3]);
+/* Structural check: loops of >= 3 distinct vertices, every cell closed
+ * (each of its edges used twice, in opposite directions).  0 if valid. */
+int rve_cx_check(const rve_cx *c, char *why, size_t n);
+
+#endif

@@ -1,0 +1,535 @@
+/* gmsh.c - conformal tetrahedral meshing of a polyhedral complex with gmsh's C API. */
+#include "config.h"
+#define _POSIX_C_SOURCE 200809L
+#include "mesh/cx.h"
+#include "mesh/mesh_internal.h"
+#include "util/vec3.h"
+#include <rve/mesh.h>
+#include <gmshc.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static pthread_mutex_t gmsh_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void rve_mesh_opts_default(rve_mesh_opts *o)
+{
+    o->cl = 0;
+    o->rcl = 1;
+    o->order = 1;
+    o->algo3d = 1;
+    o->optimize = 2;
+    o->threads = 0;
+    o->verbose = 0;
+}
+
+void rve_mesh_free(rve_mesh *m)
+{
+    if (!m)
+        return;
+    free(m->xyz);
+    free(m->tets);
+    free(m->tet_grain);
+    free(m->tris);
+    free(m->tri_tag);
+    free(m);
+}
+
+/* ------------------------------------------------------------- edge hash */
+typedef struct {
+    uint64_t *key;
+    int *val;
+    size_t cap;
+} ehash;
+
+static int ehash_init(ehash *h, size_t n)
+{
+    h->cap = 16;
+    while (h->cap < 2 * n + 16)
+        h->cap *= 2;
+    h->key = malloc(h->cap * sizeof *h->key);
+    h->val = malloc(h->cap * sizeof *h->val);
+    if (!h->key || !h->val)
+        return -1;
+    for (size_t i = 0; i < h->cap; i++)
+        h->key[i] = UINT64_MAX;
+    return 0;
+}
+
+static void ehash_free(ehash *h)
+{
+    free(h->key);
+    free(h->val);
+}
+
+/* Slot of key (a, b) with a < b; *found says whether it is there. */
+static size_t ehash_slot(const ehash *h, uint64_t k, int *found)
+{
+    uint64_t x = k * 0x9E3779B97F4A7C15ull;
+    size_t i = (size_t)(x >> 17) & (h->cap - 1);
+    while (h->key[i] != UINT64_MAX && h->key[i] != k)
+        i = (i + 1) & (h->cap - 1);
+    *found = h->key[i] == k;
+    return i;
+}
+
+static uint64_t ekey(int a, int b)
+{
+    return ((uint64_t)(uint32_t)a << 32) | (uint32_t)b;
+}
+
+/* ---------------------------------------------------------------- errors */
+static rve_status gmsh_error(rve_err *err, const char *what)
+{
+    char *msg = NULL;
+    int ierr = 0;
+    gmshLoggerGetLastError(&msg, &ierr);
+    rve_status s = rve_err_set(err, RVE_EDATA, NULL, "gmsh: %s failed%s%s", what,
+                               msg && *msg ? ": " : "", msg ? msg : "");
+    if (msg)
+        gmshFree(msg);
+    return s;
+}
+
+static const char *fmt_ext[RVE_MESH_NFORMATS] = {".msh", ".msh", ".inp", ".vtk"};
+
+/* gmsh picks the format from the extension: write to NAME.rvetmpPID.EXT, then rename. */
+static rve_status write_one(const char *path, rve_mesh_format f, rve_err *err)
+{
+    size_t n = strlen(path) + 64;
+    char *tmp = malloc(n);
+    if (!tmp)
+        return rve_err_set(err, RVE_ENOMEM, path, "out of memory");
+    snprintf(tmp, n, "%s.rvetmp%ld%s", path, (long)getpid(), fmt_ext[f]);
+    int ierr = 0;
+    gmshOptionSetNumber("Mesh.MshFileVersion", f == RVE_MESH_MSH22 ? 2.2 : 4.1, &ierr);
+    gmshOptionSetNumber("Mesh.Binary", 0, &ierr);
+    gmshOptionSetNumber("Mesh.SaveAll", 0, &ierr);
+    gmshWrite(tmp, &ierr);
+    FILE *fp = ierr ? NULL : fopen(tmp, "rb");
+    if (fp) {
+        /* gmsh does not report every write failure: check that the file is complete. */
+        int ok = fseek(fp, 0, SEEK_END) == 0 && ftell(fp) > 0;
+        fclose(fp);
+        if (ok) {
+            if (rename(tmp, path) == 0) {
+                free(tmp);
+                return RVE_OK;
+            }
+        }
+    }
+    unlink(tmp);
+    free(tmp);
+    return rve_err_set(err, RVE_EIO, path, "cannot write the mesh");
+}
+
+/* ------------------------------------------------------------- building */
+typedef struct {
+    int *fsurf_off; /* nf + 1 */
+    int *fsurf;     /* gmsh surface tags per face */
+    int *cellvol;   /* nc: 1 if the cell has a gmsh volume (empty cells have none) */
+} surfmap;
+
+static rve_status build_model(const rve_cx *c, double cl, surfmap *sm, rve_err *err)
+{
+    int ierr = 0;
+    /* Points: vertex i -> tag i + 1; face point f -> nv + f + 1. */
+    for (int i = 0; i < c->nv; i++) {
+        const double *p = c->v + 3 * i;
+        gmshModelGeoAddPoint(p[0], p[1], p[2], cl, i + 1, &ierr);
+        if (ierr)
+            return gmsh_error(err, "adding a point");
+    }
+    size_t nfv = (size_t)c->foff[c->nf];
+    sm->fsurf_off = malloc((size_t)(c->nf + 1) * sizeof(int));
+    sm->fsurf = malloc((nfv + 1) * sizeof(int));
+    ehash h;
+    if (!sm->fsurf_off || !sm->fsurf || ehash_init(&h, nfv + (size_t)c->nv) != 0)
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    int nline = 0, nsurf = 0, nloop = 0;
+    rve_status st = RVE_OK;
+    int *loop = malloc((size_t)(3 * (nfv + 1)) * sizeof(int));
+    if (!loop) {
+        ehash_free(&h);
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    }
+    /* line between gmsh points pa, pb (signed result: orientation pa -> pb) */
+#define LINE(pa, pb, out)                                                    \
+    do {                                                                     \
+        int lo_ = (pa) < (pb) ? (pa) : (pb), hi_ = (pa) < (pb) ? (pb) : (pa); \
+        int found_;                                                          \
+        size_t s_ = ehash_slot(&h, ekey(lo_, hi_), &found_);                 \
+        if (!found_) {                                                       \
+            h.key[s_] = ekey(lo_, hi_);                                      \
+            h.val[s_] = ++nline;                                             \
+            gmshModelGeoAddLine(lo_, hi_, nline, &ierr);                     \
+            if (ierr) {                                                      \
+                st = gmsh_error(err, "adding a line");                       \
+                goto done;                                                   \
+            }                                                                \
+        }                                                                    \
+        (out) = (pa) == lo_ ? h.val[s_] : -h.val[s_];                        \
+    } while (0)
+
+    int fp_added = 0;
+    for (int f = 0; f < c->nf; f++) {
+        int a0 = c->foff[f], a1 = c->foff[f + 1], n = a1 - a0;
+        sm->fsurf_off[f] = a0;
+        if (c->fflat[f]) {
+            for (int i = 0; i < n; i++) {
+                int p = c->fv[a0 + i] + 1, q = c->fv[a0 + (i + 1) % n] + 1;
+                LINE(p, q, loop[i]);
+            }
+            gmshModelGeoAddCurveLoop(loop, (size_t)n, ++nloop, 0, &ierr);
+            if (ierr) {
+                st = gmsh_error(err, "adding a curve loop");
+                goto done;
+            }
+            int w = nloop;
+            gmshModelGeoAddPlaneSurface(&w, 1, ++nsurf, &ierr);
+            if (ierr) {
+                st = gmsh_error(err, "adding a plane surface");
+                goto done;
+            }
+            sm->fsurf[a0] = nsurf;
+            for (int i = 1; i < n; i++)
+                sm->fsurf[a0 + i] = 0;
+        } else {
+            const double *o = c->fpt + 3 * f;
+            int pt = c->nv + f + 1;
+            gmshModelGeoAddPoint(o[0], o[1], o[2], cl, pt, &ierr);
+            if (ierr) {
+                st = gmsh_error(err, "adding a face point");
+                goto done;
+            }
+            fp_added++;
+            for (int i = 0; i < n; i++) {
+                int p = c->fv[a0 + i] + 1, q = c->fv[a0 + (i + 1) % n] + 1;
+                int l3[3];
+                LINE(pt, p, l3[0]);
+                LINE(p, q, l3[1]);
+                LINE(q, pt, l3[2]);
+                gmshModelGeoAddCurveLoop(l3, 3, ++nloop, 0, &ierr);
+                if (ierr) {
+                    st = gmsh_error(err, "adding a curve loop");
+                    goto done;
+                }
+                int w = nloop;
+                gmshModelGeoAddPlaneSurface(&w, 1, ++nsurf, &ierr);
+                if (ierr) {
+                    st = gmsh_error(err, "adding a plane surface");
+                    goto done;
+                }
+                sm->fsurf[a0 + i] = nsurf;
+            }
+        }
+    }
+    sm->fsurf_off[c->nf] = c->foff[c->nf];
+    /* Volumes: one surface loop per cell. */
+    {
+        int *cnt = calloc((size_t)c->nc + 1, sizeof(int));
+        if (!cnt) {
+            st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+            goto done;
+        }
+        for (int f = 0; f < c->nf; f++)
+            for (int s = 0; s < 2; s++)
+                if (c->fc[2 * f + s] >= 0)
+                    cnt[c->fc[2 * f + s] + 1] += c->foff[f + 1] - c->foff[f];
+        for (int k = 0; k < c->nc; k++)
+            cnt[k + 1] += cnt[k];
+        int *pos = malloc(((size_t)c->nc + 1) * sizeof(int));
+        int *cs = malloc(((size_t)cnt[c->nc] + 1) * sizeof(int));
+        if (!pos || !cs) {
+            free(cnt);
+            free(pos);
+            free(cs);
+            st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+            goto done;
+        }
+        memcpy(pos, cnt, ((size_t)c->nc + 1) * sizeof(int));
+        for (int f = 0; f < c->nf; f++)
+            for (int s = 0; s < 2; s++) {
+                int k = c->fc[2 * f + s];
+                if (k < 0)
+                    continue;
+                for (int i = c->foff[f]; i < c->foff[f + 1]; i++)
+                    if (sm->fsurf[i])
+                        cs[pos[k]++] = s ? -sm->fsurf[i] : sm->fsurf[i];
+            }
+        sm->cellvol = calloc((size_t)c->nc + 1, sizeof(int));
+        if (!sm->cellvol)
+            st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+        for (int k = 0; k < c->nc && st == RVE_OK; k++) {
+            if (pos[k] == cnt[k])
+                continue; /* empty cell */
+            sm->cellvol[k] = 1;
+            int sl = gmshModelGeoAddSurfaceLoop(cs + cnt[k], (size_t)(pos[k] - cnt[k]), k + 1, &ierr);
+            if (!ierr)
+                gmshModelGeoAddVolume(&sl, 1, k + 1, &ierr);
+            if (ierr)
+                st = gmsh_error(err, "adding a volume");
+        }
+        free(cnt);
+        free(pos);
+        free(cs);
+    }
+done:
+#undef LINE
+    free(loop);
+    ehash_free(&h);
+    return st;
+}
+
+static rve_status add_physicals(const rve_cx *c, const surfmap *sm, rve_err *err)
+{
+    int ierr = 0;
+    char name[64];
+    /* one physical volume per grain (tag = label) */
+    for (int k = 0; k < c->nc; k++) {
+        if (!sm->cellvol[k])
+            continue;
+        int v = k + 1;
+        int tag = c->cid ? c->cid[k] : k + 1;
+        gmshModelAddPhysicalGroup(3, &v, 1, tag, &ierr);
+        if (ierr)
+            return gmsh_error(err, "adding a physical volume");
+        snprintf(name, sizeof name, "grain%d", tag);
+        gmshModelSetPhysicalName(3, tag, name, &ierr);
+    }
+    size_t nfv = (size_t)c->foff[c->nf];
+    int *list = malloc((nfv + 1) * sizeof(int));
+    if (!list)
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    static const char *dn[6] = {"x0", "x1", "y0", "y1", "z0", "z1"};
+    for (int g = -1; g < c->ndom; g++) {
+        size_t n = 0;
+        for (int f = 0; f < c->nf; f++)
+            if (c->fdom[f] == g)
+                for (int i = c->foff[f]; i < c->foff[f + 1]; i++)
+                    if (sm->fsurf[i])
+                        list[n++] = sm->fsurf[i];
+        if (n == 0)
+            continue;
+        int tag = g < 0 ? 1 : 11 + g;
+        gmshModelAddPhysicalGroup(2, list, n, tag, &ierr);
+        if (ierr) {
+            free(list);
+            return gmsh_error(err, "adding a physical surface");
+        }
+        if (g < 0)
+            snprintf(name, sizeof name, "grain_boundaries");
+        else if (c->ndom == 6)
+            snprintf(name, sizeof name, "domain_%s", dn[g]);
+        else
+            snprintf(name, sizeof name, "domain_face%d", g + 1);
+        gmshModelSetPhysicalName(2, tag, name, &ierr);
+    }
+    free(list);
+    return RVE_OK;
+}
+
+/* Gather nodes and elements from gmsh. */
+static rve_status extract(const rve_cx *c, const surfmap *sm, int order, rve_mesh *m, rve_err *err)
+{
+    int ierr = 0;
+    size_t *ntag = NULL, nn = 0, nc = 0, np = 0;
+    double *coord = NULL, *par = NULL;
+    gmshModelMeshGetNodes(&ntag, &nn, &coord, &nc, &par, &np, -1, -1, 0, 0, &ierr);
+    if (ierr)
+        return gmsh_error(err, "reading the nodes");
+    size_t maxtag = 0;
+    for (size_t i = 0; i < nn; i++)
+        if (ntag[i] > maxtag)
+            maxtag = ntag[i];
+    size_t *idx = malloc((maxtag + 1) * sizeof *idx);
+    m->xyz = malloc((nn + 1) * 3 * sizeof(double));
+    if (!idx || !m->xyz) {
+        free(idx);
+        gmshFree(ntag);
+        gmshFree(coord);
+        gmshFree(par);
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    }
+    for (size_t i = 0; i <= maxtag; i++)
+        idx[i] = SIZE_MAX;
+    for (size_t i = 0; i < nn; i++) {
+        idx[ntag[i]] = i;
+        memcpy(m->xyz + 3 * i, coord + 3 * i, 3 * sizeof(double));
+    }
+    m->nnodes = nn;
+    gmshFree(ntag);
+    gmshFree(coord);
+    gmshFree(par);
+
+    rve_status st = RVE_OK;
+    int ttype = order == 2 ? 11 : 4, tn = order == 2 ? 10 : 4;
+    int ftype = order == 2 ? 9 : 2, fn = order == 2 ? 6 : 3;
+    size_t cap = 1024;
+    m->tets = malloc(cap * (size_t)tn * sizeof(size_t));
+    m->tet_grain = malloc(cap * sizeof(int));
+    m->ntets = 0;
+    for (int k = 0; k < c->nc && st == RVE_OK; k++) {
+        if (!sm->cellvol[k])
+            continue;
+        size_t *et = NULL, ne = 0, *nt = NULL, nnt = 0;
+        gmshModelMeshGetElementsByType(ttype, &et, &ne, &nt, &nnt, k + 1, 0, 1, &ierr);
+        if (ierr) {
+            st = gmsh_error(err, "reading the tetrahedra");
+            break;
+        }
+        if (ne == 0)
+            st = rve_err_set(err, RVE_EDATA, NULL, "gmsh produced no tetrahedra in grain %d",
+                             c->cid ? c->cid[k] : k + 1);
+        while (st == RVE_OK && m->ntets + ne > cap) {
+            cap *= 2;
+            size_t *t2 = realloc(m->tets, cap * (size_t)tn * sizeof(size_t));
+            int *g2 = realloc(m->tet_grain, cap * sizeof(int));
+            if (t2)
+                m->tets = t2;
+            if (g2)
+                m->tet_grain = g2;
+            if (!t2 || !g2)
+                st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+        }
+        for (size_t e = 0; st == RVE_OK && e < ne; e++) {
+            for (int j = 0; j < tn; j++) {
+                size_t t = nt[e * (size_t)tn + (size_t)j];
+                m->tets[(m->ntets) * (size_t)tn + (size_t)j] = t <= maxtag ? idx[t] : SIZE_MAX;
+            }
+            m->tet_grain[m->ntets++] = c->cid ? c->cid[k] : k + 1;
+        }
+        gmshFree(et);
+        gmshFree(nt);
+    }
+    /* boundary triangles: surfaces of domain faces and grain boundaries */
+    size_t tcap = 1024;
+    m->tris = malloc(tcap * (size_t)fn * sizeof(size_t));
+    m->tri_tag = malloc(tcap * sizeof(int));
+    m->ntris = 0;
+    for (int f = 0; f < c->nf && st == RVE_OK; f++)
+        for (int i = c->foff[f]; i < c->foff[f + 1] && st == RVE_OK; i++) {
+            if (!sm->fsurf[i])
+                continue;
+            size_t *et = NULL, ne = 0, *nt = NULL, nnt = 0;
+            gmshModelMeshGetElementsByType(ftype, &et, &ne, &nt, &nnt, sm->fsurf[i], 0, 1, &ierr);
+            if (ierr) {
+                st = gmsh_error(err, "reading the triangles");
+                break;
+            }
+            while (m->ntris + ne > tcap && st == RVE_OK) {
+                tcap *= 2;
+                size_t *t2 = realloc(m->tris, tcap * (size_t)fn * sizeof(size_t));
+                int *g2 = realloc(m->tri_tag, tcap * sizeof(int));
+                if (t2)
+                    m->tris = t2;
+                if (g2)
+                    m->tri_tag = g2;
+                if (!t2 || !g2)
+                    st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+            }
+            for (size_t e = 0; st == RVE_OK && e < ne; e++) {
+                for (int j = 0; j < fn; j++) {
+                    size_t t = nt[e * (size_t)fn + (size_t)j];
+                    m->tris[m->ntris * (size_t)fn + (size_t)j] = t <= maxtag ? idx[t] : SIZE_MAX;
+                }
+                m->tri_tag[m->ntris++] = c->fdom[f] < 0 ? 1 : 11 + c->fdom[f];
+            }
+            gmshFree(et);
+            gmshFree(nt);
+        }
+    free(idx);
+    for (size_t e = 0; st == RVE_OK && e < m->ntets * (size_t)tn; e++)
+        if (m->tets[e] == SIZE_MAX)
+            st = rve_err_set(err, RVE_EINTERNAL, NULL, "gmsh element refers to an unknown node");
+    return st;
+}
+
+rve_status rve_cx_mesh(const rve_cx *c, const rve_mesh_opts *o, double cl,
+                       const char *const outputs[RVE_MESH_NFORMATS], rve_mesh **out, rve_err *err)
+{
+    if (o->order != 1 && o->order != 2)
+        return rve_err_set(err, RVE_EUSAGE, NULL, "element order must be 1 or 2, got %d", o->order);
+    if (!(cl > 0) || !isfinite(cl))
+        return rve_err_set(err, RVE_EUSAGE, NULL, "element size must be positive, got %g", cl);
+    rve_mesh *m = calloc(1, sizeof *m);
+    if (!m)
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    m->order = o->order;
+    m->cl = cl;
+    surfmap sm = {NULL, NULL, NULL};
+    rve_status st = RVE_OK;
+    int ierr = 0;
+    pthread_mutex_lock(&gmsh_lock);
+    double t0 = rve_now();
+    gmshInitialize(0, NULL, 0, &ierr);
+    if (ierr) {
+        pthread_mutex_unlock(&gmsh_lock);
+        rve_mesh_free(m);
+        return rve_err_set(err, RVE_EINTERNAL, NULL, "gmsh: cannot initialise");
+    }
+    gmshOptionSetNumber("General.Terminal", o->verbose ? 1 : 0, &ierr);
+    gmshOptionSetNumber("General.Verbosity", o->verbose ? 4 : 1, &ierr);
+    gmshOptionSetNumber("General.NumThreads", o->threads > 0 ? o->threads : 1, &ierr);
+    gmshLoggerStart(&ierr);
+    gmshModelAdd("rve", &ierr);
+    st = build_model(c, cl, &sm, err);
+    if (st == RVE_OK) {
+        gmshModelGeoSynchronize(&ierr);
+        if (ierr)
+            st = gmsh_error(err, "synchronising the model");
+    }
+    if (st == RVE_OK)
+        st = add_physicals(c, &sm, err);
+    if (st == RVE_OK) {
+        gmshOptionSetNumber("Mesh.MeshSizeMax", cl, &ierr);
+        gmshOptionSetNumber("Mesh.MeshSizeFromCurvature", 0, &ierr);
+        gmshOptionSetNumber("Mesh.Algorithm", 6, &ierr); /* Frontal-Delaunay 2D */
+        gmshOptionSetNumber("Mesh.Algorithm3D", o->algo3d, &ierr);
+        if (ierr)
+            st = rve_err_set(err, RVE_EUSAGE, NULL, "gmsh does not accept 3D algorithm %d", o->algo3d);
+        gmshOptionSetNumber("Mesh.Optimize", o->optimize > 0, &ierr);
+        gmshOptionSetNumber("Mesh.OptimizeThreshold", 0.3, &ierr);
+        gmshOptionSetNumber("Mesh.ElementOrder", 1, &ierr);
+        gmshOptionSetNumber("Mesh.SecondOrderLinear", 1, &ierr);
+    }
+    if (st == RVE_OK) {
+        gmshModelMeshGenerate(3, &ierr);
+        if (ierr)
+            st = gmsh_error(err, "meshing");
+    }
+    for (int i = 1; st == RVE_OK && i < o->optimize; i++) {
+        gmshModelMeshOptimize("", 0, 1, NULL, 0, &ierr);
+        if (ierr)
+            st = gmsh_error(err, "optimising the mesh");
+    }
+    if (st == RVE_OK && o->order == 2) {
+        gmshModelMeshSetOrder(2, &ierr);
+        if (ierr)
+            st = gmsh_error(err, "making second-order elements");
+    }
+    if (st == RVE_OK)
+        st = extract(c, &sm, o->order, m, err);
+    for (int f = 0; st == RVE_OK && f <= RVE_MESH_MSH22; f++)
+        if (outputs && outputs[f])
+            st = write_one(outputs[f], (rve_mesh_format)f, err);
+    m->seconds = rve_now() - t0;
+    gmshLoggerStop(&ierr);
+    gmshFinalize(&ierr);
+    pthread_mutex_unlock(&gmsh_lock);
+    free(sm.fsurf_off);
+    free(sm.fsurf);
+    free(sm.cellvol);
+    for (int f = RVE_MESH_INP; st == RVE_OK && f < RVE_MESH_NFORMATS; f++)
+        if (outputs && outputs[f])
+            st = rve_mesh_write(m, outputs[f], (rve_mesh_format)f, err);
+    if (st != RVE_OK || !out)
+        rve_mesh_free(m);
+    else
+        *out = m;
+    return st;
+}

@@ -1,0 +1,12 @@
+/* mesh_internal.h - functions shared inside the mesh module (not installed). */
+#ifndef RVE_MESH_INTERNAL_H
+#define RVE_MESH_INTERNAL_H
+
+#include "mesh/cx.h"
+#include <rve/mesh.h>
+
+/* Mesh a complex with element size cl (see rve_mesh_tess). */
+rve_status rve_cx_mesh(const rve_cx *c, const rve_mesh_opts *o, double cl,
+                       const char *const outputs[RVE_MESH_NFORMATS], rve_mesh **out, rve_err *err);
+
+#endif

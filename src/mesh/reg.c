@@ -1,0 +1,935 @@
+/* reg.c - regularisation of a polyhedral complex: short-edge collapse with
+ * least-squares vertex placement (Montanari 2017, Sec. 6.3.2, Eq. 6.6). */
+#include "config.h"
+#include "mesh/reg_internal.h"
+#include "util/vec3.h"
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_matrix.h>
+#include <gsl/gsl_vector.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PI 3.14159265358979323846
+#ifdef RVE_REG_DEBUG
+int rve_reg_dbg[16];
+double rve_reg_dbg_ang[100];
+#define DBG(i) (rve_reg_dbg[i]++)
+#else
+#define DBG(i) ((void)0)
+#endif
+
+void rve_reg_opts_default(rve_reg_opts *o)
+{
+    o->rsel = 1;
+    o->length = 0;
+    o->max_angle = 20;
+    o->max_passes = 20;
+}
+
+/* ------------------------------------------------------------- int lists */
+typedef struct {
+    int *a;
+    int n, cap;
+} ilist;
+
+static int il_push(ilist *l, int x)
+{
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 8;
+        int *a = realloc(l->a, (size_t)cap * sizeof(int));
+        if (!a)
+            return -1;
+        l->a = a;
+        l->cap = cap;
+    }
+    l->a[l->n++] = x;
+    return 0;
+}
+
+static int il_has(const ilist *l, int x)
+{
+    for (int i = 0; i < l->n; i++)
+        if (l->a[i] == x)
+            return 1;
+    return 0;
+}
+
+/* ----------------------------------------------------------------- heap */
+typedef struct {
+    double len;
+    int a, b;
+} hent;
+
+typedef struct {
+    hent *h;
+    size_t n, cap;
+} heap;
+
+static int heap_push(heap *q, double len, int a, int b)
+{
+    if (q->n == q->cap) {
+        size_t cap = q->cap ? 2 * q->cap : 256;
+        hent *h = realloc(q->h, cap * sizeof *h);
+        if (!h)
+            return -1;
+        q->h = h;
+        q->cap = cap;
+    }
+    size_t i = q->n++;
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (q->h[p].len <= len)
+            break;
+        q->h[i] = q->h[p];
+        i = p;
+    }
+    q->h[i].len = len;
+    q->h[i].a = a;
+    q->h[i].b = b;
+    return 0;
+}
+
+static hent heap_pop(heap *q)
+{
+    hent top = q->h[0], last = q->h[--q->n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= q->n)
+            break;
+        if (c + 1 < q->n && q->h[c + 1].len < q->h[c].len)
+            c++;
+        if (q->h[c].len >= last.len)
+            break;
+        q->h[i] = q->h[c];
+        i = c;
+    }
+    if (q->n)
+        q->h[i] = last;
+    return top;
+}
+
+/* Put x on the plane n.x = d; exactly for axis-aligned planes. */
+static void snap_plane(const double *pl, double x[3])
+{
+    for (int ax = 0; ax < 3; ax++)
+        if (fabs(pl[ax]) == 1 && pl[(ax + 1) % 3] == 0 && pl[(ax + 2) % 3] == 0) {
+            x[ax] = pl[3] * pl[ax];
+            return;
+        }
+    v3_axpy(x, x, pl[3] - v3_dot(pl, x), pl);
+}
+
+/* ---------------------------------------------------------------- state */
+typedef struct {
+    rve_cx *c;
+    int *flen;         /* current loop length (loop starts at foff[f]) */
+    double *plane0;    /* 4 nf: initial plane, normal out of fc[2f] */
+    unsigned *mask;    /* nv: domain planes the vertex lies on */
+    int *valive;
+    ilist *vf;         /* nv: faces around each vertex (may hold dead faces) */
+    int *coff, *cfac;  /* cell -> faces (may hold dead faces) */
+    double cos_max;
+    double threshold;
+    /* scratch */
+    ilist F, cells, tmp;
+    int *newloop;      /* scratch loops for the faces in F, concatenated */
+    int *nloff;
+    int scratch_cap;
+} reg;
+
+static double elen(const reg *r, int a, int b)
+{
+    int lo = a < b ? a : b, hi = a < b ? b : a;
+    return v3_dist(r->c->v + 3 * lo, r->c->v + 3 * hi);
+}
+
+static int face_has_edge(const reg *r, int f, int a, int b)
+{
+    int a0 = r->c->foff[f], n = r->flen[f];
+    for (int i = 0; i < n; i++) {
+        int p = r->c->fv[a0 + i], q = r->c->fv[a0 + (i + 1) % n];
+        if ((p == a && q == b) || (p == b && q == a))
+            return 1;
+    }
+    return 0;
+}
+
+static int edge_exists(const reg *r, int a, int b)
+{
+    const ilist *l = &r->vf[a];
+    for (int i = 0; i < l->n; i++)
+        if (r->flen[l->a[i]] >= 3 && face_has_edge(r, l->a[i], a, b))
+            return 1;
+    return 0;
+}
+
+/* Least-squares position: minimise sum (n_i.p - d_i)^2 over the planes of
+ * the faces in F that are not domain faces, with p on every domain plane of
+ * mask; directions the planes do not determine keep the midpoint's value
+ * (truncated SVD, minimum-norm correction). */
+static int ls_position(const reg *r, unsigned mask, const double mid[3], double p[3])
+{
+    const rve_cx *c = r->c;
+    /* orthonormal basis of constrained directions (Gram-Schmidt) */
+    double Q[3][3];
+    int nq = 0;
+    double x0[3];
+    v3_copy(x0, mid);
+    for (int k = 0; k < c->ndom; k++) {
+        if (!(mask & (1u << k)))
+            continue;
+        const double *pl = c->dom + 4 * k;
+        /* project x0 onto the plane along its normal, keeping earlier constraints:
+         * for box domains the normals are orthogonal and this is exact. */
+        double nn[3];
+        v3_copy(nn, pl);
+        for (int j = 0; j < nq; j++)
+            v3_axpy(nn, nn, -v3_dot(nn, Q[j]), Q[j]);
+        double len = v3_normalize(nn);
+        if (len < 1e-9)
+            continue;
+        double s = (pl[3] - v3_dot(pl, x0)) / v3_dot(pl, nn);
+        v3_axpy(x0, x0, s, nn);
+        snap_plane(pl, x0);
+        v3_copy(Q[nq], nn);
+        nq++;
+    }
+    if (nq >= 3) {
+        v3_copy(p, x0);
+        return 0;
+    }
+    /* free directions N (3 - nq) */
+    double N[3][3];
+    int nn_ = 0;
+    for (int e = 0; e < 3 && nn_ < 3 - nq; e++) {
+        double u[3] = {0, 0, 0};
+        u[e] = 1;
+        for (int j = 0; j < nq; j++)
+            v3_axpy(u, u, -v3_dot(u, Q[j]), Q[j]);
+        for (int j = 0; j < nn_; j++)
+            v3_axpy(u, u, -v3_dot(u, N[j]), N[j]);
+        if (v3_normalize(u) > 1e-6)
+            v3_copy(N[nn_++], u);
+    }
+    int m = 0;
+    for (int i = 0; i < r->F.n; i++)
+        if (c->fdom[r->F.a[i]] < 0)
+            m++;
+    int rows = m > nn_ ? m : nn_;
+    gsl_matrix *A = gsl_matrix_calloc((size_t)rows, (size_t)nn_);
+    gsl_matrix *V = gsl_matrix_alloc((size_t)nn_, (size_t)nn_);
+    gsl_vector *S = gsl_vector_alloc((size_t)nn_), *w = gsl_vector_alloc((size_t)nn_);
+    gsl_vector *rhs = gsl_vector_calloc((size_t)rows), *y = gsl_vector_calloc((size_t)nn_);
+    int ok = A && V && S && w && rhs && y;
+    if (ok) {
+        int k = 0;
+        for (int i = 0; i < r->F.n; i++) {
+            int f = r->F.a[i];
+            if (c->fdom[f] >= 0)
+                continue;
+            const double *pl = r->plane0 + 4 * f;
+            for (int j = 0; j < nn_; j++)
+                gsl_matrix_set(A, (size_t)k, (size_t)j, v3_dot(pl, N[j]));
+            gsl_vector_set(rhs, (size_t)k, pl[3] - v3_dot(pl, x0));
+            k++;
+        }
+        ok = gsl_linalg_SV_decomp(A, V, S, w) == 0;
+    }
+    if (ok) {
+        double smax = gsl_vector_get(S, 0);
+        for (size_t j = 0; j < (size_t)nn_; j++) {
+            double s = gsl_vector_get(S, j);
+            if (!(s > 0.05 * smax) || !(s > 0))
+                continue;
+            /* y += v_j (u_j . rhs) / s_j */
+            double ur = 0;
+            for (size_t i = 0; i < (size_t)rows; i++)
+                ur += gsl_matrix_get(A, i, j) * gsl_vector_get(rhs, i);
+            for (size_t i = 0; i < (size_t)nn_; i++)
+                gsl_vector_set(y, i, gsl_vector_get(y, i) + gsl_matrix_get(V, i, j) * ur / s);
+        }
+        v3_copy(p, x0);
+        for (int j = 0; j < nn_; j++)
+            v3_axpy(p, p, gsl_vector_get(y, (size_t)j), N[j]);
+    }
+    gsl_matrix_free(A);
+    gsl_matrix_free(V);
+    gsl_vector_free(S);
+    gsl_vector_free(w);
+    gsl_vector_free(rhs);
+    gsl_vector_free(y);
+    return ok ? 0 : -1;
+}
+
+static const double *vpos(const reg *r, int v, int a, const double p[3])
+{
+    return v == a ? p : r->c->v + 3 * v;
+}
+
+/* Fan checks of a loop (vertex a at p): the smallest cosine between a fan
+ * triangle's normal and the face's mean normal (the bend), or -2 when a fan
+ * triangle is degenerate or the face turned over relative to n0. */
+static double loop_min_cos(const reg *r, const int *lp, int n, int a, const double p[3],
+                           const double n0[3], double ctr[3])
+{
+    ctr[0] = ctr[1] = ctr[2] = 0;
+    for (int i = 0; i < n; i++)
+        v3_add(ctr, ctr, vpos(r, lp[i], a, p));
+    v3_scale(ctr, ctr, 1.0 / n);
+    double tn[3] = {0, 0, 0};
+    for (int i = 0; i < n; i++) {
+        double u[3], w[3], x[3];
+        v3_sub(u, vpos(r, lp[i], a, p), ctr);
+        v3_sub(w, vpos(r, lp[(i + 1) % n], a, p), ctr);
+        v3_cross(x, u, w);
+        v3_add(tn, tn, x);
+    }
+    if (!(v3_normalize(tn) > 0) || v3_dot(tn, n0) <= 0)
+        return -2;
+    double mc = 1;
+    for (int i = 0; i < n; i++) {
+        double u[3], w[3], x[3];
+        v3_sub(u, vpos(r, lp[i], a, p), ctr);
+        v3_sub(w, vpos(r, lp[(i + 1) % n], a, p), ctr);
+        v3_cross(x, u, w);
+        double l = v3_norm(x);
+        if (!(l > 0))
+            return -2;
+        double cs = v3_dot(x, tn) / l;
+        if (cs < mc)
+            mc = cs;
+    }
+    return mc;
+}
+
+/* Cells around stay star-shaped from their vertex mean with a at p. */
+static int cells_ok(const reg *r, int a, int b, const double p[3])
+{
+    const rve_cx *c = r->c;
+    /* cells stay star-shaped from their vertex mean */
+    for (int i = 0; i < r->cells.n; i++) {
+        int cell = r->cells.a[i];
+        double cc[3] = {0, 0, 0};
+        int cnt = 0;
+        for (int j = r->coff[cell]; j < r->coff[cell + 1]; j++) {
+            int f = r->cfac[j];
+            if (r->flen[f] < 3)
+                continue;
+            for (int t = 0; t < r->flen[f]; t++) {
+                int v = c->fv[c->foff[f] + t];
+                if (v == b)
+                    v = a;
+                v3_add(cc, cc, vpos(r, v, a, p));
+                cnt++;
+            }
+        }
+        v3_scale(cc, cc, 1.0 / cnt);
+        for (int q = 0; q < r->F.n; q++) {
+            int f = r->F.a[q], n = r->nloff[q + 1] - r->nloff[q];
+            if (n < 3)
+                continue;
+            int s = c->fc[2 * f] == cell ? 1 : c->fc[2 * f + 1] == cell ? -1 : 0;
+            if (!s)
+                continue;
+            const int *lp = r->newloop + r->nloff[q];
+            double ctr[3] = {0, 0, 0};
+            for (int j = 0; j < n; j++)
+                v3_add(ctr, ctr, vpos(r, lp[j], a, p));
+            v3_scale(ctr, ctr, 1.0 / n);
+            for (int j = 0; j < n; j++) {
+                double u[3], w[3], z[3], x[3];
+                v3_sub(u, vpos(r, lp[j], a, p), cc);
+                v3_sub(w, vpos(r, lp[(j + 1) % n], a, p), cc);
+                v3_sub(z, ctr, cc);
+                v3_cross(x, u, w);
+                double vol = s * v3_dot(z, x);
+                double scale = v3_norm(u) * v3_norm(w) * v3_norm(z);
+                if (!(vol > 1e-9 * scale))
+                    return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+/* Project x onto the domain planes of mask (box domains: exact). */
+static int project_domain(const reg *r, unsigned mask, const double x[3], double out[3])
+{
+    v3_copy(out, x);
+    for (int k = 0; k < r->c->ndom; k++) {
+        if (!(mask & (1u << k)))
+            continue;
+        snap_plane(r->c->dom + 4 * k, out);
+    }
+    return 0;
+}
+
+/* Smallest fan cosine over the new loops of the faces around, with a at p. */
+static double worst_cos(const reg *r, int a, const double p[3], double stop)
+{
+    double wmc = 1;
+    for (int q = 0; q < r->F.n && wmc >= stop; q++) {
+        int f = r->F.a[q], n = r->nloff[q + 1] - r->nloff[q];
+        if (n < 3)
+            continue;
+        double ctr[3];
+        double mc = loop_min_cos(r, r->newloop + r->nloff[q], n, a, p, r->plane0 + 4 * f, ctr);
+        if (mc < wmc)
+            wmc = mc;
+    }
+    return wmc;
+}
+
+/* Try to collapse edge (a, b) into a.  Returns 1 if done, 0 if refused, -1 on memory. */
+static int try_collapse(reg *r, int a, int b)
+{
+    rve_cx *c = r->c;
+    unsigned mu = r->mask[a] | r->mask[b];
+    if (mu != r->mask[a] && mu != r->mask[b])
+        return 0;
+    /* faces around a or b */
+    r->F.n = 0;
+    for (int s = 0; s < 2; s++) {
+        const ilist *l = &r->vf[s ? b : a];
+        for (int i = 0; i < l->n; i++) {
+            int f = l->a[i];
+            if (r->flen[f] >= 3 && !il_has(&r->F, f))
+                if (il_push(&r->F, f))
+                    return -1;
+        }
+    }
+    /* new loops */
+    int total = 0;
+    for (int i = 0; i < r->F.n; i++)
+        total += r->flen[r->F.a[i]];
+    if (total + 1 > r->scratch_cap || r->F.n + 1 > r->scratch_cap) {
+        int cap = 2 * (total > r->F.n ? total : r->F.n) + 16;
+        int *nl = realloc(r->newloop, (size_t)cap * sizeof(int));
+        if (!nl)
+            return -1;
+        r->newloop = nl;
+        int *no = realloc(r->nloff, (size_t)(cap + 1) * sizeof(int));
+        if (!no)
+            return -1;
+        r->nloff = no;
+        r->scratch_cap = cap;
+    }
+    int k = 0;
+    for (int i = 0; i < r->F.n; i++) {
+        int f = r->F.a[i], a0 = c->foff[f], n = r->flen[f];
+        r->nloff[i] = k;
+        int start = k;
+        for (int j = 0; j < n; j++) {
+            int v = c->fv[a0 + j];
+            if (v == b)
+                v = a;
+            if (k > start && r->newloop[k - 1] == v)
+                continue;
+            r->newloop[k++] = v;
+        }
+        if (k - start > 1 && r->newloop[k - 1] == r->newloop[start])
+            k--;
+        /* pinch: a twice */
+        int na = 0;
+        for (int j = start; j < k; j++)
+            na += r->newloop[j] == a;
+        if (na > 1)
+            return 0;
+    }
+    r->nloff[r->F.n] = k;
+    /* cell pairs of surviving faces must stay distinct; every cell keeps >= 4 faces */
+    r->cells.n = 0;
+    for (int i = 0; i < r->F.n; i++) {
+        int f = r->F.a[i];
+        for (int s = 0; s < 2; s++)
+            if (c->fc[2 * f + s] >= 0 && !il_has(&r->cells, c->fc[2 * f + s]))
+                if (il_push(&r->cells, c->fc[2 * f + s]))
+                    return -1;
+    }
+    for (int i = 0; i < r->F.n; i++) {
+        if (r->nloff[i + 1] - r->nloff[i] < 3)
+            continue;
+        int f = r->F.a[i];
+        for (int j = i + 1; j < r->F.n; j++) {
+            if (r->nloff[j + 1] - r->nloff[j] < 3)
+                continue;
+            int g = r->F.a[j];
+            int x0 = c->fc[2 * f], x1 = c->fc[2 * f + 1], y0 = c->fc[2 * g], y1 = c->fc[2 * g + 1];
+            if ((x0 == y0 && x1 == y1) || (x0 == y1 && x1 == y0)) {
+                if (x1 >= 0 || c->fdom[f] == c->fdom[g])
+                    return 0;
+            }
+        }
+    }
+    for (int i = 0; i < r->cells.n; i++) {
+        int cell = r->cells.a[i], nfa = 0;
+        for (int j = r->coff[cell]; j < r->coff[cell + 1]; j++) {
+            int f = r->cfac[j];
+            if (r->flen[f] < 3)
+                continue;
+            int idx = -1;
+            for (int q = 0; q < r->F.n; q++)
+                if (r->F.a[q] == f)
+                    idx = q;
+            if (idx >= 0 && r->nloff[idx + 1] - r->nloff[idx] < 3)
+                continue;
+            nfa++;
+        }
+        if (nfa < 4)
+            return 0;
+    }
+    /* closedness around a: in each cell, directed edges at a pair up */
+    for (int i = 0; i < r->cells.n; i++) {
+        int cell = r->cells.a[i];
+        r->tmp.n = 0;
+        for (int q = 0; q < r->F.n; q++) {
+            int f = r->F.a[q], n = r->nloff[q + 1] - r->nloff[q];
+            if (n < 3)
+                continue;
+            int s = c->fc[2 * f] == cell ? 1 : c->fc[2 * f + 1] == cell ? -1 : 0;
+            if (!s)
+                continue;
+            const int *lp = r->newloop + r->nloff[q];
+            for (int j = 0; j < n; j++) {
+                int p0 = lp[j], p1 = lp[(j + 1) % n];
+                if (s < 0) {
+                    int t = p0;
+                    p0 = p1;
+                    p1 = t;
+                }
+                if (p0 == a) {
+                    if (il_push(&r->tmp, p1 + 1))
+                        return -1;
+                } else if (p1 == a) {
+                    if (il_push(&r->tmp, -(p0 + 1)))
+                        return -1;
+                }
+            }
+        }
+        /* each outgoing x must match exactly one incoming x */
+        for (int j = 0; j < r->tmp.n; j++) {
+            int x = r->tmp.a[j], out = 0, in = 0;
+            for (int q = 0; q < r->tmp.n; q++) {
+                out += r->tmp.a[q] == abs(x);
+                in += r->tmp.a[q] == -abs(x);
+            }
+            if (out != 1 || in != 1)
+                return 0;
+        }
+    }
+    /* position: the least-squares point (Eq. 6.6); if it bends a face too
+     * much, the midpoint and the two end points are tried in turn (each
+     * projected onto the domain planes the vertex must stay on). */
+    double mid[3], p[3], cand[12][3];
+    int ncand = 0;
+    v3_add(mid, c->v + 3 * a, c->v + 3 * b);
+    v3_scale(mid, mid, 0.5);
+#ifndef RVE_REG_NOLS
+    if (ls_position(r, mu, mid, cand[ncand]) == 0)
+        ncand++;
+#endif
+    double L = v3_dist(c->v + 3 * a, c->v + 3 * b);
+    if (ncand && !(v3_dist(cand[0], mid) <= 2 * L))
+        ncand = 0;
+    int have_ls = ncand;
+    /* then points of the edge, and halfway between them and the LS point */
+    static const double ts[5] = {0.5, 0.0, 1.0, 0.25, 0.75};
+    for (int i = 0; i < 5; i++) {
+        double x[3];
+        v3_scale(x, c->v + 3 * a, 1 - ts[i]);
+        v3_axpy(x, x, ts[i], c->v + 3 * b);
+        project_domain(r, mu, x, cand[ncand++]);
+        if (have_ls) {
+            v3_add(x, x, cand[0]);
+            v3_scale(x, x, 0.5);
+            project_domain(r, mu, x, cand[ncand++]);
+        }
+    }
+    int found = -1;
+    double foundmc = -3;
+#ifdef RVE_REG_DEBUG
+    double bestmc = -3;
+    int bend_ok_any = 0;
+#endif
+    double bestc = -3;
+    int bestci = 0;
+    for (int ci = 0; ci < ncand; ci++) {
+        double wmc = worst_cos(r, a, cand[ci], -3);
+        if (wmc > bestc) {
+            bestc = wmc;
+            bestci = ci;
+        }
+#ifdef RVE_REG_DEBUG
+        if (wmc > bestmc) bestmc = wmc;
+        bend_ok_any |= wmc >= r->cos_max;
+#endif
+        if (wmc >= r->cos_max && wmc > foundmc && cells_ok(r, a, b, cand[ci])) {
+            found = ci;
+            foundmc = wmc;
+            if (ci == 0 && have_ls)
+                break; /* the least-squares point passes: take it */
+        }
+    }
+#ifdef RVE_REG_DEBUG
+    if (found < 0) {
+        DBG(bend_ok_any ? 1 : 2);
+        int bin = (int)(acos(bestmc < -1 ? -1 : bestmc) * 180 / PI / 5);
+        rve_reg_dbg_ang[bin < 99 ? bin : 99]++;
+    }
+#endif
+    if (found < 0 && bestc > -2) {
+        /* pattern search for the point bending the faces least, in the
+         * directions the domain leaves free */
+        double x[3], dirs[6][3];
+        int nd = 0;
+        v3_copy(x, cand[bestci]);
+        for (int e = 0; e < 3; e++) {
+            double u[3] = {0, 0, 0};
+            u[e] = 1;
+            int free_dir = 1;
+            for (int kd = 0; kd < c->ndom; kd++)
+                if ((mu & (1u << kd)) && fabs(v3_dot(c->dom + 4 * kd, u)) > 1e-12)
+                    free_dir = 0;
+            if (!free_dir)
+                continue;
+            v3_copy(dirs[nd++], u);
+            v3_scale(dirs[nd++], u, -1);
+        }
+        double step = 0.25 * L, fx = bestc;
+        for (int it = 0; it < 40 && step > 0.01 * L; it++) {
+            int improved = 0;
+            for (int d = 0; d < nd; d++) {
+                double y[3];
+                v3_axpy(y, x, step, dirs[d]);
+                double fy = worst_cos(r, a, y, -3);
+                if (fy > fx) {
+                    fx = fy;
+                    v3_copy(x, y);
+                    improved = 1;
+                }
+            }
+            if (!improved)
+                step *= 0.5;
+        }
+        if (fx >= r->cos_max && v3_dist(x, mid) <= 2 * L && cells_ok(r, a, b, x)) {
+            found = ncand;
+            v3_copy(cand[0], x);
+            found = 0;
+        }
+    }
+    if (found < 0)
+        return 0;
+    v3_copy(p, cand[found]);
+#ifdef RVE_REG_DEBUG
+    rve_reg_dbg[4 + (found == 0 && have_ls ? 0 : 1)]++;
+    {
+        int bin = (int)(10 * v3_dist(p, mid) / L);
+        rve_reg_dbg_ang[50 + (bin < 49 ? bin : 49)]++;
+    }
+#endif
+    /* commit */
+    v3_copy(c->v + 3 * a, p);
+    r->valive[b] = 0;
+    r->mask[a] = mu;
+    for (int q = 0; q < r->F.n; q++) {
+        int f = r->F.a[q], n = r->nloff[q + 1] - r->nloff[q];
+        memcpy(c->fv + c->foff[f], r->newloop + r->nloff[q], (size_t)n * sizeof(int));
+        r->flen[f] = n < 3 ? 0 : n;
+        c->fflat[f] = 0;
+        if (n >= 3 && !il_has(&r->vf[a], f))
+            if (il_push(&r->vf[a], f))
+                return -1;
+    }
+    r->vf[b].n = 0;
+    /* compact vf[a] */
+    int w = 0;
+    for (int i = 0; i < r->vf[a].n; i++)
+        if (r->flen[r->vf[a].a[i]] >= 3)
+            r->vf[a].a[w++] = r->vf[a].a[i];
+    r->vf[a].n = w;
+    return 1;
+}
+
+static int push_vertex_edges(reg *r, heap *q, int a)
+{
+    const rve_cx *c = r->c;
+    for (int i = 0; i < r->vf[a].n; i++) {
+        int f = r->vf[a].a[i], a0 = c->foff[f], n = r->flen[f];
+        for (int j = 0; j < n; j++) {
+            if (c->fv[a0 + j] != a)
+                continue;
+            int nb[2] = {c->fv[a0 + (j + 1) % n], c->fv[a0 + (j + n - 1) % n]};
+            for (int s = 0; s < 2; s++) {
+                double L = elen(r, a, nb[s]);
+                if (L < r->threshold && a < nb[s])
+                    if (heap_push(q, L, a, nb[s]))
+                        return -1;
+                if (L < r->threshold && nb[s] < a)
+                    if (heap_push(q, L, nb[s], a))
+                        return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+static void histogram(const rve_cx *c, const int *flen, double thr, size_t *hist, size_t *nedges,
+                      size_t *nshort, double *minlen)
+{
+    /* each edge counted once: from the face with the smallest index holding it is
+     * expensive; count directed uses (a < b) per face and divide by the number of
+     * faces of the edge instead is wrong; so collect and sort. */
+    size_t m = 0;
+    for (int f = 0; f < c->nf; f++)
+        m += (size_t)(flen ? flen[f] : c->foff[f + 1] - c->foff[f]);
+    uint64_t *e = malloc((m + 1) * sizeof *e);
+    for (int i = 0; i < RVE_REG_HIST; i++)
+        hist[i] = 0;
+    *nedges = *nshort = 0;
+    *minlen = INFINITY;
+    if (!e)
+        return;
+    size_t k = 0;
+    for (int f = 0; f < c->nf; f++) {
+        int n = flen ? flen[f] : c->foff[f + 1] - c->foff[f];
+        for (int j = 0; j < n; j++) {
+            int p = c->fv[c->foff[f] + j], q = c->fv[c->foff[f] + (j + 1) % n];
+            int lo = p < q ? p : q, hi = p < q ? q : p;
+            e[k++] = ((uint64_t)(uint32_t)lo << 32) | (uint32_t)hi;
+        }
+    }
+    qsort(e, k, sizeof *e, rve_reg_cmp_u64);
+    for (size_t i = 0; i < k; i++) {
+        if (i > 0 && e[i] == e[i - 1])
+            continue;
+        int lo = (int)(e[i] >> 32), hi = (int)(e[i] & 0xffffffffu);
+        double L = v3_dist(c->v + 3 * lo, c->v + 3 * hi);
+        (*nedges)++;
+        if (L < thr)
+            (*nshort)++;
+        if (L < *minlen)
+            *minlen = L;
+        int bin = (int)(L / thr / 0.25);
+        if (bin >= RVE_REG_HIST || bin < 0)
+            bin = RVE_REG_HIST - 1;
+        hist[bin]++;
+    }
+    free(e);
+}
+
+int rve_reg_cmp_u64(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+rve_status rve_cx_reg(rve_cx *c, double *plane0, double threshold, double max_angle,
+                      int max_passes, rve_reg_report *rep, rve_err *err)
+{
+    memset(rep, 0, sizeof *rep);
+    rep->threshold = threshold;
+    histogram(c, NULL, threshold, rep->hist_before, &rep->edges_before, &rep->short_before,
+              &rep->min_before);
+    reg r;
+    memset(&r, 0, sizeof r);
+    int nv0 = c->nv;
+    r.c = c;
+    r.threshold = threshold;
+    r.cos_max = cos(max_angle * PI / 180.0);
+    r.flen = malloc((size_t)c->nf * sizeof(int));
+    r.plane0 = plane0; /* compacted with the faces */
+    r.mask = calloc((size_t)c->nv + 1, sizeof(unsigned));
+    r.valive = malloc(((size_t)c->nv + 1) * sizeof(int));
+    r.vf = calloc((size_t)c->nv + 1, sizeof(ilist));
+    r.coff = calloc((size_t)c->nc + 1, sizeof(int));
+    r.cfac = malloc(((size_t)c->nf * 2 + 1) * sizeof(int));
+    heap q = {NULL, 0, 0};
+    ilist refused = {NULL, 0, 0};
+    rve_status st = RVE_OK;
+    if (!r.flen || !r.plane0 || !r.mask || !r.valive || !r.vf || !r.coff || !r.cfac) {
+        st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+        goto out;
+    }
+    for (int v = 0; v < c->nv; v++)
+        r.valive[v] = 0;
+    for (int f = 0; f < c->nf; f++) {
+        r.flen[f] = c->foff[f + 1] - c->foff[f];
+        for (int i = c->foff[f]; i < c->foff[f + 1]; i++) {
+            int v = c->fv[i];
+            r.valive[v] = 1;
+            if (c->fdom[f] >= 0)
+                r.mask[v] |= 1u << c->fdom[f];
+            if (il_push(&r.vf[v], f)) {
+                st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+                goto out;
+            }
+        }
+        for (int s = 0; s < 2; s++)
+            if (c->fc[2 * f + s] >= 0)
+                r.coff[c->fc[2 * f + s] + 1]++;
+    }
+    for (int k = 0; k < c->nc; k++)
+        r.coff[k + 1] += r.coff[k];
+    {
+        int *pos = malloc(((size_t)c->nc + 1) * sizeof(int));
+        if (!pos) {
+            st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+            goto out;
+        }
+        memcpy(pos, r.coff, ((size_t)c->nc + 1) * sizeof(int));
+        for (int f = 0; f < c->nf; f++)
+            for (int s = 0; s < 2; s++)
+                if (c->fc[2 * f + s] >= 0)
+                    r.cfac[pos[c->fc[2 * f + s]]++] = f;
+        free(pos);
+    }
+    /* vertices on the domain faces lie exactly on them */
+    for (int v = 0; v < c->nv; v++)
+        for (int k = 0; k < c->ndom; k++)
+            if (r.mask[v] & (1u << k))
+                snap_plane(c->dom + 4 * k, c->v + 3 * v);
+    for (int v = 0; v < c->nv; v++)
+        if (r.valive[v] && push_vertex_edges(&r, &q, v)) {
+            st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+            goto out;
+        }
+    for (int pass = 0; pass < max_passes; pass++) {
+        size_t done = 0;
+        refused.n = 0;
+        size_t guard = 0, cap = 100 * ((size_t)c->foff[c->nf] + 100);
+        while (q.n > 0) {
+            if (++guard > cap) {
+                st = rve_err_set(err, RVE_ECAP, NULL, "regularisation: iteration cap reached");
+                goto out;
+            }
+            hent e = heap_pop(&q);
+            if (!r.valive[e.a] || !r.valive[e.b] || elen(&r, e.a, e.b) != e.len ||
+                !edge_exists(&r, e.a, e.b))
+                continue;
+            /* keep the vertex with the larger constraint set */
+            int a = e.a, b = e.b;
+            if ((r.mask[b] | r.mask[a]) == r.mask[b] && r.mask[b] != r.mask[a]) {
+                a = e.b;
+                b = e.a;
+            }
+            int res = try_collapse(&r, a, b);
+            if (res < 0) {
+                st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+                goto out;
+            }
+            if (res == 0) {
+                if (il_push(&refused, e.a) || il_push(&refused, e.b)) {
+                    st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+                    goto out;
+                }
+                continue;
+            }
+            done++;
+            rep->removed++;
+            if (push_vertex_edges(&r, &q, a)) {
+                st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+                goto out;
+            }
+        }
+        rep->passes = pass + 1;
+        if (done == 0)
+            break;
+        for (int i = 0; i + 1 < refused.n; i += 2) {
+            int x = refused.a[i], y = refused.a[i + 1];
+            if (r.valive[x] && r.valive[y] && heap_push(&q, elen(&r, x, y), x, y)) {
+                st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+                goto out;
+            }
+        }
+    }
+    /* compact the face loops */
+    {
+        int k = 0;
+        int *off = malloc(((size_t)c->nf + 1) * sizeof(int));
+        if (!off) {
+            st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+            goto out;
+        }
+        int nf = 0;
+        for (int f = 0; f < c->nf; f++) {
+            if (r.flen[f] < 3)
+                continue;
+            int a0 = c->foff[f];
+            off[nf] = k;
+            memmove(c->fv + k, c->fv + a0, (size_t)r.flen[f] * sizeof(int));
+            k += r.flen[f];
+            memmove(c->fpt + 3 * nf, c->fpt + 3 * f, 3 * sizeof(double));
+            c->fflat[nf] = c->fflat[f];
+            c->fc[2 * nf] = c->fc[2 * f];
+            c->fc[2 * nf + 1] = c->fc[2 * f + 1];
+            c->fdom[nf] = c->fdom[f];
+            memmove(r.plane0 + 4 * nf, r.plane0 + 4 * f, 4 * sizeof(double));
+            nf++;
+        }
+        off[nf] = k;
+        memcpy(c->foff, off, ((size_t)nf + 1) * sizeof(int));
+        free(off);
+        c->nf = nf;
+    }
+    /* renumber vertices */
+    {
+        int *map = malloc(((size_t)c->nv + 1) * sizeof(int));
+        if (!map) {
+            st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+            goto out;
+        }
+        for (int v = 0; v < c->nv; v++)
+            map[v] = -1;
+        int nv = 0;
+        for (int i = 0; i < c->foff[c->nf]; i++)
+            if (map[c->fv[i]] < 0)
+                map[c->fv[i]] = 1;
+        for (int v = 0; v < c->nv; v++)
+            if (map[v] >= 0) {
+                map[v] = nv;
+                memmove(c->v + 3 * nv, c->v + 3 * v, 3 * sizeof(double));
+                nv++;
+            }
+        for (int i = 0; i < c->foff[c->nf]; i++)
+            c->fv[i] = map[c->fv[i]];
+        c->nv = nv;
+        free(map);
+    }
+    /* face points, flatness */
+    double maxbend = 0;
+    for (int f = 0; f < c->nf; f++) {
+        rve_cx_face_centre(c, f, c->fpt + 3 * f);
+        if (c->fflat[f])
+            continue;
+        int n = c->foff[f + 1] - c->foff[f];
+        double ctr[3];
+        double mc = loop_min_cos(&r, c->fv + c->foff[f], n, -1, NULL, r.plane0 + 4 * f, ctr);
+        double ang = acos(mc > 1 ? 1 : mc < -1 ? -1 : mc) * 180.0 / PI;
+        if (ang > maxbend)
+            maxbend = ang;
+    }
+    rep->max_bend = maxbend;
+    histogram(c, NULL, threshold, rep->hist_after, &rep->edges_after, &rep->short_after,
+              &rep->min_after);
+    rep->refused = rep->short_after;
+out:
+    free(r.flen);
+    free(r.mask);
+    free(r.valive);
+    if (r.vf)
+        for (int v = 0; v < nv0; v++)
+            free(r.vf[v].a);
+    free(r.vf);
+    free(r.coff);
+    free(r.cfac);
+    free(r.F.a);
+    free(r.cells.a);
+    free(r.tmp.a);
+    free(r.newloop);
+    free(r.nloff);
+    free(q.h);
+    free(refused.a);
+    return st;
+}

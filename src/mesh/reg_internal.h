@@ -1,0 +1,18 @@
+/* reg_internal.h - regularisation of the internal complex (not installed). */
+#ifndef RVE_REG_INTERNAL_H
+#define RVE_REG_INTERNAL_H
+
+#include "mesh/cx.h"
+#include <rve/mesh.h>
+#include <stdint.h>
+
+/* Regularise c in place.  plane0: 4 nf initial face planes (normal out of
+ * fc[2f]), compacted along with the faces.  Faces left are compacted, vertices renumbered, face points set. */
+rve_status rve_cx_reg(rve_cx *c, double *plane0, double threshold, double max_angle,
+                      int max_passes, rve_reg_report *rep, rve_err *err);
+int rve_reg_cmp_u64(const void *x, const void *y);
+/* Complex of a (non-periodic) tessellation with topology; plane0 (may be
+ * NULL) receives a malloc'd copy of the face planes. Cell ids are 1..n. */
+rve_status rve_cx_from_tess(const rve_tess *t, rve_cx **out, double **plane0, rve_err *err);
+
+#endif

@@ -1,0 +1,510 @@
+/* Tests of the contact kernels against oracles they do not share code with:
+ * the separating-axis oracle (tests/contact_oracle.c, long double), closed forms
+ * and exact point classifications. */
+#include "config.h"
+#define _POSIX_C_SOURCE 200809L
+#include "testutil.h"
+#include "contact_oracle.h"
+#include "contact_pairs.h"
+#include <rve/dist.h>
+#include <math.h>
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+/* ------------------------------------------------------------ pair helpers */
+typedef struct {
+    double a[3 * 256], b[3 * 256];
+    size_t na, nb;
+    rve_polyhedron *A, *B;
+    oracle_poly oa, ob;
+    oracle_result orc;
+    double scale;
+} pair_t;
+
+static void pair_free(pair_t *p)
+{
+    rve_polyhedron_free(p->A);
+    rve_polyhedron_free(p->B);
+    oracle_poly_free(&p->oa);
+    oracle_poly_free(&p->ob);
+    p->A = p->B = NULL;
+}
+
+/* kinds: 0 random hulls, 1 boxes, 2 tetrahedra, 3 mixed; mode: 0 overlapping at random,
+ * 1 grazing (depth ~1e-7 size), 2 deep, 3 separated */
+static int pair_make(pair_t *p, cp_rng *r, int kind, int mode)
+{
+    memset(p, 0, sizeof *p);
+    double scale = pow(10, cp_range(r, -4, 4));
+    double sb = scale * pow(10, cp_range(r, -0.5, 0.5));
+    size_t na = 4 + (size_t)(196 * pow(cp_unif(r), 3)), nb = 4 + (size_t)(196 * pow(cp_unif(r), 3));
+    int ka = kind == 3 ? (int)(cp_next(r) % 3) : kind, kb = kind == 3 ? (int)(cp_next(r) % 3) : kind;
+    double c0[3] = {0, 0, 0}, u[3], c1[3];
+    cp_unit(r, u);
+    double dist = mode == 2 ? cp_range(r, 0, 0.8) : mode == 3 ? cp_range(r, 1.6, 3) : cp_range(r, 0.5, 1.6);
+    for (int j = 0; j < 3; j++) {
+        c0[j] = scale * cp_range(r, -3, 3);
+        c1[j] = c0[j] + dist * 0.5 * (scale + sb) * u[j];
+    }
+    p->na = cp_body(r, ka, na, scale, c0, p->a);
+    p->nb = cp_body(r, kb, nb, sb, c1, p->b);
+    p->scale = scale > sb ? scale : sb;
+    if (oracle_poly_build(&p->oa, p->a, p->na) || oracle_poly_build(&p->ob, p->b, p->nb))
+        return -1;
+    oracle_contact(&p->oa, &p->ob, 0, &p->orc);
+    if (mode == 1 && p->orc.s < 0) {
+        /* move B along the oracle normal so that the depth becomes ~1e-7 size */
+        double target = 1e-7 * p->scale * cp_range(r, 0.1, 1);
+        double shift = (double)(-p->orc.s) - target;
+        for (size_t i = 0; i < p->nb; i++)
+            for (int j = 0; j < 3; j++)
+                p->b[3 * i + j] += shift * (double)p->orc.n[j];
+        oracle_poly_free(&p->ob);
+        if (oracle_poly_build(&p->ob, p->b, p->nb))
+            return -1;
+        oracle_contact(&p->oa, &p->ob, 0, &p->orc);
+    }
+    rve_err e;
+    if (rve_polyhedron_alloc(&p->A, p->a, p->na, &e) || rve_polyhedron_alloc(&p->B, p->b, p->nb, &e))
+        return -1;
+    return 0;
+}
+
+static double angle_ld(const double n[3], const long double m[3])
+{
+    long double c[3] = {n[1] * m[2] - n[2] * m[1], n[2] * m[0] - n[0] * m[2], n[0] * m[1] - n[1] * m[0]};
+    long double d = n[0] * m[0] + n[1] * m[1] + n[2] * m[2];
+    return (double)atan2l(sqrtl(c[0] * c[0] + c[1] * c[1] + c[2] * c[2]), d);
+}
+
+/* ------------------------------------------------------------ polyhedron */
+START_TEST(test_polyhedron_cube)
+{
+    double pts[3 * 9];
+    for (int i = 0; i < 8; i++) {
+        pts[3 * i] = i & 1 ? 2 : 0;
+        pts[3 * i + 1] = i & 2 ? 3 : 0;
+        pts[3 * i + 2] = i & 4 ? 5 : 0;
+    }
+    pts[24] = 1;
+    pts[25] = 1.5;
+    pts[26] = 2.5; /* interior point, dropped */
+    rve_polyhedron *P;
+    rve_err e;
+    ck_assert_int_eq(rve_polyhedron_alloc(&P, pts, 9, &e), RVE_OK);
+    ck_assert_uint_eq(P->nv, 8);
+    ck_assert_uint_eq(P->nf, 6);
+    ck_assert_uint_eq(P->ne, 12);
+    ck_assert_double_eq_tol(P->volume, 30, 1e-12);
+    ck_assert_double_eq_tol(P->centroid[0], 1, 1e-14);
+    ck_assert_double_eq_tol(P->centroid[1], 1.5, 1e-14);
+    ck_assert_double_eq_tol(P->centroid[2], 2.5, 1e-14);
+    for (size_t f = 0; f < P->nf; f++) {
+        const double *pl = P->plane + 4 * f;
+        /* outward: centroid strictly inside */
+        ck_assert(pl[0] * 1 + pl[1] * 1.5 + pl[2] * 2.5 < pl[3]);
+        ck_assert_uint_eq(P->fstart[f + 1] - P->fstart[f], 4);
+        /* counter-clockwise loop seen from outside */
+        const double *a = P->v + 3 * P->fvert[P->fstart[f]], *b = P->v + 3 * P->fvert[P->fstart[f] + 1],
+                     *c = P->v + 3 * P->fvert[P->fstart[f] + 2];
+        double x[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, y[3] = {c[0] - b[0], c[1] - b[1], c[2] - b[2]};
+        double z[3] = {x[1] * y[2] - x[2] * y[1], x[2] * y[0] - x[0] * y[2], x[0] * y[1] - x[1] * y[0]};
+        ck_assert(z[0] * pl[0] + z[1] * pl[1] + z[2] * pl[2] > 0);
+    }
+    /* every edge: eface[0] runs edge[0] -> edge[1] */
+    for (size_t e2 = 0; e2 < P->ne; e2++) {
+        size_t f = P->eface[2 * e2], s = P->fstart[f], m = P->fstart[f + 1] - s;
+        int found = 0;
+        for (size_t i = 0; i < m; i++)
+            if (P->fvert[s + i] == P->edge[2 * e2] && P->fvert[s + (i + 1) % m] == P->edge[2 * e2 + 1])
+                found = 1;
+        ck_assert(found);
+    }
+    rve_polyhedron_free(P);
+}
+END_TEST
+
+START_TEST(test_polyhedron_bad)
+{
+    rve_polyhedron *P;
+    rve_err e;
+    double flat[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0};
+    ck_assert_int_eq(rve_polyhedron_alloc(&P, flat, 4, &e), RVE_EDATA);
+    ck_assert_ptr_null(P);
+    double few[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    ck_assert_int_eq(rve_polyhedron_alloc(&P, few, 3, &e), RVE_EDATA);
+    double nan4[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, NAN};
+    ck_assert_int_eq(rve_polyhedron_alloc(&P, nan4, 4, &e), RVE_EDATA);
+    double same[12] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+    ck_assert_int_eq(rve_polyhedron_alloc(&P, same, 4, &e), RVE_EDATA);
+}
+END_TEST
+
+/* ------------------------------------------------------------ the oracle itself */
+START_TEST(test_oracle_pruning)
+{
+    /* the Gauss-map pruning must not change the answer: compare with all edge pairs */
+    cp_rng r = {11};
+    int n = (int)(300 * test_scale()) + 20;
+    for (int i = 0; i < n; i++) {
+        pair_t p;
+        if (pair_make(&p, &r, i % 4, i % 3 == 2 ? 2 : 0))
+            ck_abort_msg("pair generation failed");
+        oracle_result full;
+        oracle_contact(&p.oa, &p.ob, 1, &full);
+        ck_assert_msg(fabsl(full.s - p.orc.s) <= 1e-15L * p.scale, "pair %d: pruned %Lg brute %Lg", i, p.orc.s,
+                      full.s);
+        ck_assert(p.orc.ncand <= full.ncand);
+        pair_free(&p);
+    }
+}
+END_TEST
+
+START_TEST(test_oracle_closed_form)
+{
+    /* unit cubes; B shifted by (1 - d, 0.3, 0.2): depth d along x */
+    double a[24], b[24];
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 3; j++) {
+            a[3 * i + j] = (i >> j) & 1;
+            b[3 * i + j] = a[3 * i + j] + (j == 0 ? 0.875 : j == 1 ? 0.3 : 0.2);
+        }
+    oracle_poly A, B;
+    ck_assert_int_eq(oracle_poly_build(&A, a, 8), 0);
+    ck_assert_int_eq(oracle_poly_build(&B, b, 8), 0);
+    oracle_result r;
+    oracle_contact(&A, &B, 0, &r);
+    ck_assert(fabsl(r.s + 0.125L) < 1e-18L);
+    ck_assert(fabsl(r.n[0] - 1) < 1e-18L);
+    ck_assert(r.unique);
+    oracle_poly_free(&B);
+    /* separated by 0.5 along y with a diagonal offset: distance from corner geometry */
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 3; j++)
+            b[3 * i + j] = a[3 * i + j] + (j == 0 ? 1.5 : j == 1 ? 1.25 : 0);
+    ck_assert_int_eq(oracle_poly_build(&B, b, 8), 0);
+    oracle_contact(&A, &B, 0, &r);
+    ck_assert(fabsl(r.s - sqrtl(0.5L * 0.5L + 0.25L * 0.25L)) < 1e-18L);
+    oracle_poly_free(&A);
+    oracle_poly_free(&B);
+}
+END_TEST
+
+/* ------------------------------------------------------------ common planes */
+START_TEST(test_common_plane_cubes)
+{
+    double a[24], b[24];
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 3; j++) {
+            a[3 * i + j] = (i >> j) & 1;
+            b[3 * i + j] = a[3 * i + j] + (j == 0 ? 0.875 : j == 1 ? 0.3 : 0.2);
+        }
+    rve_polyhedron *A, *B;
+    rve_err e;
+    ck_assert_int_eq(rve_polyhedron_alloc(&A, a, 8, &e), RVE_OK);
+    ck_assert_int_eq(rve_polyhedron_alloc(&B, b, 8, &e), RVE_OK);
+    rve_contact c;
+    ck_assert_int_eq(rve_contact_nezami(A, B, &c, &e), RVE_OK);
+    ck_assert_double_eq_tol(c.s, -0.125, 1e-15);
+    ck_assert_double_eq_tol(c.n[0], 1, 1e-15);
+    ck_assert_double_eq_tol(c.q[0] - c.p[0], -0.125, 1e-15);
+    /* contact point: centre of the overlap of the touching faces */
+    ck_assert_double_eq_tol(c.p[1], 0.65, 1e-14);
+    ck_assert_double_eq_tol(c.p[2], 0.6, 1e-14);
+    ck_assert_int_eq(rve_contact_cundall(A, B, &c, &e), RVE_OK);
+    ck_assert_double_eq_tol(c.s, -0.125, 1e-9);
+    ck_assert_double_eq_tol(c.n[0], 1, 1e-9);
+    rve_polyhedron_free(A);
+    rve_polyhedron_free(B);
+}
+END_TEST
+
+static void common_plane_vs_oracle(int method)
+{
+    cp_rng r = {100 + (uint64_t)method};
+    int n = (int)(400 * test_scale()) + 20, bad = 0, total = 0;
+    double worst = 0;
+    for (int i = 0; i < n; i++) {
+        pair_t p;
+        if (pair_make(&p, &r, i % 4, i % 4))
+            ck_abort_msg("pair generation failed");
+        rve_contact c;
+        rve_err e;
+        rve_status st = method ? rve_contact_cundall(p.A, p.B, &c, &e) : rve_contact_nezami(p.A, p.B, &c, &e);
+        ck_assert_msg(st == RVE_OK, "pair %d: %s", i, e.msg);
+        ck_assert(isfinite(c.s) && isfinite(c.n[0]) && isfinite(c.p[0]) && isfinite(c.q[0]));
+        /* never better than the truth (a gap is a lower bound of the signed distance) */
+        double err = (double)((long double)c.s - p.orc.s) / p.scale;
+        ck_assert_msg(err <= 1e-13, "pair %d: gap %g above the oracle %Lg", i, c.s, p.orc.s);
+        total++;
+        if (-err > (method ? 1e-7 : 1e-12))
+            bad++;
+        if (-err > worst)
+            worst = -err;
+        pair_free(&p);
+    }
+    fprintf(stderr, "%s vs oracle: %d of %d pairs off by more than %g x size (worst %.3g)\n",
+            method ? "Cundall" : "Nezami", bad, total, method ? 1e-7 : 1e-12, worst);
+}
+
+START_TEST(test_nezami_random) { common_plane_vs_oracle(0); }
+END_TEST
+START_TEST(test_cundall_random) { common_plane_vs_oracle(1); }
+END_TEST
+
+
+/* ------------------------------------------------------------ EPA vs oracle */
+typedef struct {
+    int n, overlap, unique, capped, bad_depth, bad_normal;
+    double worst_rel, worst_abs, worst_ang;
+    int kinds[3];
+} epa_stats;
+
+static void epa_check_pair(pair_t *p, int i, epa_stats *S, int verbose)
+{
+    rve_contact c;
+    rve_err e;
+    rve_status st = rve_contact_epa_polyhedra(p->A, p->B, NULL, &c, &e);
+    ck_assert_msg(st == RVE_OK || st == RVE_ECAP, "pair %d: %s", i, e.msg);
+    if (st == RVE_ECAP)
+        S->capped++;
+    ck_assert_msg(isfinite(c.s) && isfinite(c.n[0]) && isfinite(c.n[1]) && isfinite(c.n[2]) && isfinite(c.p[0]) &&
+                      isfinite(c.q[0]),
+                  "pair %d: NaN", i);
+    S->n++;
+    long double s0 = p->orc.s;
+    double aerr = (double)fabsl((long double)c.s - s0);
+    if (s0 < 0) {
+        S->overlap++;
+        S->kinds[p->orc.kind]++;
+        double rel = aerr / (double)fabsl(s0);
+        /* relative to the depth, or to the rounding of the coordinates for depths
+         * below 1e-4 of the size (grazing contacts) */
+        double allowed = 1e-12 * fmax((double)fabsl(s0), 1e-4 * p->scale);
+        if (rel > S->worst_rel)
+            S->worst_rel = rel;
+        if (aerr / p->scale > S->worst_abs)
+            S->worst_abs = aerr / p->scale;
+        if (aerr > allowed) {
+            S->bad_depth++;
+            if (verbose)
+            {
+                long double nl[3] = {c.n[0], c.n[1], c.n[2]};
+
+                fprintf(stderr, "pair %d kind %d: depth %.17g oracle %.17Lg (rel %.3g, size %.3g) h(n_epa) %.17Lg ang %.3g\n", i, p->orc.kind,
+                        -c.s, -s0, rel, p->scale, oracle_h(&p->oa, &p->ob, nl), angle_ld(c.n, p->orc.n));
+            }
+        }
+        if (p->orc.unique) {
+            S->unique++;
+            double ang = angle_ld(c.n, p->orc.n);
+            if (ang > S->worst_ang)
+                S->worst_ang = ang;
+            if (ang > 1e-9) {
+                S->bad_normal++;
+                if (verbose)
+                    fprintf(stderr, "pair %d kind %d: normal off by %.3g rad\n", i, p->orc.kind, ang);
+            }
+        }
+        /* witness points: q - p = s n */
+        for (int j = 0; j < 3; j++)
+            ck_assert(fabs(c.q[j] - c.p[j] - c.s * c.n[j]) <= 1e-9 * p->scale);
+    } else {
+        /* separated: the distance kernel's answer */
+        ck_assert_msg(aerr <= 1e-9 * p->scale, "pair %d: distance %.17g oracle %.17Lg", i, c.s, s0);
+    }
+}
+
+START_TEST(test_epa_random)
+{
+    cp_rng r = {777};
+    epa_stats S;
+    memset(&S, 0, sizeof S);
+    int n = (int)(10000 * test_scale());
+    if (n < 200)
+        n = 200;
+    for (int i = 0; i < n; i++) {
+        pair_t p;
+        int mode = i % 10 < 5 ? 0 : i % 10 < 7 ? 1 : i % 10 < 9 ? 2 : 3;
+        if (pair_make(&p, &r, i % 4, mode))
+            ck_abort_msg("pair generation failed");
+        epa_check_pair(&p, i, &S, S.bad_depth + S.bad_normal < 20);
+        pair_free(&p);
+    }
+    fprintf(stderr,
+            "EPA vs oracle: %d pairs, %d overlapping (face A %d, face B %d, edge-edge %d), %d unique normals; "
+            "depth beyond 1e-12 rel: %d (worst rel %.3g, worst abs/size %.3g); normal beyond 1e-9 rad: %d "
+            "(worst %.3g); capped %d\n",
+            S.n, S.overlap, S.kinds[0], S.kinds[1], S.kinds[2], S.unique, S.bad_depth, S.worst_rel, S.worst_abs,
+            S.bad_normal, S.worst_ang, S.capped);
+    ck_assert_int_eq(S.bad_depth, 0);
+    ck_assert_int_eq(S.bad_normal, 0);
+    ck_assert_int_eq(S.capped, 0);
+}
+END_TEST
+
+
+/* ------------------------------------------------------------ intersections */
+static rve_polyhedron *box_poly(double x0, double x1, double y0, double y1, double z0, double z1, const double q[4],
+                                const double c[3])
+{
+    double pts[24];
+    for (int i = 0; i < 8; i++) {
+        double x[3] = {i & 1 ? x1 : x0, i & 2 ? y1 : y0, i & 4 ? z1 : z0}, y[3];
+        if (q) {
+            double t[3] = {x[0] - c[0], x[1] - c[1], x[2] - c[2]};
+            cp_qrot(y, q, t);
+            for (int j = 0; j < 3; j++)
+                y[j] += c[j];
+        } else
+            memcpy(y, x, sizeof y);
+        memcpy(pts + 3 * i, y, sizeof y);
+    }
+    rve_polyhedron *P;
+    rve_err e;
+    ck_assert_int_eq(rve_polyhedron_alloc(&P, pts, 8, &e), RVE_OK);
+    return P;
+}
+
+START_TEST(test_intersection_boxes)
+{
+    rve_err e;
+    rve_intersection x;
+    rve_polyhedron *A = box_poly(0, 1, 0, 1, 0, 1, NULL, NULL);
+    rve_polyhedron *B = box_poly(0.875, 1.875, 0.3, 1.3, 0.2, 1.2, NULL, NULL);
+    rve_polyhedron *X;
+    ck_assert_int_eq(rve_polyhedra_intersection(A, B, &x, &X, &e), RVE_OK);
+    ck_assert_double_eq_tol(x.volume, 0.125 * 0.7 * 0.8, 1e-14);
+    /* surface of the box [0.875,1]x[0.3,1]x[0.2,1]: half area, centre, normal */
+    ck_assert_double_eq_tol(x.area, 0.7 * 0.8 + 0.125 * 0.8 + 0.125 * 0.7, 1e-14);
+    ck_assert_double_eq_tol(x.point[0], 0.9375, 1e-14);
+    ck_assert_double_eq_tol(x.point[1], 0.65, 1e-14);
+    ck_assert_double_eq_tol(x.point[2], 0.6, 1e-14);
+    double n[3] = {2 * 0.56 * 0.56, 2 * 0.1 * 0.1, 2 * 0.0875 * 0.0875}, l = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    for (int j = 0; j < 3; j++)
+        ck_assert_double_eq_tol(x.normal[j], n[j] / l, 1e-13);
+    ck_assert_uint_eq(x.nverts, 8);
+    ck_assert_uint_eq(x.nfaces, 6);
+    ck_assert_ptr_nonnull(X);
+    ck_assert_double_eq_tol(X->volume, x.volume, 1e-14);
+    /* gap: extent along n, checked by moving the bodies apart (Solfec's code) */
+    ck_assert(x.gap < 0 && x.gap >= -0.2);
+    rve_polyhedron_free(X);
+    rve_polyhedron_free(B);
+    /* the cube rotated by 45 degrees about z around its centre: octagonal prism */
+    double q[4] = {cos(M_PI / 8), 0, 0, sin(M_PI / 8)}, c[3] = {0, 0, 0};
+    rve_polyhedron_free(A);
+    A = box_poly(-1, 1, -1, 1, -1, 1, NULL, NULL);
+    B = box_poly(-1, 1, -1, 1, -1, 1, q, c);
+    ck_assert_int_eq(rve_polyhedra_intersection(A, B, &x, NULL, &e), RVE_OK);
+    ck_assert_double_eq_tol(x.volume, 16 * (sqrt(2) - 1), 1e-13);
+    rve_polyhedron_free(B);
+    /* disjoint: zero volume, gap = distance */
+    B = box_poly(1.5, 2, -1, 1, -1, 1, NULL, NULL);
+    ck_assert_int_eq(rve_polyhedra_intersection(A, B, &x, NULL, &e), RVE_OK);
+    ck_assert_double_eq(x.volume, 0);
+    ck_assert_double_eq_tol(x.gap, 0.5, 1e-15);
+    rve_polyhedron_free(B);
+    rve_polyhedron_free(A);
+    /* tetrahedron cut by a box: V = 1/6 - (1 - c)^3 / 6 */
+    double tet[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+    ck_assert_int_eq(rve_polyhedron_alloc(&A, tet, 4, &e), RVE_OK);
+    for (double cz = 0.1; cz < 1; cz += 0.2) {
+        B = box_poly(-1, 2, -1, 2, -1, cz, NULL, NULL);
+        ck_assert_int_eq(rve_polyhedra_intersection(A, B, &x, NULL, &e), RVE_OK);
+        ck_assert_double_eq_tol(x.volume, 1.0 / 6 - pow(1 - cz, 3) / 6, 1e-14);
+        rve_polyhedron_free(B);
+    }
+    rve_polyhedron_free(A);
+}
+END_TEST
+
+START_TEST(test_intersection_monte_carlo)
+{
+    /* volume of random overlapping pairs against a Monte Carlo estimate: points
+     * uniform in the box bounding both, classified exactly by the oracle's face
+     * planes (long double); the test allows 5 standard errors (a false failure has
+     * probability below 1e-6 per pair) */
+    cp_rng r = {4242};
+    int n = (int)(40 * test_scale()) + 5, checked = 0;
+    for (int i = 0; i < n; i++) {
+        pair_t p;
+        if (pair_make(&p, &r, i % 4, i % 2 ? 2 : 0))
+            ck_abort_msg("pair generation failed");
+        rve_intersection x;
+        rve_err e;
+        ck_assert_int_eq(rve_polyhedra_intersection(p.A, p.B, &x, NULL, &e), RVE_OK);
+        ck_assert(isfinite(x.volume) && isfinite(x.gap) && isfinite(x.point[0]) && isfinite(x.normal[0]));
+        if (p.orc.s >= 0) {
+            ck_assert_double_eq(x.volume, 0);
+            pair_free(&p);
+            continue;
+        }
+        double lo[3], hi[3];
+        for (int j = 0; j < 3; j++) {
+            double a0 = INFINITY, a1 = -INFINITY, b0 = INFINITY, b1 = -INFINITY;
+            for (size_t k = 0; k < p.na; k++) {
+                a0 = fmin(a0, p.a[3 * k + j]);
+                a1 = fmax(a1, p.a[3 * k + j]);
+            }
+            for (size_t k = 0; k < p.nb; k++) {
+                b0 = fmin(b0, p.b[3 * k + j]);
+                b1 = fmax(b1, p.b[3 * k + j]);
+            }
+            lo[j] = fmax(a0, b0);
+            hi[j] = fmin(a1, b1);
+        }
+        double box = (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
+        long ns = 20000, in = 0;
+        for (long k = 0; k < ns; k++) {
+            long double y[3];
+            for (int j = 0; j < 3; j++)
+                y[j] = lo[j] + (hi[j] - lo[j]) * cp_unif(&r);
+            if (oracle_inside(&p.oa, y, 0) && oracle_inside(&p.ob, y, 0))
+                in++;
+        }
+        double f = (double)in / ns, est = f * box, se = box * sqrt(fmax(f * (1 - f), 1.0 / ns) / ns);
+        ck_assert_msg(fabs(x.volume - est) <= 5 * se + 1e-12 * box, "pair %d: volume %g, Monte Carlo %g +- %g", i,
+                      x.volume, est, se);
+        /* the contact point lies in both bodies */
+        long double cpt[3] = {x.point[0], x.point[1], x.point[2]};
+        ck_assert(oracle_inside(&p.oa, cpt, 1e-9L * p.scale) && oracle_inside(&p.ob, cpt, 1e-9L * p.scale));
+        checked++;
+        pair_free(&p);
+    }
+    ck_assert_int_gt(checked, 0);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("contact");
+    TCase *t = tcase_create("polyhedron");
+    tcase_add_test(t, test_polyhedron_cube);
+    tcase_add_test(t, test_polyhedron_bad);
+    suite_add_tcase(s, t);
+    t = tcase_create("oracle");
+    tcase_set_timeout(t, 600);
+    tcase_add_test(t, test_oracle_pruning);
+    tcase_add_test(t, test_oracle_closed_form);
+    suite_add_tcase(s, t);
+    t = tcase_create("common_plane");
+    tcase_set_timeout(t, 600);
+    tcase_add_test(t, test_common_plane_cubes);
+    tcase_add_test(t, test_nezami_random);
+    tcase_add_test(t, test_cundall_random);
+    suite_add_tcase(s, t);
+    t = tcase_create("intersection");
+    tcase_set_timeout(t, 600);
+    tcase_add_test(t, test_intersection_boxes);
+    tcase_add_test(t, test_intersection_monte_carlo);
+    suite_add_tcase(s, t);
+    t = tcase_create("epa");
+    tcase_set_timeout(t, 900);
+    tcase_add_test(t, test_epa_random);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void) { return test_run_suite(suite()); }

@@ -1,0 +1,60 @@
+#!/bin/sh
+# rve gen: options, errors, outputs (issue 9).
+set -u
+RVE=${RVE:-./rve}
+T=$(mktemp -d /tmp/rve-test-gen-XXXXXX)
+pass=0
+fail=0
+check() { # description, expected status, command...
+    desc=$1; want=$2; shift 2
+    "$@" >"$T/out" 2>"$T/err"
+    got=$?
+    if [ "$got" -eq "$want" ]; then pass=$((pass + 1)); else
+        fail=$((fail + 1)); echo "FAIL: $desc: exit $got, wanted $want"; cat "$T/err"; fi
+}
+grep_in() { # description, pattern, file
+    if grep -q -- "$2" "$3"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; cat "$3"; fi
+}
+absent() { # description, file
+    if [ ! -e "$2" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1 ($2 exists)"; fi
+}
+
+check "help" 0 "$RVE" gen --help
+grep_in "help has an example" "Example" "$T/out"
+grep_in "help names --volumes" "--volumes" "$T/out"
+check "no output" 2 "$RVE" gen -n 10 --morpho gg
+check "no morpho nor volumes" 2 "$RVE" gen -n 10 -o "$T/a.tess"
+check "bad morpho" 2 "$RVE" gen -n 10 --morpho "diameq:foo(1,2)" -o "$T/a.tess"
+grep_in "bad morpho named" "unknown distribution" "$T/err"
+absent "no output after a usage error" "$T/a.tess"
+check "bad domain" 2 "$RVE" gen -n 10 --domain 1,0,1 --morpho gg -o "$T/a.tess"
+check "bad -n" 2 "$RVE" gen -n 0 --morpho gg -o "$T/a.tess"
+
+printf '1\n2\n-3\n' >"$T/bad.txt"
+check "negative volume" 1 "$RVE" gen --volumes "$T/bad.txt" -o "$T/a.tess"
+grep_in "bad volume file and line named" "bad.txt: line 3" "$T/err"
+absent "no output after a data error" "$T/a.tess"
+check "missing volume file" 1 "$RVE" gen --volumes "$T/none.txt" -o "$T/a.tess"
+
+# prescribed volumes: 50 cells with volumes 1..5
+i=0; : >"$T/v.txt"; while [ $i -lt 50 ]; do echo $((i % 5 + 1)) >>"$T/v.txt"; i=$((i + 1)); done
+check "volumes" 0 "$RVE" gen -q --volumes "$T/v.txt" --domain 2,1,1 -o "$T/v.tess" --values "$T/v.val" --json
+grep_in "volumes json" '"max_rel_volume_error"' "$T/out"
+grep_in "tess written" "\*\*\*tess" "$T/v.tess"
+# independent check of the volumes in the values table: cell i has volume (i%5+1)/150 * 2
+if awk '!/^#/ { want = (($1 - 1) % 5 + 1) / 150 * 2; e = ($6 - want) / want; if (e < 0) e = -e; if (e > 1e-3) bad++ }
+        END { exit bad > 0 }' "$T/v.val"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: volumes table"; fi
+check "volumes periodic" 0 "$RVE" gen -q --volumes "$T/v.txt" --periodic -o "$T/p.tess"
+printf '0.5 0.5 0.5\n' >"$T/s.txt"
+check "seed count mismatch" 1 "$RVE" gen --volumes "$T/v.txt" --seeds "$T/s.txt" -o "$T/a.tess"
+
+# morphology
+check "gg" 0 "$RVE" gen -q -n 100 --morpho gg --max-iter 5 -o "$T/g.tess" --plot "$T/g.png" --json
+grep_in "gg json has KS" '"ks"' "$T/out"
+grep_in "gg json names 1-sphericity" '"1-sphericity"' "$T/out"
+if [ -s "$T/g.png" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: no plot"; fi
+check "vtk output" 0 "$RVE" gen -q -n 30 --morpho "size:lognormal(1,0.5)" -o "$T/g.vtk"
+
+rm -rf "$T"
+echo "gen: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,696 @@
+/* Tests of regularisation and meshing: topology and geometry oracles computed
+ * here, independently of the module (face fans, winding numbers, tet faces). */
+#include "config.h"
+#define _POSIX_C_SOURCE 200809L
+#include "testutil.h"
+#include <rve/mesh.h>
+#include <rve/tess.h>
+#include <math.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
+/* ------------------------------------------------------------ helpers */
+static double rnd(unsigned *s)
+{
+    *s = *s * 1103515245u + 12345u;
+    return ((*s >> 8) & 0xffffff) / 16777216.0;
+}
+
+static rve_tess *voronoi(int n, unsigned seed, double L, int weighted)
+{
+    double *s = malloc(sizeof(double) * 4 * (size_t)n);
+    for (int i = 0; i < n; i++) {
+        s[4 * i] = L * rnd(&seed);
+        s[4 * i + 1] = L * rnd(&seed);
+        s[4 * i + 2] = L * rnd(&seed);
+        s[4 * i + 3] = weighted ? 0.3 * L / cbrt(n) * rnd(&seed) : 0;
+    }
+    double lo[3] = {0, 0, 0}, hi[3] = {L, L, L};
+    rve_tess_opts o;
+    rve_tess_opts_default(&o);
+    o.keep_container = 0;
+    rve_tess *t = NULL;
+    rve_err e;
+    ck_assert_int_eq(rve_tess_build(s, n, lo, hi, NULL, &o, &t, &e), RVE_OK);
+    ck_assert(t->has_topo);
+    free(s);
+    return t;
+}
+
+static void dsub(double r[3], const double a[3], const double b[3])
+{
+    for (int i = 0; i < 3; i++)
+        r[i] = a[i] - b[i];
+}
+
+static void dcross(double r[3], const double a[3], const double b[3])
+{
+    r[0] = a[1] * b[2] - a[2] * b[1];
+    r[1] = a[2] * b[0] - a[0] * b[2];
+    r[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static double ddot(const double a[3], const double b[3])
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+/* Face point: the stored one of regularised faces, else the vertex mean. */
+static void face_point(const rve_tess *t, int f, double p[3])
+{
+    if (t->face_state && t->face_state[f] && t->face_ptxyz) {
+        memcpy(p, t->face_ptxyz + 3 * f, 3 * sizeof(double));
+        return;
+    }
+    int a0 = t->face_voff[f], a1 = t->face_voff[f + 1];
+    p[0] = p[1] = p[2] = 0;
+    for (int i = a0; i < a1; i++)
+        for (int k = 0; k < 3; k++)
+            p[k] += t->ver[3 * t->face_ver[i] + k] / (a1 - a0);
+}
+
+/* Cell volume from the global faces' fans, in long double. */
+static double cell_volume(const rve_tess *t, int c)
+{
+    long double v = 0;
+    for (int j = t->cell_foff[c]; j < t->cell_foff[c + 1]; j++) {
+        int f = t->cell_faces[j], s = t->cell_fsign[j];
+        double o[3];
+        face_point(t, f, o);
+        int a0 = t->face_voff[f], a1 = t->face_voff[f + 1];
+        for (int i = a0; i < a1; i++) {
+            const double *p = t->ver + 3 * t->face_ver[i];
+            const double *q = t->ver + 3 * t->face_ver[i + 1 < a1 ? i + 1 : a0];
+            long double x = (long double)p[1] * q[2] - (long double)p[2] * q[1];
+            long double y = (long double)p[2] * q[0] - (long double)p[0] * q[2];
+            long double z = (long double)p[0] * q[1] - (long double)p[1] * q[0];
+            v += s * (o[0] * x + o[1] * y + o[2] * z) / 6.0L;
+        }
+    }
+    return (double)v;
+}
+
+/* Number of short edges and the shortest, straight from the edge list. */
+static size_t count_short(const rve_tess *t, double thr, double *minlen)
+{
+    size_t n = 0;
+    *minlen = INFINITY;
+    for (int e = 0; e < t->nedge; e++) {
+        double d[3];
+        dsub(d, t->ver + 3 * t->edge_ver[2 * e], t->ver + 3 * t->edge_ver[2 * e + 1]);
+        double L = sqrt(ddot(d, d));
+        n += L < thr;
+        if (L < *minlen)
+            *minlen = L;
+    }
+    return n;
+}
+
+/* Topology oracle: loops valid, every cell closed (each directed edge of a
+ * cell met once each way), Euler V - E + F = 2 per cell and
+ * V - E + F - C = 1 for the whole box, interior faces between two distinct
+ * cells, wall faces on their wall plane. */
+static void check_topology(const rve_tess *t, double tol)
+{
+    int V = 0, E = t->nedge, F = t->nface, C = 0;
+    char *used = calloc((size_t)t->nver + 1, 1);
+    for (int f = 0; f < t->nface; f++) {
+        int a0 = t->face_voff[f], a1 = t->face_voff[f + 1];
+        ck_assert_int_ge(a1 - a0, 3);
+        for (int i = a0; i < a1; i++)
+            used[t->face_ver[i]] = 1;
+        int c0 = t->face_cell[2 * f], c1 = t->face_cell[2 * f + 1];
+        ck_assert_int_ge(c0, 0);
+        ck_assert_int_ne(c0, c1);
+        if (c1 < 0) {
+            int w = -c1 - 1, ax = w / 2;
+            double plane = w % 2 ? t->hi[ax] : t->lo[ax];
+            for (int i = a0; i < a1; i++)
+                ck_assert(fabs(t->ver[3 * t->face_ver[i] + ax] - plane) <= tol);
+        }
+    }
+    for (int v = 0; v < t->nver; v++)
+        V += used[v];
+    free(used);
+    for (int c = 0; c < t->n; c++) {
+        int nf = t->cell_foff[c + 1] - t->cell_foff[c];
+        if (nf == 0)
+            continue;
+        C++;
+        /* directed edges (a, b) as seen from outside the cell */
+        int m = 0;
+        for (int j = t->cell_foff[c]; j < t->cell_foff[c + 1]; j++) {
+            int f = t->cell_faces[j];
+            m += t->face_voff[f + 1] - t->face_voff[f];
+        }
+        int64_t *d = malloc(sizeof(int64_t) * (size_t)m), *r = malloc(sizeof(int64_t) * (size_t)m);
+        int k = 0;
+        int *vs = malloc(sizeof(int) * (size_t)m);
+        int nvs = 0;
+        for (int j = t->cell_foff[c]; j < t->cell_foff[c + 1]; j++) {
+            int f = t->cell_faces[j], s = t->cell_fsign[j];
+            ck_assert(t->face_cell[2 * f] == c || t->face_cell[2 * f + 1] == c);
+            ck_assert_int_eq(s, t->face_cell[2 * f] == c ? 1 : -1);
+            int a0 = t->face_voff[f], a1 = t->face_voff[f + 1];
+            for (int i = a0; i < a1; i++) {
+                int p = t->face_ver[i], q = t->face_ver[i + 1 < a1 ? i + 1 : a0];
+                if (s < 0) {
+                    int x = p;
+                    p = q;
+                    q = x;
+                }
+                d[k] = (int64_t)p * 4000000 + q;
+                r[k] = (int64_t)q * 4000000 + p;
+                k++;
+                int seen = 0;
+                for (int u = 0; u < nvs; u++)
+                    seen |= vs[u] == p;
+                if (!seen)
+                    vs[nvs++] = p;
+            }
+        }
+        /* every directed edge has its reverse exactly once, and is unique */
+        for (int i = 0; i < k; i++) {
+            int rev = 0, same = 0;
+            for (int j = 0; j < k; j++) {
+                rev += d[j] == r[i];
+                same += d[j] == d[i];
+            }
+            ck_assert_msg(rev == 1 && same == 1, "cell %d not closed", c);
+        }
+        ck_assert_int_eq(nvs - k / 2 + nf, 2); /* Euler, per cell */
+        free(d);
+        free(r);
+        free(vs);
+    }
+    ck_assert_int_eq(V - E + F - C, 1); /* the box is a ball */
+}
+
+/* Convexity within tolerance: no cell vertex above a fan triangle's plane by
+ * more than tol times the cell's diameter. */
+static double max_convexity_fault(const rve_tess *t)
+{
+    double worst = 0;
+    for (int c = 0; c < t->n; c++) {
+        const rve_tess_poly *p = &t->cells[c];
+        if (p->nv == 0)
+            continue;
+        double diam = 0;
+        for (int i = 0; i < p->nv; i++)
+            for (int j = i + 1; j < p->nv; j++) {
+                double d[3];
+                dsub(d, p->v + 3 * i, p->v + 3 * j);
+                diam = fmax(diam, sqrt(ddot(d, d)));
+            }
+        for (int j = t->cell_foff[c]; j < t->cell_foff[c + 1]; j++) {
+            int f = t->cell_faces[j], s = t->cell_fsign[j];
+            double o[3];
+            face_point(t, f, o);
+            int a0 = t->face_voff[f], a1 = t->face_voff[f + 1];
+            for (int i = a0; i < a1; i++) {
+                double u[3], w[3], nn[3];
+                dsub(u, t->ver + 3 * t->face_ver[i], o);
+                dsub(w, t->ver + 3 * t->face_ver[i + 1 < a1 ? i + 1 : a0], o);
+                dcross(nn, u, w);
+                double l = sqrt(ddot(nn, nn));
+                if (!(l > 0))
+                    continue;
+                for (int k = 0; k < 3; k++)
+                    nn[k] *= s / l;
+                for (int q = 0; q < p->nv; q++) {
+                    double x[3];
+                    dsub(x, p->v + 3 * q, o);
+                    worst = fmax(worst, ddot(x, nn) / diam);
+                }
+            }
+        }
+    }
+    return worst;
+}
+
+/* Winding number of the closed fan surface of cell c around x (1 inside, 0 outside). */
+static double winding(const rve_tess *t, int c, const double x[3])
+{
+    double w = 0;
+    for (int j = t->cell_foff[c]; j < t->cell_foff[c + 1]; j++) {
+        int f = t->cell_faces[j], s = t->cell_fsign[j];
+        double o[3];
+        face_point(t, f, o);
+        int a0 = t->face_voff[f], a1 = t->face_voff[f + 1];
+        for (int i = a0; i < a1; i++) {
+            double a[3], b[3], cc[3], bc[3];
+            dsub(a, o, x);
+            dsub(b, t->ver + 3 * t->face_ver[i], x);
+            dsub(cc, t->ver + 3 * t->face_ver[i + 1 < a1 ? i + 1 : a0], x);
+            double la = sqrt(ddot(a, a)), lb = sqrt(ddot(b, b)), lc = sqrt(ddot(cc, cc));
+            dcross(bc, b, cc);
+            double num = ddot(a, bc);
+            double den = la * lb * lc + ddot(a, b) * lc + ddot(a, cc) * lb + ddot(b, cc) * la;
+            w += s * 2 * atan2(num, den);
+        }
+    }
+    return w / (4 * M_PI);
+}
+
+/* Voxel accuracy of tessellation t (geometric cells, winding numbers) against
+ * the labels of map (label = cell + 1). */
+static double voxel_accuracy(const rve_tess *t, const rve_map *map)
+{
+    size_t good = 0, total = (size_t)map->nx * map->ny * map->nz;
+    int *owner = malloc(sizeof(int) * total);
+    for (size_t i = 0; i < total; i++)
+        owner[i] = -1;
+    for (int c = 0; c < t->n; c++) {
+        const rve_tess_poly *p = &t->cells[c];
+        if (p->nv == 0)
+            continue;
+        double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+        for (int j = t->cell_foff[c]; j < t->cell_foff[c + 1]; j++) {
+            int f = t->cell_faces[j];
+            for (int i = t->face_voff[f]; i < t->face_voff[f + 1]; i++)
+                for (int k = 0; k < 3; k++) {
+                    lo[k] = fmin(lo[k], t->ver[3 * t->face_ver[i] + k]);
+                    hi[k] = fmax(hi[k], t->ver[3 * t->face_ver[i] + k]);
+                }
+        }
+        int i0[3], i1[3];
+        int dims[3] = {map->nx, map->ny, map->nz};
+        for (int k = 0; k < 3; k++) {
+            i0[k] = (int)floor((lo[k] - map->origin[k]) / map->h[k] - 0.5);
+            i1[k] = (int)ceil((hi[k] - map->origin[k]) / map->h[k] - 0.5);
+            if (i0[k] < 0)
+                i0[k] = 0;
+            if (i1[k] > dims[k] - 1)
+                i1[k] = dims[k] - 1;
+        }
+        for (int kz = i0[2]; kz <= i1[2]; kz++)
+            for (int jy = i0[1]; jy <= i1[1]; jy++)
+                for (int ix = i0[0]; ix <= i1[0]; ix++) {
+                    double x[3];
+                    rve_map_voxel_centre(map, ix, jy, kz, x);
+                    if (winding(t, c, x) > 0.5)
+                        owner[rve_map_index(map, ix, jy, kz)] = c;
+                }
+    }
+    for (size_t i = 0; i < total; i++)
+        good += owner[i] >= 0 && (uint32_t)(owner[i] + 1) == map->lab[i];
+    free(owner);
+    return (double)good / (double)total;
+}
+
+/* ------------------------------------------------------------ tests */
+START_TEST(test_tet_quality_closed_forms)
+{
+    double a[3] = {0, 0, 0}, b[3] = {1, 0, 0}, c[3] = {0, 1, 0}, d[3] = {0, 0, 1};
+    double g, q, v;
+    rve_tet_quality(a, b, c, d, &g, &q, &v);
+    ck_assert_double_eq_tol(v, 1.0 / 6.0, 1e-15);
+    ck_assert_double_eq_tol(g, sqrt(3.0) - 1.0, 1e-14);           /* 3 r/R = 3 (1/(3+sqrt3)) / (sqrt3/2) */
+    ck_assert_double_eq_tol(q, 6 * sqrt(2.0) / 6.0 / pow(1.5, 1.5), 1e-14); /* mean sq. edge 1.5 */
+    /* regular tetrahedron: both 1 */
+    double r0[3] = {1, 1, 1}, r1[3] = {1, -1, -1}, r2[3] = {-1, 1, -1}, r3[3] = {-1, -1, 1};
+    rve_tet_quality(r0, r1, r2, r3, &g, &q, &v);
+    ck_assert_double_eq_tol(fabs(g), 1.0, 1e-14);
+    ck_assert_double_eq_tol(fabs(q), 1.0, 1e-14);
+    /* inverted: negative volume, negative measures */
+    rve_tet_quality(a, c, b, d, &g, &q, &v);
+    ck_assert(v < 0 && g < 0 && q < 0);
+    /* flat: zero */
+    double e[3] = {1, 1, 0};
+    rve_tet_quality(a, b, c, e, &g, &q, &v);
+    ck_assert(v == 0 && g == 0 && q == 0);
+}
+END_TEST
+
+static void reg_case(int n, unsigned seed, int weighted)
+{
+    double L = 10;
+    rve_tess *t = voronoi(n, seed, L, weighted);
+    rve_reg_opts o;
+    rve_reg_opts_default(&o);
+    rve_reg_report rep;
+    rve_tess *r = NULL;
+    rve_err e;
+    ck_assert_int_eq(rve_reg(t, &o, &r, &rep, &e), RVE_OK);
+    double thr = 0.25 * cbrt(L * L * L / (t->n - t->nempty));
+    ck_assert_double_eq_tol(rep.threshold, thr, 1e-12);
+    double mn;
+    size_t sb = count_short(t, thr, &mn), sa = count_short(r, thr, &mn);
+    ck_assert_uint_eq(sb, rep.short_before);
+    ck_assert_uint_eq(sa, rep.short_after); /* what is left is what is reported */
+    ck_assert_double_eq(mn, rep.min_after);
+    ck_assert_int_eq(r->nedge, (int)rep.edges_after);
+    fprintf(stderr, "reg n=%d seed=%u: short edges %zu -> %zu (removed %zu), bend %.1f deg\n", n,
+            seed, sb, sa, rep.removed, rep.max_bend);
+    ck_assert(sb > 0);
+    ck_assert(sa <= sb / 10); /* random Voronoi tessellations are the hard case */
+    ck_assert(rep.max_bend <= o.max_angle + 1e-9);
+    check_topology(t, 1e-12 * L);
+    check_topology(r, 0); /* walls exactly flat after regularisation */
+    ck_assert_int_eq(rve_tess_check(r, &e), RVE_OK);
+    /* the .tess round trip keeps the regularised geometry and topology */
+    {
+        char path[] = "/tmp/rve-test-reg-XXXXXX";
+        int fd = mkstemp(path);
+        ck_assert_int_ge(fd, 0);
+        close(fd);
+        ck_assert_int_eq(rve_tess_write_tess(r, path, NULL, &e), RVE_OK);
+        rve_tess *b = NULL;
+        ck_assert_msg(rve_tess_read_tess(path, &b, NULL, &e) == RVE_OK, "%s", e.msg);
+        unlink(path);
+        ck_assert_int_eq(b->nver, r->nver);
+        ck_assert_int_eq(b->nedge, r->nedge);
+        ck_assert_int_eq(b->nface, r->nface);
+        check_topology(b, 0);
+        for (int c = 0; c < r->n; c++)
+            ck_assert_double_eq_tol(cell_volume(b, c), cell_volume(r, c), 1e-12 * L * L * L);
+        rve_tess_free(b);
+    }
+    /* volumes: every cell positive, total = box (walls stay flat) */
+    long double tot = 0;
+    for (int c = 0; c < r->n; c++) {
+        double v = cell_volume(r, c);
+        if (r->cell_foff[c + 1] > r->cell_foff[c])
+            ck_assert(v > 0);
+        tot += v;
+        ck_assert_double_eq_tol(r->cells[c].vol, v, 1e-9 * L * L * L);
+    }
+    ck_assert_double_eq_tol((double)tot, L * L * L, 1e-9 * L * L * L);
+    /* convex within tolerance (faces may bend by max_angle) */
+    double fault = max_convexity_fault(r);
+    ck_assert_double_le(max_convexity_fault(t), 1e-9);
+    ck_assert_double_le(fault, sin(o.max_angle * M_PI / 180));
+    /* voxel accuracy against the Laguerre raster of the input */
+    int nv = (int)(24 * cbrt(test_scale()) + 0.5);
+    if (nv < 10)
+        nv = 10;
+    rve_map *map = rve_map_alloc(nv, nv, nv);
+    for (int k = 0; k < 3; k++)
+        map->h[k] = L / nv;
+    ck_assert_int_eq(rve_tess_rasterize(t, NULL, map, &e), RVE_OK);
+    double acc0 = voxel_accuracy(t, map), acc1 = voxel_accuracy(r, map);
+    fprintf(stderr, "  voxel accuracy %.2f%% -> %.2f%%\n", 100 * acc0, 100 * acc1);
+    ck_assert_double_ge(acc0, 0.999);
+    /* Against the tessellation's own raster every swept voxel counts as lost
+     * (against a real grain map most of them were uncertain anyway: the
+     * 0.5-point target is checked on a fit of real data in test_mesh_data).
+     * Random Voronoi cells have ~3 short edges per cell: allow 1.5 points
+     * per short edge per cell. */
+    ck_assert_double_le(acc0 - acc1, 0.015 * (double)sb / (t->n - t->nempty));
+    rve_map_free(map);
+    rve_tess_free(t);
+    rve_tess_free(r);
+}
+
+START_TEST(test_reg_voronoi)
+{
+    reg_case(60, 7u, 0);
+}
+END_TEST
+
+START_TEST(test_reg_laguerre)
+{
+    reg_case(80, 11u, 1);
+}
+END_TEST
+
+START_TEST(test_reg_absolute_threshold_and_idempotence)
+{
+    rve_tess *t = voronoi(30, 3u, 10, 0);
+    rve_reg_opts o;
+    rve_reg_opts_default(&o);
+    o.length = 1e-9; /* nothing that short: nothing changes */
+    rve_reg_report rep;
+    rve_tess *r = NULL;
+    rve_err e;
+    ck_assert_int_eq(rve_reg(t, &o, &r, &rep, &e), RVE_OK);
+    ck_assert_uint_eq(rep.removed, 0);
+    ck_assert_int_eq(r->nver, t->nver);
+    ck_assert_int_eq(r->nface, t->nface);
+    for (int i = 0; i < 3 * t->nver; i++) /* only wall vertices snapped onto their wall */
+        ck_assert_double_eq_tol(r->ver[i], t->ver[i], 1e-12 * 10);
+    rve_tess_free(r);
+    /* bad options */
+    o.length = 0;
+    o.max_angle = 95;
+    ck_assert_int_eq(rve_reg(t, &o, &r, &rep, &e), RVE_EUSAGE);
+    rve_tess_free(t);
+}
+END_TEST
+
+START_TEST(test_reg_refuses_periodic)
+{
+    double s[8] = {0.2, 0.3, 0.4, 0, 0.7, 0.6, 0.5, 0};
+    double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+    int per[3] = {1, 1, 1};
+    rve_tess_opts o;
+    rve_tess_opts_default(&o);
+    rve_tess *t = NULL, *r = NULL;
+    rve_err e;
+    ck_assert_int_eq(rve_tess_build(s, 2, lo, hi, per, &o, &t, &e), RVE_OK);
+    ck_assert_int_eq(rve_reg(t, NULL, &r, NULL, &e), RVE_EDATA);
+    ck_assert_ptr_null(r);
+    ck_assert(strstr(e.msg, "periodic") != NULL);
+    ck_assert_int_eq(rve_mesh_tess(t, NULL, NULL, NULL, NULL, &e), RVE_EDATA);
+    rve_tess_free(t);
+}
+END_TEST
+
+/* ------------------------------------------------------------ meshes */
+typedef struct {
+    size_t a, b, c;
+    size_t tet;
+} tface;
+
+static int cmp_tface(const void *x, const void *y)
+{
+    const tface *p = x, *q = y;
+    if (p->a != q->a)
+        return p->a < q->a ? -1 : 1;
+    if (p->b != q->b)
+        return p->b < q->b ? -1 : 1;
+    return p->c < q->c ? -1 : p->c > q->c;
+}
+
+static void sort3(size_t *v)
+{
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2 - i; j++)
+            if (v[j] > v[j + 1]) {
+                size_t x = v[j];
+                v[j] = v[j + 1];
+                v[j + 1] = x;
+            }
+}
+
+static void check_mesh(const rve_tess *t, const rve_mesh *m)
+{
+    int tn = m->order == 2 ? 10 : 4;
+    /* no inverted element; per-grain volume = cell volume */
+    double *gv = calloc((size_t)t->n + 2, sizeof(double));
+    for (size_t e = 0; e < m->ntets; e++) {
+        const size_t *q = m->tets + e * (size_t)tn;
+        for (int j = 0; j < tn; j++)
+            ck_assert_uint_lt(q[j], m->nnodes);
+        double g, s, v;
+        rve_tet_quality(m->xyz + 3 * q[0], m->xyz + 3 * q[1], m->xyz + 3 * q[2], m->xyz + 3 * q[3],
+                        &g, &s, &v);
+        ck_assert_msg(v > 0, "inverted tet %zu", e);
+        ck_assert(m->tet_grain[e] >= 1 && m->tet_grain[e] <= t->n);
+        gv[m->tet_grain[e]] += v;
+        if (tn == 10) {
+            /* flat geometry: mid-edge nodes at the midpoints (gmsh order) */
+            static const int ed[6][2] = {{0, 1}, {1, 2}, {2, 0}, {3, 0}, {3, 2}, {3, 1}};
+            for (int k = 0; k < 6; k++)
+                for (int x = 0; x < 3; x++)
+                    ck_assert_double_eq_tol(m->xyz[3 * q[4 + k] + x],
+                                            0.5 * (m->xyz[3 * q[ed[k][0]] + x] + m->xyz[3 * q[ed[k][1]] + x]),
+                                            1e-9);
+        }
+    }
+    for (int c = 0; c < t->n; c++) {
+        double cv = cell_volume(t, c);
+        if (cv == 0)
+            continue;
+        ck_assert_msg(fabs(gv[c + 1] - cv) <= 1e-9 * cv, "grain %d: tets %.17g, cell %.17g", c + 1,
+                      gv[c + 1], cv);
+    }
+    free(gv);
+    /* every tet face is shared by two tets, or lies on the domain boundary */
+    tface *F = malloc(sizeof(tface) * 4 * m->ntets);
+    static const int fo[4][3] = {{0, 1, 2}, {0, 1, 3}, {0, 2, 3}, {1, 2, 3}};
+    for (size_t e = 0; e < m->ntets; e++)
+        for (int k = 0; k < 4; k++) {
+            size_t v[3] = {m->tets[e * (size_t)tn + (size_t)fo[k][0]],
+                           m->tets[e * (size_t)tn + (size_t)fo[k][1]],
+                           m->tets[e * (size_t)tn + (size_t)fo[k][2]]};
+            sort3(v);
+            F[4 * e + (size_t)k] = (tface){v[0], v[1], v[2], e};
+        }
+    qsort(F, 4 * m->ntets, sizeof(tface), cmp_tface);
+    size_t nb = 0;
+    for (size_t i = 0; i < 4 * m->ntets;) {
+        size_t j = i;
+        while (j < 4 * m->ntets && cmp_tface(&F[i], &F[j]) == 0)
+            j++;
+        ck_assert_uint_le(j - i, 2);
+        if (j - i == 1) {
+            /* on a domain face: the three nodes share a coordinate equal to lo or hi */
+            int on = 0;
+            for (int ax = 0; ax < 3 && !on; ax++)
+                for (int side = 0; side < 2 && !on; side++) {
+                    double pl = side ? t->hi[ax] : t->lo[ax];
+                    on = fabs(m->xyz[3 * F[i].a + (size_t)ax] - pl) < 1e-12 &&
+                         fabs(m->xyz[3 * F[i].b + (size_t)ax] - pl) < 1e-12 &&
+                         fabs(m->xyz[3 * F[i].c + (size_t)ax] - pl) < 1e-12;
+                }
+            ck_assert_msg(on, "boundary triangle %zu %zu %zu inside the domain", F[i].a, F[i].b, F[i].c);
+            nb++;
+        }
+        i = j;
+    }
+    /* the triangles gmsh put on the domain faces are exactly the free tet faces */
+    size_t ndom = 0;
+    for (size_t e = 0; e < m->ntris; e++)
+        ndom += m->tri_tag[e] >= 11;
+    ck_assert_uint_eq(ndom, nb);
+    free(F);
+}
+
+static size_t count_after(const char *path, const char *marker, int mode)
+{
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    char line[512];
+    size_t n = 0;
+    int in = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (mode == 0 && strncmp(line, marker, strlen(marker)) == 0) {
+            /* count on the next line: msh 2.2 "N"; msh 4.1 "blocks N min max" */
+            if (!fgets(line, sizeof line, f))
+                break;
+            size_t a, b;
+            int k = sscanf(line, "%zu %zu", &a, &b);
+            n = k == 2 ? b : a;
+            break;
+        }
+        if (mode == 1) { /* inp: lines between *Node and the next keyword */
+            if (line[0] == '*') {
+                if (in)
+                    break;
+                in = strncmp(line, "*Node", 5) == 0;
+                continue;
+            }
+            n += in;
+        }
+        if (mode == 2 && strncmp(line, marker, strlen(marker)) == 0) {
+            sscanf(line + strlen(marker), "%zu", &n);
+            break;
+        }
+    }
+    fclose(f);
+    return n;
+}
+
+static void mesh_case(int n, unsigned seed, int reg, int order)
+{
+    double L = 1;
+    rve_tess *t = voronoi(n, seed, L, 0), *r = NULL;
+    rve_err e;
+    if (reg) {
+        ck_assert_int_eq(rve_reg(t, NULL, &r, NULL, &e), RVE_OK);
+        rve_tess_free(t);
+        t = r;
+    }
+    char dir[64] = "/tmp/rve-test-mesh-XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char p[4][128];
+    const char *outs[RVE_MESH_NFORMATS];
+    static const char *names[4] = {"m41.msh", "m22.msh", "m.inp", "m.vtk"};
+    for (int k = 0; k < 4; k++) {
+        snprintf(p[k], sizeof p[k], "%s/%s", dir, names[k]);
+        outs[k] = p[k];
+    }
+    rve_mesh_opts o;
+    rve_mesh_opts_default(&o);
+    o.order = order;
+    o.rcl = 1.5;
+    rve_mesh *m = NULL;
+    ck_assert_int_eq(rve_mesh_tess(t, NULL, &o, outs, &m, &e), RVE_OK);
+    check_mesh(t, m);
+    ck_assert_uint_eq(count_after(p[0], "$Nodes", 0), m->nnodes);
+    ck_assert_uint_eq(count_after(p[1], "$Nodes", 0), m->nnodes);
+    ck_assert_uint_eq(count_after(p[2], "*Node", 1), m->nnodes);
+    ck_assert_uint_eq(count_after(p[3], "POINTS ", 2), m->nnodes);
+    /* element counts: msh 2.2 lists tets (type 4/11) among its elements */
+    rve_mesh_quality q;
+    rve_mesh_quality_compute(m, &q);
+    ck_assert_uint_eq(q.inverted, 0);
+    ck_assert(q.gamma_min > 0 && q.q_min > 0);
+    fprintf(stderr, "mesh n=%d reg=%d order=%d: %zu tets, %zu nodes, min gamma %.3f, min q %.3f\n", n,
+            reg, order, m->ntets, m->nnodes, q.gamma_min, q.q_min);
+    for (int k = 0; k < 4; k++)
+        unlink(p[k]);
+    ck_assert_int_eq(rmdir(dir), 0); /* no temporary left behind */
+    rve_mesh_free(m);
+    rve_tess_free(t);
+}
+
+START_TEST(test_mesh_voronoi_linear)
+{
+    mesh_case(8, 5u, 0, 1);
+}
+END_TEST
+
+START_TEST(test_mesh_regularised_quadratic)
+{
+    mesh_case(10, 9u, 1, 2);
+}
+END_TEST
+
+START_TEST(test_mesh_bad_options)
+{
+    rve_tess *t = voronoi(4, 1u, 1, 0);
+    rve_mesh_opts o;
+    rve_mesh_opts_default(&o);
+    rve_err e;
+    o.order = 3;
+    ck_assert_int_eq(rve_mesh_tess(t, NULL, &o, NULL, NULL, &e), RVE_EUSAGE);
+    o.order = 1;
+    o.cl = -1;
+    o.rcl = 0;
+    ck_assert_int_eq(rve_mesh_tess(t, NULL, &o, NULL, NULL, &e), RVE_EUSAGE);
+    /* an unwritable output: error, nothing left behind */
+    o.rcl = 2;
+    o.cl = 0;
+    const char *outs[RVE_MESH_NFORMATS] = {"/nonexistent-dir/x.msh", NULL, NULL, NULL};
+    ck_assert_int_eq(rve_mesh_tess(t, NULL, &o, outs, NULL, &e), RVE_EIO);
+    rve_tess_free(t);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("mesh");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, test_tet_quality_closed_forms);
+    tcase_add_test(tc, test_reg_voronoi);
+    tcase_add_test(tc, test_reg_laguerre);
+    tcase_add_test(tc, test_reg_absolute_threshold_and_idempotence);
+    tcase_add_test(tc, test_reg_refuses_periodic);
+    tcase_add_test(tc, test_mesh_voronoi_linear);
+    tcase_add_test(tc, test_mesh_regularised_quadratic);
+    tcase_add_test(tc, test_mesh_bad_options);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return test_run_suite(suite());
+}

@@ -1,0 +1,91 @@
+#!/bin/sh
+# rve reg / rve mesh from the command line: closed-form cases, formats, errors.
+set -u
+RVE=${RVE:-./rve}
+d=$(mktemp -d /tmp/rve-mesh-sh.XXXXXX)
+pass=0
+fail=0
+check() { # description, expected status, command...
+    desc=$1; want=$2; shift 2
+    "$@" >"$d/out" 2>"$d/err"
+    got=$?
+    if [ "$got" -eq "$want" ]; then pass=$((pass + 1)); else
+        fail=$((fail + 1)); echo "FAIL: $desc: exit $got, wanted $want"; cat "$d/err"; fi
+}
+grep_f() { # description, pattern, file
+    if grep -q -- "$2" "$3"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; cat "$3"; fi
+}
+ok() { # description, shell condition
+    if eval "$2"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi
+}
+
+for s in reg mesh run; do
+    check "$s --help" 0 "$RVE" $s --help
+    grep_f "$s help has an example" "Examples:" "$d/out"
+done
+check "reg without output" 2 "$RVE" reg x.tess
+check "reg bad angle" 2 "$RVE" reg x.tess --max-angle 95 -o "$d/x.tess"
+check "mesh bad order" 2 "$RVE" mesh x.tess --order 3 -o "$d/x.msh"
+check "mesh bad format" 2 "$RVE" mesh x.tess --format stl -o "$d/x"
+check "mesh bad algo" 2 "$RVE" mesh x.tess --algo frontal -o "$d/x"
+check "reg missing file" 1 "$RVE" reg "$d/none.tess" -o "$d/x.tess"
+printf '***tess\n **format\n 3.5\n garbage\n' >"$d/bad.tess"
+check "reg corrupt file" 1 "$RVE" reg "$d/bad.tess" -o "$d/x.tess"
+ok "corrupt: one-line message naming the file" "[ \$(wc -l <\"$d/err\") -eq 1 ] && grep -q 'bad.tess' \"$d/err\""
+check "mesh corrupt file" 1 "$RVE" mesh "$d/bad.tess" -o "$d/x.msh"
+ok "no partial output" "[ ! -e \"$d/x.tess\" ] && [ ! -e \"$d/x.msh\" ]"
+
+# Four cells of a 2 x 2 x 1 box whose central 4-cell edge is split by a tiny
+# perturbation into two triple lines joined by a thin face: its two short
+# edges lie on the walls z = 0 and z = 1.  Regularisation removes both and
+# gives back the lattice: 18 vertices, 33 edges, 20 faces.
+cat >"$d/four.txt" <<'S'
+0.49 0.5 0.5
+1.5 0.5 0.5
+0.5 1.5 0.5
+1.5 1.5 0.5
+S
+check "tess four" 0 "$RVE" tess --seeds "$d/four.txt" --domain 2,2,1 -o "$d/four.tess" -q
+check "reg four" 0 "$RVE" reg "$d/four.tess" -o "$d/four-reg.tess" --json -q
+grep_f "four: 2 short edges before" '"short_edges_before":2,' "$d/out"
+grep_f "four: none after" '"short_edges_after":0,' "$d/out"
+grep_f "four: 2 removed" '"edges_removed":2,' "$d/out"
+grep_f "four: 33 edges after" '"edges_after":33,' "$d/out"
+grep_f "reg output is a tess" '^\*\*\*tess' "$d/four-reg.tess"
+check "reg again: nothing to do" 0 "$RVE" reg "$d/four-reg.tess" -o "$d/four-reg2.tess" --json -q
+grep_f "idempotent" '"edges_removed":0,' "$d/out"
+check "reg absolute length" 0 "$RVE" reg "$d/four.tess" --length 1e-6 -o "$d/four-abs.tess" --json -q
+grep_f "absolute threshold below the short edge: nothing removed" '"edges_removed":0,' "$d/out"
+
+# meshing: all formats, node counts agree, physical groups present
+check "mesh four" 0 "$RVE" mesh "$d/four-reg.tess" --cl 0.4 --format msh,msh22,inp,vtk -o "$d/m" --json -q
+n41=$(awk '/^\$Nodes/{getline; print $2; exit}' "$d/m.msh")
+n22=$(awk '/^\$Nodes/{getline; print $1; exit}' "$d/m-v22.msh")
+ninp=$(awk '/^\*Node/{f=1; next} /^\*/{f=0} f' "$d/m.inp" | wc -l)
+nvtk=$(awk '/^POINTS/{print $2; exit}' "$d/m.vtk")
+ok "node counts agree across formats ($n41 $n22 $ninp $nvtk)" "[ -n \"$n41\" ] && [ \"$n41\" = \"$n22\" ] && [ \"$n41\" -eq \"$ninp\" ] && [ \"$n41\" = \"$nvtk\" ]"
+grep_f "json node count = msh" "\"nodes\":$n41," "$d/out"
+grep_f "msh 4.1" '^4.1 0 8' "$d/m.msh"
+grep_f "msh 2.2" '^2.2 0 8' "$d/m-v22.msh"
+grep_f "grain physical names" '"grain4"' "$d/m.msh"
+grep_f "domain physical names" '"domain_z1"' "$d/m.msh"
+grep_f "inp elsets per grain" 'elset=grain3' "$d/m.inp"
+grep_f "inp node set of a domain face" 'nset=domain_x0' "$d/m.inp"
+grep_f "json: no inverted element" '"inverted":0,' "$d/out"
+check "mesh order 2 inp" 0 "$RVE" mesh "$d/four-reg.tess" --cl 0.5 --order 2 -o "$d/q.inp" -q
+grep_f "C3D10 elements" 'type=C3D10' "$d/q.inp"
+ok "only the asked format written" "[ ! -e \"$d/q.inp.msh\" ] && [ ! -e \"$d/q.msh\" ]"
+check "mesh hxt" 0 "$RVE" mesh "$d/four-reg.tess" --cl 0.5 --algo hxt -o "$d/h.vtk" -q
+grep_f "vtk tetra cells" '^CELL_TYPES' "$d/h.vtk"
+
+# periodic tessellations are refused, clearly
+check "tess periodic" 0 "$RVE" tess -n 8 --periodic -o "$d/p.tess" -q
+check "reg periodic refused" 1 "$RVE" reg "$d/p.tess" -o "$d/p-reg.tess"
+grep_f "periodic named in the message" "periodic" "$d/err"
+check "mesh periodic refused" 1 "$RVE" mesh "$d/p.tess" -o "$d/p.msh"
+ok "no output for periodic" "[ ! -e \"$d/p-reg.tess\" ] && [ ! -e \"$d/p.msh\" ]"
+ok "no temporary files left" "[ -z \"\$(ls -A \"$d\" | grep rvetmp)\" ]"
+
+rm -rf "$d"
+echo "test_mesh.sh: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
