@@ -78,3 +78,22 @@ rve_status pack_gjk_normal(const rve_pack_body *A, const rve_pack_body *B, const
     *overlap = 1;
     return RVE_OK;
 }
+
+rve_status pack_epa(const rve_pack_body *A, const rve_pack_body *B, const double t[3], double *depth,
+                    double n[3], double cp[3])
+{
+    static const double zero[3] = {0, 0, 0};
+    rve_shape sa, sb;
+    pack_body_shape(A, zero, &sa);
+    pack_body_shape(B, t, &sb);
+    rve_contact ct;
+    rve_err err;
+    rve_status st = rve_contact_epa(&sa, &sb, NULL, &ct, &err);
+    if (st != RVE_OK || !isfinite(ct.s) || !(v3_norm2(ct.n) > 0.5))
+        return st != RVE_OK ? st : RVE_EDATA;
+    *depth = -ct.s;
+    v3_copy(n, ct.n);
+    for (int k = 0; k < 3; k++)
+        cp[k] = 0.5 * (ct.p[k] + ct.q[k]);
+    return RVE_OK;
+}

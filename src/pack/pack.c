@@ -446,6 +446,7 @@ typedef struct {
     double *wv;               /* world vertices of the polyhedra (offsets woff) */
     size_t *woff;
     unsigned char *age;       /* per pair: steps since the last full axis scan */
+    int use_epa;              /* contact normals from EPA for overlapping pairs */
 } soft_ws;
 
 static void body_sync(ctx *c, soft_ws *w)
@@ -589,6 +590,10 @@ static double soft_forces(ctx *c, soft_ws *w, double *energy)
                 v3_qrot(ax, P->q, P->fn + 3 * f);
                 if (side)
                     v3_scale(ax, ax, -1.0);
+                /* contact normals turn continuously: faces facing away from
+                 * the current normal are not the axis of least overlap */
+                if (v3_dot(ax, nv) < 0.5)
+                    continue;
                 double oo = axis_overlap(w, i, j, A, B, t, ax, NULL, NULL);
                 if (oo < best) {
                     best = oo;
@@ -617,6 +622,13 @@ static double soft_forces(ctx *c, soft_ws *w, double *energy)
             continue;
         }
         o = axis_overlap(w, i, j, A, B, t, nv, pa, pb);
+        if (w->use_epa) {
+            double dep, en[3], ecp[3];
+            if (pack_epa(A, B, t, &dep, en, ecp) == RVE_OK && dep >= 0) {
+                v3_copy(nv, en);
+                o = axis_overlap(w, i, j, A, B, t, nv, pa, pb);
+            }
+        }
         w->age[k] = 0;
     force:
         maxov = fmax(maxov, o);
@@ -862,9 +874,37 @@ static void scale_box(rve_pack_set *s, double f)
         v3_scale(s->b[i].x, s->b[i].x, f);
 }
 
+/* Does some non-sphere pair overlap (GJK)?  -1 on error. */
+static int any_gjk_overlap(ctx *c)
+{
+    rve_pack_set *s = c->s;
+    rve_pack_pair *pairs = NULL;
+    size_t np = 0, cap = 0;
+    if (rve_pack_broad_phase(s, 0, &pairs, &np, &cap, c->err) != RVE_OK)
+        return -1;
+    int any = 0;
+    for (size_t k = 0; k < np && !any; k++) {
+        const rve_pack_body *A = &s->b[pairs[k].i], *B = &s->b[pairs[k].j];
+        if (A->shape == RVE_PACK_SPHERE && B->shape == RVE_PACK_SPHERE)
+            continue;
+        double t[3], sep;
+        int ov;
+        pack_shift_vec(s, pairs[k].shift, t);
+        if (pack_separation_bodies(A, B, t, &sep, &ov) != RVE_OK) {
+            free(pairs);
+            rve_err_set(c->err, RVE_EDATA, NULL, "narrow phase failed on bodies %d and %d", pairs[k].i + 1,
+                        pairs[k].j + 1);
+            return -1;
+        }
+        any = ov;
+    }
+    free(pairs);
+    return any;
+}
+
 /* Exact final fix: grow the box (positions with it) by the smallest factor
- * found that opens every remaining overlap: closed form for spheres, for
- * other shapes doubling steps certified by GJK. */
+ * found that opens every remaining overlap: closed form for spheres and
+ * walls; for other shapes doubling then bisection, certified by GJK. */
 static rve_status open_overlaps(ctx *c)
 {
     rve_pack_set *s = c->s;
@@ -875,43 +915,30 @@ static rve_status open_overlaps(ctx *c)
         if (st != RVE_OK)
             return st;
         double f = 1.0;
-        int gjk_overlap = 0;
         for (size_t k = 0; k < np; k++) {
             const rve_pack_body *A = &s->b[pairs[k].i], *B = &s->b[pairs[k].j];
+            if (!(A->shape == RVE_PACK_SPHERE && B->shape == RVE_PACK_SPHERE))
+                continue;
             double t[3], d[3];
             pack_shift_vec(s, pairs[k].shift, t);
             for (int a = 0; a < 3; a++)
                 d[a] = B->x[a] + t[a] - A->x[a];
-            double dist = v3_norm(d);
-            if (A->shape == RVE_PACK_SPHERE && B->shape == RVE_PACK_SPHERE) {
-                double r = A->a[0] + B->a[0];
-                if (dist < r)
-                    f = fmax(f, dist > 0 ? r / dist : 2.0);
-            } else {
-                double sep;
-                int ov;
-                st = pack_separation_bodies(A, B, t, &sep, &ov);
-                if (st != RVE_OK) {
-                    free(pairs);
-                    return rve_err_set(c->err, st, NULL, "narrow phase failed");
-                }
-                if (ov)
-                    gjk_overlap = 1;
-            }
+            double dist = v3_norm(d), r = A->a[0] + B->a[0];
+            if (dist < r)
+                f = fmax(f, dist > 0 ? r / dist : 2.0);
         }
         free(pairs);
         if (!s->periodic)
             for (size_t i = 0; i < s->n; i++) {
                 const rve_pack_body *b = &s->b[i];
                 for (int a = 0; a < 3; a++) {
-                    double lo, hi;
                     double dir[3] = {0, 0, 0}, p[3];
                     dir[a] = -1;
                     rve_pack_body_support(b, dir, p);
-                    lo = b->x[a] - p[a];
+                    double lo = b->x[a] - p[a];
                     dir[a] = 1;
                     rve_pack_body_support(b, dir, p);
-                    hi = p[a] - b->x[a];
+                    double hi = p[a] - b->x[a];
                     /* x -> f x keeps the body inside when f x >= lo and f (L - x) >= hi */
                     double x = b->x[a], L = s->L[a];
                     if (x < lo)
@@ -920,12 +947,65 @@ static rve_status open_overlaps(ctx *c)
                         f = fmax(f, L - x > 0 ? hi / (L - x) : 2.0);
                 }
             }
-        if (f == 1.0 && !gjk_overlap)
+        if (f > 1.0) {
+            scale_box(s, f * (1 + 4 * DBL_EPSILON));
+            continue;
+        }
+        int ov = any_gjk_overlap(c);
+        if (ov < 0)
+            return c->err ? c->err->code : RVE_EDATA;
+        if (!ov)
             return RVE_OK;
-        if (gjk_overlap)
-            f = fmax(f, 1.0 + ldexp(1e-10, round));
-        f *= 1 + 4 * DBL_EPSILON;
-        scale_box(s, f);
+        /* doubling from 1e-12, then bisection, on a saved state */
+        size_t n = s->n;
+        double *x0 = malloc(sizeof(double) * 3 * n + 1), L0[3];
+        if (!x0)
+            return rve_err_set(c->err, RVE_ENOMEM, NULL, "out of memory");
+        for (size_t i = 0; i < n; i++)
+            v3_copy(x0 + 3 * i, s->b[i].x);
+        memcpy(L0, s->L, sizeof L0);
+        double lo = 0, hi = 1e-12;
+        int found = 0;
+        for (int k = 0; k < 50 && !found; k++) {
+            for (size_t i = 0; i < n; i++)
+                v3_copy(s->b[i].x, x0 + 3 * i);
+            memcpy(s->L, L0, sizeof L0);
+            scale_box(s, 1 + hi);
+            ov = any_gjk_overlap(c);
+            if (ov < 0) {
+                free(x0);
+                return c->err ? c->err->code : RVE_EDATA;
+            }
+            if (!ov)
+                found = 1;
+            else {
+                lo = hi;
+                hi *= 2;
+            }
+        }
+        for (int k = 0; k < 12 && found; k++) {
+            double mid = 0.5 * (lo + hi);
+            for (size_t i = 0; i < n; i++)
+                v3_copy(s->b[i].x, x0 + 3 * i);
+            memcpy(s->L, L0, sizeof L0);
+            scale_box(s, 1 + mid);
+            ov = any_gjk_overlap(c);
+            if (ov < 0) {
+                free(x0);
+                return c->err ? c->err->code : RVE_EDATA;
+            }
+            if (ov)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        for (size_t i = 0; i < n; i++)
+            v3_copy(s->b[i].x, x0 + 3 * i);
+        memcpy(s->L, L0, sizeof L0);
+        free(x0);
+        if (!found)
+            break;
+        scale_box(s, 1 + hi);
     }
     return rve_err_set(c->err, RVE_ECAP, NULL, "could not open the remaining overlaps");
 }
@@ -975,6 +1055,7 @@ static rve_status pack_soft(ctx *c, double target)
         if (s->b[i].shape != RVE_PACK_SPHERE)
             w.rotate = 1;
     }
+    w.use_epa = getenv("RVE_PACK_EPA") != NULL;
     if (getenv("RVE_PACK_NOROT"))
         w.rotate = 0;
     w.skin = 0.3 * c->rmean;
@@ -985,23 +1066,27 @@ static rve_status pack_soft(ctx *c, double target)
     double vs = c->vsolid;
     double phi = current_fraction(c);
     double dphi = 0.02;
+    /* the final opening of residual overlaps (up to w.tol) costs a little
+     * fraction: aim a bit higher */
+    double target_in = target > 0 ? fmin(target * (1 + 20 * w.tol / c->rmean), 0.95) : 0;
     double Lsave[3];
-    const long maxit = w.rotate ? 4000 : 10000;
+    const long maxit = getenv("RVE_PACK_MAXIT") ? atol(getenv("RVE_PACK_MAXIT")) : w.rotate ? 4000 : 10000;
+    const double dmax_dense = getenv("RVE_PACK_DMAX") ? atof(getenv("RVE_PACK_DMAX")) : 0.02;
     int reached = 0;
     report(c, phi, target, "relaxing");
-    while (dphi > 2e-5 && !out_of_time(c)) {
-        if (target > 0 && phi >= target * (1 - 1e-12)) {
-            reached = 1;
+    /* non-spheres hand over to Monte Carlo near jamming */
+    const double dphi_min = w.rotate && target > 0 ? 4e-3 : 2e-5;
+    while (dphi > dphi_min && !out_of_time(c)) {
+        if (target_in > 0 && phi >= target_in * (1 - 1e-12))
             break;
-        }
         for (int i = 0; i < n; i++) {
             v3_copy(save + 7 * i, s->b[i].x);
             memcpy(save + 7 * i + 3, s->b[i].q, 4 * sizeof(double));
         }
         memcpy(Lsave, s->L, sizeof Lsave);
         double phin = phi + dphi;
-        if (target > 0 && phin > target)
-            phin = target;
+        if (target_in > 0 && phin > target_in)
+            phin = target_in;
         double f = cbrt(phi / phin);
         scale_box(s, f);
         int r = soft_relax(c, &w, maxit);
@@ -1014,7 +1099,8 @@ static rve_status pack_soft(ctx *c, double target)
         body_sync(c, &w);
         if (r == 1) {
             phi = vs / (s->L[0] * s->L[1] * s->L[2]);
-            dphi = fmin(dphi * 1.2, 0.02);
+            /* smaller stages as the packing gets dense */
+            dphi = fmin(dphi * 1.2, phi < 0.45 ? 0.02 : dmax_dense);
         } else {
             for (int i = 0; i < n; i++) {
                 v3_copy(s->b[i].x, save + 7 * i);
@@ -1027,10 +1113,15 @@ static rve_status pack_soft(ctx *c, double target)
         snprintf(extra, sizeof extra, "step %.1e", dphi);
         report(c, phi, target, extra);
     }
-    if (target > 0 && phi >= target * (1 - 1e-12))
-        reached = 1;
     pack_wrap(s);
     st = open_overlaps(c);
+    phi = vs / (s->L[0] * s->L[1] * s->L[2]);
+    if (target > 0 && phi >= target * (1 - 1e-9)) {
+        reached = 1;
+        /* a fraction asked for is met exactly (a larger box never overlaps) */
+        if (phi > target)
+            scale_box(s, cbrt(phi / target));
+    }
     c->res->reached_target = target > 0 ? reached : 1;
 done:
     free(w.x);
