@@ -80,6 +80,7 @@ int main(void)
     double tmax = getenv("RVE_BENCH_PACK_TIME") ? atof(getenv("RVE_BENCH_PACK_TIME")) : 280;
     if (n < 2)
         n = 2;
+    setvbuf(stdout, NULL, _IOLBF, 0);
     rve_err e;
     rve_pack_rng r;
     printf("pack benchmark: %d bodies, budget %.0f s per packing\n\n", n, tmax);

@@ -402,6 +402,9 @@ static int run(int argc, char **argv)
         return cli_fail(cmd, &err);
     }
     const char *mname = res.method == RVE_PACK_SOFT ? "soft" : "mc";
+    if (fraction > 0 && !res.reached_target)
+        cli_info(&com, "rve pack: warning: fraction %.4f not reached within --time %g s (got %.4f)", fraction,
+                 tbudget, m.fraction);
     cli_info(&com, "rve pack: %zu bodies, %s, fraction %.4f, void ratio %.4f, Z %.3f, max overlap %.3g, %.1f s",
              set->n, mname, m.fraction, m.void_ratio, m.z, m.max_overlap, res.seconds);
     if (com.json) {

@@ -377,7 +377,7 @@ static rve_status rsa(ctx *c, double gap)
         int i = order[t];
         rve_pack_body *b = &s->b[i];
         int placed = 0;
-        for (int attempt = 0; attempt < 200000 && !placed; attempt++) {
+        for (int attempt = 0; attempt < 20000 && !placed; attempt++) {
             for (int k = 0; k < 3; k++) {
                 double lo = 0, hi = s->L[k];
                 if (!s->periodic) {
@@ -793,11 +793,8 @@ static int soft_relax(ctx *c, soft_ws *w, long maxit)
         double fmaxc = 0;
         for (int k = 0; k < 3 * n; k++)
             fmaxc = fmax(fmaxc, fabs(w->f[k]));
-        if (fmaxc < 1e-6 * maxov) {
-            if (getenv("RVE_PACK_DEBUG"))
-                fprintf(stderr, "jammed it %ld e %g maxov %g gjk %ld\n", it, e, maxov, w->gjk_calls);
+        if (fmaxc < 1e-6 * maxov)
             return 0; /* a minimum with overlaps: jammed */
-        }
         /* FIRE mixing on the generalised velocity (v, w sqrt(I)) */
         double P = 0, vn = 0, fn = 0;
         for (int i = 0; i < n; i++)
@@ -856,13 +853,9 @@ static int soft_relax(ctx *c, soft_ws *w, long maxit)
         maxov = soft_forces(c, w, &e);
         if (maxov < 0)
             return -1;
-        if (getenv("RVE_PACK_DEBUG2") && (it % 200) == 0)
-            fprintf(stderr, "  it %ld e %g maxov %g dt %g\n", it, e, maxov, dt);
         if ((it & 255) == 0 && out_of_time(c))
             break;
     }
-    if (getenv("RVE_PACK_DEBUG"))
-        fprintf(stderr, "cap e %g maxov %g gjk %ld\n", e, maxov, w->gjk_calls);
     return 0;
 }
 
@@ -1055,14 +1048,10 @@ static rve_status pack_soft(ctx *c, double target)
         if (s->b[i].shape != RVE_PACK_SPHERE)
             w.rotate = 1;
     }
-    w.use_epa = getenv("RVE_PACK_EPA") != NULL;
-    if (getenv("RVE_PACK_NOROT"))
-        w.rotate = 0;
+    w.use_epa = 0; /* EPA normals converged worse than the face axes in trials */
     w.skin = 0.3 * c->rmean;
     /* overlaps left at the end of a stage (opened exactly at the end) */
     w.tol = (w.rotate ? 1e-4 : 1e-6) * c->rmean;
-    if (getenv("RVE_PACK_TOL"))
-        w.tol = atof(getenv("RVE_PACK_TOL")) * c->rmean;
     double vs = c->vsolid;
     double phi = current_fraction(c);
     double dphi = 0.02;
@@ -1070,8 +1059,8 @@ static rve_status pack_soft(ctx *c, double target)
      * fraction: aim a bit higher */
     double target_in = target > 0 ? fmin(target * (1 + 20 * w.tol / c->rmean), 0.95) : 0;
     double Lsave[3];
-    const long maxit = getenv("RVE_PACK_MAXIT") ? atol(getenv("RVE_PACK_MAXIT")) : w.rotate ? 4000 : 10000;
-    const double dmax_dense = getenv("RVE_PACK_DMAX") ? atof(getenv("RVE_PACK_DMAX")) : 0.02;
+    const long maxit = w.rotate ? 4000 : 10000; /* FIRE steps per stage */
+    const double dmax_dense = 0.02;
     int reached = 0;
     report(c, phi, target, "relaxing");
     /* non-spheres hand over to Monte Carlo near jamming */
@@ -1170,7 +1159,7 @@ static rve_status pack_mc(ctx *c, double lam_target, int open_ended)
             any_rot = 1;
     long stuck = 0;
     double best_min = 0;
-    const double kappa = getenv("RVE_PACK_KAPPA") ? atof(getenv("RVE_PACK_KAPPA")) : 0.02;
+    const double kappa = 0.02; /* growth band above the smallest scale */
     double band_top = INFINITY;
     {
         double l0 = INFINITY;
@@ -1366,6 +1355,8 @@ rve_status rve_pack_run(rve_pack_set *s, const rve_pack_params *p, rve_pack_resu
     if (method == RVE_PACK_SOFT) {
         /* start dilute: insert at fraction 0.25 (or the target if lower) */
         double phi0 = target > 0 ? fmin(0.25, target) : 0.25;
+        double Lgiven[3];
+        memcpy(Lgiven, s->L, sizeof Lgiven);
         if (!p->fixed_domain) {
             double a3 = asp[0] * asp[1] * asp[2];
             double lam = cbrt(c.vsolid / (phi0 * a3));
@@ -1376,9 +1367,24 @@ rve_status rve_pack_run(rve_pack_set *s, const rve_pack_params *p, rve_pack_resu
             for (int k = 0; k < 3; k++)
                 s->L[k] *= f;
         }
-        if ((st = rsa(&c, 0)) != RVE_OK)
+        /* insertion can fail for a few large bodies in a small box: dilute more */
+        for (int attempt = 0;; attempt++) {
+            st = rsa(&c, 0);
+            if (st != RVE_ECAP || attempt >= 30)
+                break;
+            for (int k = 0; k < 3; k++)
+                s->L[k] *= 1.1;
+        }
+        if (st != RVE_OK)
             goto done;
         st = pack_soft(&c, target);
+        if (st == RVE_OK && p->fixed_domain && res->reached_target) {
+            /* the given box exactly (the bodies are a fraction of it apart) */
+            for (size_t i = 0; i < s->n; i++)
+                for (int k = 0; k < 3; k++)
+                    s->b[i].x[k] *= Lgiven[k] / s->L[k];
+            memcpy(s->L, Lgiven, sizeof Lgiven);
+        }
     } else {
         /* MC: the box is fixed at the target fraction (0.45 when open-ended)
          * and the bodies grow from a dilute start. */
