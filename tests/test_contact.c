@@ -477,6 +477,282 @@ START_TEST(test_intersection_monte_carlo)
 }
 END_TEST
 
+START_TEST(test_epa_stress)
+{
+    /* 10^6 queries (scaled): random clouds (no hull needed), flat and duplicate
+     * points, identical bodies, touching boxes: never NaN, never the cap */
+    cp_rng r = {99};
+    long n = (long)(1000000 * test_scale()), nan_count = 0, cap_count = 0, other = 0;
+    double a[3 * 64], b[3 * 64];
+    for (long i = 0; i < n; i++) {
+        int kind = (int)(i % 8);
+        size_t na = 4 + cp_next(&r) % 40, nb = 4 + cp_next(&r) % 40;
+        double sc = pow(10, cp_range(&r, -3, 3)), c0[3] = {0, 0, 0}, c1[3], u[3];
+        cp_unit(&r, u);
+        for (int j = 0; j < 3; j++)
+            c1[j] = sc * cp_range(&r, 0, 2) * u[j];
+        na = cp_body(&r, kind == 1 ? 1 : 0, na, sc, c0, a);
+        nb = cp_body(&r, kind == 1 ? 1 : 0, nb, sc, c1, b);
+        if (kind == 2) /* flat A */
+            for (size_t k = 0; k < na; k++)
+                a[3 * k + 2] = 0;
+        if (kind == 3) { /* B = A */
+            memcpy(b, a, 3 * na * sizeof *a);
+            nb = na;
+        }
+        if (kind == 4) { /* touching axis-aligned boxes */
+            for (size_t k = 0; k < 8; k++)
+                for (int j = 0; j < 3; j++) {
+                    a[3 * k + j] = (k >> j) & 1 ? sc : 0;
+                    b[3 * k + j] = a[3 * k + j] + (j == 0 ? sc : j == 1 ? sc * cp_range(&r, -0.5, 0.5) : 0);
+                }
+            na = nb = 8;
+        }
+        if (kind == 5) /* duplicated points */
+            for (size_t k = 1; k < na; k++)
+                for (int j = 0; j < 3; j++)
+                    a[3 * k + j] = a[j];
+        rve_shape sa, sb;
+        rve_shape_polytope(&sa, a, (int)na, NULL);
+        rve_shape_polytope(&sb, b, (int)nb, NULL);
+        if (kind == 6)
+            rve_shape_set_radius(&sa, 0.1 * sc);
+        rve_contact c;
+        rve_err e;
+        rve_status st = rve_contact_epa(&sa, &sb, NULL, &c, &e);
+        if (!(isfinite(c.s) && isfinite(c.n[0]) && isfinite(c.n[1]) && isfinite(c.n[2]) && isfinite(c.p[0]) &&
+              isfinite(c.q[2])))
+            nan_count++;
+        if (st == RVE_ECAP)
+            cap_count++;
+        else if (st != RVE_OK)
+            other++;
+        if (kind == 4 && st == RVE_OK)
+            ck_assert_msg(fabs(c.s) <= 1e-15 * sc, "touching boxes: s = %g (size %g)", c.s, sc);
+    }
+    fprintf(stderr, "EPA stress: %ld queries, %ld NaN, %ld capped, %ld other errors\n", n, nan_count, cap_count,
+            other);
+    ck_assert_int_eq(nan_count, 0);
+    ck_assert_int_eq(cap_count, 0);
+    ck_assert_int_eq(other, 0);
+}
+END_TEST
+
+/* ------------------------------------------------------------ superquadrics */
+START_TEST(test_sphere_cube_monte_carlo)
+{
+    /* Peng & Hanley's verification: sphere of radius 1, centre uniform in a cube of
+     * edge 6 around a cube of edge 2; every sample classified exactly (distance from
+     * the centre to the cube < 1) instead of comparing counts with volumes */
+    double pts[24];
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 3; j++)
+            pts[3 * i + j] = (i >> j) & 1 ? 1 : -1;
+    rve_polyhedron *P;
+    rve_err e;
+    ck_assert_int_eq(rve_polyhedron_alloc(&P, pts, 8, &e), RVE_OK);
+    cp_rng r = {1};
+    long n = (long)(200000 * test_scale()), cnt[9] = {0}, contact = 0, nocontact = 0, inside = 0, wrong = 0;
+    double worst_face_depth = 0;
+    for (long i = 0; i < n; i++) {
+        double c[3] = {cp_range(&r, -3, 3), cp_range(&r, -3, 3), cp_range(&r, -3, 3)};
+        if (fabs(c[0]) < 1 && fabs(c[1]) < 1 && fabs(c[2]) < 1) {
+            inside++; /* the paper's case 8 */
+            continue;
+        }
+        long double d2 = 0;
+        int nout = 0;
+        for (int j = 0; j < 3; j++) {
+            long double t = fabsl((long double)c[j]) - 1;
+            if (t > 0) {
+                d2 += t * t;
+                nout++;
+            }
+        }
+        int truth = d2 < 1;
+        rve_shape S;
+        rve_shape_sphere(&S, c, 1);
+        rve_contact k;
+        int cs;
+        ck_assert_int_eq(rve_contact_polyhedron_superquadric(P, &S, &k, &cs, &e), RVE_OK);
+        ck_assert(cs >= 1 && cs <= 7);
+        cnt[cs]++;
+        int got = cs % 2 == 0 || cs == 7;
+        if (got != truth)
+            wrong++;
+        if (truth)
+            contact++;
+        else
+            nocontact++;
+        ck_assert(isfinite(k.s) && isfinite(k.n[0]));
+        if (got && nout == 1) { /* face contact: exact depth */
+            double depth = 1 - (double)sqrtl(d2);
+            double err = fabs(-k.s - depth);
+            if (err > worst_face_depth)
+                worst_face_depth = err;
+        }
+        if (!got && !truth) /* separation distance from GJK */
+            ck_assert_msg(fabs(k.s - ((double)sqrtl(d2) - 1)) <= 1e-12, "distance %g vs %g", k.s,
+                          (double)sqrtl(d2) - 1);
+    }
+    fprintf(stderr,
+            "sphere-cube Monte Carlo: %ld samples: no contact %ld, contact %ld, inside %ld (volume fractions "
+            "exact: 160.962/216, 47.038/216, 8/216 = %.4f %.4f %.4f; here %.4f %.4f %.4f); cases 1..6: %ld %ld "
+            "%ld %ld %ld %ld (7: %ld); misclassified %ld; worst face-contact depth error %.2g\n",
+            n, nocontact, contact, inside, 160.962 / 216, 47.038 / 216, 8.0 / 216, (double)nocontact / n,
+            (double)contact / n, (double)inside / n, cnt[1], cnt[2], cnt[3], cnt[4], cnt[5], cnt[6], cnt[7], wrong,
+            worst_face_depth);
+    ck_assert_int_eq(wrong, 0);
+    ck_assert(worst_face_depth < 1e-14);
+    rve_polyhedron_free(P);
+}
+END_TEST
+
+START_TEST(test_polyhedron_superquadric_random)
+{
+    /* random polyhedra vs random superquadrics (n1, n2 in [2, 8]) and ellipsoids:
+     * contact / no contact against the sign of the GJK-TD/EPA signed distance
+     * (an independent method) wherever that distance is clear of rounding */
+    cp_rng r = {31};
+    int n = (int)(3000 * test_scale()) + 50, wrong = 0, clear = 0, fallback = 0;
+    double pts[3 * 64];
+    for (int i = 0; i < n; i++) {
+        double c0[3] = {0, 0, 0};
+        size_t np = cp_body(&r, i % 3, 4 + cp_next(&r) % 40, 1, c0, pts);
+        rve_polyhedron *P;
+        rve_err e;
+        ck_assert_int_eq(rve_polyhedron_alloc(&P, pts, np, &e), RVE_OK);
+        double u[3], q[4], pos[3];
+        cp_unit(&r, u);
+        cp_quat(&r, q);
+        double dist = cp_range(&r, 0.3, 2.2);
+        for (int j = 0; j < 3; j++)
+            pos[j] = dist * u[j];
+        rve_shape S;
+        rve_shape_superquadric(&S, cp_range(&r, 0.2, 1), cp_range(&r, 0.2, 1), cp_range(&r, 0.2, 1),
+                               cp_range(&r, 2, 8), cp_range(&r, 2, 8));
+        rve_shape_set_pose(&S, pos, q);
+        rve_contact k, ke;
+        int cs;
+        ck_assert_int_eq(rve_contact_polyhedron_superquadric(P, &S, &k, &cs, &e), RVE_OK);
+        rve_shape A;
+        rve_shape_polytope(&A, P->v, (int)P->nv, NULL);
+        rve_epa_opts eo = {1e-12, 0};
+        rve_status st = rve_contact_epa(&A, &S, &eo, &ke, &e);
+        ck_assert(st == RVE_OK || st == RVE_ECAP);
+        if (fabs(ke.s) > 1e-6) {
+            clear++;
+            if (cs == 7)
+                fallback++;
+            if ((cs % 2 == 0 || cs == 7) != (ke.s < 0)) {
+                wrong++;
+                if (wrong < 10)
+                    fprintf(stderr, "pair %d: case %d, EPA s = %g\n", i, cs, ke.s);
+            }
+        }
+        rve_polyhedron_free(P);
+    }
+    fprintf(stderr, "polyhedron-superquadric vs EPA sign: %d of %d clear pairs disagree (%d contacts found by the "
+                    "GJK-TD fallback, case 7)\n", wrong, clear, fallback);
+    ck_assert_int_eq(wrong, 0);
+}
+END_TEST
+
+/* Wellmann's generator: A at the origin, random contact direction c, p1 on A
+ * with normal c, p2 = p1 + dist c on B (random rotation) with normal -c. */
+static void wellmann_pair(cp_rng *r, double emin, double emax, double dist, rve_shape *A, rve_shape *B, double c[3],
+                          double p1[3], double p2[3])
+{
+    rve_superquadric_barr(A, cp_range(r, 0.5, 3), cp_range(r, 0.5, 3), cp_range(r, 0.5, 3), cp_range(r, emin, emax),
+                          cp_range(r, emin, emax));
+    rve_superquadric_barr(B, cp_range(r, 0.5, 3), cp_range(r, 0.5, 3), cp_range(r, 0.5, 3), cp_range(r, emin, emax),
+                          cp_range(r, emin, emax));
+    double q[4], zero[3] = {0, 0, 0}, m[3], x[3];
+    cp_quat(r, q);
+    rve_shape_set_pose(B, zero, q);
+    cp_unit(r, c);
+    rve_shape_support(A, c, p1);
+    for (int j = 0; j < 3; j++) {
+        p2[j] = p1[j] + dist * c[j];
+        m[j] = -c[j];
+    }
+    rve_shape_support(B, m, x); /* B's point with normal -c, B at the origin */
+    double pos[3] = {p2[0] - x[0], p2[1] - x[1], p2[2] - x[2]};
+    rve_shape_set_pose(B, pos, q);
+}
+
+START_TEST(test_superellipsoids_wellmann)
+{
+    static const double lo[3] = {1, 0.7, 0.3}, hi[3] = {1, 1.3, 1.7}, paper[3] = {2.34e-6, 2.40e-6, 3.21e-5};
+    cp_rng r = {2008};
+    int n = (int)(20000 * test_scale()) + 100;
+    for (int iv = 0; iv < 3; iv++) {
+        /* second series: penetrating pairs, depth up to 1.75e-3 */
+        double sum_rel = 0, sum_pt = 0, sum_ang = 0;
+        long hist[6] = {0}, restarts = 0, capped = 0, newton = 0, lm = 0;
+        for (int i = 0; i < n; i++) {
+            rve_shape A, B;
+            double c[3], p1[3], p2[3], depth = cp_range(&r, 1e-9, 1.75e-3);
+            wellmann_pair(&r, lo[iv], hi[iv], -depth, &A, &B, c, p1, p2);
+            rve_contact k;
+            rve_sep_info inf;
+            rve_err e;
+            rve_status st = rve_contact_superellipsoids(&A, &B, NULL, NULL, &k, &inf, &e);
+            ck_assert(st == RVE_OK || st == RVE_ECAP);
+            if (st == RVE_ECAP)
+                capped++;
+            ck_assert_msg(!inf.excluded, "interval %d pair %d: penetrating pair excluded", iv + 1, i);
+            ck_assert(isfinite(k.s));
+            sum_rel += fabs(-k.s - depth) / depth;
+            if (getenv("SEP_DEBUG") && fabs(-k.s - depth) / depth > 1e-6)
+                fprintf(stderr, "iv %d pair %d: depth %.6g got %.6g it %d restarts %d lm %d angle %.3g\n", iv, i, depth,
+                        -k.s, inf.iterations, inf.restarts, inf.lm,
+                        acos(fmin(1, k.n[0] * c[0] + k.n[1] * c[1] + k.n[2] * c[2])));
+            sum_pt += 0.5 * (sqrt((k.p[0] - p1[0]) * (k.p[0] - p1[0]) + (k.p[1] - p1[1]) * (k.p[1] - p1[1]) +
+                                  (k.p[2] - p1[2]) * (k.p[2] - p1[2])) +
+                             sqrt((k.q[0] - p2[0]) * (k.q[0] - p2[0]) + (k.q[1] - p2[1]) * (k.q[1] - p2[1]) +
+                                  (k.q[2] - p2[2]) * (k.q[2] - p2[2])));
+            double cd = k.n[0] * c[0] + k.n[1] * c[1] + k.n[2] * c[2];
+            sum_ang += acos(fmin(1, cd)) * 180 / M_PI;
+            int it = inf.iterations;
+            hist[it < 3 ? 0 : it < 5 ? 1 : it < 10 ? 2 : it < 20 ? 3 : it < 50 ? 4 : 5]++;
+            restarts += inf.restarts;
+            newton += inf.newton;
+            lm += inf.lm;
+        }
+        /* first series: separated pairs, gap up to 0.25: exclusion must be right */
+        long excl0 = 0, excl = 0, wrong = 0;
+        for (int i = 0; i < n; i++) {
+            rve_shape A, B;
+            double c[3], p1[3], p2[3], gap = cp_range(&r, 1e-6, 0.25);
+            wellmann_pair(&r, lo[iv], hi[iv], gap, &A, &B, c, p1, p2);
+            rve_contact k;
+            rve_sep_info inf;
+            rve_err e;
+            rve_contact_superellipsoids(&A, &B, NULL, NULL, &k, &inf, &e);
+            if (inf.excluded) {
+                excl++;
+                if (inf.iterations == 0)
+                    excl0++;
+            }
+            if (!(k.s > 0))
+                wrong++;
+        }
+        double mrel = sum_rel / n;
+        fprintf(stderr,
+                "Wellmann interval %d [%g, %g], %d pairs: mean relative depth error %.3g (paper %.3g), mean point "
+                "error %.3g, mean angle %.3g deg; iterations <3: %.1f%%, 3-4: %.1f%%, 5-9: %.1f%%, 10-19: %.1f%%, "
+                "20-49: %.1f%%, >=50: %.1f%%; Newton steps %ld, LM steps %ld, restarts %ld, capped %ld; separated "
+                "series: excluded at iteration 0 %.1f%%, in all %.1f%%, wrongly reported in contact %ld\n",
+                iv + 1, lo[iv], hi[iv], n, mrel, paper[iv], sum_pt / n, sum_ang / n, 100.0 * hist[0] / n,
+                100.0 * hist[1] / n, 100.0 * hist[2] / n, 100.0 * hist[3] / n, 100.0 * hist[4] / n,
+                100.0 * hist[5] / n, newton, lm, restarts, capped, 100.0 * excl0 / n, 100.0 * excl / n, wrong);
+        ck_assert(mrel < paper[iv]);
+        ck_assert_int_eq(wrong, 0);
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("contact");
@@ -500,9 +776,16 @@ static Suite *suite(void)
     tcase_add_test(t, test_intersection_boxes);
     tcase_add_test(t, test_intersection_monte_carlo);
     suite_add_tcase(s, t);
+    t = tcase_create("superquadric");
+    tcase_set_timeout(t, 900);
+    tcase_add_test(t, test_sphere_cube_monte_carlo);
+    tcase_add_test(t, test_polyhedron_superquadric_random);
+    tcase_add_test(t, test_superellipsoids_wellmann);
+    suite_add_tcase(s, t);
     t = tcase_create("epa");
     tcase_set_timeout(t, 900);
     tcase_add_test(t, test_epa_random);
+    tcase_add_test(t, test_epa_stress);
     suite_add_tcase(s, t);
     return s;
 }

@@ -384,6 +384,17 @@ START_TEST(test_bad_input)
     s[4] = 0.2;
     ck_assert_int_eq(rve_tess_build(s, 2, lo, hi2, NULL, NULL, &t, &e), RVE_EDATA);
     ck_assert_int_eq(rve_tess_build(s, 0, lo, hi, NULL, NULL, &t, &e), RVE_EDATA);
+    /* coincident seeds of equal weight: an error, not a silent hole */
+    double d[] = {0.2, 0.2, 0.2, 0, 0.5, 0.5, 0.5, 0.1, 0.5, 0.5, 0.5, 0.1};
+    ck_assert_int_eq(rve_tess_build(d, 3, lo, hi, NULL, NULL, &t, &e), RVE_EDATA);
+    ck_assert_ptr_null(t);
+    ck_assert_msg(strstr(e.msg, "seeds 2 and 3 coincide") != NULL, "%s", e.msg);
+    /* seeds on the box's faces and corners are fine */
+    double c[] = {1, 1, 1, 0, 0, 0, 0, 0, 0.5, 1, 0, 0, 0.3, 0.3, 0.3, 0};
+    ck_assert(rve_tess_build(c, 4, lo, hi, NULL, NULL, &t, &e) == RVE_OK);
+    check_volumes(t);
+    check_topology(t);
+    rve_tess_free(t);
 }
 END_TEST
 

@@ -155,6 +155,11 @@ typedef struct {
 rve_gjk_status rve_gjk_dist(const rve_shape *a, const rve_shape *b, const rve_gjk_opts *opts,
                             rve_gjk_simplex *warm, rve_dist_result *out);
 
+/* Boolean intersection test (GJK stopped at the first separating plane):
+ * 1 when the shapes (radii included) overlap or touch, 0 when separated,
+ * -1 for invalid shapes.  warm may be NULL. */
+int rve_gjk_intersect(const rve_shape *a, const rve_shape *b, rve_gjk_simplex *warm);
+
 /* Fast path for the fitting loop: distance from point p to the convex hull
  * of verts[0 .. 3nv-1] (world frame), 0 inside.  warm (may be NULL) keeps
  * the vertex indices of the last simplex; out (may be NULL) gets the
@@ -270,6 +275,58 @@ typedef struct {
  * no volume); free it with rve_polyhedron_free. */
 rve_status rve_polyhedra_intersection(const rve_polyhedron *A, const rve_polyhedron *B,
                                       rve_intersection *out, rve_polyhedron **poly, rve_err *err);
+
+/* ---- superquadrics (shapes of kind RVE_SHAPE_SUPERQUADRIC, ELLIPSOID or SPHERE) ----
+ * Two conventions: Peng & Hanley / LIGGGHTS (and rve_shape_superquadric) use
+ *   F = (|x/a|^n2 + |y/b|^n2)^(n1/n2) + |z/c|^n1;
+ * Wellmann uses Barr's squareness eps1 (x-y plane) and eps2 (z): n2 = 2/eps1,
+ * n1 = 2/eps2.  The kernels below accept any exponents > 1 (convex bodies). */
+void rve_superquadric_barr(rve_shape *s, double r1, double r2, double r3, double eps1, double eps2);
+/* F at a world point: < 1 inside, 1 on the surface. */
+double rve_superquadric_F(const rve_shape *s, const double x[3]);
+
+/* Convex polyhedron A vs superquadric B (Peng & Hanley 2019): the initial face
+ * (normal closest to the centre line), the superquadric's deepest point below
+ * it (closed form), switching to the maximal positive face, and the
+ * search-and-return edge/vertex check when the search comes back to a face.
+ * *pcase (may be NULL) gets the paper's case: 1 (positive initial face), 3 or 5
+ * (no contact), 2, 4 (face contact), 6 (edge or vertex contact), 7 (contact the
+ * search-and-return missed: the superquadric crosses a face without reaching
+ * its edges while its deepest point lies beyond another face; GJK-TD/EPA then
+ * gives s, n, p, q).  Contact: s <
+ * 0 the overlap against the contact plane (face plane; for an edge the plane of
+ * normalised sum of its face normals, for a vertex the sum of its edge
+ * directions), n that plane's normal (A to B), p the contact point on A, q = p +
+ * s n.  No contact: s > 0 the exact separation distance (GJK), p, q witnesses. */
+rve_status rve_contact_polyhedron_superquadric(const rve_polyhedron *A, const rve_shape *B,
+                                               rve_contact *out, int *pcase, rve_err *err);
+
+/* Superellipsoid pairs by the common normal (Wellmann, Lillie, Wriggers 2008):
+ * the contact direction c(alpha1, alpha2) in the frame of the centre line, the
+ * points p1 of A with normal c and p2 of B with normal -c (closed form), and
+ * min |p2 - p1|^2 by Gauss-Newton steps with Levenberg-Marquardt damping and an
+ * Armijo test.  Early exclusion: c.(p2 - p1) > 0 proves separation (s is then a
+ * positive lower bound of the distance, not the distance).  Restart rule: a
+ * minimum with p2 - p1 not parallel to c, or penetrating contact points outside
+ * the other body, restarts from the best of 32 random directions refined by
+ * Nelder-Mead (the best valid minimum over all starts is kept).  Result: n =
+ * c, p = p1, q = p2, s = c.(p2 - p1) (-depth when penetrating). c0 (may be NULL)
+ * is the start direction (default: the centre line). */
+typedef struct {
+    double tol;        /* stop when |grad f| <= tol size^2; 0: 1e-13 */
+    int max_iter;      /* per start; 0: 50 */
+    int max_restarts;  /* 0: 15 */
+    int no_early_exit; /* 1: iterate separated pairs to the exact distance */
+} rve_sep_opts;
+typedef struct {
+    int iterations;    /* Newton / LM iterations, all starts */
+    int newton, lm;    /* accepted undamped and damped steps */
+    int restarts;
+    int excluded;      /* 1 if separation was proven early */
+} rve_sep_info;
+rve_status rve_contact_superellipsoids(const rve_shape *A, const rve_shape *B, const double c0[3],
+                                       const rve_sep_opts *opts, rve_contact *out, rve_sep_info *info,
+                                       rve_err *err);
 
 /* Witness points for a known normal: given n (A to B), finds the support
  * features of A along n and of B along -n and puts p, q at the centroid of the

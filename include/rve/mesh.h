@@ -8,7 +8,8 @@
  * edge, triangles vanish, edges merge).  Faces are no longer planar
  * afterwards: each face is the fan of triangles joining its face point (the
  * mean of its vertices) to its edges.  A collapse is refused when it bends a
- * face fan triangle by more than max_angle from the face's initial plane,
+ * face by more than max_angle (bend = atan(h / r), h the largest distance of
+ * a vertex to the face's mean plane, r = sqrt(area / pi)), folds a fan triangle,
  * inverts a cell (some fan triangle not seen positively from the cell's
  * centre), pinches a face or makes two faces share the same two cells.
  *
@@ -61,6 +62,12 @@ typedef struct {
 rve_status rve_reg(const rve_tess *t, const rve_reg_opts *o, rve_tess **out,
                    rve_reg_report *rep, rve_err *err);
 
+/* Label every voxel centre of map (its grid is used, lab overwritten) with
+ * the cell containing it geometrically: faces are the fans around their face
+ * points, so regularised (non-planar) cells are rasterised as they are meshed.
+ * lab = labels[i] if labels != NULL, else i + 1; 0 outside every cell. */
+rve_status rve_mesh_rasterize(const rve_tess *t, const uint32_t *labels, rve_map *map, rve_err *err);
+
 /* ------------------------------------------------------------------ meshing */
 typedef enum {
     RVE_MESH_MSH41 = 0, /* gmsh .msh 4.1 */
@@ -74,7 +81,7 @@ typedef struct {
     double cl;          /* element size; > 0 overrides rcl */
     double rcl;         /* element size relative to the mean grain size: cl = rcl * 0.5 * (V/N)^(1/3); default 1 */
     int order;          /* 1 or 2; default 1 */
-    int algo3d;         /* gmsh Mesh.Algorithm3D: 1 Delaunay (default), 4 Frontal, 10 HXT */
+    int algo3d;         /* gmsh Mesh.Algorithm3D: 10 HXT (default), 1 Delaunay (no Netgen: no frontal) */
     int optimize;       /* gmsh tetrahedral optimisation passes; default 2 */
     int threads;        /* gmsh threads; 0 = 1 */
     int verbose;        /* gmsh terminal output */

@@ -88,9 +88,10 @@ static rve_status read_volumes(const char *path, double **out, size_t *n, rve_er
         if (*c && *c != '#') {
             double x;
             if (rve_parse_double(c, &x) != RVE_OK || !(x > 0)) {
+                rve_err_set(err, RVE_EDATA, path, "line %d: expected a positive volume, got '%.40s'", line, c);
                 free(v);
-                free(buf);
-                return rve_err_set(err, RVE_EDATA, path, "line %d: expected a positive volume, got '%.40s'", line, c);
+                free(buf); /* c points into buf: report before freeing it */
+                return RVE_EDATA;
             }
             if (k == cap) {
                 cap *= 2;

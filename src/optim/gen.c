@@ -1,17 +1,20 @@
 /* Statistical microstructure synthesis (issue 9).
  *
  * 1. Size stage: target sizes are sampled at the quantiles (k + 1/2)/n of the
- *    size distribution (diameq or size), in random order; they give the cell
- *    volumes, which the prescribed-volume Newton solver (pvol.c) reaches.
- * 2. Shape stage (sphericity prescribed): every cell gets the target value at
- *    its current rank; seeds of cells that must become rounder move towards
- *    their centroids (a relaxed Lloyd step, which makes cells more regular),
- *    seeds of cells that must become less round move away from them; the
- *    volumes are re-solved after each step (warm start), and a step is kept
- *    only when the objective (the sum over properties of the Anderson-Darling
- *    weighted L2 distance between kernel-smoothed CDFs and the targets)
- *    decreases; otherwise the step gain is halved.  The moves are local and
- *    per cell; the whole diagram is recomputed by voro++ each step.
+ *    size distribution (diameq or size) and given to the seeds by the rank of
+ *    their Voronoi volumes (random seeds); they give the cell volumes, which
+ *    the prescribed-volume Newton solver (pvol.c) reaches.
+ * 2. Shape stage (sphericity prescribed): (a) plain Lloyd steps (seeds to
+ *    their centroids, volumes re-solved) while the objective decreases; (b) a
+ *    local search: each cell's target is the target quantile at its current
+ *    sphericity rank; batches of pairwise non-adjacent cells move their seeds
+ *    (random steps with per-cell adaptive size, plus a pull towards the
+ *    centroid for cells that must get rounder) and keep the moves that lower
+ *    their local error; volumes are re-solved every 5 batches and at the end.
+ *    The best state for the objective (sum over properties of the
+ *    Anderson-Darling weighted L2 distance between kernel-smoothed CDFs and the
+ *    targets) is returned.  The whole diagram is recomputed by voro++ each
+ *    step (rve_tess_build).
  * Kolmogorov-Smirnov distances are reported as the independent measure. */
 #include "config.h"
 #include "optim/synth.h"
@@ -198,14 +201,16 @@ static double local_error(const rve_tess *t, size_t i, const double *vals, const
     return e;
 }
 
-/* One batch of the local search: cells with disjoint closed neighbourhoods
- * get a random seed move each; a move is kept when it lowers the cell's local
- * error; then the volumes are re-solved (pp != NULL).  *tout receives the new
+/* One batch of the local search: pairwise non-adjacent cells get a seed move
+ * each (random, plus a pull towards the centroid for cells that must get
+ * rounder); a move is kept when it lowers the local error of the cell (its own
+ * and its neighbours' deviations from their rank targets, and its volume
+ * drift); then, when resolve is set, the volumes are re-solved (pp != NULL).  *tout receives the new
  * tessellation (t is freed), vals its values. */
 static rve_status local_batch(synth_ctx *c, const rve_morpho *m, rve_tess *t, double *seeds, double *psi,
                               const double *target, const rve_pvol_params *pp, const double *sph_t, double *step,
                               double *vals, double *vals2, keyed *order, int *mark, double *try_s, gsl_rng *rng,
-                              double cell, rve_tess **tout, rve_err *err)
+                              double cell, int resolve, rve_tess **tout, rve_err *err)
 {
     size_t n = c->n;
     rve_status st;
@@ -223,15 +228,14 @@ static rve_status local_batch(synth_ctx *c, const rve_morpho *m, rve_tess *t, do
     qsort(order, n, sizeof *order, cmp_keyed);
     for (size_t r = 0; r < n; r++)
         tgt[order[r].i] = sph_t[r];
-    /* random order, greedy selection of disjoint closed neighbourhoods */
+    /* random order, greedy selection of pairwise non-adjacent cells */
     for (size_t i = 0; i < n; i++) {
         order[i].v = gsl_rng_uniform(rng);
         order[i].i = i;
-        mark[i] = 0; /* 1: in a selected neighbourhood, 2: selected */
+        mark[i] = 0; /* 2: selected */
     }
     qsort(order, n, sizeof *order, cmp_keyed);
     memcpy(try_s, seeds, 3 * n * sizeof *seeds);
-    size_t nsel = 0;
     for (size_t r = 0; r < n; r++) {
         size_t i = order[r].i;
         const rve_tess_poly *q = &t->cells[i];
@@ -242,13 +246,13 @@ static rve_status local_batch(synth_ctx *c, const rve_morpho *m, rve_tess *t, do
         if (!ok)
             continue;
         mark[i] = 2;
-        for (int f = 0; f < q->nf; f++)
-            if (q->fnbr[f] >= 0)
-                mark[q->fnbr[f]] = 1;
+
         before[i] = local_error(t, i, vals, tgt, target);
         double sc = step[i] * cbrt(q->vol > 0 ? q->vol : cell * cell * cell);
+        /* a cell that must get rounder moves towards its centroid (with noise) */
+        double pull = (vals[RVE_PROP_COUNT * i + RVE_PROP_SPHERICITY] < tgt[i]) ? gsl_rng_uniform(rng) : 0;
         for (int k = 0; k < 3; k++) {
-            double x = seeds[3 * i + k] + sc * gauss(rng), L = c->domain[k];
+            double x = seeds[3 * i + k] + pull * (q->centroid[k] - seeds[3 * i + k]) + sc * gauss(rng), L = c->domain[k];
             if (c->periodic) {
                 x = fmod(x, L);
                 if (x < 0)
@@ -257,7 +261,6 @@ static rve_status local_batch(synth_ctx *c, const rve_morpho *m, rve_tess *t, do
                 x = seeds[3 * i + k];
             try_s[3 * i + k] = x;
         }
-        nsel++;
     }
     rve_tess *tn = NULL;
     st = synth_tess(c, try_s, psi, &tn, err);
@@ -290,7 +293,7 @@ static rve_status local_batch(synth_ctx *c, const rve_morpho *m, rve_tess *t, do
     rve_tess_free(tn);
     tn = NULL;
     rve_tess_free(t);
-    if (pp) {
+    if (pp && resolve) {
         st = synth_pvol(c, seeds, target, psi, pp, NULL, &tn, err);
         if (st == RVE_ECAP && tn)
             st = RVE_OK;
@@ -300,7 +303,6 @@ static rve_status local_batch(synth_ctx *c, const rve_morpho *m, rve_tess *t, do
     if (st != RVE_OK)
         return st;
     values_from_tess(tn, n, m, vals);
-    (void)nsel;
     return RVE_OK;
 }
 
@@ -373,14 +375,7 @@ rve_status rve_gen(const rve_morpho *m, const rve_gen_params *p, double *seeds, 
         st = synth_tess(&c, seeds, psi, &t, err);
         if (st != RVE_OK)
             goto done;
-        if (!getenv("GEN_RANDOM"))
-            assign_by_rank(t, n, sorted_t, target, order);
-        else for (size_t k = n; k > 1; k--) { /* shuffle */
-            size_t j = gsl_rng_uniform_int(rng, k);
-            double tmp = target[k - 1];
-            target[k - 1] = target[j];
-            target[j] = tmp;
-        }
+        assign_by_rank(t, n, sorted_t, target, order);
         rve_tess_free(t);
         t = NULL;
         st = synth_pvol(&c, seeds, target, psi, &pp, NULL, &t, err);
@@ -426,10 +421,10 @@ rve_status rve_gen(const rve_morpho *m, const rve_gen_params *p, double *seeds, 
                 break;
             if (gain < 1e-3)
                 break;
-            if (!lloyd && !getenv("GEN_OLD")) {
+            if (!lloyd) {
                 /* phase B: local search, batches of cells with disjoint neighbourhoods */
                 st = local_batch(&c, m, t, seeds, psi, target, sizep >= 0 ? &ip : NULL, sph_t, step, vals, vals2,
-                                 order, mark, try_s, rng, cell, &t, err);
+                                 order, mark, try_s, rng, cell, (it + 1) % 5 == 0, &t, err);
                 if (st != RVE_OK)
                     goto done;
                 f = objective(&oc, vals);
@@ -477,8 +472,6 @@ rve_status rve_gen(const rve_morpho *m, const rve_gen_params *p, double *seeds, 
                 }
             }
             memcpy(try_psi, psi, n * sizeof *psi);
-            if (sizep >= 0 && getenv("GEN_RERANK"))
-                assign_by_rank(t, n, sorted_t, target, order);
             rve_tess *tn = NULL;
             rve_err e2;
             rve_err_clear(&e2);
@@ -530,17 +523,19 @@ rve_status rve_gen(const rve_morpho *m, const rve_gen_params *p, double *seeds, 
             memcpy(seeds, best_s, 3 * n * sizeof *seeds);
             memcpy(psi, best_psi, n * sizeof *psi);
         }
-        /* final volume solve at the requested tolerance */
+        /* final volume solve at the requested tolerance (or the diagram of
+         * the best state) */
+        rve_tess_free(t);
+        t = NULL;
         if (sizep >= 0) {
-            rve_tess_free(t);
-            t = NULL;
             st = synth_pvol(&c, seeds, target, psi, &pp, NULL, &t, err);
-            if (st != RVE_OK)
-                goto done;
             info->max_vol_err = c.max_rel_err;
-            values_from_tess(t, n, m, vals);
-            f = objective(&oc, vals);
-        }
+        } else
+            st = synth_tess(&c, seeds, psi, &t, err);
+        if (st != RVE_OK)
+            goto done;
+        values_from_tess(t, n, m, vals);
+        f = objective(&oc, vals);
     }
     info->objective = f;
     report_ks(m, n, vals, col, info);

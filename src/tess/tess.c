@@ -267,6 +267,38 @@ static rve_status compute_one(rve_tess *t, tess_priv *pv, int i)
     return compute_with(t, pv->con, pv->buf, i);
 }
 
+typedef struct {
+    double x[3];
+    int i;
+} seed_key;
+
+static int cmp_seed(const void *a, const void *b)
+{
+    const seed_key *x = a, *y = b;
+    for (int k = 0; k < 3; k++)
+        if (x->x[k] != y->x[k]) return x->x[k] < y->x[k] ? -1 : 1;
+    return (x->i > y->i) - (x->i < y->i);
+}
+
+/* First pair of seeds at the same position (error path only). */
+static void find_coincident(const double *s, int n, int *a, int *b)
+{
+    seed_key *k = malloc(sizeof *k * (size_t)n);
+    if (!k) return;
+    for (int i = 0; i < n; i++) {
+        memcpy(k[i].x, s + 4 * (size_t)i, 3 * sizeof(double));
+        k[i].i = i;
+    }
+    qsort(k, (size_t)n, sizeof *k, cmp_seed);
+    for (int i = 1; i < n; i++)
+        if (memcmp(k[i - 1].x, k[i].x, 3 * sizeof(double)) == 0) {
+            *a = k[i - 1].i;
+            *b = k[i].i;
+            break;
+        }
+    free(k);
+}
+
 static rve_status check_input(const double *seeds, int n, const double lo[3], const double hi[3],
                               const int periodic[3], rve_err *err)
 {
@@ -369,6 +401,21 @@ rve_status rve_tess_build(const double *seeds, int n, const double lo[3], const 
     }
     free(order);
     order = NULL;
+    /* the cells must fill the box: coincident seeds of equal weight make
+     * voro++ drop both cells */
+    {
+        long double vs = 0;
+        for (int i = 0; i < n; i++) vs += t->cells[i].vol;
+        double V = (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
+        if (fabsl(vs - V) > 1e-9L * V) {
+            int a = -1, b = -1;
+            find_coincident(t->seeds, n, &a, &b);
+            rve_tess_free(t);
+            if (a >= 0)
+                return rve_err_set(err, RVE_EDATA, "", "seeds %d and %d coincide", a + 1, b + 1);
+            return rve_err_set(err, RVE_EINTERNAL, "", "the cells do not fill the domain (volume %.17Lg of %.17g)", vs, V);
+        }
+    }
     if (!o.keep_container) tess_priv_free(t);
     if (o.topology) {
         st = rve_tess_topology(t, err);

@@ -283,7 +283,7 @@ rve_status rve_tess_read_tess(const char *path, rve_tess **out, int **ids_out, r
     if (st) return st;
     lexer L = {buf, buf + nbuf, path, err, 0};
     rve_tess *t = NULL;
-    int ncell = -1, *ids = NULL, nver = -1, nedge = -1, nface = -1, npoly = -1, has_dom = 0, per[3] = {0, 0, 0};
+    int ncell = -1, has_seed = 0, *ids = NULL, nver = -1, nedge = -1, nface = -1, npoly = -1, has_dom = 0, per[3] = {0, 0, 0};
     double *seeds = NULL, *ver = NULL, dlo[3] = {0, 0, 0}, dhi[3] = {0, 0, 0}, perd[3] = {0, 0, 0};
     int *ver_state = NULL, *edge_ver = NULL, *edge_state = NULL;
     int *fvoff = NULL, *fver = NULL, *fedge = NULL, *fstate = NULL, *fpt = NULL;
@@ -325,6 +325,7 @@ rve_status rve_tess_read_tess(const char *path, rve_tess **out, int **ids_out, r
                     RALLOC(ids, ncell);
                     for (int i = 0; i < ncell; i++) RD_LONG(ids[i], INT_MIN, INT_MAX, "*id: cell id");
                 } else if (lx_is(tok, len, "*seed")) {
+                    has_seed = 1;
                     for (int i = 0; i < ncell; i++) {
                         int id;
                         RD_LONG(id, 1, ncell, "*seed: seed number");
@@ -503,6 +504,10 @@ rve_status rve_tess_read_tess(const char *path, rve_tess **out, int **ids_out, r
     }
     if (ncell < 1 || nver < 0 || nedge < 0 || nface < 0 || npoly < 0) {
         rve_err_set(err, RVE_EDATA, path, "incomplete tessellation (missing **cell, **vertex, **edge, **face or **polyhedron)");
+        goto fail;
+    }
+    if (!has_seed) {
+        rve_err_set(err, RVE_EDATA, path, "no **cell *seed section (seeds and weights are needed)");
         goto fail;
     }
     if (npoly != ncell) {

@@ -26,6 +26,8 @@ class rve_container : public voro::container_poly {
 
 struct tv_con {
     rve_container *con;
+    double hi[3];
+    bool per[3];
     std::vector<int> ijk, q; // location of each seed in the container
     int n;
 };
@@ -50,6 +52,15 @@ static void block_counts(const double lo[3], const double hi[3], int n, int nb[3
     }
 }
 
+// voro++ puts a particle at x = hi outside its blocks: move it inside by one ulp.
+static void inside(const tv_con *c, const double *s, double x[3])
+{
+    for (int a = 0; a < 3; a++) {
+        x[a] = s[a];
+        if (!c->per[a] && x[a] >= c->hi[a]) x[a] = std::nextafter(c->hi[a], -HUGE_VAL);
+    }
+}
+
 extern "C" tv_con *tv_con_new(const double lo[3], const double hi[3], const int periodic[3], int n,
                               const double *seeds)
 {
@@ -60,11 +71,18 @@ extern "C" tv_con *tv_con_new(const double lo[3], const double hi[3], const int 
         c->n = n;
         int nb[3];
         block_counts(lo, hi, n, nb);
+        for (int a = 0; a < 3; a++) {
+            c->hi[a] = hi[a];
+            c->per[a] = periodic && periodic[a];
+        }
         c->con = new rve_container(lo[0], hi[0], lo[1], hi[1], lo[2], hi[2], nb[0], nb[1], nb[2],
                                    periodic && periodic[0], periodic && periodic[1],
                                    periodic && periodic[2], 8);
-        for (int i = 0; i < n; i++)
-            c->con->put(i, seeds[4 * i], seeds[4 * i + 1], seeds[4 * i + 2], seeds[4 * i + 3]);
+        for (int i = 0; i < n; i++) {
+            double x[3];
+            inside(c, seeds + 4 * i, x);
+            c->con->put(i, x[0], x[1], x[2], seeds[4 * i + 3]);
+        }
         c->ijk.assign(n, -1);
         c->q.assign(n, -1);
         rve_container &k = *c->con;
@@ -128,7 +146,9 @@ extern "C" int tv_con_move(tv_con *c, int i, const double s[4])
         }
         k.co[b]--;
         // insert
-        double x = s[0], y = s[1], z = s[2];
+        double xs[3];
+        inside(c, s, xs);
+        double x = xs[0], y = xs[1], z = xs[2];
         int nb;
         if (!k.locate(nb, x, y, z)) return -1;
         int nq = k.co[nb]++;
