@@ -393,6 +393,24 @@ static void reg_case(int n, unsigned seed, int weighted)
         map->h[k] = L / nv;
     ck_assert_int_eq(rve_tess_rasterize(t, NULL, map, &e), RVE_OK);
     double acc0 = voxel_accuracy(t, map), acc1 = voxel_accuracy(r, map);
+    /* the library's geometric rasteriser: equal to the power-distance raster
+     * before regularisation, to this file's winding-number oracle after */
+    {
+        rve_map *g = rve_map_alloc(nv, nv, nv);
+        for (int k = 0; k < 3; k++)
+            g->h[k] = L / nv;
+        ck_assert_int_eq(rve_mesh_rasterize(t, NULL, g, &e), RVE_OK);
+        size_t same = 0, nvox = (size_t)nv * nv * nv;
+        for (size_t i = 0; i < nvox; i++)
+            same += g->lab[i] == map->lab[i];
+        ck_assert_uint_eq(same, nvox);
+        ck_assert_int_eq(rve_mesh_rasterize(r, NULL, g, &e), RVE_OK);
+        same = 0;
+        for (size_t i = 0; i < nvox; i++)
+            same += g->lab[i] == map->lab[i];
+        ck_assert_double_eq_tol((double)same / (double)nvox, acc1, 1e-9);
+        rve_map_free(g);
+    }
     fprintf(stderr, "  voxel accuracy %.2f%% -> %.2f%%\n", 100 * acc0, 100 * acc1);
     ck_assert_double_ge(acc0, 0.999);
     /* Against the tessellation's own raster every swept voxel counts as lost

@@ -75,7 +75,7 @@ grep_f "json: no inverted element" '"inverted":0,' "$d/out"
 check "mesh order 2 inp" 0 "$RVE" mesh "$d/four-reg.tess" --cl 0.5 --order 2 -o "$d/q.inp" -q
 grep_f "C3D10 elements" 'type=C3D10' "$d/q.inp"
 ok "only the asked format written" "[ ! -e \"$d/q.inp.msh\" ] && [ ! -e \"$d/q.msh\" ]"
-check "mesh hxt" 0 "$RVE" mesh "$d/four-reg.tess" --cl 0.5 --algo hxt -o "$d/h.vtk" -q
+check "mesh delaunay" 0 "$RVE" mesh "$d/four-reg.tess" --cl 0.5 --algo delaunay -o "$d/h.vtk" -q
 grep_f "vtk tetra cells" '^CELL_TYPES' "$d/h.vtk"
 
 # periodic tessellations are refused, clearly

@@ -760,6 +760,134 @@ START_TEST(test_compare_hand)
 }
 END_TEST
 
+
+/* 8-bit strips (PackBits, big-endian file) and 32-bit strips (deflate),
+ * written by libtiff directly; inch resolution tags are ignored. */
+START_TEST(test_tiff_libtiff_8_32)
+{
+    for (int bits = 8; bits <= 32; bits += 24) {
+        const char *path = tpath(bits == 8 ? "s8.tif" : "s32.tif");
+        TIFF *t = TIFFOpen(path, bits == 8 ? "wb" : "wl");
+        ck_assert_ptr_nonnull(t);
+        uint32_t row[13];
+        for (int z = 0; z < 4; z++) {
+            TIFFSetField(t, TIFFTAG_IMAGEWIDTH, 13);
+            TIFFSetField(t, TIFFTAG_IMAGELENGTH, 7);
+            TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, bits);
+            TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, 1);
+            TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
+            TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, 3);
+            TIFFSetField(t, TIFFTAG_COMPRESSION, bits == 8 ? COMPRESSION_PACKBITS : COMPRESSION_ADOBE_DEFLATE);
+            TIFFSetField(t, TIFFTAG_RESOLUTIONUNIT, RESUNIT_INCH);
+            TIFFSetField(t, TIFFTAG_XRESOLUTION, 72.0f);
+            TIFFSetField(t, TIFFTAG_YRESOLUTION, 72.0f);
+            for (int y = 0; y < 7; y++) {
+                unsigned char r8[13];
+                for (int x = 0; x < 13; x++) {
+                    row[x] = bits == 8 ? (uint32_t)(x * y + z) % 256 : 2000000000u + (uint32_t)(x + 13 * y + 91 * z);
+                    r8[x] = (unsigned char)row[x];
+                }
+                ck_assert(TIFFWriteScanline(t, bits == 8 ? (void *)r8 : (void *)row, (uint32_t)y, 0) >= 0);
+            }
+            ck_assert(TIFFWriteDirectory(t));
+        }
+        TIFFClose(t);
+        rve_map *m;
+        rve_err e;
+        ck_assert_msg(rve_map_read_tiff(path, &m, &e) == RVE_OK, "%s", e.msg);
+        for (int z = 0; z < 4; z++)
+            for (int y = 0; y < 7; y++)
+                for (int x = 0; x < 13; x++)
+                    ck_assert_uint_eq(m->lab[rve_map_index(m, x, y, z)],
+                                      bits == 8 ? (uint32_t)(x * y + z) % 256 : 2000000000u + (uint32_t)(x + 13 * y + 91 * z));
+        ck_assert(m->h[0] == 1 && m->h[1] == 1 && m->has_res == 0);
+        rve_map_free(m);
+    }
+}
+END_TEST
+
+/* Above 2^22 voxels the pages are read by several threads: same labels, and
+ * a bad page far in the stack is the one reported. */
+START_TEST(test_tiff_parallel)
+{
+    rve_map *m = random_map(160, 128, 210, 60000); /* 4.3 M voxels */
+    rve_err e;
+    rve_map_write_opts o;
+    rve_map_write_opts_default(&o);
+    o.compress = 0;
+    ck_assert(rve_map_write(m, tpath("par.tif"), RVE_MAP_AUTO, &o, &e) == RVE_OK);
+    rve_map *r;
+    ck_assert_msg(rve_map_read_tiff(tpath("par.tif"), &r, &e) == RVE_OK, "%s", e.msg);
+    assert_same_labels(m, r);
+    rve_map_free(r);
+    /* The same stack with page 170 of another width. */
+    TIFF *t = TIFFOpen(tpath("par_bad.tif"), "w");
+    ck_assert_ptr_nonnull(t);
+    uint16_t *row = calloc(200, sizeof *row);
+    for (int z = 0; z < 210; z++) {
+        uint32_t w = z == 169 ? 161 : 160;
+        TIFFSetField(t, TIFFTAG_IMAGEWIDTH, w);
+        TIFFSetField(t, TIFFTAG_IMAGELENGTH, 128);
+        TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, 16);
+        TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, 1);
+        TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
+        TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, 128);
+        for (int y = 0; y < 128; y++)
+            ck_assert(TIFFWriteScanline(t, row, (uint32_t)y, 0) >= 0);
+        ck_assert(TIFFWriteDirectory(t));
+    }
+    TIFFClose(t);
+    free(row);
+    ck_assert(rve_map_read_tiff(tpath("par_bad.tif"), &r, &e) == RVE_EDATA);
+    ck_assert_msg(strstr(e.msg, "page 170 is 161x128") != NULL, "%s", e.msg);
+    rve_map_free(m);
+}
+END_TEST
+
+/* The generator: deterministic, seeds matter, and a DCT-like result. */
+START_TEST(test_synth)
+{
+    rve_synth_opts o;
+    rve_synth_opts_default(&o);
+    o.nx = 40, o.ny = 36, o.nz = 30;
+    o.nseeds = 60;
+    o.mcs = 10;
+    rve_map *a, *b, *c;
+    rve_err e;
+    ck_assert(rve_map_synth_dct(&o, &a, &e) == RVE_OK);
+    ck_assert(rve_map_synth_dct(&o, &b, &e) == RVE_OK);
+    assert_same_labels(a, b);
+    o.seed = 2;
+    ck_assert(rve_map_synth_dct(&o, &c, &e) == RVE_OK);
+    ck_assert(memcmp(a->lab, c->lab, rve_map_nvox(a) * sizeof *a->lab) != 0);
+    uint32_t ng = rve_map_ngrains(a);
+    ck_assert_uint_eq(ng, a->nlabels); /* renumbered 1..N */
+    ck_assert(ng > 20 && ng <= 60);
+    size_t nvoid = 0;
+    for (size_t v = 0; v < rve_map_nvox(a); v++)
+        nvoid += a->lab[v] == 0;
+    ck_assert(nvoid > 0 && nvoid < rve_map_nvox(a) / 10);
+    /* Growth moved boundaries: the result is not the Laguerre raster (mcs 0). */
+    o.seed = 1;
+    o.mcs = 0;
+    o.gb_void = o.surf_void = o.noise = 0;
+    rve_map *lag;
+    ck_assert(rve_map_synth_dct(&o, &lag, &e) == RVE_OK);
+    o.mcs = 10;
+    rve_map *grown;
+    ck_assert(rve_map_synth_dct(&o, &grown, &e) == RVE_OK);
+    rve_map_cmp *cmp;
+    ck_assert(rve_map_compare(lag, grown, RVE_CMP_MATCH, &cmp, &e) == RVE_OK);
+    ck_assert(cmp->agreement < 0.99 && cmp->agreement > 0.6);
+    rve_map_cmp_free(cmp);
+    o.nx = 0;
+    rve_map *bad = NULL;
+    ck_assert(rve_map_synth_dct(&o, &bad, &e) == RVE_EUSAGE);
+    rve_map_free(lag), rve_map_free(grown);
+    rve_map_free(a), rve_map_free(b), rve_map_free(c);
+}
+END_TEST
+
 static Suite *raster_suite(void)
 {
     Suite *s = suite_create("raster");
@@ -771,6 +899,8 @@ static Suite *raster_suite(void)
     tcase_add_test(tc, test_roundtrip_ids_ori);
     tcase_add_test(tc, test_tiff_libtiff_tiled);
     tcase_add_test(tc, test_tesr_literal);
+    tcase_add_test(tc, test_tiff_libtiff_8_32);
+    tcase_add_test(tc, test_tiff_parallel);
     tcase_add_test(tc, test_bad_tiff);
     tcase_add_test(tc, test_bad_tesr);
     tcase_add_test(tc, test_in100);
@@ -788,6 +918,7 @@ static Suite *raster_suite(void)
     tcase_add_test(ts, test_cube_area);
     tcase_add_test(ts, test_neighbours_small);
     tcase_add_test(ts, test_compare_hand);
+    tcase_add_test(ts, test_synth);
     suite_add_tcase(s, ts);
     return s;
 }

@@ -61,6 +61,12 @@ typedef struct {
 rve_status rve_reg(const rve_tess *t, const rve_reg_opts *o, rve_tess **out,
                    rve_reg_report *rep, rve_err *err);
 
+/* Label every voxel centre of map (its grid is used, lab overwritten) with
+ * the cell containing it geometrically: faces are the fans around their face
+ * points, so regularised (non-planar) cells are rasterised as they are meshed.
+ * lab = labels[i] if labels != NULL, else i + 1; 0 outside every cell. */
+rve_status rve_mesh_rasterize(const rve_tess *t, const uint32_t *labels, rve_map *map, rve_err *err);
+
 /* ------------------------------------------------------------------ meshing */
 typedef enum {
     RVE_MESH_MSH41 = 0, /* gmsh .msh 4.1 */
@@ -74,7 +80,7 @@ typedef struct {
     double cl;          /* element size; > 0 overrides rcl */
     double rcl;         /* element size relative to the mean grain size: cl = rcl * 0.5 * (V/N)^(1/3); default 1 */
     int order;          /* 1 or 2; default 1 */
-    int algo3d;         /* gmsh Mesh.Algorithm3D: 1 Delaunay (default), 4 Frontal, 10 HXT */
+    int algo3d;         /* gmsh Mesh.Algorithm3D: 10 HXT (default), 1 Delaunay (no Netgen: no frontal) */
     int optimize;       /* gmsh tetrahedral optimisation passes; default 2 */
     int threads;        /* gmsh threads; 0 = 1 */
     int verbose;        /* gmsh terminal output */

@@ -95,6 +95,9 @@ rve_status rve_map_read_tiff_mem(const void *buf, size_t n, const char *name, rv
 rve_status rve_map_read_tesr_mem(const char *buf, size_t n, const char *name, const char *dir,
                                  rve_map **out, rve_err *err);
 
+/* Note: per-label tables (counts, statistics, boundary offsets, compare)
+ * have nlabels + 1 entries: renumber maps with sparse huge labels first. */
+
 /* Read with overrides: what a command line gives (--voxel-size, --origin,
  * raw dimensions). h/origin replace the file's values when set_h/set_origin. */
 typedef struct {

@@ -90,6 +90,17 @@ static int run(int argc, char **argv)
         rve_map_free(a);
         return cli_fail(cmd, &err);
     }
+    /* Per-label tables are sized by the largest label: renumber sparse maps
+     * (ids kept) unless labels are compared as they are. */
+    if (mode != RVE_CMP_IDENTITY) {
+        rve_map *mm[2] = {a, b};
+        for (int q = 0; q < 2; q++)
+            if (mm[q]->nlabels > 1024 && mm[q]->nlabels / 2 > rve_map_ngrains(mm[q]) &&
+                rve_map_renumber(mm[q], &err) != RVE_OK) {
+                rve_map_free(a), rve_map_free(b);
+                return cli_fail(cmd, &err);
+            }
+    }
     rve_map_cmp *c;
     if (rve_map_compare(a, b, mode, &c, &err) != RVE_OK) {
         snprintf(err.file, sizeof err.file, "%s", pb);

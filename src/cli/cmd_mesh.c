@@ -33,7 +33,7 @@ const cli_command cli_cmd_mesh = {
     "  --rcl R            element size relative to the grain size:\n"
     "                     R * 0.5 * (V/N)^(1/3) (default 1)\n"
     "  --order 1|2        linear or quadratic tetrahedra (default 1)\n"
-    "  --algo NAME        gmsh 3D algorithm: delaunay (default) or hxt\n"
+    "  --algo NAME        gmsh 3D algorithm: hxt (default) or delaunay\n"
     "                     (this gmsh has no Netgen, so no frontal 3D algorithm)\n"
     "  --optimize N       gmsh tetrahedral optimisation passes (default 2; 0 = none)\n"
     "  --json             print a JSON summary on standard output\n"

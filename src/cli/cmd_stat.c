@@ -88,6 +88,12 @@ static int run(int argc, char **argv)
     rve_map *m;
     if (rve_map_load(path, &lo, &m, &err) != RVE_OK)
         return cli_fail(cmd, &err);
+    /* Per-label tables are sized by the largest label: renumber sparse maps
+     * (the original ids are kept and printed). */
+    if (m->nlabels > 1024 && m->nlabels / 2 > rve_map_ngrains(m) && rve_map_renumber(m, &err) != RVE_OK) {
+        rve_map_free(m);
+        return cli_fail(cmd, &err);
+    }
     double t0 = rve_now();
     rve_grain_stat *st = NULL;
     rve_status s;

@@ -21,7 +21,7 @@ void rve_mesh_opts_default(rve_mesh_opts *o)
     o->cl = 0;
     o->rcl = 1;
     o->order = 1;
-    o->algo3d = 1;
+    o->algo3d = 10;
     o->optimize = 2;
     o->threads = 0;
     o->verbose = 0;

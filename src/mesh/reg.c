@@ -388,7 +388,7 @@ static int try_collapse(reg *r, int a, int b)
     rve_cx *c = r->c;
     unsigned mu = r->mask[a] | r->mask[b];
     if (mu != r->mask[a] && mu != r->mask[b])
-        return 0;
+        { DBG(6); return 0; }
     /* faces around a or b */
     r->F.n = 0;
     for (int s = 0; s < 2; s++) {
@@ -436,7 +436,7 @@ static int try_collapse(reg *r, int a, int b)
         for (int j = start; j < k; j++)
             na += r->newloop[j] == a;
         if (na > 1)
-            return 0;
+            { DBG(7); return 0; }
     }
     r->nloff[r->F.n] = k;
     /* cell pairs of surviving faces must stay distinct; every cell keeps >= 4 faces */
@@ -459,7 +459,7 @@ static int try_collapse(reg *r, int a, int b)
             int x0 = c->fc[2 * f], x1 = c->fc[2 * f + 1], y0 = c->fc[2 * g], y1 = c->fc[2 * g + 1];
             if ((x0 == y0 && x1 == y1) || (x0 == y1 && x1 == y0)) {
                 if (x1 >= 0 || c->fdom[f] == c->fdom[g])
-                    return 0;
+                    { DBG(8); return 0; }
             }
         }
     }
@@ -478,7 +478,7 @@ static int try_collapse(reg *r, int a, int b)
             nfa++;
         }
         if (nfa < 4)
-            return 0;
+            { DBG(9); return 0; }
     }
     /* closedness around a: in each cell, directed edges at a pair up */
     for (int i = 0; i < r->cells.n; i++) {
@@ -516,7 +516,7 @@ static int try_collapse(reg *r, int a, int b)
                 in += r->tmp.a[q] == -abs(x);
             }
             if (out != 1 || in != 1)
-                return 0;
+                { DBG(10); return 0; }
         }
     }
     /* position: the least-squares point (Eq. 6.6); if it bends a face too
