@@ -155,6 +155,11 @@ typedef struct {
 rve_gjk_status rve_gjk_dist(const rve_shape *a, const rve_shape *b, const rve_gjk_opts *opts,
                             rve_gjk_simplex *warm, rve_dist_result *out);
 
+/* Boolean intersection test (GJK stopped at the first separating plane):
+ * 1 when the shapes (radii included) overlap or touch, 0 when separated,
+ * -1 for invalid shapes.  warm may be NULL. */
+int rve_gjk_intersect(const rve_shape *a, const rve_shape *b, rve_gjk_simplex *warm);
+
 /* Fast path for the fitting loop: distance from point p to the convex hull
  * of verts[0 .. 3nv-1] (world frame), 0 inside.  warm (may be NULL) keeps
  * the vertex indices of the last simplex; out (may be NULL) gets the

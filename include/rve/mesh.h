@@ -8,7 +8,8 @@
  * edge, triangles vanish, edges merge).  Faces are no longer planar
  * afterwards: each face is the fan of triangles joining its face point (the
  * mean of its vertices) to its edges.  A collapse is refused when it bends a
- * face fan triangle by more than max_angle from the face's initial plane,
+ * face by more than max_angle (bend = atan(h / r), h the largest distance of
+ * a vertex to the face's mean plane, r = sqrt(area / pi)), folds a fan triangle,
  * inverts a cell (some fan triangle not seen positively from the cell's
  * centre), pinches a face or makes two faces share the same two cells.
  *

@@ -51,6 +51,8 @@ typedef struct {
     double scale;
     int horizon_f[EPA_MAX_FACES], horizon_e[EPA_MAX_FACES], nh;
     int freeslot[EPA_MAX_FACES], nfree;
+    int visl[EPA_MAX_FACES], nvis;
+    double fd[EPA_MAX_FACES]; /* offsets of living faces, +inf for dead slots (hot scan) */
     int pass;
     int stack[EPA_MAX_FACES];
 } epa_ws;
@@ -159,9 +161,11 @@ static int new_face(epa_ws *W, int a, int b, int c)
     f->mark = 0;
     if (!face_plane(W, f)) {
         f->alive = 0;
+        W->fd[i] = INFINITY;
         W->freeslot[W->nfree++] = i;
         return -2;
     }
+    W->fd[i] = f->d;
     return i;
 }
 
@@ -299,6 +303,8 @@ static int epa_horizon2(epa_ws *W, int f0, const epa_vert *w, long double eps)
     W->nh = 0;
     const int pass = ++W->pass;
     W->F[f0].mark = pass;
+    W->visl[0] = f0;
+    W->nvis = 1;
     sf[0] = f0;
     sstart[0] = 0;
     scnt[0] = 0;
@@ -325,6 +331,7 @@ static int epa_horizon2(epa_ws *W, int f0, const epa_vert *w, long double eps)
         }
         if (vis) {
             W->F[g].mark = pass;
+            W->visl[W->nvis++] = g;
             if (sp == EPA_MAX_FACES)
                 return 0;
             sf[sp] = g;
@@ -411,9 +418,10 @@ rve_status rve_contact_epa(const rve_shape *A, const rve_shape *B, const rve_epa
         /* closest face */
         best = -1;
         double bd = INFINITY;
+        const double *fd = W->fd;
         for (int f = 0; f < W->nf; f++)
-            if (W->F[f].alive && W->F[f].d < bd) {
-                bd = W->F[f].d;
+            if (fd[f] < bd) {
+                bd = fd[f];
                 best = f;
             }
         /* faces within rounding of the smallest offset: decide in long double */
@@ -422,11 +430,10 @@ rve_status rve_contact_epa(const rve_shape *A, const rve_shape *B, const rve_epa
             long double bl = INFINITY;
             int nclose = 0;
             for (int f = 0; f < W->nf; f++)
-                if (W->F[f].alive && W->F[f].d <= lim)
-                    nclose++;
+                nclose += fd[f] <= lim;
             if (nclose > 1)
                 for (int f = 0; f < W->nf; f++)
-                    if (W->F[f].alive && W->F[f].d <= lim) {
+                    if (fd[f] <= lim) {
                         face_plane_l(W, &W->F[f]);
                         if (W->F[f].dl < bl) {
                             bl = W->F[f].dl;
@@ -467,11 +474,12 @@ rve_status rve_contact_epa(const rve_shape *A, const rve_shape *B, const rve_epa
             break; /* cannot expand consistently: keep the current face */
         }
         /* remove visible faces, add the fan around the horizon */
-        for (int i = 0; i < W->nf; i++)
-            if (W->F[i].alive && W->F[i].mark == W->pass) {
-                W->F[i].alive = 0;
-                W->freeslot[W->nfree++] = i;
-            }
+        for (int k = 0; k < W->nvis; k++) {
+            int i = W->visl[k];
+            W->F[i].alive = 0;
+            W->fd[i] = INFINITY;
+            W->freeslot[W->nfree++] = i;
+        }
         int first = -1, prev = -1, ok = 1;
         for (int h = 0; h < W->nh; h++) {
             int gface = W->horizon_f[h], ge = W->horizon_e[h];

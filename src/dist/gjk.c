@@ -165,22 +165,30 @@ static void S2D(const double y[][3], int i1, int i2, int i3, int tail, sv_res *r
     sv_copy(r, &best);
 }
 
-static inline double det3(const double a[3], const double b[3], const double c[3])
-{
-    return a[0] * (b[1] * c[2] - b[2] * c[1]) + a[1] * (b[2] * c[0] - b[0] * c[2]) +
-           a[2] * (b[0] * c[1] - b[1] * c[0]);
-}
 
 /* 3-simplex; with tail, i1 is the newest vertex. */
 static void S3D(const double y[][3], int i1, int i2, int i3, int i4, int tail, sv_res *r)
 {
     const double *s1 = y[i1], *s2 = y[i2], *s3 = y[i3], *s4 = y[i4];
-    /* cofactors C_{4,j} of M (Eq. 3.5-3.6): volume forms of the fictitious simplices */
-    double C1 = det3(s2, s3, s4);
-    double C2 = -det3(s1, s3, s4);
-    double C3 = det3(s1, s2, s4);
-    double C4 = -det3(s1, s2, s3);
-    double D = C1 + C2 + C3 + C4;
+    /* cofactors C_{4,j} of M (Eq. 3.5-3.6): volume forms of the fictitious simplices
+     * (the origin replaces s_j), and det M.  Each is evaluated from edge vectors
+     * of the simplex, so that a small simplex far from the origin keeps the
+     * sign of its (tiny) volume instead of the cancellation of sum_j C_{4,j}. */
+    double e21[3], e31[3], e41[3], e32[3], e42[3], x[3];
+    v3_sub(e21, s2, s1);
+    v3_sub(e31, s3, s1);
+    v3_sub(e41, s4, s1);
+    v3_sub(e32, s3, s2);
+    v3_sub(e42, s4, s2);
+    v3_cross(x, e32, e42);
+    double C1 = v3_dot(s2, x);
+    v3_cross(x, e31, e41);
+    double C2 = -v3_dot(s1, x);
+    double D = v3_dot(e21, x);
+    v3_cross(x, e41, e21);
+    double C3 = -v3_dot(s1, x);
+    v3_cross(x, e21, e31);
+    double C4 = -v3_dot(s1, x);
     int k1 = same_sign(D, C1), k2 = same_sign(D, C2), k3 = same_sign(D, C3), k4 = same_sign(D, C4);
     if (k1 && k2 && k3 && k4) {
         r->n = 4;
@@ -445,18 +453,25 @@ typedef struct {
 
 static inline void simplex_compact(gjk_simplex *S, const sv_res *r)
 {
-    gjk_simplex T;
-    T.n = r->n;
+    double y[4][3], a[4][3], b[4][3];
+    int ia[4], ib[4];
     for (int i = 0; i < r->n; i++) {
         int j = r->idx[i];
-        v3_copy(T.y[i], S->y[j]);
-        v3_copy(T.a[i], S->a[j]);
-        v3_copy(T.b[i], S->b[j]);
-        T.ia[i] = S->ia[j];
-        T.ib[i] = S->ib[j];
-        T.lam[i] = r->lam[i];
+        v3_copy(y[i], S->y[j]);
+        v3_copy(a[i], S->a[j]);
+        v3_copy(b[i], S->b[j]);
+        ia[i] = S->ia[j];
+        ib[i] = S->ib[j];
     }
-    *S = T;
+    for (int i = 0; i < r->n; i++) {
+        v3_copy(S->y[i], y[i]);
+        v3_copy(S->a[i], a[i]);
+        v3_copy(S->b[i], b[i]);
+        S->ia[i] = ia[i];
+        S->ib[i] = ib[i];
+        S->lam[i] = r->lam[i];
+    }
+    S->n = r->n;
 }
 
 static inline double simplex_maxy2(const gjk_simplex *S)
@@ -472,14 +487,14 @@ static inline double simplex_maxy2(const gjk_simplex *S)
 
 DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_vertex_fn vertex, int nva,
                                      int nvb, const double v0[3], const rve_gjk_opts *o,
-                                     rve_gjk_simplex *warm, rve_dist_result *out)
+                                     rve_gjk_simplex *warm, rve_dist_result *out, double bool_margin)
 {
     const int johnson = o->sub == RVE_SUB_JOHNSON;
     const int maxit = o->max_iter > 0 ? o->max_iter : GJK_DEFAULT_MAX_ITER;
     const double eps_rel = o->eps_rel > 0 ? o->eps_rel : GJK_DEFAULT_EPS_REL;
     const double eps_abs = o->eps_abs > 0 ? o->eps_abs : GJK_DEFAULT_EPS_ABS;
     const double eps_abs2 = eps_abs * eps_abs;
-    gjk_simplex S, prev;
+    gjk_simplex S;
     sv_res r;
     double v[3], vv = INFINITY;
     rve_gjk_status status = RVE_GJK_CAP;
@@ -526,6 +541,17 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
         int ia, ib;
         support(P, v, a, b, &ia, &ib);
         v3_sub(w, a, b);
+        if (bool_margin >= 0) {
+            /* intersection test: the plane normal to v separates (by more than the radii) */
+            double vw = v3_dot(v, w);
+            if (vw > 0 && vw * vw > bool_margin * bool_margin * v3_dot(v, v)) {
+                out->iterations = it + 1;
+                out->status = RVE_GJK_CONVERGED;
+                out->d = INFINITY;
+                out->n = 0;
+                return RVE_GJK_CONVERGED;
+            }
+        }
         if (S.n > 0) {
             /* relative test (Algorithm 5, line 8): w is no closer than v */
             if (vv - v3_dot(v, w) <= eps_rel * vv) {
@@ -542,7 +568,6 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
                 break;
             }
         }
-        prev = S;
         int k = S.n++;
         v3_copy(S.y[k], w);
         v3_copy(S.a[k], a);
@@ -555,8 +580,8 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
             sv_run((const double(*)[3])S.y, S.n, k, &r);
         if (!(r.vv < vv)) {
             /* no progress (rounding): keep the previous simplex */
-            if (prev.n > 0) {
-                S = prev;
+            if (k > 0) {
+                S.n = k;
                 status = RVE_GJK_CONVERGED;
                 break;
             }
@@ -649,6 +674,23 @@ static void shape_centre(const rve_shape *s, const dist_frame *f, double c[3])
     dist_to_world(s, f, b, c);
 }
 
+static void pair_init(gjk_pair *P, const rve_shape *A, const rve_shape *B, double v0[3])
+{
+    P->A = A;
+    P->B = B;
+    dist_frame_init(&P->fa, A);
+    dist_frame_init(&P->fb, B);
+    P->hintA = P->hintB = -1;
+    if (A->kind == RVE_SHAPE_POLYTOPE && A->graph)
+        P->hintA = A->graph->start;
+    if (B->kind == RVE_SHAPE_POLYTOPE && B->graph)
+        P->hintB = B->graph->start;
+    double ca[3], cb[3];
+    shape_centre(A, &P->fa, ca);
+    shape_centre(B, &P->fb, cb);
+    v3_sub(v0, ca, cb);
+}
+
 rve_gjk_status rve_gjk_dist(const rve_shape *A, const rve_shape *B, const rve_gjk_opts *opts,
                             rve_gjk_simplex *warm, rve_dist_result *out)
 {
@@ -662,21 +704,10 @@ rve_gjk_status rve_gjk_dist(const rve_shape *A, const rve_shape *B, const rve_gj
         return out->status;
     }
     gjk_pair P;
-    P.A = A;
-    P.B = B;
-    dist_frame_init(&P.fa, A);
-    dist_frame_init(&P.fb, B);
-    P.hintA = P.hintB = -1;
-    if (A->kind == RVE_SHAPE_POLYTOPE && A->graph)
-        P.hintA = A->graph->start;
-    if (B->kind == RVE_SHAPE_POLYTOPE && B->graph)
-        P.hintB = B->graph->start;
-    double ca[3], cb[3], v0[3];
-    shape_centre(A, &P.fa, ca);
-    shape_centre(B, &P.fb, cb);
-    v3_sub(v0, ca, cb);
+    double v0[3];
+    pair_init(&P, A, B, v0);
     rve_gjk_status st = gjk_loop(&P, support_generic, vertex_generic, dist_nvertices(A), dist_nvertices(B), v0,
-                                 &o, warm, out);
+                                 &o, warm, out, -1.0);
     double ra = A->radius, rb = B->radius;
     if (st != RVE_GJK_DEGENERATE && (ra > 0 || rb > 0)) {
         /* rounded shapes: distance of the cores minus the radii */
@@ -702,6 +733,26 @@ rve_gjk_status rve_gjk_dist(const rve_shape *A, const rve_shape *B, const rve_gj
     return st;
 }
 
+int rve_gjk_intersect(const rve_shape *A, const rve_shape *B, rve_gjk_simplex *warm)
+{
+    rve_gjk_opts o;
+    rve_gjk_opts_default(&o);
+    if (!shape_valid_fast(A) || !shape_valid_fast(B))
+        return -1;
+    gjk_pair P;
+    double v0[3];
+    rve_dist_result out;
+    pair_init(&P, A, B, v0);
+    double margin = A->radius + B->radius;
+    rve_gjk_status st = gjk_loop(&P, support_generic, vertex_generic, dist_nvertices(A), dist_nvertices(B), v0,
+                                 &o, warm, &out, margin);
+    if (st == RVE_GJK_DEGENERATE)
+        return -1;
+    if (st == RVE_GJK_INTERSECT)
+        return 1;
+    return out.d <= margin;
+}
+
 double rve_dist_point_polytope_opts(const double p[3], const double *verts, int nv, const rve_gjk_opts *opts,
                                     rve_gjk_simplex *warm, rve_dist_result *out)
 {
@@ -721,9 +772,16 @@ double rve_dist_point_polytope_opts(const double p[3], const double *verts, int 
     P.pt = p;
     P.V = verts;
     P.nv = nv;
-    double v0[3];
-    v3_sub(v0, p, verts);
-    rve_gjk_status st = gjk_loop(&P, support_ptpoly, vertex_ptpoly, 1, nv, v0, &o, warm, out);
+    double v0[3], m[3] = {0, 0, 0};
+    if (nv <= 64) {
+        for (int i = 0; i < nv; i++)
+            v3_add(m, m, verts + 3 * i);
+        v3_scale(m, m, 1.0 / nv);
+    } else {
+        v3_copy(m, verts);
+    }
+    v3_sub(v0, p, m);
+    rve_gjk_status st = gjk_loop(&P, support_ptpoly, vertex_ptpoly, 1, nv, v0, &o, warm, out, -1.0);
     if (st == RVE_GJK_INTERSECT) {
         v3_copy(out->p, p);
         v3_copy(out->q, p);

@@ -2,9 +2,38 @@
 librve_la_SOURCES += src/dist/shape.c src/dist/gjk.c src/dist/graph.c src/dist/dist_internal.h
 
 check_PROGRAMS += tests/test_dist
-tests_test_dist_SOURCES = tests/test_dist.c tests/dist_oracle.h
+tests_test_dist_SOURCES = tests/test_dist.c tests/dist_oracle.h tests/dist_rng.h
 tests_test_dist_CFLAGS = $(TEST_CFLAGS)
-tests_test_dist_LDADD = $(TEST_LIBS) $(QHULL_LIBS) -lquadmath
+tests_test_dist_LDADD = $(TEST_LIBS) $(QHULL_LIBS)
+
+check_PROGRAMS += tests/test_dist_pairs
+tests_test_dist_pairs_SOURCES = tests/test_dist_pairs.c tests/dist_oracle.h tests/dist_rng.h
+tests_test_dist_pairs_CFLAGS = $(TEST_CFLAGS)
+tests_test_dist_pairs_LDADD = $(TEST_LIBS) $(QHULL_LIBS)
+
+# Benchmark: ours vs Bullet, FCL and libccd (peers optional; double-precision Bullet preferred).
+BENCH_PROGS += bench/bench_dist
+bench_bench_dist_SOURCES = bench/bench_dist.c bench/bench_dist_peers.cc bench/bench_dist_peers.h
+bench_bench_dist_CFLAGS = $(AM_CFLAGS) -O2
+bench_bench_dist_CXXFLAGS = $(AM_CXXFLAGS) -O2
+bench_bench_dist_LDADD = librve.la $(QHULL_LIBS) -lm
+if HAVE_CCD
+bench_bench_dist_CFLAGS += $(CCD_CFLAGS)
+bench_bench_dist_LDADD += $(CCD_LIBS)
+endif
+if HAVE_BULLET64
+bench_bench_dist_CXXFLAGS += $(patsubst -I%,-isystem %,$(BULLET64_CFLAGS))
+bench_bench_dist_LDADD += $(BULLET64_LIBS)
+else
+if HAVE_BULLET
+bench_bench_dist_CXXFLAGS += $(patsubst -I%,-isystem %,$(BULLET_CFLAGS))
+bench_bench_dist_LDADD += $(BULLET_LIBS)
+endif
+endif
+if HAVE_FCL
+bench_bench_dist_CXXFLAGS += $(patsubst -I%,-isystem %,$(FCL_CFLAGS))
+bench_bench_dist_LDADD += $(FCL_LIBS)
+endif
 
 # contact kernels (issue 4)
 librve_la_SOURCES += src/dist/contact_internal.h src/dist/contact_poly.c src/dist/contact_cp.c \
@@ -26,3 +55,9 @@ if HAVE_BULLET
 bench_bench_contact_SOURCES += bench/bench_contact_bullet.cc
 bench_bench_contact_LDADD += $(BULLET_LIBS)
 endif
+
+check_PROGRAMS += tests/test_dist_smooth
+tests_test_dist_smooth_SOURCES = tests/test_dist_smooth.c tests/dist_oracle.h tests/dist_rng.h
+tests_test_dist_smooth_CFLAGS = $(TEST_CFLAGS)
+tests_test_dist_smooth_LDADD = $(TEST_LIBS) $(QHULL_LIBS)
+dist_check_SCRIPTS += tests/test_dist_cli.sh

@@ -268,9 +268,14 @@ static const double *vpos(const reg *r, int v, int a, const double p[3])
     return v == a ? p : r->c->v + 3 * v;
 }
 
-/* Fan checks of a loop (vertex a at p): the smallest cosine between a fan
- * triangle's normal and the face's mean normal (the bend), or -2 when a fan
- * triangle is degenerate or the face turned over relative to n0. */
+/* Bend of a loop (vertex a at p), as a cosine: the face's mean normal n and
+ * centre c (vertex mean), its equivalent radius r = sqrt(area / pi) and the
+ * largest distance h of a vertex to the mean plane give the angle atan(h / r):
+ * the tilt of a flat face lifted by h at its rim.  Unlike the angles of the
+ * fan triangles themselves, this stays meaningful on thin faces (a sliver face
+ * bent by a negligible amount has near-degenerate fan triangles at large
+ * angles).  Returns -2 when the face turned over relative to n0 or a fan
+ * triangle folded over (its normal opposite to the mean normal). */
 static double loop_min_cos(const reg *r, const int *lp, int n, int a, const double p[3],
                            const double n0[3], double ctr[3])
 {
@@ -286,22 +291,21 @@ static double loop_min_cos(const reg *r, const int *lp, int n, int a, const doub
         v3_cross(x, u, w);
         v3_add(tn, tn, x);
     }
-    if (!(v3_normalize(tn) > 0) || v3_dot(tn, n0) <= 0)
+    double area2 = v3_normalize(tn);
+    if (!(area2 > 0) || v3_dot(tn, n0) <= 0)
         return -2;
-    double mc = 1;
+    double h = 0;
     for (int i = 0; i < n; i++) {
         double u[3], w[3], x[3];
         v3_sub(u, vpos(r, lp[i], a, p), ctr);
         v3_sub(w, vpos(r, lp[(i + 1) % n], a, p), ctr);
         v3_cross(x, u, w);
-        double l = v3_norm(x);
-        if (!(l > 0))
+        if (!(v3_dot(x, tn) > 0))
             return -2;
-        double cs = v3_dot(x, tn) / l;
-        if (cs < mc)
-            mc = cs;
+        h = fmax(h, fabs(v3_dot(u, tn)));
     }
-    return mc;
+    double rad = sqrt(0.5 * area2 / PI);
+    return rad / sqrt(rad * rad + h * h); /* cos(atan(h / r)) */
 }
 
 /* Cells around stay star-shaped from their vertex mean with a at p. */

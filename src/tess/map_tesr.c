@@ -534,6 +534,16 @@ static rve_status write_binary(FILE *fp, const rve_map *m, int bytes, int big, c
     return RVE_OK;
 }
 
+static uint32_t max_label(const rve_map *m)
+{
+    uint32_t mx = 0;
+    size_t n = rve_map_nvox(m);
+    for (size_t v = 0; v < n; v++)
+        if (m->lab[v] > mx)
+            mx = m->lab[v];
+    return mx;
+}
+
 static rve_status check_width(const rve_map *m, int bytes, const char *path, rve_err *err)
 {
     if (bytes != 1 && bytes != 2 && bytes != 4)
@@ -564,7 +574,7 @@ rve_status rve_map_write_raw(const rve_map *m, const char *path, const rve_map_w
         rve_map_write_opts_default(&d);
         o = &d;
     }
-    int bytes = o->bytes ? o->bytes : rve_map_bytes_needed(m->nlabels, 0);
+    int bytes = o->bytes ? o->bytes : rve_map_bytes_needed(max_label(m), 0); /* not nlabels: it may be stale */
     rve_status s = check_width(m, bytes, path, err);
     if (s != RVE_OK)
         return s;
@@ -587,7 +597,7 @@ rve_status rve_map_write_tesr(const rve_map *m, const char *path, const rve_map_
         rve_map_write_opts_default(&d);
         o = &d;
     }
-    int bytes = o->bytes ? o->bytes : rve_map_bytes_needed(m->nlabels, 1);
+    int bytes = o->bytes ? o->bytes : rve_map_bytes_needed(max_label(m), 1);
     rve_status s = RVE_OK;
     if (!o->ascii) {
         s = check_width(m, bytes, path, err);

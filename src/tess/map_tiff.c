@@ -453,10 +453,14 @@ rve_status rve_map_write_tiff(const rve_map *m, const char *path, const rve_map_
     }
     if (strcmp(path, "-") == 0)
         return rve_err_set(err, RVE_EUSAGE, path, "TIFF output needs a file name, not stdout");
-    int bytes = o->bytes ? o->bytes : rve_map_bytes_needed(m->nlabels, 0);
+    size_t nvox = rve_map_nvox(m);
+    uint32_t mxl = 0;
+    for (size_t v = 0; v < nvox; v++) /* not nlabels: it may be stale */
+        if (m->lab[v] > mxl)
+            mxl = m->lab[v];
+    int bytes = o->bytes ? o->bytes : rve_map_bytes_needed(mxl, 0);
     if (bytes != 1 && bytes != 2 && bytes != 4)
         return rve_err_set(err, RVE_EUSAGE, path, "sample width must be 1, 2 or 4 bytes, not %d", bytes);
-    size_t nvox = rve_map_nvox(m);
     uint64_t lim = bytes == 4 ? RVE_MAP_LABEL_MAX : ((uint64_t)1 << (8 * bytes)) - 1;
     for (size_t v = 0; v < nvox; v++)
         if (m->lab[v] > lim)
