@@ -224,7 +224,8 @@ int main(int argc, char **argv)
         made++;
     }
     printf("%d overlapping convex polytope pairs (4-200 vertices, sizes 1e-2..1e2); errors against the\n"
-           "separating-axis oracle in long double; timing: median over pairs of the mean of repeated calls\n\n",
+           "separating-axis oracle in long double; timing: per pair the fastest of 5 interleaved rounds\n"
+           "(each the mean of a batch of >= 50 us), then the median and mean over pairs\n\n",
            np);
     printf("%-22s %10s %10s %8s %11s %11s %11s %9s %7s %7s\n", "method", "median ns", "mean ns", "ratio",
            "med |dd|/L", "max |dd|/L", "max |dd|/d", "max ang", "better", "faster");

@@ -18,8 +18,8 @@
 #include <ccd/quat.h>
 #endif
 
-#define ROUNDS 7
-#define TARGET_SEC 0.012 /* per lib per round */
+#define ROUNDS 9
+#define TARGET_SEC 0.02 /* per lib per round */
 #define NQ 64
 #define NBODY 8
 

@@ -41,11 +41,13 @@ static void translate(double *v, int n, const double t[3])
 /* distance from x to the hull of v (0 inside), by the oracle: inside test
  * through the hull triangles' planes in long double */
 typedef struct {
-    double worst_sv, worst_j;
+    double worst_sv, worst_j, worst_wit;
     long n, miss_j, miss_sv, cap;
 } stats;
 
 /* checks one query with both sub-algorithms; exact = NAN means "0 (overlap)" */
+static const oracle_set *wit_A, *wit_B; /* when set: check that the witnesses lie on their hulls */
+
 static void check_query(const double *va, int na, const double *vb, int nb, ld exact, const char *what, stats *st)
 {
     rve_shape A, B;
@@ -71,8 +73,14 @@ static void check_query(const double *va, int na, const double *vb, int nb, ld e
                 ck_assert_msg(0, "%s: SV d = %.17g exact %.17Lg (%.1f eps L, L %g) status %d it %d", what, r.d, exact,
                               err / (EPS * L), L, gs, r.iterations);
             }
-            /* witnesses lie in their bodies (within the bound): the distance of p to B's hull
-             * is no more than d + tol, and p is on A's hull side */
+            /* witnesses lie on their bodies' boundaries (within the bound) */
+            if (wit_A && wit_B && exact > 0) {
+                ld qq[3];
+                double ea = sqrt((double)oracle_point_set(r.p, wit_A, qq, INFINITY));
+                double eb = sqrt((double)oracle_point_set(r.q, wit_B, qq, INFINITY));
+                st->worst_wit = fmax(st->worst_wit, fmax(ea, eb) / (EPS * L));
+                ck_assert_msg(ea <= tol && eb <= tol, "%s: witnesses off their bodies by %g, %g", what, ea, eb);
+            }
         } else {
             st->worst_j = fmax(st->worst_j, isfinite(err) ? err / (EPS * L) : INFINITY);
             if (bad) st->miss_j++;
@@ -111,6 +119,8 @@ START_TEST(test_random_pairs)
         ld d0 = oracle_set_set(&A, &B, pa, pb);
         char what[128];
         snprintf(what, sizeof what, "pair %d (%d, %d vertices, scale %.3g) distant", t, na, nb, scale);
+        wit_A = &A;
+        wit_B = &B;
         check_query(va, na, vb, nb, d0, what, &st);
         /* touching within 1e-12: move B along the witness direction */
         double n[3] = {(double)((pa[0] - pb[0]) / d0), (double)((pa[1] - pb[1]) / d0), (double)((pa[2] - pb[2]) / d0)};
@@ -121,7 +131,9 @@ START_TEST(test_random_pairs)
         oracle_set_init(&B, vb, nb);
         ld d1 = oracle_set_set(&A, &B, pa, pb);
         snprintf(what, sizeof what, "pair %d (%d, %d vertices, scale %.3g) touching", t, na, nb, scale);
+        wit_B = &B;
         check_query(va, na, vb, nb, d1, what, &st);
+        wit_A = wit_B = NULL;
         /* overlapping by 2e-12 along the witness direction: overlap is decided
          * by the separating-axis oracle (small sets only) */
         double m2[3] = {n[0] * 3e-12 * scale, n[1] * 3e-12 * scale, n[2] * 3e-12 * scale};
@@ -147,9 +159,9 @@ START_TEST(test_random_pairs)
     free(va);
     free(vb);
     fprintf(stderr,
-            "random pairs: %ld queries; SV worst %.2f eps L, %ld over 100 eps L, %ld caps; "
+            "random pairs: %ld queries; SV worst %.2f eps L, %ld over 100 eps L, %ld caps, witnesses within %.2f eps L; "
             "Johnson worst %.3g eps L, %ld over 100 eps L\n",
-            st.n, st.worst_sv, st.miss_sv, st.cap, st.worst_j, st.miss_j);
+            st.n, st.worst_sv, st.miss_sv, st.cap, st.worst_wit, st.worst_j, st.miss_j);
 }
 END_TEST
 

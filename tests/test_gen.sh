@@ -44,6 +44,10 @@ grep_in "tess written" "\*\*\*tess" "$T/v.tess"
 # independent check of the volumes in the values table: cell i has volume (i%5+1)/150 * 2
 if awk '!/^#/ { want = (($1 - 1) % 5 + 1) / 150 * 2; e = ($6 - want) / want; if (e < 0) e = -e; if (e > 1e-3) bad++ }
         END { exit bad > 0 }' "$T/v.val"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: volumes table"; fi
+check "volumes with Lloyd steps" 0 "$RVE" gen -q --volumes "$T/v.txt" --domain 2,1,1 --lloyd 3 -o "$T/l.tess" --values "$T/l.val"
+if awk '!/^#/ { want = (($1 - 1) % 5 + 1) / 150 * 2; e = ($6 - want) / want; if (e < 0) e = -e; if (e > 1e-3) bad++ }
+        END { exit bad > 0 }' "$T/l.val"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: volumes after Lloyd"; fi
+check "--lloyd without --volumes" 2 "$RVE" gen -n 10 --morpho gg --lloyd 2 -o "$T/a.tess"
 check "volumes periodic" 0 "$RVE" gen -q --volumes "$T/v.txt" --periodic -o "$T/p.tess"
 printf '0.5 0.5 0.5\n' >"$T/s.txt"
 check "seed count mismatch" 1 "$RVE" gen --volumes "$T/v.txt" --seeds "$T/s.txt" -o "$T/a.tess"

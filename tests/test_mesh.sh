@@ -86,6 +86,22 @@ check "mesh periodic refused" 1 "$RVE" mesh "$d/p.tess" -o "$d/p.msh"
 ok "no output for periodic" "[ ! -e \"$d/p-reg.tess\" ] && [ ! -e \"$d/p.msh\" ]"
 ok "no temporary files left" "[ -z \"\$(ls -A \"$d\" | grep rvetmp)\" ]"
 
+# rve run on a small rasterised tessellation (when rve fit is available)
+if "$RVE" fit --help 2>&1 | grep -q "not implemented"; then
+    echo "SKIP: rve run (rve fit not available yet)"
+else
+    check "tess for run" 0 "$RVE" tess -n 6 --domain 12 --rng-seed 3 -o "$d/six.tess" -q
+    check "raster for run" 0 "$RVE" raster "$d/six.tess" --grid 12,12,12 -o "$d/six.tif" -q
+    check "run" 0 "$RVE" run "$d/six.tif" -o "$d/run" --format msh,inp --json -q
+    grep_f "run json: mesh" '"mesh":{' "$d/out"
+    grep_f "run json: reg" '"reg":{' "$d/out"
+    for f in fit.tess reg.tess mesh.msh mesh.inp fit.json; do
+        ok "run wrote $f" "[ -s \"$d/run/$f\" ]"
+    done
+    ok "run wrote the fit report" "[ -d \"$d/run/fit_report\" ]"
+    check "run: bad map" 1 "$RVE" run "$d/bad.tess" -o "$d/run2" -q
+fi
+
 rm -rf "$d"
 echo "test_mesh.sh: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

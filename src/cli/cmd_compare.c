@@ -20,7 +20,8 @@ const cli_command cli_cmd_compare = {
     "      --match MODE      overlap (default): one-to-one, greedily by decreasing\n"
     "                        overlap; identity: label l of A is label l of B;\n"
     "                        ids: grains with the same original id (.tesr *id)\n"
-    "      --grains          also print one line per grain of A: id label match iou\n"
+    "      --grains          also print one line per grain of A: id label match\n"
+    "                        match_id iou (match: label in B, match_id: its id)\n"
     "      --json            JSON summary (with per-grain IoU) on stdout\n"
     CLI_MAP_HELP
     "                        (applied to both maps)\n"
@@ -122,21 +123,24 @@ static int run(int argc, char **argv)
         rve_json_kv_int(&j, "matched", c->nmatched);
         rve_json_key(&j, "grain");
         rve_json_begin_array(&j);
+        size_t *cnt = NULL;
+        if (rve_map_counts(a, &cnt, &err) != RVE_OK) {
+            rve_map_cmp_free(c);
+            rve_map_free(a), rve_map_free(b);
+            return cli_fail(cmd, &err);
+        }
         for (uint32_t l = 1; l <= a->nlabels; l++) {
-            if (!c->match[l] && c->iou[l] == 0) {
-                int present = 0;
-                for (size_t v = 0, n = rve_map_nvox(a); v < n && !present; v++)
-                    present = a->lab[v] == l;
-                if (!present)
-                    continue;
-            }
+            if (!cnt[l])
+                continue;
             rve_json_begin_object(&j);
             rve_json_kv_int(&j, "id", rve_map_id(a, l));
             rve_json_kv_int(&j, "label", l);
             rve_json_kv_int(&j, "match", c->match[l]);
+            rve_json_kv_int(&j, "match_id", c->match[l] ? rve_map_id(b, c->match[l]) : 0);
             rve_json_kv_number(&j, "iou", c->iou[l]);
             rve_json_end_object(&j);
         }
+        free(cnt);
         rve_json_end_array(&j);
         rve_json_end_object(&j);
         putchar('\n');
@@ -144,10 +148,11 @@ static int run(int argc, char **argv)
         printf("voxel agreement %.4f %% (%zu of %zu non-void voxels of A), mean IoU %.4f, %u of %u grains matched\n",
                100 * c->agreement, c->nagree, c->nvox, c->mean_iou, c->nmatched, c->ngrains_a);
         if (grains) {
-            printf("# id label match iou\n");
+            printf("# id label match match_id iou\n");
             for (uint32_t l = 1; l <= a->nlabels; l++)
                 if (c->match[l] || c->iou[l] > 0)
-                    printf("%u %u %u %.6f\n", rve_map_id(a, l), l, c->match[l], c->iou[l]);
+                    printf("%u %u %u %u %.6f\n", rve_map_id(a, l), l, c->match[l],
+                           c->match[l] ? rve_map_id(b, c->match[l]) : 0, c->iou[l]);
         }
     }
     rve_map_cmp_free(c);

@@ -40,6 +40,8 @@ const cli_command cli_cmd_gen = {
     "                         line count\n"
     "      --seeds FILE       seeds 'x y z [w]' per line for --volumes (default: random;\n"
     "                         w is the initial weight)\n"
+    "      --lloyd K          with --volumes: K Lloyd steps (seeds to centroids, volumes\n"
+    "                         re-solved) for rounder, more regular cells [0]\n"
     "      --tol T            maximum relative volume error [1e-3]\n"
     "      --max-iter K       shape-optimisation iterations cap [200]\n"
     "      --time-limit SEC   stop the shape optimisation after SEC seconds [none]\n"
@@ -51,12 +53,12 @@ const cli_command cli_cmd_gen = {
     "\n"
     "Example:\n"
     "  rve gen -n 1000 --domain 1,1,1 --morpho gg -o gg.tess --plot gg.png --json\n"
-    "  rve gen --volumes vols.txt --domain 10,10,10 --periodic -o cells.tess\n",
+    "  rve gen --volumes vols.txt --domain 10,10,10 --periodic --lloyd 10 -o cells.tess\n",
     run,
 };
 
 enum { OPT_PERIODIC = CLI_OPT_FIRST, OPT_VOLUMES, OPT_SEEDS, OPT_TOL, OPT_MAXIT, OPT_TLIM, OPT_SEED, OPT_VALUES,
-       OPT_PLOT };
+       OPT_PLOT, OPT_LLOYD };
 
 /* Read one positive number per line ('#' comments, blank lines skipped). */
 static rve_status read_volumes(const char *path, double **out, size_t *n, rve_err *err)
@@ -226,10 +228,11 @@ static int run(int argc, char **argv)
         {"seed", required_argument, NULL, OPT_SEED},
         {"values", required_argument, NULL, OPT_VALUES},
         {"plot", required_argument, NULL, OPT_PLOT},
+        {"lloyd", required_argument, NULL, OPT_LLOYD},
         {NULL, 0, NULL, 0},
     };
     const char *morpho = NULL, *out = NULL, *volumes = NULL, *seedfile = NULL, *valfile = NULL, *plotfile = NULL;
-    long ncells = 0, maxit = 200, seed = 1;
+    long ncells = 0, maxit = 200, seed = 1, lloyd = 0;
     double domain[3] = {1, 1, 1}, tol = 1e-3, tlim = 0;
     int periodic = 0, opt;
     cli_getopt_reset();
@@ -257,6 +260,10 @@ static int run(int argc, char **argv)
         case OPT_SEEDS: seedfile = optarg; break;
         case OPT_VALUES: valfile = optarg; break;
         case OPT_PLOT: plotfile = optarg; break;
+        case OPT_LLOYD:
+            if (rve_parse_int_range(optarg, 0, 1000000, &lloyd) != RVE_OK)
+                return cli_usage_error(&cli_cmd_gen, "--lloyd: expected a count >= 0, got '%s'", optarg);
+            break;
         case OPT_TOL:
             if (rve_parse_double(optarg, &tol) != RVE_OK || !(tol > 0 && tol < 1))
                 return cli_usage_error(&cli_cmd_gen, "--tol: expected a number in (0, 1), got '%s'", optarg);
@@ -286,6 +293,8 @@ static int run(int argc, char **argv)
         return cli_usage_error(&cli_cmd_gen, "--morpho needs -n N");
     if (seedfile && !volumes)
         return cli_usage_error(&cli_cmd_gen, "--seeds goes with --volumes");
+    if (lloyd && !volumes)
+        return cli_usage_error(&cli_cmd_gen, "--lloyd goes with --volumes");
     if (plotfile && !morpho)
         return cli_usage_error(&cli_cmd_gen, "--plot needs --morpho");
     cli_common_apply(&com);
@@ -408,6 +417,54 @@ static int run(int argc, char **argv)
             rc = cli_fail(&cli_cmd_gen, &err);
             goto done;
         }
+        double secs = pi.seconds;
+        int its = pi.iterations;
+        rve_progress bar;
+        rve_progress_start(&bar, "lloyd", (double)lloyd, com.verbosity);
+        for (long k = 0; k < lloyd; k++) { /* Lloyd: seeds to centroids, volumes re-solved */
+            rve_tess *tl = NULL;
+            rve_tess_opts o;
+            rve_tess_opts_default(&o);
+            o.topology = 0;
+            o.keep_container = 0;
+            double lo[3] = {0, 0, 0};
+            int per[3] = {periodic, periodic, periodic};
+            for (size_t i = 0; i < n; i++) {
+                s4[4 * i] = seeds[3 * i];
+                s4[4 * i + 1] = seeds[3 * i + 1];
+                s4[4 * i + 2] = seeds[3 * i + 2];
+                s4[4 * i + 3] = w[i];
+            }
+            st = rve_tess_build(s4, (int)n, lo, domain, per, &o, &tl, &err);
+            if (st != RVE_OK) {
+                rve_progress_finish(&bar);
+                rc = cli_fail(&cli_cmd_gen, &err);
+                goto done;
+            }
+            for (size_t i = 0; i < n; i++)
+                for (int a = 0; a < 3; a++) {
+                    double x = tl->cells[i].vol > 0 ? tl->cells[i].centroid[a] : seeds[3 * i + a];
+                    if (periodic) {
+                        x = fmod(x, domain[a]);
+                        if (x < 0)
+                            x += domain[a];
+                    }
+                    seeds[3 * i + a] = x;
+                }
+            rve_tess_free(tl);
+            st = rve_pvol_solve(n, seeds, domain, periodic, target, w, &pp, &pi, &err);
+            if (st != RVE_OK) {
+                rve_progress_finish(&bar);
+                rc = cli_fail(&cli_cmd_gen, &err);
+                goto done;
+            }
+            secs += pi.seconds;
+            its += pi.iterations;
+            rve_progress_update(&bar, (double)(k + 1), NULL);
+        }
+        rve_progress_finish(&bar);
+        pi.seconds = secs;
+        pi.iterations = its;
     }
     /* final tessellation, per-cell values and output */
     for (size_t i = 0; i < n; i++) {

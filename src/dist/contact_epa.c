@@ -279,16 +279,18 @@ static int epa_init(epa_ws *W, const rve_dist_result *g)
     }
     if (f0 < 0 || f1 < 0 || f2 < 0 || f3 < 0)
         return 0;
-    /* neighbours by shared (reversed) edges */
+    /* neighbours: across edge (a, b) of face f lies the face that misses f's
+     * third vertex c (faces of a tetrahedron are named by their missing vertex) */
+    int by_missing[4];
+    for (int f = 0; f < 4; f++)
+        by_missing[6 - W->F[f].v[0] - W->F[f].v[1] - W->F[f].v[2]] = f;
     for (int f = 0; f < 4; f++)
         for (int i = 0; i < 3; i++) {
-            int a = W->F[f].v[i], b = W->F[f].v[(i + 1) % 3];
-            for (int g2 = 0; g2 < 4; g2++)
-                for (int j = 0; j < 3; j++)
-                    if (g2 != f && W->F[g2].v[j] == b && W->F[g2].v[(j + 1) % 3] == a) {
-                        W->F[f].nb[i] = g2;
-                        W->F[f].ne[i] = j;
-                    }
+            int b = W->F[f].v[(i + 1) % 3], c = W->F[f].v[(i + 2) % 3];
+            int g2 = by_missing[c];
+            int j = W->F[g2].v[0] == b ? 0 : W->F[g2].v[1] == b ? 1 : 2;
+            W->F[f].nb[i] = g2;
+            W->F[f].ne[i] = j;
         }
     return 1;
 }

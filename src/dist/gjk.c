@@ -410,7 +410,7 @@ typedef void (*gjk_support_fn)(gjk_pair *P, const double v[3], double a[3], doub
 typedef void (*gjk_vertex_fn)(const gjk_pair *P, int ia, int ib, double a[3], double b[3]);
 
 /* a = s_A(-v), b = s_B(v) */
-static void support_generic(gjk_pair *P, const double v[3], double a[3], double b[3], int *ia, int *ib)
+DIST_INLINE void support_generic(gjk_pair *P, const double v[3], double a[3], double b[3], int *ia, int *ib)
 {
     double mv[3] = {-v[0], -v[1], -v[2]};
     dist_support_world(P->A, &P->fa, mv, a, &P->hintA);
@@ -428,7 +428,7 @@ static void vertex_generic(const gjk_pair *P, int ia, int ib, double a[3], doubl
     dist_to_world(P->B, &P->fb, t, b);
 }
 
-static void support_ptpoly(gjk_pair *P, const double v[3], double a[3], double b[3], int *ia, int *ib)
+DIST_INLINE void support_ptpoly(gjk_pair *P, const double v[3], double a[3], double b[3], int *ia, int *ib)
 {
     v3_copy(a, P->pt);
     *ia = 0;

@@ -9,6 +9,7 @@ tests_test_raster_SOURCES = tests/test_raster.c
 tests_test_raster_CFLAGS = $(TEST_CFLAGS)
 tests_test_raster_LDADD = $(TEST_LIBS) $(TIFF_LIBS)
 dist_check_SCRIPTS += tests/test_raster_cli.sh
+EXTRA_DIST += src/cli/cli_map.h
 BENCH_PROGS += bench/bench_raster
 bench_bench_raster_SOURCES = bench/bench_raster.c
 bench_bench_raster_LDADD = librve.la $(TIFF_LIBS) -lm
