@@ -41,7 +41,7 @@ typedef struct {
     void *progress_ctx;
 } rve_fit_opts;
 
-/* Defaults: res 1, tol 1e-2, max_sweeps 30, max_evals 40, max_seconds 0,
+/* Defaults: res 2, tol 1e-2, max_sweeps 8, max_evals 25, max_seconds 0,
  * SV, polish 12, threads 0. */
 void rve_fit_opts_init(rve_fit_opts *o);
 

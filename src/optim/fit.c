@@ -22,10 +22,10 @@
 void rve_fit_opts_init(rve_fit_opts *o)
 {
     memset(o, 0, sizeof *o);
-    o->res = 1;
+    o->res = 2;
     o->tol = 1e-2;
-    o->max_sweeps = 30;
-    o->max_evals = 40;
+    o->max_sweeps = 8;
+    o->max_evals = 25;
     o->max_seconds = 0;
     o->sub = RVE_FIT_SUB_SV;
     o->polish = 12;
