@@ -627,6 +627,63 @@ START_TEST(test_threads)
 }
 END_TEST
 
+START_TEST(test_read_mutated)
+{
+    /* corrupt copies of a valid file: the reader returns RVE_OK or RVE_EDATA,
+     * never crashes (the sanitizer build checks memory errors) */
+    double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+    double *s = random_seeds(12, lo, hi, 0.05);
+    rve_tess *t = NULL;
+    rve_err e;
+    rve_err_clear(&e);
+    ck_assert(rve_tess_build(s, 12, lo, hi, NULL, NULL, &t, &e) == RVE_OK);
+    char path[] = "/tmp/rve_test_tess_XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    ck_assert(rve_tess_write_tess(t, path, NULL, &e) == RVE_OK);
+    rve_tess_free(t);
+    free(s);
+    FILE *fp = fopen(path, "rb");
+    static char orig[1 << 20];
+    size_t n = fread(orig, 1, sizeof orig - 1, fp);
+    fclose(fp);
+    static char buf[1 << 20];
+    int iters = (int)(400 * test_scale()), nok = 0;
+    const char repl[] = "0123456789-+.e *x\n";
+    for (int it = 0; it < iters; it++) {
+        memcpy(buf, orig, n);
+        size_t m = n;
+        int kind = it % 4;
+        if (kind == 0)
+            m = (size_t)(urand() * n); /* truncation */
+        else if (kind == 1 || kind == 2)
+            for (int k = 0; k < 1 + it % 5; k++) buf[(size_t)(urand() * n)] = repl[(int)(urand() * (sizeof repl - 1))];
+        else { /* drop a chunk */
+            size_t a = (size_t)(urand() * n), b = a + (size_t)(urand() * 200);
+            if (b > n) b = n;
+            memmove(buf + a, buf + b, n - b);
+            m = n - (b - a);
+        }
+        fp = fopen(path, "wb");
+        fwrite(buf, 1, m, fp);
+        fclose(fp);
+        rve_tess *u = NULL;
+        rve_err_clear(&e);
+        rve_status st = rve_tess_read_tess(path, &u, NULL, &e);
+        ck_assert_msg(st == RVE_OK || st == RVE_EDATA, "status %d: %s", st, e.msg);
+        if (st == RVE_OK) {
+            nok++;
+            rve_tess_check(u, &e);
+            rve_tess_free(u);
+        } else
+            ck_assert_ptr_null(u);
+    }
+    remove(path);
+    ck_assert_int_lt(nok, iters);
+}
+END_TEST
+
 static Suite *tess_suite(void)
 {
     Suite *s = suite_create("tess");
@@ -643,6 +700,7 @@ static Suite *tess_suite(void)
     tcase_add_test(tc, test_tess_roundtrip);
     tcase_add_test(tc, test_read_bad);
     tcase_add_test(tc, test_threads);
+    tcase_add_test(tc, test_read_mutated);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -48,6 +48,11 @@ ok "raster: 8 labels of 8 voxels" "[ \"\$(od -An -v -tu1 -w1 '$d/lat.raw' | sort
 ok "raster: first voxel" "[ \$(od -An -tu1 -N1 '$d/lat.raw' | tr -d ' ') -eq 1 ]"
 ok "raster: last voxel" "[ \$(od -An -tu1 -j63 -N1 '$d/lat.raw' | tr -d ' ') -eq 8 ]"
 
+# --like: the grid of an existing map (size, voxel size, origin)
+check "raster to tesr" 0 "$RVE" raster "$d/lat.tess" --grid 4,4,4 -o "$d/lat.tesr" -q
+check "raster --like" 0 "$RVE" raster "$d/lat.tess" --like "$d/lat.tesr" -o "$d/like.raw" -q
+ok "raster --like gives the same voxels" "cmp -s '$d/lat.raw' '$d/like.raw'"
+
 # bad input: one-line error, exit 1, no output left behind
 printf '0.5 0.5 0.5\n0.2 nan 0.1\n' >"$d/bad.txt"
 check "bad seed file" 1 "$RVE" tess --seeds "$d/bad.txt" -o "$d/bad.tess"

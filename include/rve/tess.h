@@ -154,8 +154,12 @@ void rve_tess_opts_default(rve_tess_opts *o);
  * box, or anywhere when periodic: they are wrapped) in the box [lo, hi].
  * periodic may be NULL (not periodic).  *out receives a new tessellation that
  * the caller frees with rve_tess_free.  Errors: RVE_EDATA for NaN, seeds
- * outside a non-periodic box, an empty/degenerate box, or n < 1 ;
- * RVE_ENOMEM. */
+ * outside a non-periodic box, an empty/degenerate box, n < 1, or two seeds
+ * at the same position with equal weights (their cell is undefined);
+ * RVE_ENOMEM.  A seed exactly on an upper face of the box is moved inside by
+ * one ulp (voro++ needs it strictly inside); t->seeds holds the positions
+ * used (periodic axes wrapped into [lo, hi)).  opts.threads > 1 computes the
+ * cells with one voro++ container per thread (same result). */
 rve_status rve_tess_build(const double *seeds, int n, const double lo[3], const double hi[3],
                           const int periodic[3], const rve_tess_opts *opts, rve_tess **out,
                           rve_err *err);
@@ -218,8 +222,10 @@ rve_status rve_tess_rasterize(const rve_tess *t, const uint32_t *labels, rve_map
  * Needs the topology (built on demand).  ids: the cell ids written in *id
  * (NULL: 1..n). */
 rve_status rve_tess_write_tess(rve_tess *t, const char *path, const int *ids, rve_err *err);
-/* Read a Neper .tess (2.x/3.x, cube domains): seeds, weights and topology.
- * The per-cell polyhedra are rebuilt from the file's faces.  *ids (if not
+/* Read a Neper .tess (2.x/3.x, cube domains, not periodic): seeds, weights
+ * (a **cell *seed section is required) and topology, keeping the file's
+ * numbering.  The per-cell polyhedra are rebuilt from the file's faces; the
+ * tessellation has no container (rve_tess_update is refused).  *ids (if not
  * NULL) receives a malloc'd array of the cell ids. */
 rve_status rve_tess_read_tess(const char *path, rve_tess **out, int **ids, rve_err *err);
 /* Write legacy VTK unstructured grid with polyhedral cells (type 42) and cell
