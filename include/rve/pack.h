@@ -88,6 +88,8 @@ typedef struct {
     double n1, n2;   /* superquadric exponents */
     int nv;          /* poly: number of vertices */
     double *v;       /* poly: 3*nv body-frame vertices (centroid at origin); owned */
+    int nf;          /* poly: number of distinct face normals */
+    double *fn;      /* poly: 3*nf unit outward face normals (body frame); owned */
     double rbound;   /* radius of a sphere about x that contains the body */
     double volume;
 } rve_pack_body;

@@ -1,20 +1,453 @@
-/* rve fit - fit a Laguerre tessellation to a grain map (issue #7: not implemented yet). */
+/* rve fit - fit a Laguerre tessellation to a grain map (issue 7). */
 #include "config.h"
+#define _POSIX_C_SOURCE 200809L
 #include "cli/cli.h"
+#include "util/image.h"
+#include <rve/optim.h>
+#include <rve/raster.h>
+#include <rve/tess.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 static int run(int argc, char **argv);
 
 const cli_command cli_cmd_fit = {
     "fit", "fit a Laguerre tessellation to a grain map",
-    "Usage: rve fit ...\n"
-    "fit a Laguerre tessellation to a grain map.\n"
-    "Not implemented yet (issue #7).\n",
+    "Usage: rve fit MAP -o OUT.tess [options]\n"
+    "Fit a Laguerre tessellation to the voxelized grain map MAP (.tif/.tiff,\n"
+    ".tesr, or .raw with --raw): one cell per grain, cell i = the i-th grain\n"
+    "label in increasing order, *id = the grain's label, in the map's physical\n"
+    "coordinates.\n"
+    "\n"
+    "Stage 1 minimises the objective (thesis Eq. 6.5)\n"
+    "  O = sqrt( sum_i sum_{v in B_i} a_v d(v, C_i)^2 / sum a_v )   [voxel lengths]\n"
+    "over the boundary voxels B_i of every grain (d: distance from the voxel\n"
+    "centre to the cell by GJK, 0 inside) by sweeps of local simplex searches,\n"
+    "seed by seed (parallel batches of non-neighbouring seeds).  Stage 2\n"
+    "(polishing) minimises the misassigned volume directly.  Voxel accuracy is\n"
+    "measured independently by power-distance rasterisation.\n"
+    "\n"
+    "Output:\n"
+    "  -o, --output FILE      tessellation (.tess, Neper format 3.5) [required]\n"
+    "      --history FILE     convergence history CSV (default: OUT without .tess + .csv)\n"
+    "      --report DIR       report folder with PNG pictures (default: OUT without\n"
+    "                         .tess + _report); --no-report to skip it\n"
+    "      --no-report\n"
+    "Options:\n"
+    "      --res N            control-point down-sampling: boundary voxels of a grain\n"
+    "                         in each N^3 block are merged (default 1: all)\n"
+    "      --tol X            stop stage 1 when a sweep improves O by less than X\n"
+    "                         (relative, default 1e-3)\n"
+    "      --sweeps N         sweep cap of stage 1 (default 30)\n"
+    "      --evals N          objective evaluations per seed and sweep (default 40)\n"
+    "      --polish N         polishing sweeps (default 8; 0: none)\n"
+    "      --max-time S       wall-time cap in seconds (default: none)\n"
+    "      --sub sv|johnson   GJK sub-algorithm (default sv: signed volumes)\n"
+    "      --voxel-size H     override the voxel size (one value or hx,hy,hz)\n"
+    "      --raw NX,NY,NZ[,BYTES]  read MAP as a raw array\n"
+    "  -j, --threads N        threads\n"
+    "  -q, --quiet / -v, --verbose\n"
+    "      --json             print a JSON summary on stdout\n"
+    "  -h, --help\n"
+    "\n"
+    "Example:\n"
+    "  rve fit in100-a.tif -o in100-a.tess --json\n",
     run,
 };
 
+enum {
+    OPT_HISTORY = CLI_OPT_FIRST,
+    OPT_REPORT,
+    OPT_NOREPORT,
+    OPT_RES,
+    OPT_TOL,
+    OPT_SWEEPS,
+    OPT_EVALS,
+    OPT_POLISH,
+    OPT_MAXTIME,
+    OPT_SUB,
+    OPT_VSIZE,
+    OPT_RAW
+};
+
+typedef struct {
+    rve_progress *pb;
+    int total1, total2;
+} prog_ctx;
+
+static void on_progress(void *ctx, int stage, int sweep, double frac, double obj, double acc)
+{
+    (void)frac;
+    prog_ctx *p = ctx;
+    char extra[96];
+    snprintf(extra, sizeof extra, "%s O=%.4f acc=%.2f%%", stage ? "polish" : "eq6.5", obj, 100 * acc);
+    double done = stage ? p->total1 + sweep : sweep;
+    rve_progress_update(p->pb, done, extra);
+}
+
+/* path without a trailing .tess, plus suffix */
+static char *derive(const char *out, const char *suffix)
+{
+    size_t n = strlen(out);
+    if (n > 5 && rve_path_has_ext(out, ".tess"))
+        n -= 5;
+    char *s = malloc(n + strlen(suffix) + 1);
+    if (!s)
+        return NULL;
+    memcpy(s, out, n);
+    strcpy(s + n, suffix);
+    return s;
+}
+
+static rve_status write_history(const char *path, const rve_fit_result *r, rve_err *err)
+{
+    rve_afile *af = rve_afile_open(path, 0, err);
+    if (!af)
+        return err->code ? err->code : RVE_EIO;
+    FILE *fp = rve_afile_fp(af);
+    fprintf(fp, "stage,sweep,objective,voxel_accuracy,seconds,evaluations,gjk_calls\n");
+    for (int i = 0; i < r->nhist; i++) {
+        const rve_fit_hist *h = &r->hist[i];
+        fprintf(fp, "%s,%d,%.9g,%.6f,%.3f,%ld,%ld\n",
+                h->stage == 0 ? "initial" : h->stage == 1 ? "eq6.5" : "polish", h->sweep,
+                h->objective, 1.0 - h->misassigned, h->seconds, h->evals, h->gjk_calls);
+    }
+    return rve_afile_commit(af, err);
+}
+
+static rve_status write_tess(const char *path, const rve_map *m, const rve_fit_result *r, rve_err *err)
+{
+    int n = r->n;
+    double *s = malloc((size_t)n * 4 * sizeof(double));
+    int *ids = malloc((size_t)n * sizeof(int));
+    if (!s || !ids) {
+        free(s);
+        free(ids);
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    }
+    for (int k = 0; k < n; k++) {
+        memcpy(s + 4 * k, r->seed + 3 * k, 3 * sizeof(double));
+        s[4 * k + 3] = r->weight[k];
+        ids[k] = (int)rve_map_id(m, r->label[k]);
+    }
+    double lo[3], hi[3];
+    lo[0] = m->origin[0];
+    lo[1] = m->origin[1];
+    lo[2] = m->origin[2];
+    hi[0] = lo[0] + m->nx * m->h[0];
+    hi[1] = lo[1] + m->ny * m->h[1];
+    hi[2] = lo[2] + m->nz * m->h[2];
+    rve_tess_opts o;
+    rve_tess_opts_default(&o);
+    o.topology = 1;
+    o.keep_container = 0;
+    rve_tess *t = NULL;
+    rve_status st = rve_tess_build(s, n, lo, hi, NULL, &o, &t, err);
+    if (st == RVE_OK)
+        st = rve_tess_write_tess(t, path, ids, err);
+    rve_tess_free(t);
+    free(s);
+    free(ids);
+    return st;
+}
+
+/* one slice picture: axis a fixed at index c; target, fit, misassigned side by side */
+static rve_status slice_png(const char *path, const rve_map *m, const int32_t *assign,
+                            const uint32_t *labels, int axis, rve_err *err)
+{
+    int nn[3] = {m->nx, m->ny, m->nz};
+    int u = axis == 0 ? 1 : 0, v = axis == 2 ? 1 : 2; /* image x, y axes */
+    int W = nn[u], H = nn[v], c = nn[axis] / 2;
+    int scale = 1;
+    while ((scale + 1) * (W > H ? W : H) <= 320)
+        scale++;
+    uint32_t *a = malloc((size_t)W * H * sizeof(uint32_t));
+    uint32_t *b = malloc((size_t)W * H * sizeof(uint32_t));
+    if (!a || !b) {
+        free(a);
+        free(b);
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    }
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            int ijk[3];
+            ijk[axis] = c;
+            ijk[u] = x;
+            ijk[v] = H - 1 - y; /* image row 0 at the top */
+            size_t idx = rve_map_index(m, ijk[0], ijk[1], ijk[2]);
+            a[(size_t)y * W + x] = m->lab[idx];
+            b[(size_t)y * W + x] = assign[idx] >= 0 ? labels[assign[idx]] : 0;
+        }
+    rve_image *ia = rve_image_from_labels(a, W, H, scale);
+    rve_image *ib = rve_image_from_labels(b, W, H, scale);
+    int pad = 10, top = 24;
+    unsigned char white[3] = {255, 255, 255}, black[3] = {0, 0, 0}, red[3] = {220, 20, 20},
+                  grey[3] = {200, 200, 200};
+    rve_image *im = rve_image_alloc(3 * W * scale + 4 * pad, H * scale + top + pad, white);
+    rve_status st = RVE_OK;
+    if (!ia || !ib || !im)
+        st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    else {
+        rve_image_blit(im, ia, pad, top);
+        rve_image_blit(im, ib, 2 * pad + W * scale, top);
+        for (int y = 0; y < H; y++)
+            for (int x = 0; x < W; x++) {
+                uint32_t ta = a[(size_t)y * W + x], tb = b[(size_t)y * W + x];
+                const unsigned char *col = ta == 0 ? black : (ta == tb ? grey : red);
+                int x0 = 3 * pad + 2 * W * scale + x * scale, y0 = top + y * scale;
+                rve_image_fill_rect(im, x0, y0, x0 + scale - 1, y0 + scale - 1, col);
+            }
+        const char *an[3] = {"x", "y", "z"};
+        char t[128];
+        snprintf(t, sizeof t, "%s = %d: target", an[axis], c);
+        rve_image_text(im, pad, 6, t, black, 1);
+        rve_image_text(im, 2 * pad + W * scale, 6, "fit", black, 1);
+        rve_image_text(im, 3 * pad + 2 * W * scale, 6, "misassigned (red)", black, 1);
+        st = rve_image_write_png(im, path, err);
+    }
+    rve_image_free(ia);
+    rve_image_free(ib);
+    rve_image_free(im);
+    free(a);
+    free(b);
+    return st;
+}
+
+static rve_status write_report(const char *dir, const rve_map *m, const rve_fit_result *r, rve_err *err)
+{
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return rve_err_set(err, RVE_EIO, dir, "cannot create the report folder: %s", strerror(errno));
+    size_t nvox = (size_t)m->nx * m->ny * m->nz;
+    int32_t *assign = malloc(nvox * sizeof(int32_t));
+    if (!assign)
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    rve_status st = rve_fit_quality(m, r->n, r->seed, r->weight, NULL, NULL, NULL, NULL, assign, err);
+    char path[4096];
+    const char *names[3] = {"slice_x.png", "slice_y.png", "slice_z.png"};
+    for (int a = 0; a < 3 && st == RVE_OK; a++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[a]);
+        st = slice_png(path, m, assign, r->label, a, err);
+    }
+    free(assign);
+    if (st != RVE_OK || r->nhist < 1)
+        return st;
+    double *x = malloc((size_t)r->nhist * 3 * sizeof(double));
+    if (!x)
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    double *yo = x + r->nhist, *ya = x + 2 * r->nhist;
+    for (int i = 0; i < r->nhist; i++) {
+        x[i] = i;
+        yo[i] = r->hist[i].objective;
+        ya[i] = 100.0 * (1.0 - r->hist[i].misassigned);
+    }
+    rve_plot_series so = {x, yo, r->nhist, {30, 90, 200}, "objective Eq. 6.5", 0};
+    rve_plot_opts po = {"Convergence: objective", "sweep (initial, Eq. 6.5 sweeps, polishing)",
+                        "O (voxel lengths)", 0, 0, 0};
+    snprintf(path, sizeof path, "%s/convergence.png", dir);
+    st = rve_plot_png(path, &po, &so, 1, err);
+    if (st == RVE_OK) {
+        rve_plot_series sa = {x, ya, r->nhist, {200, 60, 30}, "voxel accuracy", 0};
+        rve_plot_opts pa = {"Convergence: voxel accuracy", "sweep (initial, Eq. 6.5 sweeps, polishing)",
+                            "voxel accuracy (%)", 0, 0, 0};
+        snprintf(path, sizeof path, "%s/accuracy.png", dir);
+        st = rve_plot_png(path, &pa, &sa, 1, err);
+    }
+    free(x);
+    return st;
+}
+
 static int run(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    return cli_not_implemented(&cli_cmd_fit, 7);
+    static const struct option lopts[] = {
+        CLI_COMMON_LONG,
+        {"output", required_argument, NULL, 'o'},
+        {"history", required_argument, NULL, OPT_HISTORY},
+        {"report", required_argument, NULL, OPT_REPORT},
+        {"no-report", no_argument, NULL, OPT_NOREPORT},
+        {"res", required_argument, NULL, OPT_RES},
+        {"tol", required_argument, NULL, OPT_TOL},
+        {"sweeps", required_argument, NULL, OPT_SWEEPS},
+        {"evals", required_argument, NULL, OPT_EVALS},
+        {"polish", required_argument, NULL, OPT_POLISH},
+        {"max-time", required_argument, NULL, OPT_MAXTIME},
+        {"sub", required_argument, NULL, OPT_SUB},
+        {"voxel-size", required_argument, NULL, OPT_VSIZE},
+        {"raw", required_argument, NULL, OPT_RAW},
+        {NULL, 0, NULL, 0},
+    };
+    cli_common cc;
+    cli_common_init(&cc);
+    rve_fit_opts fo;
+    rve_fit_opts_init(&fo);
+    const char *out = NULL, *hist = NULL, *report = NULL;
+    int noreport = 0, have_vs = 0, have_raw = 0;
+    double vs[3] = {1, 1, 1};
+    rve_raw_opts raw;
+    memset(&raw, 0, sizeof raw);
+    cli_getopt_reset();
+    int opt;
+    long lv;
+    double dv;
+    while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT "o:", lopts, NULL)) != -1) {
+        int c = cli_common_option(&cc, &cli_cmd_fit, opt, optarg);
+        if (c == 1)
+            continue;
+        if (c == 2)
+            return 0;
+        if (c < 0)
+            return 2;
+        switch (opt) {
+        case 'o': out = optarg; break;
+        case OPT_HISTORY: hist = optarg; break;
+        case OPT_REPORT: report = optarg; break;
+        case OPT_NOREPORT: noreport = 1; break;
+        case OPT_RES:
+            if (rve_parse_int_range(optarg, 1, 64, &lv) != RVE_OK)
+                return cli_usage_error(&cli_cmd_fit, "--res: expected an integer from 1 to 64, got '%s'", optarg);
+            fo.res = (int)lv;
+            break;
+        case OPT_TOL:
+            if (rve_parse_double(optarg, &dv) != RVE_OK || dv < 0)
+                return cli_usage_error(&cli_cmd_fit, "--tol: expected a number >= 0, got '%s'", optarg);
+            fo.tol = dv;
+            break;
+        case OPT_SWEEPS:
+            if (rve_parse_int_range(optarg, 0, 100000, &lv) != RVE_OK)
+                return cli_usage_error(&cli_cmd_fit, "--sweeps: expected an integer from 0 to 100000, got '%s'", optarg);
+            fo.max_sweeps = (int)lv;
+            break;
+        case OPT_EVALS:
+            if (rve_parse_int_range(optarg, 5, 100000, &lv) != RVE_OK)
+                return cli_usage_error(&cli_cmd_fit, "--evals: expected an integer from 5 to 100000, got '%s'", optarg);
+            fo.max_evals = (int)lv;
+            break;
+        case OPT_POLISH:
+            if (rve_parse_int_range(optarg, 0, 100000, &lv) != RVE_OK)
+                return cli_usage_error(&cli_cmd_fit, "--polish: expected an integer from 0 to 100000, got '%s'", optarg);
+            fo.polish = (int)lv;
+            break;
+        case OPT_MAXTIME:
+            if (rve_parse_double(optarg, &dv) != RVE_OK || dv <= 0)
+                return cli_usage_error(&cli_cmd_fit, "--max-time: expected seconds > 0, got '%s'", optarg);
+            fo.max_seconds = dv;
+            break;
+        case OPT_SUB:
+            if (!strcmp(optarg, "sv"))
+                fo.sub = RVE_FIT_SUB_SV;
+            else if (!strcmp(optarg, "johnson"))
+                fo.sub = RVE_FIT_SUB_JOHNSON;
+            else
+                return cli_usage_error(&cli_cmd_fit, "--sub: expected sv or johnson, got '%s'", optarg);
+            break;
+        case OPT_VSIZE:
+            if (rve_parse_triplet(optarg, vs, 1) != RVE_OK || !(vs[0] > 0 && vs[1] > 0 && vs[2] > 0))
+                return cli_usage_error(&cli_cmd_fit, "--voxel-size: expected one or three positive numbers, got '%s'", optarg);
+            have_vs = 1;
+            break;
+        case OPT_RAW: {
+            double v[4];
+            int nv = 0;
+            if (rve_parse_list(optarg, v, 4, &nv) != RVE_OK || nv < 3 || v[0] < 1 || v[1] < 1 || v[2] < 1 ||
+                (nv == 4 && v[3] != 1 && v[3] != 2 && v[3] != 4))
+                return cli_usage_error(&cli_cmd_fit, "--raw: expected NX,NY,NZ[,BYTES], got '%s'", optarg);
+            raw.nx = (int)v[0];
+            raw.ny = (int)v[1];
+            raw.nz = (int)v[2];
+            raw.bytes = nv == 4 ? (int)v[3] : 2;
+            have_raw = 1;
+            break;
+        }
+        default: return cli_bad_option(&cli_cmd_fit, argc, argv);
+        }
+    }
+    if (optind != argc - 1)
+        return cli_usage_error(&cli_cmd_fit, optind >= argc ? "missing the grain map" : "expected one grain map");
+    if (!out)
+        return cli_usage_error(&cli_cmd_fit, "missing -o OUT.tess");
+    const char *mapf = argv[optind];
+    cli_common_apply(&cc);
+    fo.threads = rve_threads_get();
+
+    rve_err err;
+    rve_err_clear(&err);
+    rve_map *m = NULL;
+    rve_status st = rve_map_read(mapf, have_raw ? RVE_MAP_RAW : RVE_MAP_AUTO, have_raw ? &raw : NULL, &m, &err);
+    if (st != RVE_OK)
+        return cli_fail(&cli_cmd_fit, &err);
+    if (have_vs)
+        for (int a = 0; a < 3; a++)
+            m->h[a] = vs[a];
+    char *hpath = hist ? NULL : derive(out, ".csv");
+    char *rpath = report || noreport ? NULL : derive(out, "_report");
+    if (!hist)
+        hist = hpath;
+    if (!report && !noreport)
+        report = rpath;
+
+    rve_progress pb;
+    prog_ctx pc = {&pb, fo.max_sweeps, fo.polish};
+    rve_progress_start(&pb, "fit", fo.max_sweeps + fo.polish, cc.verbosity);
+    fo.progress = on_progress;
+    fo.progress_ctx = &pc;
+    rve_fit_result r;
+    st = rve_fit(m, &fo, &r, &err);
+    rve_progress_finish(&pb);
+    if (st != RVE_OK) {
+        if (!err.file[0])
+            snprintf(err.file, sizeof err.file, "%s", mapf);
+        goto fail;
+    }
+    if ((st = write_tess(out, m, &r, &err)) != RVE_OK)
+        goto fail;
+    if (hist && (st = write_history(hist, &r, &err)) != RVE_OK)
+        goto fail;
+    if (report && (st = write_report(report, m, &r, &err)) != RVE_OK)
+        goto fail;
+    cli_info(&cc, "fit: %d cells, objective %.4f -> %.4f, voxel accuracy %.2f%% -> %.2f%% (Eq. 6.5 stage %.2f%%), "
+                  "%d empty, %.1f s",
+             r.n, r.obj_init, r.obj_final, 100 * r.acc_init, 100 * r.acc_final, 100 * r.acc_stage1,
+             r.empty_cells, r.seconds);
+    if (cc.json) {
+        rve_json j;
+        rve_json_init(&j, stdout);
+        rve_json_begin_object(&j);
+        rve_json_kv_string(&j, "map", mapf);
+        rve_json_kv_string(&j, "output", out);
+        rve_json_kv_int(&j, "cells", r.n);
+        rve_json_kv_int(&j, "control_points", r.ncontrol);
+        rve_json_kv_string(&j, "sub", fo.sub == RVE_FIT_SUB_JOHNSON ? "johnson" : "sv");
+        rve_json_kv_number(&j, "objective_initial", r.obj_init);
+        rve_json_kv_number(&j, "objective_eq65_stage", r.obj_stage1);
+        rve_json_kv_number(&j, "objective_final", r.obj_final);
+        rve_json_kv_number(&j, "voxel_accuracy_initial", r.acc_init);
+        rve_json_kv_number(&j, "voxel_accuracy_eq65_stage", r.acc_stage1);
+        rve_json_kv_number(&j, "voxel_accuracy_final", r.acc_final);
+        rve_json_kv_number(&j, "iou_min", r.iou_min);
+        rve_json_kv_number(&j, "iou_median", r.iou_median);
+        rve_json_kv_int(&j, "empty_cells", r.empty_cells);
+        rve_json_kv_int(&j, "iterations", r.sweeps + r.polish_sweeps);
+        rve_json_kv_int(&j, "sweeps_eq65", r.sweeps);
+        rve_json_kv_int(&j, "sweeps_polish", r.polish_sweeps);
+        rve_json_kv_int(&j, "evaluations", r.evals);
+        rve_json_kv_int(&j, "gjk_calls", r.gjk_calls);
+        rve_json_kv_number(&j, "seconds", r.seconds);
+        rve_json_kv_string(&j, "stopped_by", r.stopped_by == 0 ? "tolerance" : r.stopped_by == 1 ? "sweep cap" : "time cap");
+        rve_json_kv_int(&j, "threads", fo.threads);
+        rve_json_end_object(&j);
+        fputc('\n', stdout);
+    }
+    rve_fit_result_free(&r);
+    rve_map_free(m);
+    free(hpath);
+    free(rpath);
+    return 0;
+fail:
+    rve_fit_result_free(&r);
+    rve_map_free(m);
+    free(hpath);
+    free(rpath);
+    return cli_fail(&cli_cmd_fit, &err);
 }

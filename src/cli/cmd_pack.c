@@ -2,6 +2,7 @@
 #include "config.h"
 #include "cli/cli.h"
 #include <rve/pack.h>
+#include <rve/tess.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@ const cli_command cli_cmd_pack = {
     "pack", "pack grains, spheres or superquadrics into a domain",
     "Usage: rve pack --shape sphere|ellipsoid|superquadric|poly --size DIST -n N\n"
     "                [--periodic] [--domain LX,LY,LZ | --fraction F] -o OUT [options]\n"
+    "       rve pack --tess FILE.tess [...] -o OUT\n"
     "       rve pack --bodies FILE [...] -o OUT\n"
     "Pack N convex bodies into a box without overlap and compact them.\n"
     "Spheres are compressed with soft-contact relaxation (FIRE) up to jamming;\n"
@@ -26,6 +28,8 @@ const cli_command cli_cmd_pack = {
     "  --axes A,B,C      semi-axes ratios of ellipsoids/superquadrics (default 1,0.75,0.5)\n"
     "  --exponents N1,N2 superquadric exponents, >= 2 (default 4,4)\n"
     "  --vertices K      vertices of random convex polyhedra (default 20)\n"
+    "  --tess FILE       pack the cells of a Neper .tess tessellation (convex\n"
+    "                    polyhedra at their own sizes, random orientations)\n"
     "  --bodies FILE     pack the bodies of FILE instead (shape syntax of `rve dist`:\n"
     "                    sphere/ellipsoid/superquadric/box/poly; poses are ignored)\n"
     "\n"
@@ -70,6 +74,7 @@ enum {
     OPT_TIME,
     OPT_CTOL,
     OPT_VTK,
+    OPT_TESS,
 };
 
 typedef struct {
@@ -115,7 +120,7 @@ static int run(int argc, char **argv)
     cli_common com;
     cli_common_init(&com);
     const char *shape = "sphere", *size_s = NULL, *bodies_path = NULL, *out = NULL, *vtk = NULL;
-    const char *method_s = "auto";
+    const char *method_s = "auto", *tess_path = NULL;
     long n = -1, nvert = 20;
     double axes[3] = {1, 0.75, 0.5}, expo[2] = {4, 4}, domain[3] = {0, 0, 0}, aspect[3] = {1, 1, 1};
     double fraction = 0, tbudget = 240, ctol = 1e-6;
@@ -138,6 +143,7 @@ static int run(int argc, char **argv)
         {"time", required_argument, NULL, OPT_TIME},
         {"contact-tol", required_argument, NULL, OPT_CTOL},
         {"vtk", required_argument, NULL, OPT_VTK},
+        {"tess", required_argument, NULL, OPT_TESS},
         {NULL, 0, NULL, 0},
     };
     cli_getopt_reset();
@@ -200,6 +206,7 @@ static int run(int argc, char **argv)
                 return cli_usage_error(cmd, "--contact-tol: expected a number >= 0, got '%s'", optarg);
             break;
         case OPT_VTK: vtk = optarg; break;
+        case OPT_TESS: tess_path = optarg; break;
         default: return cli_bad_option(cmd, argc, argv);
         }
     }
@@ -225,7 +232,45 @@ static int run(int argc, char **argv)
     rve_pack_rng rng;
     rve_pack_rng_seed(&rng, (uint64_t)seed * 0x9e3779b97f4a7c15ULL + 12345);
     rve_pack_set *set = NULL;
-    if (bodies_path) {
+    if (tess_path && bodies_path)
+        return cli_usage_error(cmd, "--tess and --bodies exclude each other");
+    if (tess_path) {
+        if (size_s || n > 0)
+            return cli_usage_error(cmd, "--tess takes the cells of the file: no --size or -n");
+        rve_tess *t;
+        if (rve_tess_read_tess(tess_path, &t, NULL, &err) != RVE_OK)
+            return cli_fail(cmd, &err);
+        int ncell = 0;
+        for (int i = 0; i < t->n; i++)
+            if (t->cells[i].nv >= 4 && t->cells[i].vol > 0)
+                ncell++;
+        if (ncell == 0) {
+            rve_tess_free(t);
+            rve_err_set(&err, RVE_EDATA, tess_path, "no cells with a volume");
+            return cli_fail(cmd, &err);
+        }
+        set = rve_pack_set_alloc((size_t)ncell);
+        if (!set) {
+            rve_tess_free(t);
+            rve_err_set(&err, RVE_ENOMEM, NULL, "out of memory");
+            return cli_fail(cmd, &err);
+        }
+        int k = 0;
+        for (int i = 0; i < t->n; i++) {
+            if (!(t->cells[i].nv >= 4 && t->cells[i].vol > 0))
+                continue;
+            if (rve_pack_body_poly(&set->b[k], t->cells[i].nv, t->cells[i].v, &err) != RVE_OK) {
+                char msg[RVE_ERR_MSG_MAX];
+                snprintf(msg, sizeof msg, "%s", err.msg);
+                rve_err_set(&err, RVE_EDATA, tess_path, "cell %d: %s", i + 1, msg);
+                rve_tess_free(t);
+                rve_pack_set_free(set);
+                return cli_fail(cmd, &err);
+            }
+            k++;
+        }
+        rve_tess_free(t);
+    } else if (bodies_path) {
         if (size_s || n > 0)
             return cli_usage_error(cmd, "--bodies takes the bodies from the file: no --size or -n");
         char *text;
@@ -357,6 +402,9 @@ static int run(int argc, char **argv)
         return cli_fail(cmd, &err);
     }
     const char *mname = res.method == RVE_PACK_SOFT ? "soft" : "mc";
+    if (fraction > 0 && !res.reached_target)
+        cli_info(&com, "rve pack: warning: fraction %.4f not reached within --time %g s (got %.4f)", fraction,
+                 tbudget, m.fraction);
     cli_info(&com, "rve pack: %zu bodies, %s, fraction %.4f, void ratio %.4f, Z %.3f, max overlap %.3g, %.1f s",
              set->n, mname, m.fraction, m.void_ratio, m.z, m.max_overlap, res.seconds);
     if (com.json) {

@@ -84,12 +84,15 @@ typedef struct {
     int *tri;      /* 3*nt indices into v, outward orientation */
     double volume;
     double centroid[3];
+    int nf;
+    double *fn;    /* distinct facet normals */
 } hull3;
 
 static void hull3_free(hull3 *h)
 {
     free(h->v);
     free(h->tri);
+    free(h->fn);
     memset(h, 0, sizeof *h);
 }
 
@@ -163,7 +166,8 @@ static rve_status hull3_build(int n, const double *pts, hull3 *h, rve_err *err)
     int *map = malloc(sizeof(int) * (size_t)n);
     h->v = malloc(sizeof(double) * 3 * (size_t)n);
     h->tri = malloc(sizeof(int) * 3 * (size_t)qh->num_facets);
-    if (!map || !h->v || !h->tri) {
+    h->fn = malloc(sizeof(double) * 3 * (size_t)qh->num_facets);
+    if (!map || !h->v || !h->tri || !h->fn) {
         free(map);
         st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
         goto done;
@@ -202,6 +206,19 @@ static rve_status hull3_build(int n, const double *pts, hull3 *h, rve_err *err)
         }
         memcpy(h->tri + 3 * h->nt, ids, sizeof ids);
         h->nt++;
+        /* distinct normals (triangles of one merged facet share theirs) */
+        double un[3];
+        v3_copy(un, nn);
+        if (v3_normalize(un) > 0) {
+            int dup = 0;
+            for (int k2 = 0; k2 < h->nf && !dup; k2++)
+                if (v3_dot(un, h->fn + 3 * k2) > 1 - 1e-12)
+                    dup = 1;
+            if (!dup) {
+                v3_copy(h->fn + 3 * h->nf, un);
+                h->nf++;
+            }
+        }
     }
     free(map);
     /* Volume and centroid from tetrahedra on a point inside (vertex mean). */
@@ -261,6 +278,9 @@ rve_status rve_pack_body_poly(rve_pack_body *b, int nv, const double *pts, rve_e
     }
     b->rbound = sqrt(r2);
     b->volume = h.volume;
+    b->nf = h.nf;
+    b->fn = h.fn;
+    h.fn = NULL;
     hull3_free(&h);
     return RVE_OK;
 }
@@ -270,8 +290,11 @@ void rve_pack_body_free(rve_pack_body *b)
     if (!b)
         return;
     free(b->v);
+    free(b->fn);
     b->v = NULL;
+    b->fn = NULL;
     b->nv = 0;
+    b->nf = 0;
 }
 
 rve_status rve_pack_body_copy(rve_pack_body *dst, const rve_pack_body *src, rve_err *err)
@@ -284,6 +307,13 @@ rve_status rve_pack_body_copy(rve_pack_body *dst, const rve_pack_body *src, rve_
         memcpy(dst->v, src->v, sizeof(double) * 3 * (size_t)src->nv);
     } else
         dst->v = NULL;
+    dst->fn = NULL;
+    if (src->nf > 0 && src->fn) {
+        dst->fn = malloc(sizeof(double) * 3 * (size_t)src->nf);
+        if (!dst->fn)
+            return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+        memcpy(dst->fn, src->fn, sizeof(double) * 3 * (size_t)src->nf);
+    }
     return RVE_OK;
 }
 

@@ -6,3 +6,9 @@ check_PROGRAMS += tests/test_pack
 tests_test_pack_SOURCES = tests/test_pack.c
 tests_test_pack_CFLAGS = $(TEST_CFLAGS)
 tests_test_pack_LDADD = $(TEST_LIBS)
+
+BENCH_PROGS += bench/bench_pack
+bench_bench_pack_SOURCES = bench/bench_pack.c
+bench_bench_pack_LDADD = librve.la $(GSL_LIBS) -lm
+
+dist_check_SCRIPTS += tests/test_pack.sh

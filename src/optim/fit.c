@@ -1,0 +1,860 @@
+/* fit.c - fitting a Laguerre tessellation to a grain map (issue 7).
+ *
+ * Internal coordinates: u = (x - origin) / L with L = (hx hy hz)^(1/3), so
+ * that distances are in voxel lengths and the box is [0, n h / L].  Seeds are
+ * kept as (x, y, z, t) with t = w^2 the additive power weight (any real; the
+ * diagram is unchanged when a constant is added to every t, which makes all
+ * weights real radii on output). */
+#include "config.h"
+#include <rve/optim.h>
+#include <rve/dist.h>
+#include <rve/tess.h>
+#include "optim/cpoly.h"
+#include "optim/lopt.h"
+#include "util/vec3.h"
+#include <math.h>
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+#include <stdlib.h>
+#include <string.h>
+
+void rve_fit_opts_init(rve_fit_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->res = 1;
+    o->tol = 1e-2;
+    o->max_sweeps = 30;
+    o->max_evals = 40;
+    o->max_seconds = 0;
+    o->sub = RVE_FIT_SUB_SV;
+    o->polish = 12;
+    o->threads = 0;
+}
+
+void rve_fit_result_free(rve_fit_result *r)
+{
+    if (!r)
+        return;
+    free(r->label);
+    free(r->seed);
+    free(r->weight);
+    free(r->hist);
+    memset(r, 0, sizeof *r);
+}
+
+/* ------------------------------------------------------------ fit context */
+typedef struct {
+    const rve_map *m;
+    double L;            /* voxel length */
+    double hs[3];        /* voxel size / L */
+    double lo[3], hi[3]; /* box (internal) */
+    double diag;
+    int n;
+    uint32_t *label;     /* n labels */
+    int32_t *cell_of;    /* nlabels + 1: cell of a label, -1 absent */
+    /* control points (Eq. 6.5), grouped by cell */
+    size_t *cs;          /* n + 1 */
+    double *cp;          /* 3 per point */
+    double *cw;
+    rve_gjk_simplex *warm;
+    double W;
+    rve_gjk_opts gopts;
+    /* voxels of every grain (polishing and accuracy), grouped by cell */
+    size_t *vs;          /* n + 1 */
+    uint16_t *vijk;      /* 3 per voxel */
+    size_t nvox;         /* non-void voxels */
+    double tau;          /* ramp width of the polishing cost (voxels) */
+    const double *x;     /* current seeds (internal) */
+} fitctx;
+
+static void fitctx_free(fitctx *F)
+{
+    free(F->label);
+    free(F->cell_of);
+    free(F->cs);
+    free(F->cp);
+    free(F->cw);
+    free(F->warm);
+    free(F->vs);
+    free(F->vijk);
+    memset(F, 0, sizeof *F);
+}
+
+static rve_status check_map(const rve_map *m, rve_err *err)
+{
+    if (!m || !m->lab || m->nx < 1 || m->ny < 1 || m->nz < 1)
+        return rve_err_set(err, RVE_EDATA, NULL, "empty grain map");
+    for (int a = 0; a < 3; a++)
+        if (!(m->h[a] > 0) || !isfinite(m->h[a]) || !isfinite(m->origin[a]))
+            return rve_err_set(err, RVE_EDATA, NULL, "voxel size and origin must be finite, sizes positive");
+    if (m->nx > 65535 || m->ny > 65535 || m->nz > 65535)
+        return rve_err_set(err, RVE_EDATA, NULL, "map dimensions above 65535 voxels are not supported");
+    return RVE_OK;
+}
+
+/* labels, cells, geometry; with_voxels: per-grain voxel lists */
+static rve_status fitctx_init(fitctx *F, const rve_map *m, int res, int with_voxels, rve_err *err)
+{
+    memset(F, 0, sizeof *F);
+    rve_status st = check_map(m, err);
+    if (st != RVE_OK)
+        return st;
+    F->m = m;
+    F->L = cbrt(m->h[0] * m->h[1] * m->h[2]);
+    for (int a = 0; a < 3; a++) {
+        F->hs[a] = m->h[a] / F->L;
+        F->lo[a] = 0;
+    }
+    F->hi[0] = m->nx * F->hs[0];
+    F->hi[1] = m->ny * F->hs[1];
+    F->hi[2] = m->nz * F->hs[2];
+    F->diag = v3_norm(F->hi);
+    size_t nvox = (size_t)m->nx * m->ny * m->nz;
+    uint32_t maxl = 0;
+    for (size_t v = 0; v < nvox; v++)
+        if (m->lab[v] > maxl)
+            maxl = m->lab[v];
+    if (maxl == 0)
+        return rve_err_set(err, RVE_EDATA, NULL, "the map has no grain (all voxels are void)");
+    if (maxl > (1u << 28))
+        return rve_err_set(err, RVE_EDATA, NULL, "labels above 2^28 are not supported (renumber the map)");
+    F->cell_of = malloc(((size_t)maxl + 1) * sizeof(int32_t));
+    size_t *cnt = calloc((size_t)maxl + 1, sizeof(size_t));
+    if (!F->cell_of || !cnt) {
+        free(cnt);
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    }
+    for (size_t v = 0; v < nvox; v++)
+        cnt[m->lab[v]]++;
+    int n = 0;
+    for (uint32_t l = 1; l <= maxl; l++)
+        if (cnt[l])
+            n++;
+    F->n = n;
+    F->label = malloc((size_t)n * sizeof(uint32_t));
+    F->vs = calloc((size_t)n + 1, sizeof(size_t));
+    if (!F->label || !F->vs) {
+        free(cnt);
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    }
+    n = 0;
+    F->cell_of[0] = -1;
+    for (uint32_t l = 1; l <= maxl; l++) {
+        if (cnt[l]) {
+            F->label[n] = l;
+            F->cell_of[l] = n;
+            F->vs[n + 1] = cnt[l];
+            n++;
+        } else
+            F->cell_of[l] = -1;
+    }
+    free(cnt);
+    for (int k = 0; k < n; k++)
+        F->vs[k + 1] += F->vs[k];
+    F->nvox = F->vs[n];
+    if (with_voxels) {
+        F->vijk = malloc(F->nvox * 3 * sizeof(uint16_t));
+        size_t *pos = malloc((size_t)n * sizeof(size_t));
+        if (!F->vijk || !pos) {
+            free(pos);
+            return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+        }
+        memcpy(pos, F->vs, (size_t)n * sizeof(size_t));
+        size_t v = 0;
+        for (int k = 0; k < m->nz; k++)
+            for (int j = 0; j < m->ny; j++)
+                for (int i = 0; i < m->nx; i++, v++) {
+                    uint32_t l = m->lab[v];
+                    if (!l)
+                        continue;
+                    size_t p = pos[F->cell_of[l]]++;
+                    F->vijk[3 * p] = (uint16_t)i;
+                    F->vijk[3 * p + 1] = (uint16_t)j;
+                    F->vijk[3 * p + 2] = (uint16_t)k;
+                }
+        free(pos);
+    }
+    /* control points */
+    rve_bpoints *bp = NULL;
+    st = rve_map_boundary(m, res, &bp, err);
+    if (st != RVE_OK)
+        return st;
+    F->cs = calloc((size_t)n + 1, sizeof(size_t));
+    F->cp = malloc((bp->n ? bp->n : 1) * 3 * sizeof(double));
+    F->cw = malloc((bp->n ? bp->n : 1) * sizeof(double));
+    F->warm = calloc(bp->n ? bp->n : 1, sizeof(rve_gjk_simplex));
+    if (!F->cs || !F->cp || !F->cw || !F->warm) {
+        rve_bpoints_free(bp);
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    }
+    size_t q = 0;
+    F->W = 0;
+    for (int k = 0; k < n; k++) {
+        uint32_t l = F->label[k];
+        F->cs[k] = q;
+        if (l <= bp->nlabels)
+            for (size_t p = bp->start[l]; p < bp->start[l + 1]; p++, q++) {
+                for (int a = 0; a < 3; a++)
+                    F->cp[3 * q + a] = (bp->x[3 * p + a] - m->origin[a]) / F->L;
+                F->cw[q] = bp->w[p];
+                F->W += bp->w[p];
+            }
+    }
+    F->cs[n] = q;
+    rve_bpoints_free(bp);
+    rve_gjk_opts_default(&F->gopts);
+    F->tau = 1.0;
+    return RVE_OK;
+}
+
+static inline void vox_centre(const fitctx *F, size_t p, double c[3])
+{
+    c[0] = (F->vijk[3 * p] + 0.5) * F->hs[0];
+    c[1] = (F->vijk[3 * p + 1] + 0.5) * F->hs[1];
+    c[2] = (F->vijk[3 * p + 2] + 0.5) * F->hs[2];
+}
+
+/* ---------------------------------------------------------- cell costs */
+/* Eq. 6.5 numerator of cell k: sum a_v d(v, C_k)^2. */
+static double cost_eq65(void *ctx, int k, const double sk[4], const cpoly *P, lopt_ws *ws)
+{
+    fitctx *F = ctx;
+    double s = 0;
+    size_t p0 = F->cs[k], p1 = F->cs[k + 1];
+    if (P->nv == 0) {
+        /* empty cell: distance to the seed plus sqrt of the power gap, which
+         * continues the cost to the moment the cell reappears at its seed */
+        double g = sqrt(lopt_gap(ws, k, sk));
+        for (size_t p = p0; p < p1; p++) {
+            double d = v3_dist(F->cp + 3 * p, sk) + g;
+            s += F->cw[p] * d * d;
+        }
+        return s;
+    }
+    for (size_t p = p0; p < p1; p++) {
+        const double *x = F->cp + 3 * p;
+        if (cpoly_plane_excess(P, x) <= 0)
+            continue; /* inside: the plane test decides, no GJK call */
+        rve_gjk_simplex w = F->warm[p];
+        for (int a = 0; a < w.n; a++)
+            if (w.ia[a] >= P->nv || w.ia[a] < 0) {
+                w.n = 0;
+                break;
+            }
+        double d = rve_dist_point_polytope_opts(x, &P->v[0][0], P->nv, &F->gopts, &w, NULL);
+        ws->gjk++;
+        if (ws->commit)
+            F->warm[p] = w; /* commits only (each point belongs to one cell) */
+        if (isfinite(d))
+            s += F->cw[p] * d * d;
+    }
+    return s;
+}
+
+/* Smoothed misassigned volume of cell k: sum over its grain's voxels of
+ * ramp(excess / tau + 1/2), excess = largest signed distance to a face plane. */
+static double cost_mis(void *ctx, int k, const double sk[4], const cpoly *P, lopt_ws *ws)
+{
+    fitctx *F = ctx;
+    size_t p0 = F->vs[k], p1 = F->vs[k + 1];
+    if (P->nv == 0) /* all voxels lost, plus a pull towards reappearing */
+        return (double)(p1 - p0) * (1.0 + 0.1 * sqrt(lopt_gap(ws, k, sk)));
+    double s = 0, it = 1.0 / F->tau;
+    for (size_t p = p0; p < p1; p++) {
+        double c[3];
+        vox_centre(F, p, c);
+        double e = cpoly_plane_excess(P, c) * it + 0.5;
+        s += e <= 0 ? 0 : (e >= 1 ? 1 : e);
+    }
+    return s;
+}
+
+/* Exact count of grain k's voxels outside C_k. */
+static long count_mis(const fitctx *F, int k, const cpoly *P)
+{
+    size_t p0 = F->vs[k], p1 = F->vs[k + 1];
+    if (P->nv == 0)
+        return (long)(p1 - p0);
+    long c = 0;
+    for (size_t p = p0; p < p1; p++) {
+        double x[3];
+        vox_centre(F, p, x);
+        if (cpoly_plane_excess(P, x) > 0)
+            c++;
+    }
+    return c;
+}
+
+/* ------------------------------------------------------- initial guess */
+/* Centroids and equivalent-sphere radii (t = r^2), internal units. */
+static void initial_guess(const fitctx *F, double *x)
+{
+    const rve_map *m = F->m;
+    int n = F->n;
+    double *acc = calloc((size_t)n * 4, sizeof(double));
+    if (!acc)
+        return;
+    size_t v = 0;
+    for (int k = 0; k < m->nz; k++)
+        for (int j = 0; j < m->ny; j++)
+            for (int i = 0; i < m->nx; i++, v++) {
+                uint32_t l = m->lab[v];
+                if (!l)
+                    continue;
+                double *a = acc + 4 * (size_t)F->cell_of[l];
+                a[0] += (i + 0.5) * F->hs[0];
+                a[1] += (j + 0.5) * F->hs[1];
+                a[2] += (k + 0.5) * F->hs[2];
+                a[3] += 1;
+            }
+    for (int c = 0; c < n; c++) {
+        double *a = acc + 4 * (size_t)c;
+        for (int q = 0; q < 3; q++)
+            x[4 * c + q] = a[q] / a[3];
+        double r = cbrt(3.0 * a[3] / (4.0 * M_PI));
+        x[4 * c + 3] = r * r;
+    }
+    free(acc);
+}
+
+/* internal (x, y, z, t) -> physical seeds and Neper weights */
+static void to_physical(const fitctx *F, const double *x, double *seed, double *weight)
+{
+    double tmin = 0;
+    for (int k = 0; k < F->n; k++)
+        if (x[4 * k + 3] < tmin)
+            tmin = x[4 * k + 3];
+    for (int k = 0; k < F->n; k++) {
+        for (int a = 0; a < 3; a++)
+            seed[3 * k + a] = F->m->origin[a] + F->L * x[4 * k + a];
+        weight[k] = F->L * sqrt(x[4 * k + 3] - tmin);
+    }
+}
+
+static void to_internal(const fitctx *F, const double *seed, const double *weight, double *x)
+{
+    for (int k = 0; k < F->n; k++) {
+        for (int a = 0; a < 3; a++)
+            x[4 * k + a] = (seed[3 * k + a] - F->m->origin[a]) / F->L;
+        double w = weight[k] / F->L;
+        x[4 * k + 3] = w * w;
+    }
+}
+
+rve_status rve_fit_initial(const rve_map *m, rve_fit_result *r, rve_err *err)
+{
+    memset(r, 0, sizeof *r);
+    fitctx F;
+    rve_status st = fitctx_init(&F, m, 1, 0, err);
+    if (st != RVE_OK) {
+        fitctx_free(&F);
+        return st;
+    }
+    int n = F.n;
+    double *x = malloc((size_t)n * 4 * sizeof(double));
+    r->label = malloc((size_t)n * sizeof(uint32_t));
+    r->seed = malloc((size_t)n * 3 * sizeof(double));
+    r->weight = malloc((size_t)n * sizeof(double));
+    if (!x || !r->label || !r->seed || !r->weight) {
+        free(x);
+        fitctx_free(&F);
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    }
+    r->n = n;
+    memcpy(r->label, F.label, (size_t)n * sizeof(uint32_t));
+    initial_guess(&F, x);
+    to_physical(&F, x, r->seed, r->weight);
+    free(x);
+    fitctx_free(&F);
+    return RVE_OK;
+}
+
+/* ------------------------------------------------------------- quality */
+rve_status rve_fit_quality(const rve_map *m, int n, const double *seed, const double *weight,
+                           double *accuracy, double *iou_min, double *iou_median, int *empty,
+                           int32_t *assign, rve_err *err)
+{
+    rve_status st = check_map(m, err);
+    if (st != RVE_OK)
+        return st;
+    size_t nvox = (size_t)m->nx * m->ny * m->nz;
+    /* labels of the cells: the grains in increasing order */
+    uint32_t maxl = 0;
+    for (size_t v = 0; v < nvox; v++)
+        if (m->lab[v] > maxl)
+            maxl = m->lab[v];
+    if (maxl > (1u << 28))
+        return rve_err_set(err, RVE_EDATA, NULL, "labels above 2^28 are not supported");
+    int32_t *cell_of = malloc(((size_t)maxl + 1) * sizeof(int32_t));
+    char *present = calloc((size_t)maxl + 1, 1);
+    double *sw = malloc((size_t)(n > 0 ? n : 1) * 4 * sizeof(double));
+    rve_map *r = rve_map_alloc(m->nx, m->ny, m->nz);
+    if (!cell_of || !present || !sw || !r) {
+        free(cell_of);
+        free(present);
+        free(sw);
+        rve_map_free(r);
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    }
+    for (size_t v = 0; v < nvox; v++)
+        present[m->lab[v]] = 1;
+    int c = 0;
+    for (uint32_t l = 1; l <= maxl; l++)
+        cell_of[l] = present[l] ? c++ : -1;
+    cell_of[0] = -1;
+    free(present);
+    if (c != n) {
+        free(cell_of);
+        free(sw);
+        rve_map_free(r);
+        return rve_err_set(err, RVE_EUSAGE, NULL, "%d seeds for %d grains", n, c);
+    }
+    for (int k = 0; k < n; k++) {
+        memcpy(sw + 4 * k, seed + 3 * k, 3 * sizeof(double));
+        sw[4 * k + 3] = weight[k];
+    }
+    for (int a = 0; a < 3; a++) {
+        r->h[a] = m->h[a];
+        r->origin[a] = m->origin[a];
+    }
+    st = rve_tess_rasterize_seeds(sw, n, NULL, r, err); /* lab = cell + 1 */
+    free(sw);
+    if (st != RVE_OK) {
+        free(cell_of);
+        rve_map_free(r);
+        return st;
+    }
+    size_t *inter = calloc((size_t)n, sizeof(size_t));
+    size_t *ng = calloc((size_t)n, sizeof(size_t));
+    size_t *nc = calloc((size_t)n, sizeof(size_t));
+    if (!inter || !ng || !nc) {
+        free(inter);
+        free(ng);
+        free(nc);
+        free(cell_of);
+        rve_map_free(r);
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    }
+    size_t good = 0, tot = 0;
+    for (size_t v = 0; v < nvox; v++) {
+        int a = (int)r->lab[v] - 1;
+        if (assign)
+            assign[v] = a;
+        uint32_t l = m->lab[v];
+        if (!l)
+            continue;
+        int g = cell_of[l];
+        tot++;
+        ng[g]++;
+        nc[a]++;
+        if (a == g) {
+            good++;
+            inter[g]++;
+        }
+    }
+    double *iou = malloc((size_t)n * sizeof(double));
+    int ne = 0;
+    for (int k = 0; k < n; k++) {
+        size_t u = ng[k] + nc[k] - inter[k];
+        if (iou)
+            iou[k] = u ? (double)inter[k] / (double)u : 0;
+        if (nc[k] == 0)
+            ne++;
+    }
+    if (accuracy)
+        *accuracy = tot ? (double)good / (double)tot : 0;
+    if (empty)
+        *empty = ne;
+    if (iou) {
+        double mn = 1;
+        for (int k = 0; k < n; k++)
+            if (iou[k] < mn)
+                mn = iou[k];
+        /* median */
+        for (int a = 1; a < n; a++) {
+            double t = iou[a];
+            int b = a - 1;
+            while (b >= 0 && iou[b] > t) {
+                iou[b + 1] = iou[b];
+                b--;
+            }
+            iou[b + 1] = t;
+        }
+        if (iou_min)
+            *iou_min = n ? mn : 0;
+        if (iou_median)
+            *iou_median = n ? (n % 2 ? iou[n / 2] : 0.5 * (iou[n / 2 - 1] + iou[n / 2])) : 0;
+    }
+    free(iou);
+    free(inter);
+    free(ng);
+    free(nc);
+    free(cell_of);
+    rve_map_free(r);
+    return RVE_OK;
+}
+
+/* --------------------------------------------------------- objective */
+static double eval_full_eq65(fitctx *F, const double *x, int nthreads, long *gjk)
+{
+    int n = F->n;
+    double s = 0;
+    long g = 0;
+#pragma omp parallel num_threads(nthreads) reduction(+ : s, g)
+    {
+        lopt_ws ws;
+        memset(&ws, 0, sizeof ws);
+        ws.n = n;
+        ws.x = x;
+        ws.ov_i = -1;
+        cpoly *w = malloc(2 * sizeof(cpoly));
+        double *scr = malloc((size_t)(n + 1) * 2 * sizeof(double));
+#pragma omp for schedule(dynamic, 4)
+        for (int k = 0; k < n; k++) {
+            if (!w || !scr)
+                continue;
+            const cpoly *P = lopt_full_cell(n, x, F->lo, F->hi, k, &w[0], &w[1], NULL, scr);
+            s += cost_eq65(F, k, x + 4 * (size_t)k, P, &ws);
+        }
+        g += ws.gjk;
+        free(w);
+        free(scr);
+    }
+    if (gjk)
+        *gjk = g;
+    return F->W > 0 ? sqrt(s / F->W) : 0;
+}
+
+rve_status rve_fit_objective(const rve_map *m, int n, const double *seed, const double *weight,
+                             int res, rve_fit_sub sub, double *objective, long *gjk_calls,
+                             rve_err *err)
+{
+    fitctx F;
+    rve_status st = fitctx_init(&F, m, res, 0, err);
+    if (st != RVE_OK) {
+        fitctx_free(&F);
+        return st;
+    }
+    if (n != F.n) {
+        fitctx_free(&F);
+        return rve_err_set(err, RVE_EUSAGE, NULL, "%d seeds for %d grains", n, F.n);
+    }
+    F.gopts.sub = sub == RVE_FIT_SUB_JOHNSON ? RVE_SUB_JOHNSON : RVE_SUB_SV;
+    double *x = malloc((size_t)n * 4 * sizeof(double));
+    if (!x) {
+        fitctx_free(&F);
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    }
+    to_internal(&F, seed, weight, x);
+    *objective = eval_full_eq65(&F, x, rve_threads_get(), gjk_calls);
+    free(x);
+    fitctx_free(&F);
+    return RVE_OK;
+}
+
+/* ------------------------------------------------------------------ fit */
+static rve_status hist_push(rve_fit_result *r, int stage, int sweep, double obj, double mis,
+                            double sec, long evals, long gjk, rve_err *err)
+{
+    rve_fit_hist *h = realloc(r->hist, (size_t)(r->nhist + 1) * sizeof *h);
+    if (!h)
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    r->hist = h;
+    h += r->nhist++;
+    h->stage = stage;
+    h->sweep = sweep;
+    h->objective = obj;
+    h->misassigned = mis;
+    h->seconds = sec;
+    h->evals = evals;
+    h->gjk_calls = gjk;
+    return RVE_OK;
+}
+
+/* misassigned fraction from the exact cells of L */
+static double misassigned(fitctx *F, lopt *L, int nthreads)
+{
+    long c = 0;
+    (void)L;
+#pragma omp parallel num_threads(nthreads) reduction(+ : c)
+    {
+        cpoly *w = malloc(2 * sizeof(cpoly));
+        double *scr = malloc((size_t)(F->n + 1) * 2 * sizeof(double));
+#pragma omp for schedule(dynamic, 4)
+        for (int k = 0; k < F->n; k++) {
+            if (!w || !scr)
+                continue;
+            const cpoly *P = lopt_full_cell(F->n, F->x, F->lo, F->hi, k, &w[0], &w[1], NULL, scr);
+            c += count_mis(F, k, P);
+        }
+        free(w);
+        free(scr);
+    }
+    return F->nvox ? (double)c / (double)F->nvox : 0;
+}
+
+/* Grains whose cell holds no voxel get one back: the seed moves to the
+ * grain's voxel nearest its centroid and the weight is raised just enough to
+ * win that voxel (t_k = eps - min_j pd_j(v)), a tiny cell that the following
+ * sweeps can grow.  Returns the number of grains repaired (-1 on error). */
+static int repair_empty(fitctx *F, double *x, double *seed, double *weight, rve_err *err)
+{
+    const rve_map *m = F->m;
+    int n = F->n, total = 0;
+    size_t nvox = (size_t)m->nx * m->ny * m->nz;
+    int32_t *as = malloc(nvox * sizeof(int32_t));
+    size_t *nc = malloc((size_t)n * sizeof(size_t));
+    if (!as || !nc) {
+        free(as);
+        free(nc);
+        rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+        return -1;
+    }
+    for (int pass = 0; pass < 4; pass++) {
+        to_physical(F, x, seed, weight);
+        if (rve_fit_quality(m, n, seed, weight, NULL, NULL, NULL, NULL, as, err) != RVE_OK) {
+            total = -1;
+            break;
+        }
+        memset(nc, 0, (size_t)n * sizeof(size_t));
+        for (size_t v = 0; v < nvox; v++)
+            if (as[v] >= 0 && as[v] < n)
+                nc[as[v]]++;
+        int fixed = 0;
+        for (int k = 0; k < n; k++) {
+            if (nc[k] > 0 || F->vs[k + 1] == F->vs[k])
+                continue;
+            double c[3] = {0, 0, 0}, q[3];
+            for (size_t p = F->vs[k]; p < F->vs[k + 1]; p++) {
+                vox_centre(F, p, q);
+                v3_add(c, c, q);
+            }
+            v3_scale(c, c, 1.0 / (double)(F->vs[k + 1] - F->vs[k]));
+            double best = 1e300, bv[3] = {c[0], c[1], c[2]};
+            for (size_t p = F->vs[k]; p < F->vs[k + 1]; p++) {
+                vox_centre(F, p, q);
+                double d = v3_dist2(q, c);
+                if (d < best) {
+                    best = d;
+                    v3_copy(bv, q);
+                }
+            }
+            double pmin = 1e300;
+            for (int j = 0; j < n; j++) {
+                if (j == k)
+                    continue;
+                double d = v3_dist2(bv, x + 4 * (size_t)j) - x[4 * (size_t)j + 3];
+                if (d < pmin)
+                    pmin = d;
+            }
+            v3_copy(x + 4 * (size_t)k, bv);
+            x[4 * (size_t)k + 3] = 0.1 - pmin;
+            fixed++;
+        }
+        total += fixed;
+        if (!fixed)
+            break;
+    }
+    free(as);
+    free(nc);
+    return total;
+}
+
+static void cell_steps(lopt *L, fitctx *F, const double *x, double frac, double minstep,
+                       double *step, double *tstep)
+{
+    cpoly *w = malloc(2 * sizeof(cpoly));
+    for (int k = 0; k < F->n; k++) {
+        double vol = (double)(F->vs[k + 1] - F->vs[k]);
+        if (w) {
+            const cpoly *P = lopt_cell(L, k, &w[0], &w[1]);
+            double cv = cpoly_volume(P);
+            if (cv > 0)
+                vol = 0.5 * (vol + cv);
+        }
+        double r = cbrt(3.0 * vol / (4.0 * M_PI));
+        if (r < 0.5)
+            r = 0.5;
+        double s = frac * r;
+        if (s < minstep)
+            s = minstep;
+        step[k] = s;
+        double wr = sqrt(fabs(x[4 * k + 3]));
+        if (wr < r)
+            wr = r;
+        tstep[k] = 2.0 * wr * s;
+    }
+    free(w);
+}
+
+rve_status rve_fit(const rve_map *m, const rve_fit_opts *opts, rve_fit_result *r, rve_err *err)
+{
+    rve_fit_opts o;
+    if (opts)
+        o = *opts;
+    else
+        rve_fit_opts_init(&o);
+    memset(r, 0, sizeof *r);
+    double t0 = rve_now();
+    double deadline = o.max_seconds > 0 ? t0 + o.max_seconds : 0;
+    int nth = o.threads > 0 ? o.threads : rve_threads_get();
+    if (nth < 1)
+        nth = 1;
+    if (o.max_evals < 5)
+        o.max_evals = 5;
+    fitctx F;
+    rve_status st = fitctx_init(&F, m, o.res, 1, err);
+    if (st != RVE_OK) {
+        fitctx_free(&F);
+        return st;
+    }
+    F.gopts.sub = o.sub == RVE_FIT_SUB_JOHNSON ? RVE_SUB_JOHNSON : RVE_SUB_SV;
+    int n = F.n;
+    r->n = n;
+    r->ncontrol = (long)F.cs[n];
+    double *x = malloc((size_t)n * 4 * sizeof(double));
+    double *step = malloc((size_t)n * sizeof(double));
+    double *tstep = malloc((size_t)n * sizeof(double));
+    r->label = malloc((size_t)n * sizeof(uint32_t));
+    r->seed = malloc((size_t)n * 3 * sizeof(double));
+    r->weight = malloc((size_t)n * sizeof(double));
+    lopt *L = NULL;
+    if (!x || !step || !tstep || !r->label || !r->seed || !r->weight) {
+        st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+        goto done;
+    }
+    memcpy(r->label, F.label, (size_t)n * sizeof(uint32_t));
+    initial_guess(&F, x);
+    F.x = x;
+    to_physical(&F, x, r->seed, r->weight);
+    st = rve_fit_quality(m, n, r->seed, r->weight, &r->acc_init, NULL, NULL, &r->empty_cells_init, NULL, err);
+    if (st != RVE_OK)
+        goto done;
+    L = lopt_alloc(n, F.lo, F.hi, x, nth, err);
+    if (!L) {
+        st = err ? err->code : RVE_ENOMEM;
+        goto done;
+    }
+    lopt_set_cost(L, cost_eq65, &F);
+    if ((st = lopt_rebuild(L, err)) != RVE_OK)
+        goto done;
+    double obj = F.W > 0 ? sqrt(lopt_total(L) / F.W) : 0;
+    r->obj_init = obj;
+    if ((st = hist_push(r, 0, 0, obj, 1.0 - r->acc_init, rve_now() - t0, 0, lopt_counter(L), err)) != RVE_OK)
+        goto done;
+    if (o.progress)
+        o.progress(o.progress_ctx, 0, 0, 0.0, obj, r->acc_init);
+    /* ---- stage 1: Eq. 6.5 sweeps ---- */
+    r->stopped_by = 1;
+    double frac = 0.25;
+    for (int s = 1; s <= o.max_sweeps; s++) {
+        cell_steps(L, &F, x, frac, 0.05, step, tstep);
+        int moved = 0;
+        st = lopt_sweep(L, step, tstep, o.max_evals, deadline, &moved, err);
+        if (st != RVE_OK && st != RVE_ECAP)
+            goto done;
+        if ((st = lopt_rebuild(L, err)) != RVE_OK) /* exact graph and costs */
+            goto done;
+        double nobj = F.W > 0 ? sqrt(lopt_total(L) / F.W) : 0;
+        r->sweeps = s;
+        double mis = misassigned(&F, L, nth);
+        if ((st = hist_push(r, 1, s, nobj, mis, rve_now() - t0, lopt_evals(L), lopt_counter(L), err)) != RVE_OK)
+            goto done;
+        if (o.progress)
+            o.progress(o.progress_ctx, 0, s, (double)s / o.max_sweeps, nobj, 1.0 - mis);
+        double rel = obj > 0 ? (obj - nobj) / obj : 0;
+        obj = nobj;
+        if (deadline > 0 && rve_now() > deadline) {
+            r->stopped_by = 2;
+            break;
+        }
+        if (rel < o.tol) {
+            if (frac > 0.05) {
+                frac *= 0.5; /* refine the search scale before stopping */
+                continue;
+            }
+            r->stopped_by = 0;
+            break;
+        }
+    }
+    r->obj_stage1 = obj;
+    to_physical(&F, x, r->seed, r->weight);
+    st = rve_fit_quality(m, n, r->seed, r->weight, &r->acc_stage1, NULL, NULL, NULL, NULL, err);
+    if (st != RVE_OK)
+        goto done;
+    /* ---- stage 2: polishing on the misassigned volume ---- */
+    if (o.polish > 0 && !(deadline > 0 && rve_now() > deadline)) {
+        if (repair_empty(&F, x, r->seed, r->weight, err) < 0) {
+            st = err->code;
+            goto done;
+        }
+        lopt_set_cost(L, cost_mis, &F);
+        if ((st = lopt_rebuild(L, err)) != RVE_OK)
+            goto done;
+        double *xbest = malloc((size_t)n * 4 * sizeof(double));
+        if (!xbest) {
+            st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+            goto done;
+        }
+        memcpy(xbest, x, (size_t)n * 4 * sizeof(double));
+        double mbest = misassigned(&F, L, nth);
+        double pfrac = 0.1;
+        for (int s = 1; s <= o.polish; s++) {
+            F.tau = fmax(0.1, pow(0.7, s - 1)); /* ramp width: 1 voxel down to 0.1 */
+            if ((st = lopt_recost(L, err)) != RVE_OK)
+                break;
+            cell_steps(L, &F, x, pfrac, 0.05, step, tstep);
+            int moved = 0;
+            st = lopt_sweep(L, step, tstep, o.max_evals, deadline, &moved, err);
+            if (st != RVE_OK && st != RVE_ECAP)
+                break;
+            if ((st = lopt_rebuild(L, err)) != RVE_OK)
+                break;
+            double mis = misassigned(&F, L, nth);
+            r->polish_sweeps = s;
+            if (mis < mbest) {
+                mbest = mis;
+                memcpy(xbest, x, (size_t)n * 4 * sizeof(double));
+            }
+            long g = lopt_counter(L);
+            double ob = eval_full_eq65(&F, x, nth, NULL);
+            if ((st = hist_push(r, 2, s, ob, mis, rve_now() - t0, lopt_evals(L), g, err)) != RVE_OK)
+                break;
+            if (o.progress)
+                o.progress(o.progress_ctx, 1, s, (double)s / o.polish, ob, 1.0 - mis);
+            if (deadline > 0 && rve_now() > deadline) {
+                r->stopped_by = 2;
+                break;
+            }
+            if (moved == 0)
+                break;
+        }
+        F.tau = 1.0;
+        memcpy(x, xbest, (size_t)n * 4 * sizeof(double));
+        free(xbest);
+        if (st != RVE_OK && st != RVE_ECAP)
+            goto done;
+        st = RVE_OK;
+    }
+    if (repair_empty(&F, x, r->seed, r->weight, err) < 0) {
+        st = err->code;
+        goto done;
+    }
+    r->obj_final = eval_full_eq65(&F, x, nth, NULL);
+    to_physical(&F, x, r->seed, r->weight);
+    st = rve_fit_quality(m, n, r->seed, r->weight, &r->acc_final, &r->iou_min, &r->iou_median,
+                         &r->empty_cells, NULL, err);
+    if (st != RVE_OK)
+        goto done;
+    r->evals = lopt_evals(L);
+    r->gjk_calls = lopt_counter(L);
+    r->seconds = rve_now() - t0;
+done:
+    lopt_free(L);
+    free(x);
+    free(step);
+    free(tstep);
+    fitctx_free(&F);
+    return st;
+}

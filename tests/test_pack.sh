@@ -1,0 +1,64 @@
+#!/bin/sh
+# rve pack: options, exit codes, output format, atomic output, --json.
+set -u
+RVE=${RVE:-./rve}
+t=$(mktemp -d /tmp/rve-pack-sh.XXXXXX)
+pass=0
+fail=0
+check() { # description, expected status, command...
+    desc=$1; want=$2; shift 2
+    "$@" >"$t/out" 2>"$t/err"
+    got=$?
+    if [ "$got" -eq "$want" ]; then pass=$((pass + 1)); else
+        fail=$((fail + 1)); echo "FAIL: $desc: exit $got, wanted $want"; cat "$t/err"; fi
+}
+ok() { # description, shell condition
+    if eval "$2"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi
+}
+
+check "help" 0 "$RVE" pack --help
+ok "help shows usage and example" "grep -q 'Usage: rve pack' $t/out && grep -q 'Example' $t/out"
+check "missing -o" 2 "$RVE" pack --size 1 -n 5
+check "bad size law" 2 "$RVE" pack --size 'lognormal(1' -n 5 -o "$t/a.txt"
+ok "bad size law is explained" "grep -q 'rve pack: --size' $t/err"
+check "bad shape" 2 "$RVE" pack --shape cube --size 1 -n 5 -o "$t/a.txt"
+check "bad count" 2 "$RVE" pack --size 1 -n 0 -o "$t/a.txt"
+check "domain and fraction" 2 "$RVE" pack --size 1 -n 5 --domain 10 --fraction 0.3 -o "$t/a.txt"
+check "unknown option" 2 "$RVE" pack --size 1 -n 5 --frobnicate -o "$t/a.txt"
+check "negative normal sizes" 2 "$RVE" pack --size 'normal(-5,0.1)' -n 5 -o "$t/a.txt"
+ok "no output after usage errors" "[ ! -e $t/a.txt ]"
+
+# a small periodic sphere packing with JSON and VTK
+check "spheres" 0 "$RVE" pack -q --size 'lognormal(1,0.2)' -n 40 --periodic --json -o "$t/s.txt" --vtk "$t/s.vtk"
+ok "domain line" "head -1 $t/s.txt | grep -Eq '^# domain [0-9.e+-]+ [0-9.e+-]+ [0-9.e+-]+ periodic$'"
+ok "one line per body" "[ \$(grep -c '^sphere ' $t/s.txt) -eq 40 ]"
+ok "json fields" "grep -q '\"fraction\"' $t/out && grep -q '\"void_ratio\"' $t/out && grep -q '\"coordination\"' $t/out"
+ok "no overlap reported" "grep -q '\"overlapping_pairs\":0' $t/out"
+ok "vtk" "head -1 $t/s.vtk | grep -q 'vtk DataFile'"
+# the output lines are valid `rve dist` input (a query is two shapes: pair them up)
+if "$RVE" dist --help >/dev/null 2>&1; then
+    grep '^sphere' "$t/s.txt" | head -40 >"$t/q.txt"
+    check "output feeds rve dist" 0 "$RVE" dist "$t/q.txt"
+    ok "rve dist answers 20 queries" "[ \$(wc -l <$t/out) -eq 20 ]"
+    ok "no negative distances" "! awk '{ if (\$1 < 0) exit 0; } END { exit 1 }' $t/out"
+fi
+
+# fixed walled domain, and repacking the bodies of a file
+check "walls, fixed domain" 0 "$RVE" pack -q --size 1 -n 20 --domain 8,8,8 -o "$t/w.txt"
+ok "walls line" "head -1 $t/w.txt | grep -q '^# domain 8 8 8 walls$'"
+check "too many bodies for the domain" 2 "$RVE" pack -q --size 1 -n 200 --domain 5,5,5 -o "$t/x.txt"
+ok "no output when it fails" "[ ! -e $t/x.txt ]"
+check "repack a file" 0 "$RVE" pack -q --bodies "$t/w.txt" --fraction 0.3 --time 10 -o "$t/r.txt"
+printf 'sphere 0 0 0 1\nsphere 0 0 0 zz\n' >"$t/bad.txt"
+check "bad bodies file" 1 "$RVE" pack -q --bodies "$t/bad.txt" -o "$t/y.txt"
+ok "bad token named" "grep -q 'bad.txt: line 2' $t/err"
+ok "no output for bad data" "[ ! -e $t/y.txt ]"
+printf 'poly 4 0 0 0 1 0 0 0 1 0 1 1 0\n' >"$t/flat.txt"
+check "flat polyhedron" 1 "$RVE" pack -q --bodies "$t/flat.txt" -o "$t/y.txt"
+check "missing file" 1 "$RVE" pack -q --bodies "$t/nosuch.txt" -o "$t/y.txt"
+check "polyhedra" 0 "$RVE" pack -q --shape poly --vertices 12 --size 'uniform(0.8,1.2)' -n 15 --fraction 0.3 --time 20 -o "$t/p.txt"
+ok "poly lines" "[ \$(grep -c '^poly 12 ' $t/p.txt) -ge 1 ]"
+
+rm -rf "$t"
+echo "pack-cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
