@@ -99,7 +99,9 @@ else
         ok "run wrote $f" "[ -s \"$d/run/$f\" ]"
     done
     ok "run wrote the fit report" "[ -d \"$d/run/fit_report\" ]"
-    check "run: bad map" 1 "$RVE" run "$d/bad.tess" -o "$d/run2" -q
+    printf 'not a tiff' >"$d/bad.tif"
+    check "run: corrupt map" 1 "$RVE" run "$d/bad.tif" -o "$d/run2" -q
+    ok "run: no fit written for a corrupt map" "[ ! -e \"$d/run2/fit.tess\" ]"
 fi
 
 rm -rf "$d"

@@ -44,7 +44,7 @@ const cli_command cli_cmd_pack = {
     "  --method M        auto (default: soft for spheres, mc otherwise), soft, mc\n"
     "  --seed S          random seed (default 1)\n"
     "  --time SECONDS    compaction budget (default 240)\n"
-    "  --contact-tol T   contact when the gap <= T x mean bounding radius (default 1e-6)\n"
+    "  --contact-tol T   contact when the gap <= T x mean bounding radius (default 1e-3)\n"
     "\n"
     "Output:\n"
     "  -o OUT            '# domain LX LY LZ periodic|walls', then one body per line\n"
@@ -123,7 +123,7 @@ static int run(int argc, char **argv)
     const char *method_s = "auto", *tess_path = NULL;
     long n = -1, nvert = 20;
     double axes[3] = {1, 0.75, 0.5}, expo[2] = {4, 4}, domain[3] = {0, 0, 0}, aspect[3] = {1, 1, 1};
-    double fraction = 0, tbudget = 240, ctol = 1e-6;
+    double fraction = 0, tbudget = 240, ctol = 1e-3;
     int periodic = 0, have_domain = 0;
     long seed = 1;
     static const struct option longopts[] = {

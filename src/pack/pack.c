@@ -711,7 +711,8 @@ static rve_status soft_neighbours(ctx *c, soft_ws *w)
         w->capn = w->capp;
     }
     /* carry the cached normals over from the previous list */
-    memset(w->age, 255, w->np);
+    if (w->np)
+        memset(w->age, 255, w->np);
     for (size_t k = 0; k < w->np; k++) {
         w->nrm_ok[k] = 0;
         if (w->nold == 0)
@@ -750,7 +751,8 @@ static rve_status soft_save_normals(ctx *c, soft_ws *w)
             v3_copy(w->old[w->nold].n, w->nrm + 3 * k);
             w->nold++;
         }
-    qsort(w->old, w->nold, sizeof *w->old, cmp_old);
+    if (w->nold)
+        qsort(w->old, w->nold, sizeof *w->old, cmp_old);
     return RVE_OK;
 }
 
