@@ -105,6 +105,9 @@ void rve_shape_free(rve_shape *s);
 rve_status rve_shape_parse(const char **cursor, rve_shape *s, rve_err *err);
 /* Skips blanks and comments; returns 1 when only those remain. */
 int rve_shape_text_end(const char **cursor);
+/* One query of `rve dist` / `rve contact`: two shapes in a row, each parsed
+ * and checked (rve_shape_check). On failure the caller still frees both. */
+rve_status rve_shape_parse_pair(const char **cursor, rve_shape *a, rve_shape *b, rve_err *err);
 
 /* Sub-algorithm of GJK. */
 typedef enum { RVE_SUB_SV = 0, RVE_SUB_JOHNSON = 1 } rve_gjk_sub;

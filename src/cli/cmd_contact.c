@@ -185,17 +185,7 @@ static int run(int argc, char **argv)
         rve_err e2;
         rve_err_clear(&e2);
         memset(&qs[nq], 0, sizeof qs[nq]);
-        rve_status st = rve_shape_parse(&cur, &qs[nq].a, &e2);
-        if (st == RVE_OK) {
-            if (rve_shape_text_end(&cur))
-                st = rve_err_set(&e2, RVE_EDATA, NULL, "unexpected end of input (expected the second shape)");
-            else
-                st = rve_shape_parse(&cur, &qs[nq].b, &e2);
-        }
-        if (st == RVE_OK && rve_shape_check(&qs[nq].a, &e2) != RVE_OK)
-            st = RVE_EDATA;
-        if (st == RVE_OK && rve_shape_check(&qs[nq].b, &e2) != RVE_OK)
-            st = RVE_EDATA;
+        rve_status st = rve_shape_parse_pair(&cur, &qs[nq].a, &qs[nq].b, &e2);
         if (st == RVE_OK && need_poly) {
             st = shape_polyhedron(&qs[nq].a, &qs[nq].pa, &e2);
             if (st == RVE_OK)

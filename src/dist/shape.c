@@ -241,6 +241,21 @@ int rve_shape_text_end(const char **cursor)
     return **cursor == '\0';
 }
 
+rve_status rve_shape_parse_pair(const char **cursor, rve_shape *a, rve_shape *b, rve_err *err)
+{
+    rve_status st = rve_shape_parse(cursor, a, err);
+    if (st != RVE_OK)
+        return st;
+    if (rve_shape_text_end(cursor))
+        return rve_err_set(err, RVE_EDATA, NULL, "unexpected end of input (expected the second shape)");
+    st = rve_shape_parse(cursor, b, err);
+    if (st != RVE_OK)
+        return st;
+    if (rve_shape_check(a, err) != RVE_OK || rve_shape_check(b, err) != RVE_OK)
+        return RVE_EDATA;
+    return RVE_OK;
+}
+
 /* Next token into tok (truncated copy for messages); returns its length, 0 at end. */
 static size_t next_token(const char **cur, char *tok, size_t n)
 {
