@@ -136,6 +136,28 @@ START_TEST(test_afile_failures)
 }
 END_TEST
 
+
+START_TEST(test_read_text_file)
+{
+    make_tmpdir();
+    char path[512];
+    snprintf(path, sizeof path, "%s/in.txt", tmpdir);
+    rve_err e;
+    ck_assert_int_eq(rve_write_file_atomic(path, "ab\0cd", 5, &e), RVE_OK);
+    char *buf = (char *)1;
+    ck_assert_int_eq(rve_read_text_file(path, &buf, &e), RVE_EDATA);
+    ck_assert_ptr_null(buf);
+    ck_assert_str_eq(e.file, path);
+    ck_assert_str_eq(e.msg, "contains a NUL byte at offset 2");
+    ck_assert_int_eq(rve_write_file_atomic(path, "abcd", 4, &e), RVE_OK);
+    ck_assert_int_eq(rve_read_text_file(path, &buf, &e), RVE_OK);
+    ck_assert_str_eq(buf, "abcd");
+    free(buf);
+    unlink(path);
+    rmdir(tmpdir);
+}
+END_TEST
+
 /* -------------------------------------------------------------------- JSON */
 START_TEST(test_json_escape)
 {
@@ -261,6 +283,7 @@ static Suite *util_suite(void)
     tcase_add_test(tc, test_afile_commit);
     tcase_add_test(tc, test_afile_abort_leaves_nothing);
     tcase_add_test(tc, test_afile_failures);
+    tcase_add_test(tc, test_read_text_file);
     tcase_add_test(tc, test_json_escape);
     tcase_add_test(tc, test_json_writer);
     tcase_add_test(tc, test_parse_numbers);

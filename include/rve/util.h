@@ -158,6 +158,9 @@ const char *rve_path_ext(const char *path);      /* ".tif" or "" */
 int rve_path_has_ext(const char *path, const char *ext); /* case-insensitive */
 /* Read a whole file into a malloc'd buffer (NUL-terminated); *n = size. */
 rve_status rve_read_file(const char *path, char **buf, size_t *n, rve_err *err);
+/* Read a whole text file ("-": standard input); a NUL byte inside is an
+ * error naming the file ("<stdin>" for standard input) and the offset. */
+rve_status rve_read_text_file(const char *path, char **buf, rve_err *err);
 
 #ifdef __cplusplus
 }

@@ -155,15 +155,9 @@ static int run(int argc, char **argv)
     rve_err err;
     rve_err_clear(&err);
     char *buf = NULL;
-    size_t len = 0;
-    if (rve_read_file(path, &buf, &len, &err) != RVE_OK)
+    if (rve_read_text_file(path, &buf, &err) != RVE_OK)
         return cli_fail(cmd, &err);
     const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
-    if (strlen(buf) != len) {
-        free(buf);
-        rve_err_set(&err, RVE_EDATA, name, "contains a NUL byte at offset %zu", strlen(buf));
-        return cli_fail(cmd, &err);
-    }
     int need_poly = method != M_EPA || volume;
 
     /* parse everything first: a malformed query prints nothing on stdout */

@@ -183,3 +183,19 @@ rve_status rve_read_file(const char *path, char **buf, size_t *n, rve_err *err)
     *n = len;
     return RVE_OK;
 }
+
+rve_status rve_read_text_file(const char *path, char **buf, rve_err *err)
+{
+    size_t len;
+    rve_status st = rve_read_file(path, buf, &len, err);
+    if (st != RVE_OK)
+        return st;
+    size_t nul = strlen(*buf);
+    if (nul != len) {
+        free(*buf);
+        *buf = NULL;
+        return rve_err_set(err, RVE_EDATA, strcmp(path, "-") == 0 ? "<stdin>" : path,
+                           "contains a NUL byte at offset %zu", nul);
+    }
+    return RVE_OK;
+}
