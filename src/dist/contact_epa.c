@@ -25,8 +25,7 @@
 #define EPA_MAX_FACES 1024
 
 typedef struct {
-    double w[3], a[3], b[3];
-    long double wl[3]; /* a - b without rounding (nearly) */
+    double w[3], a[3], b[3]; /* w = a - b rounded; a - b in long double on demand (vert_wl) */
 } epa_vert;
 
 typedef struct {
@@ -35,11 +34,18 @@ typedef struct {
     int ne[3];   /* edge index of this face in that neighbour */
     double n[3]; /* outward unit normal */
     double d;    /* offset n.x */
-    long double nl[3], dl; /* the same in long double (decisions are taken on these) */
-    int lplane;            /* nl, dl are set */
+    int lplane;  /* the long double plane (epa_ws.FL) is set */
     int alive;
     int mark;
 } epa_face;
+
+/* the plane of a face in long double (decisions near rounding are taken on it);
+ * kept apart from epa_face so that the hot face records stay small */
+typedef struct {
+    long double nl[3], dl;
+} epa_facel;
+
+static const int nx3[3] = {1, 2, 0}, pv3[3] = {2, 0, 1}; /* i + 1, i + 2 (mod 3) */
 
 typedef struct {
     const rve_shape *A, *B;
@@ -47,6 +53,7 @@ typedef struct {
     int ha, hb;
     epa_vert V[EPA_MAX_VERTS];
     epa_face F[EPA_MAX_FACES];
+    epa_facel FL[EPA_MAX_FACES];
     int nv, nf;
     double scale;
     int horizon_f[EPA_MAX_FACES], horizon_e[EPA_MAX_FACES], nh;
@@ -64,15 +71,15 @@ static void epa_support(epa_ws *W, const double d[3], epa_vert *x)
     dist_support_world(W->A, &W->fa, d, x->a, &W->ha);
     dist_support_world(W->B, &W->fb, m, x->b, &W->hb);
     v3_sub(x->w, x->a, x->b);
-    for (int j = 0; j < 3; j++)
-        x->wl[j] = (long double)x->a[j] - (long double)x->b[j];
 }
 
-static void vert_fill(epa_vert *x)
+static void vert_fill(epa_vert *x) { v3_sub(x->w, x->a, x->b); }
+
+/* a - b in long double (exact for coordinates of similar magnitude) */
+static inline void vert_wl(const epa_vert *x, long double wl[3])
 {
-    v3_sub(x->w, x->a, x->b);
     for (int j = 0; j < 3; j++)
-        x->wl[j] = (long double)x->a[j] - (long double)x->b[j];
+        wl[j] = (long double)x->a[j] - (long double)x->b[j];
 }
 
 static long double ldotl(const long double a[3], const long double b[3])
@@ -80,8 +87,13 @@ static long double ldotl(const long double a[3], const long double b[3])
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
-/* signed height of x above the plane of f */
-static long double face_height(epa_face *f, const epa_vert *x) { return ldotl(f->nl, x->wl) - f->dl; }
+/* signed height of x above the long double plane of face i */
+static long double face_height(const epa_ws *W, int i, const epa_vert *x)
+{
+    long double wl[3];
+    vert_wl(x, wl);
+    return ldotl(W->FL[i].nl, wl) - W->FL[i].dl;
+}
 
 /* plane of face f in double (cross product of the two shortest edges); returns 0
  * for a degenerate triangle.  The long double plane is made on demand. */
@@ -111,12 +123,16 @@ static int face_plane(epa_ws *W, epa_face *f)
     return 1;
 }
 
-/* the long double plane of f (made once) */
-static void face_plane_l(epa_ws *W, epa_face *f)
+/* the long double plane of face i (made once) */
+static void face_plane_l(epa_ws *W, int i)
 {
+    epa_face *f = &W->F[i];
     if (f->lplane)
         return;
-    const long double *a = W->V[f->v[0]].wl, *b = W->V[f->v[1]].wl, *c = W->V[f->v[2]].wl;
+    long double a[3], b[3], c[3];
+    vert_wl(&W->V[f->v[0]], a);
+    vert_wl(&W->V[f->v[1]], b);
+    vert_wl(&W->V[f->v[2]], c);
     long double ab[3], ac[3], bc[3], n[3];
     for (int j = 0; j < 3; j++) {
         ab[j] = b[j] - a[j];
@@ -136,9 +152,12 @@ static void face_plane_l(epa_ws *W, epa_face *f)
     n[1] = x[2] * y[0] - x[0] * y[2];
     n[2] = x[0] * y[1] - x[1] * y[0];
     long double r = 1 / sqrtl(ldotl(n, n));
+    epa_facel *fl = &W->FL[i];
     for (int j = 0; j < 3; j++)
-        f->nl[j] = n[j] * r;
-    f->dl = (ldotl(f->nl, a) + ldotl(f->nl, b) + ldotl(f->nl, c)) / 3;
+        fl->nl[j] = n[j] * r;
+    /* offset from the vertex opposite the longest edge (long double: the choice
+     * changes it by far less than a double ulp) */
+    fl->dl = ldotl(fl->nl, x == ab && y == ac ? a : x == ac ? c : b);
     f->lplane = 1;
 }
 
@@ -286,7 +305,7 @@ static int epa_init(epa_ws *W, const rve_dist_result *g)
         by_missing[6 - W->F[f].v[0] - W->F[f].v[1] - W->F[f].v[2]] = f;
     for (int f = 0; f < 4; f++)
         for (int i = 0; i < 3; i++) {
-            int b = W->F[f].v[(i + 1) % 3], c = W->F[f].v[(i + 2) % 3];
+            int b = W->F[f].v[nx3[i]], c = W->F[f].v[pv3[i]];
             int g2 = by_missing[c];
             int j = W->F[g2].v[0] == b ? 0 : W->F[g2].v[1] == b ? 1 : 2;
             W->F[f].nb[i] = g2;
@@ -317,7 +336,8 @@ static int epa_horizon2(epa_ws *W, int f0, const epa_vert *w, long double eps)
             sp--;
             continue;
         }
-        int e = (sstart[sp - 1] + scnt[sp - 1]) % 3;
+        int e = sstart[sp - 1] + scnt[sp - 1];
+        e = e >= 3 ? e - 3 : e;
         scnt[sp - 1]++;
         int g = W->F[f].nb[e], ge = W->F[f].ne[e];
         if (W->F[g].mark == pass)
@@ -328,8 +348,8 @@ static int epa_horizon2(epa_ws *W, int f0, const epa_vert *w, long double eps)
         if (fabs(hd) > 1e-11 * W->scale)
             vis = hd > 0;
         else {
-            face_plane_l(W, &W->F[g]);
-            vis = face_height(&W->F[g], w) > eps;
+            face_plane_l(W, g);
+            vis = face_height(W, g, w) > eps;
         }
         if (vis) {
             W->F[g].mark = pass;
@@ -337,7 +357,7 @@ static int epa_horizon2(epa_ws *W, int f0, const epa_vert *w, long double eps)
             if (sp == EPA_MAX_FACES)
                 return 0;
             sf[sp] = g;
-            sstart[sp] = (ge + 1) % 3;
+            sstart[sp] = nx3[ge];
             scnt[sp] = 0;
             sp++;
         } else {
@@ -352,8 +372,9 @@ static int epa_horizon2(epa_ws *W, int f0, const epa_vert *w, long double eps)
         return 0;
     for (int h = 0; h < W->nh; h++) {
         int f = W->horizon_f[h], e = W->horizon_e[h];
-        int g = W->horizon_f[(h + 1) % W->nh], ge = W->horizon_e[(h + 1) % W->nh];
-        if (W->F[f].v[e] != W->F[g].v[(ge + 1) % 3])
+        int h1 = h + 1 == W->nh ? 0 : h + 1;
+        int g = W->horizon_f[h1], ge = W->horizon_e[h1];
+        if (W->F[f].v[e] != W->F[g].v[nx3[ge]])
             return 0;
     }
     return 1;
@@ -415,34 +436,22 @@ rve_status rve_contact_epa(const rve_shape *A, const rve_shape *B, const rve_epa
         return RVE_OK;
     }
     rve_status st = RVE_OK;
-    int best = -1, it;
+    int best = -1, it, forced = -1;
     for (it = 0;; it++) {
-        /* closest face */
-        best = -1;
-        double bd = INFINITY;
-        const double *fd = W->fd;
-        for (int f = 0; f < W->nf; f++)
-            if (fd[f] < bd) {
-                bd = fd[f];
-                best = f;
-            }
-        /* faces within rounding of the smallest offset: decide in long double */
-        if (best >= 0) {
-            double lim = bd + 1e-11 * W->scale;
-            long double bl = INFINITY;
-            int nclose = 0;
+        /* closest face in double (near ties are settled in long double only when
+         * the loop is about to stop: expanding any face of nearly the smallest
+         * offset is as good as expanding the smallest) */
+        best = forced;
+        if (forced < 0) {
+            double bd = INFINITY;
+            const double *fd = W->fd;
             for (int f = 0; f < W->nf; f++)
-                nclose += fd[f] <= lim;
-            if (nclose > 1)
-                for (int f = 0; f < W->nf; f++)
-                    if (fd[f] <= lim) {
-                        face_plane_l(W, &W->F[f]);
-                        if (W->F[f].dl < bl) {
-                            bl = W->F[f].dl;
-                            best = f;
-                        }
-                    }
+                if (fd[f] < bd) {
+                    bd = fd[f];
+                    best = f;
+                }
         }
+        forced = -1;
         if (best < 0) {
             st = rve_err_set(err, RVE_EINTERNAL, NULL, "EPA lost its polytope");
             break;
@@ -453,18 +462,35 @@ rve_status rve_contact_epa(const rve_shape *A, const rve_shape *B, const rve_epa
         long double eps = (long double)tol * W->scale;
         /* quick decision in double when far from convergence */
         double hd = v3_dot(f->n, x.w) - f->d;
-        if (!(hd > 1e-11 * W->scale)) {
-            face_plane_l(W, f);
-            if (face_height(f, &x) <= eps)
-                break;
+        int near = !(hd > 1e-11 * W->scale);
+        if (near) {
+            face_plane_l(W, best);
+            if (face_height(W, best, &x) <= eps) {
+                /* best is a face of K: stop, unless a face within rounding of its
+                 * offset lies closer in long double (then expand that one) */
+                double lim = W->fd[best] + 1e-11 * W->scale;
+                long double bl = W->FL[best].dl;
+                for (int k = 0; k < W->nf; k++)
+                    if (W->fd[k] <= lim && k != best) {
+                        face_plane_l(W, k);
+                        if (W->FL[k].dl < bl) {
+                            bl = W->FL[k].dl;
+                            forced = k;
+                        }
+                    }
+                if (forced < 0 || it >= maxit)
+                    break;
+                continue;
+            }
         }
         if (it >= maxit || W->nv == EPA_MAX_VERTS) {
             st = rve_err_set(err, RVE_ECAP, NULL, "EPA iteration cap reached (%d)", it);
             break;
         }
-        /* the new vertex must not duplicate an existing one */
+        /* the new vertex must not duplicate an existing one (only possible when it
+         * is within rounding of the face's plane: every vertex lies below it) */
         int dup = 0;
-        for (int i = 0; i < W->nv && !dup; i++)
+        for (int i = 0; near && i < W->nv && !dup; i++)
             if (v3_dist2(W->V[i].w, x.w) <= 0)
                 dup = 1;
         if (dup)
@@ -485,7 +511,7 @@ rve_status rve_contact_epa(const rve_shape *A, const rve_shape *B, const rve_epa
         int first = -1, prev = -1, ok = 1;
         for (int h = 0; h < W->nh; h++) {
             int gface = W->horizon_f[h], ge = W->horizon_e[h];
-            int a = W->F[gface].v[(ge + 1) % 3], b = W->F[gface].v[ge];
+            int a = W->F[gface].v[nx3[ge]], b = W->F[gface].v[ge];
             int nf = new_face(W, a, b, wi);
             if (nf < 0) {
                 ok = 0;
@@ -526,24 +552,15 @@ rve_status rve_contact_epa(const rve_shape *A, const rve_shape *B, const rve_epa
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
             w[i][j] = (long double)tri[i]->a[j] - (long double)tri[i]->b[j];
-    long double e1[3], e2[3], nn[3];
-    for (int j = 0; j < 3; j++) {
-        e1[j] = w[1][j] - w[0][j];
-        e2[j] = w[2][j] - w[0][j];
-    }
-    nn[0] = e1[1] * e2[2] - e1[2] * e2[1];
-    nn[1] = e1[2] * e2[0] - e1[0] * e2[2];
-    nn[2] = e1[0] * e2[1] - e1[1] * e2[0];
-    long double ln = sqrtl(nn[0] * nn[0] + nn[1] * nn[1] + nn[2] * nn[2]);
-    long double d = 0;
-    if (ln > 0) {
+    /* its long double plane (already made by the termination test; same winding,
+     * so the same outward orientation as the double plane) */
+    long double nn[3], d;
+    face_plane_l(W, best);
+    const epa_facel *fl = &W->FL[best];
+    if (isfinite((double)(fl->nl[0] + fl->nl[1] + fl->nl[2] + fl->dl))) {
         for (int j = 0; j < 3; j++)
-            nn[j] /= ln;
-        if (nn[0] * f->n[0] + nn[1] * f->n[1] + nn[2] * f->n[2] < 0)
-            for (int j = 0; j < 3; j++)
-                nn[j] = -nn[j];
-        for (int i = 0; i < 3; i++)
-            d += (nn[0] * w[i][0] + nn[1] * w[i][1] + nn[2] * w[i][2]) / 3;
+            nn[j] = fl->nl[j];
+        d = fl->dl;
     } else {
         for (int j = 0; j < 3; j++)
             nn[j] = f->n[j];
@@ -552,7 +569,7 @@ rve_status rve_contact_epa(const rve_shape *A, const rve_shape *B, const rve_epa
     /* barycentric weights of v = d n by in-plane areas */
     long double lam[3], tot = 0;
     for (int i = 0; i < 3; i++) {
-        const long double *x = w[(i + 1) % 3], *y = w[(i + 2) % 3];
+        const long double *x = w[nx3[i]], *y = w[pv3[i]];
         long double t1[3] = {x[0] - d * nn[0], x[1] - d * nn[1], x[2] - d * nn[2]};
         long double t2[3] = {y[0] - d * nn[0], y[1] - d * nn[1], y[2] - d * nn[2]};
         lam[i] = nn[0] * (t1[1] * t2[2] - t1[2] * t2[1]) + nn[1] * (t1[2] * t2[0] - t1[0] * t2[2]) +
@@ -561,9 +578,11 @@ rve_status rve_contact_epa(const rve_shape *A, const rve_shape *B, const rve_epa
     }
     if (!(fabsl(tot) > 0))
         lam[0] = lam[1] = lam[2] = 1.0L / 3;
-    else
+    else {
+        long double itot = 1 / tot;
         for (int i = 0; i < 3; i++)
-            lam[i] /= tot;
+            lam[i] *= itot;
+    }
     double p[3] = {0, 0, 0}, q[3] = {0, 0, 0};
     for (int j = 0; j < 3; j++) {
         long double pa = 0, qb = 0;
