@@ -118,9 +118,37 @@ static int face_plane(epa_ws *W, epa_face *f)
     if (!(l > 1e-300) || !(l > 1e-30 * (lab + lac + lbc)))
         return 0;
     v3_scale(f->n, n, 1 / l);
-    f->d = (v3_dot(f->n, a) + v3_dot(f->n, b) + v3_dot(f->n, c)) * (1.0 / 3);
+    /* offset at the vertex the two shorter edges share */
+    f->d = v3_dot(f->n, x == ab && y == ac ? a : x == ac ? c : b);
     f->lplane = 0;
     return 1;
+}
+
+/* w above the plane of face i by more than eps, in long double: from the plane
+ * when it is made, else from the orientation determinant of the face and w (no
+ * square root or division; the threshold eps |n| uses |n|_1 >= |n|, a factor of
+ * at most sqrt 3 on a tolerance far below the double rounding) */
+static int face_above_l(const epa_ws *W, int i, const epa_vert *w, long double eps)
+{
+    const epa_face *f = &W->F[i];
+    if (f->lplane)
+        return face_height(W, i, w) > eps;
+    long double a[3], b[3], c[3], x[3];
+    vert_wl(&W->V[f->v[0]], a);
+    vert_wl(&W->V[f->v[1]], b);
+    vert_wl(&W->V[f->v[2]], c);
+    vert_wl(w, x);
+    long double ab[3], ac[3], ax[3], n[3];
+    for (int j = 0; j < 3; j++) {
+        ab[j] = b[j] - a[j];
+        ac[j] = c[j] - a[j];
+        ax[j] = x[j] - a[j];
+    }
+    n[0] = ab[1] * ac[2] - ab[2] * ac[1];
+    n[1] = ab[2] * ac[0] - ab[0] * ac[2];
+    n[2] = ab[0] * ac[1] - ab[1] * ac[0];
+    long double det = ldotl(n, ax);
+    return det > eps * (fabsl(n[0]) + fabsl(n[1]) + fabsl(n[2]));
 }
 
 /* the long double plane of face i (made once) */
@@ -347,10 +375,8 @@ static int epa_horizon2(epa_ws *W, int f0, const epa_vert *w, long double eps)
         int vis;
         if (fabs(hd) > 1e-11 * W->scale)
             vis = hd > 0;
-        else {
-            face_plane_l(W, g);
-            vis = face_height(W, g, w) > eps;
-        }
+        else
+            vis = face_above_l(W, g, w, eps);
         if (vis) {
             W->F[g].mark = pass;
             W->visl[W->nvis++] = g;
