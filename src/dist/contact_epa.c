@@ -260,50 +260,61 @@ static int epa_init(epa_ws *W, const rve_dist_result *g)
         if (v3_maxabs(cand[i].w) > sc)
             sc = v3_maxabs(cand[i].w);
     W->scale = sc;
-    int i0 = 0, i1 = -1, i2 = -1, i3 = -1;
-    double best = -1;
-    for (int i = 1; i < nc; i++) {
-        double d = v3_dist2(cand[i].w, cand[i0].w);
-        if (d > best) {
-            best = d;
-            i1 = i;
-        }
-    }
-    if (!(best > 0))
-        return 0;
-    double e[3];
-    v3_sub(e, cand[i1].w, cand[i0].w);
-    best = -1;
-    for (int i = 0; i < nc; i++) {
-        double t[3], c[3];
-        v3_sub(t, cand[i].w, cand[i0].w);
-        v3_cross(c, e, t);
-        double d = v3_norm2(c);
-        if (d > best) {
-            best = d;
-            i2 = i;
-        }
-    }
-    double nrm[3], t2[3];
-    v3_sub(t2, cand[i2].w, cand[i0].w);
-    v3_cross(nrm, e, t2);
-    double ln = v3_norm(nrm);
-    if (!(ln > 1e-14 * v3_norm2(e)))
-        return 0;
-    best = -1;
+    int i0 = 0, i1 = 1, i2 = 2, i3 = 3;
     double sgn = 0;
-    for (int i = 0; i < nc; i++) {
-        double t[3];
-        v3_sub(t, cand[i].w, cand[i0].w);
-        double d = v3_dot(nrm, t);
-        if (fabs(d) > best) {
-            best = fabs(d);
-            i3 = i;
-            sgn = d;
+    if (!need) {
+        /* GJK's simplex is a solid tetrahedron: take it as it is */
+        double u[3], v[3], w[3], x[3];
+        v3_sub(u, cand[1].w, cand[0].w);
+        v3_sub(v, cand[2].w, cand[0].w);
+        v3_sub(w, cand[3].w, cand[0].w);
+        v3_cross(x, u, v);
+        sgn = v3_dot(x, w);
+    } else {
+        i1 = i2 = i3 = -1;
+        double best = -1;
+        for (int i = 1; i < nc; i++) {
+            double d = v3_dist2(cand[i].w, cand[i0].w);
+            if (d > best) {
+                best = d;
+                i1 = i;
+            }
         }
+        if (!(best > 0))
+            return 0;
+        double e[3];
+        v3_sub(e, cand[i1].w, cand[i0].w);
+        best = -1;
+        for (int i = 0; i < nc; i++) {
+            double t[3], c[3];
+            v3_sub(t, cand[i].w, cand[i0].w);
+            v3_cross(c, e, t);
+            double d = v3_norm2(c);
+            if (d > best) {
+                best = d;
+                i2 = i;
+            }
+        }
+        double nrm[3], t2[3];
+        v3_sub(t2, cand[i2].w, cand[i0].w);
+        v3_cross(nrm, e, t2);
+        double ln = v3_norm(nrm);
+        if (!(ln > 1e-14 * v3_norm2(e)))
+            return 0;
+        best = -1;
+        for (int i = 0; i < nc; i++) {
+            double t[3];
+            v3_sub(t, cand[i].w, cand[i0].w);
+            double d = v3_dot(nrm, t);
+            if (fabs(d) > best) {
+                best = fabs(d);
+                i3 = i;
+                sgn = d;
+            }
+        }
+        if (!(best > 1e-12 * ln * sqrt(v3_norm2(e))))
+            return 0;
     }
-    if (!(best > 1e-12 * ln * sqrt(v3_norm2(e))))
-        return 0;
     W->V[0] = cand[i0];
     W->V[1] = cand[i1];
     W->V[2] = cand[i2];
