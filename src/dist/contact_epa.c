@@ -97,7 +97,7 @@ static long double face_height(const epa_ws *W, int i, const epa_vert *x)
 
 /* plane of face f in double (cross product of the two shortest edges); returns 0
  * for a degenerate triangle.  The long double plane is made on demand. */
-static int face_plane(epa_ws *W, epa_face *f)
+DIST_INLINE int face_plane(epa_ws *W, epa_face *f)
 {
     const double *a = W->V[f->v[0]].w, *b = W->V[f->v[1]].w, *c = W->V[f->v[2]].w;
     double ab[3], ac[3], bc[3], n[3];
@@ -189,7 +189,7 @@ static void face_plane_l(epa_ws *W, int i)
     f->lplane = 1;
 }
 
-static int new_face(epa_ws *W, int a, int b, int c)
+DIST_INLINE int new_face(epa_ws *W, int a, int b, int c)
 {
     int i;
     /* reuse a dead slot first */
@@ -585,10 +585,6 @@ rve_status rve_contact_epa(const rve_shape *A, const rve_shape *B, const rve_epa
     /* final face in long double from the support points on A and B (exact inputs):
      * the normal and offset of the face then carry no cancellation from w = a - b */
     const epa_vert *tri[3] = {&W->V[f->v[0]], &W->V[f->v[1]], &W->V[f->v[2]]};
-    long double w[3][3];
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            w[i][j] = (long double)tri[i]->a[j] - (long double)tri[i]->b[j];
     /* its long double plane (already made by the termination test; same winding,
      * so the same outward orientation as the double plane) */
     long double nn[3], d;
@@ -603,34 +599,31 @@ rve_status rve_contact_epa(const rve_shape *A, const rve_shape *B, const rve_epa
             nn[j] = f->n[j];
         d = f->d;
     }
-    /* barycentric weights of v = d n by in-plane areas */
-    long double lam[3], tot = 0;
+    /* barycentric weights of v = d n by in-plane areas (double: they only place
+     * the witness points, to the rounding of the coordinates) */
+    double nd[3] = {(double)nn[0], (double)nn[1], (double)nn[2]}, dd = (double)d, v[3], lam[3], tot = 0;
+    v3_scale(v, nd, dd);
     for (int i = 0; i < 3; i++) {
-        const long double *x = w[nx3[i]], *y = w[pv3[i]];
-        long double t1[3] = {x[0] - d * nn[0], x[1] - d * nn[1], x[2] - d * nn[2]};
-        long double t2[3] = {y[0] - d * nn[0], y[1] - d * nn[1], y[2] - d * nn[2]};
-        lam[i] = nn[0] * (t1[1] * t2[2] - t1[2] * t2[1]) + nn[1] * (t1[2] * t2[0] - t1[0] * t2[2]) +
-                 nn[2] * (t1[0] * t2[1] - t1[1] * t2[0]);
+        double t1[3], t2[3], c[3];
+        v3_sub(t1, tri[nx3[i]]->w, v);
+        v3_sub(t2, tri[pv3[i]]->w, v);
+        v3_cross(c, t1, t2);
+        lam[i] = v3_dot(nd, c);
         tot += lam[i];
     }
-    if (!(fabsl(tot) > 0))
-        lam[0] = lam[1] = lam[2] = 1.0L / 3;
+    if (!(fabs(tot) > 0))
+        lam[0] = lam[1] = lam[2] = 1.0 / 3;
     else {
-        long double itot = 1 / tot;
+        double itot = 1 / tot;
         for (int i = 0; i < 3; i++)
             lam[i] *= itot;
     }
     double p[3] = {0, 0, 0}, q[3] = {0, 0, 0};
-    for (int j = 0; j < 3; j++) {
-        long double pa = 0, qb = 0;
-        for (int i = 0; i < 3; i++) {
-            pa += lam[i] * tri[i]->a[j];
-            qb += lam[i] * tri[i]->b[j];
-        }
-        p[j] = (double)pa;
-        q[j] = (double)qb;
-        out->n[j] = (double)nn[j];
+    for (int i = 0; i < 3; i++) {
+        v3_axpy(p, p, lam[i], tri[i]->a);
+        v3_axpy(q, q, lam[i], tri[i]->b);
     }
+    v3_copy(out->n, nd);
     v3_normalize(out->n);
     out->s = (double)-d - ra - rb;
     v3_axpy(out->p, p, ra, out->n);
