@@ -247,8 +247,10 @@ static int epa_init(epa_ws *W, const rve_dist_result *g)
         v3_sub(v, cand[2].w, cand[0].w);
         v3_sub(w, cand[3].w, cand[0].w);
         v3_cross(x, u, v);
-        double vol = fabs(v3_dot(x, w)), l = v3_norm(u) + v3_norm(v) + v3_norm(w);
-        if (vol > 1e-9 * l * l * l)
+        /* solid when |vol| > 1e-9 l^3, l = 3 max |edge| >= the sum of the edges
+         * (squared: no square roots) */
+        double vol = v3_dot(x, w), m2 = fmax(v3_norm2(u), fmax(v3_norm2(v), v3_norm2(w)));
+        if (vol * vol > 1e-18 * 729 * m2 * m2 * m2)
             need = 0;
     }
     if (need)
