@@ -320,10 +320,10 @@ int main(int argc, char **argv)
     /* by size class: the vertex counts of the pairs matter (supports are O(n),
      * the polytope work is not) */
     {
-        static const int lo[4] = {4, 8, 9, 41}, hi[4] = {4, 8, 40, 256};
-        static const int show[4] = {M_EPA, M_BULLET, M_CCD_MPR, M_CCD_EPA};
+        static const int lo[4] = {4, 8, 9, 41}, hi[4] = {7, 8, 40, 256};
+        static const int show[5] = {M_EPA, M_EPA_GRAPH, M_BULLET, M_CCD_MPR, M_CCD_EPA};
         printf("\nby vertex count (both bodies in the class): pairs, median ns");
-        for (int k = 0; k < 4; k++)
+        for (int k = 0; k < 5; k++)
             if (available(show[k]))
                 printf(" | %s", mname[show[k]]);
         printf("\n");
@@ -334,7 +334,7 @@ int main(int argc, char **argv)
             for (int i = 0; i < np; i++)
                 cnt += P[i].na >= lo[c] && P[i].na <= hi[c] && P[i].nb >= lo[c] && P[i].nb <= hi[c];
             printf(" %3d pairs", cnt);
-            for (int k = 0; k < 4 && cnt > 0; k++) {
+            for (int k = 0; k < 5 && cnt > 0; k++) {
                 if (!available(show[k]))
                     continue;
                 int m2 = 0;
