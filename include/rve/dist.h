@@ -34,7 +34,8 @@ typedef enum {
 } rve_shape_kind;
 
 /* Optional vertex adjacency of a polytope (edges of its convex hull, built
- * with qhull) for hill-climbing support queries on large polytopes.
+ * with qhull) for hill-climbing support queries on large polytopes (ignored
+ * for polytopes of at most 32 vertices, where a brute-force scan is faster).
  * Neighbours of vertex i: nbr[off[i] .. off[i+1]-1]; vertices that are not
  * on the hull have none.  `start` is a hull vertex. */
 typedef struct {
