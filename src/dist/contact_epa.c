@@ -625,7 +625,8 @@ rve_status rve_contact_epa(const rve_shape *A, const rve_shape *B, const rve_epa
         v3_axpy(p, p, lam[i], tri[i]->a);
         v3_axpy(q, q, lam[i], tri[i]->b);
     }
-    v3_copy(out->n, nd);
+    for (int j = 0; j < 3; j++)
+        out->n[j] = nd[j] + 0.0; /* no negative zeros in the output */
     v3_normalize(out->n);
     out->s = (double)-d - ra - rb;
     v3_axpy(out->p, p, ra, out->n);
