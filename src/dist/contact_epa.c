@@ -10,7 +10,15 @@
  * degenerate starts need no special case; the smallest face offset is always a
  * lower bound of the depth and the support value along its normal an upper bound,
  * and the loop stops when they meet.  The closest point on the final face uses the
- * in-plane area form of the barycentric weights (no 0/0 at zero depth). */
+ * in-plane area form of the barycentric weights (no 0/0 at zero depth).
+ *
+ * Speed (bench/bench_contact): decisions are taken in double unless they are within
+ * 1e-11 of the size, then in long double on the exact differences a - b of the
+ * support points (kept as a and b; a - b is rounded on demand): visibility from the
+ * orientation determinant (no plane made), stopping from the face's long double
+ * plane, which then also gives the result; near ties of the closest face are only
+ * settled when the loop is about to stop (expanding any nearly closest face is as
+ * good).  Everything lives in fixed arrays on the stack (no allocation). */
 #include "config.h"
 #include <rve/dist.h>
 #include "util/vec3.h"
