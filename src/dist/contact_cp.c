@@ -46,6 +46,17 @@ static double gap_of(const rve_polyhedron *A, const rve_polyhedron *B, const dou
     return -ct_support_value(B->v, B->nv, m) - ct_support_value(A->v, A->nv, n);
 }
 
+/* the same with the support vertices (first on ties): *ia of A along n, *ib of B
+ * along -n (bitwise the same gap) */
+static double gap_idx(const rve_polyhedron *A, const rve_polyhedron *B, const double n[3], size_t *ia, size_t *ib)
+{
+    double m[3] = {-n[0], -n[1], -n[2]};
+    *ia = ct_support_index(A->v, A->nv, n);
+    *ib = ct_support_index(B->v, B->nv, m);
+    const double *a = A->v + 3 * *ia, *b = B->v + 3 * *ib;
+    return -(m[0] * b[0] + m[1] * b[1] + m[2] * b[2]) - (n[0] * a[0] + n[1] * a[1] + n[2] * a[2]);
+}
+
 /* unit vectors p, q completing n to an orthonormal frame */
 static void frame(const double n[3], double p[3], double q[3])
 {
@@ -99,11 +110,11 @@ rve_status rve_contact_cundall(const rve_polyhedron *A, const rve_polyhedron *B,
     for (int st = 0; st < 5; st++) {
         double n[3];
         v3_copy(n, starts[st]);
-        double g = gap_of(A, B, n);
+        size_t a0, b0; /* support pair at n */
+        double g = gap_idx(A, B, n, &a0, &b0);
         int outer;
         for (outer = 0; outer < CUNDALL_OUTER_MAX; outer++) {
-            double nm[3] = {-n[0], -n[1], -n[2]};
-            size_t ia = ct_support_index(A->v, A->nv, n), ib = ct_support_index(B->v, B->nv, nm);
+            size_t ia = a0, ib = b0;
             double p1[3], q1[3], g_start = g;
             frame(n, p1, q1);
             for (int fr = 0; fr < 2; fr++) {
@@ -127,6 +138,7 @@ rve_status rve_contact_cundall(const rve_polyhedron *A, const rve_polyhedron *B,
                     }
                     iters++;
                     double cand[4][3], gi[4];
+                    size_t ca[4], cb[4];
                     int bi = -1;
                     double bg = g;
                     for (int i = 0; i < 4; i++) {
@@ -134,7 +146,7 @@ rve_status rve_contact_cundall(const rve_polyhedron *A, const rve_polyhedron *B,
                         double sk = (i % 2 == 0) ? k : -k;
                         v3_axpy(cand[i], n, sk, t);
                         v3_normalize(cand[i]);
-                        gi[i] = gap_of(A, B, cand[i]);
+                        gi[i] = gap_idx(A, B, cand[i], &ca[i], &cb[i]);
                         if (gi[i] > bg) {
                             bg = gi[i];
                             bi = i;
@@ -145,18 +157,13 @@ rve_status rve_contact_cundall(const rve_polyhedron *A, const rve_polyhedron *B,
                          * pair differs) makes all four steps fail although the gap still
                          * rises along the ridge; step along the ridge, t = n x (w_i - w0),
                          * oriented so that the gap rises (t . w0 > 0) */
-                        double nm0[3] = {-n[0], -n[1], -n[2]};
-                        size_t a0 = ct_support_index(A->v, A->nv, n), b0 = ct_support_index(B->v, B->nv, nm0);
                         double w0[3];
                         v3_sub(w0, B->v + 3 * b0, A->v + 3 * a0);
                         for (int i = 0; i < 4 && bi < 0; i++) {
-                            double nmi[3] = {-cand[i][0], -cand[i][1], -cand[i][2]};
-                            size_t ai = ct_support_index(A->v, A->nv, cand[i]),
-                                   bj = ct_support_index(B->v, B->nv, nmi);
-                            if (ai == a0 && bj == b0)
+                            if (ca[i] == a0 && cb[i] == b0)
                                 continue;
                             double wi[3], dw[3], t[3];
-                            v3_sub(wi, B->v + 3 * bj, A->v + 3 * ai);
+                            v3_sub(wi, B->v + 3 * cb[i], A->v + 3 * ca[i]);
                             v3_sub(dw, wi, w0);
                             v3_cross(t, n, dw);
                             if (v3_normalize(t) == 0)
@@ -165,7 +172,7 @@ rve_status rve_contact_cundall(const rve_polyhedron *A, const rve_polyhedron *B,
                                 v3_scale(t, t, -1);
                             v3_axpy(cand[i], n, k, t);
                             v3_normalize(cand[i]);
-                            double gr = gap_of(A, B, cand[i]);
+                            double gr = gap_idx(A, B, cand[i], &ca[i], &cb[i]);
                             if (gr > bg) {
                                 bg = gr;
                                 bi = i;
@@ -175,6 +182,8 @@ rve_status rve_contact_cundall(const rve_polyhedron *A, const rve_polyhedron *B,
                     if (bi >= 0) {
                         v3_copy(n, cand[bi]);
                         g = bg;
+                        a0 = ca[bi];
+                        b0 = cb[bi];
                         /* keep p, q tangent to the new n */
                         v3_axpy(p, p, -v3_dot(p, n), n);
                         v3_normalize(p);
@@ -191,9 +200,7 @@ rve_status rve_contact_cundall(const rve_polyhedron *A, const rve_polyhedron *B,
                     }
                 }
             }
-            double nm2[3] = {-n[0], -n[1], -n[2]};
-            if (!(g > g_start) ||
-                (ct_support_index(A->v, A->nv, n) == ia && ct_support_index(B->v, B->nv, nm2) == ib))
+            if (!(g > g_start) || (a0 == ia && b0 == ib))
                 break;
         }
         if (outer == CUNDALL_OUTER_MAX)
