@@ -347,18 +347,18 @@ static int epa_init(epa_ws *W, const rve_dist_result *g)
     }
     if (f0 < 0 || f1 < 0 || f2 < 0 || f3 < 0)
         return 0;
-    /* neighbours: across edge (a, b) of face f lies the face that misses f's
-     * third vertex c (faces of a tetrahedron are named by their missing vertex) */
-    int by_missing[4];
-    for (int f = 0; f < 4; f++)
-        by_missing[6 - W->F[f].v[0] - W->F[f].v[1] - W->F[f].v[2]] = f;
+    /* neighbours (faces in slots 0..3): across edge i, (v[i], v[i+1]), of face f
+     * lies face nb[f][i], where that edge is its edge ne[f][i] (run backwards);
+     * the rule: across edge (a, b) lies the face that misses f's third vertex */
+    static const int nbt[2][4][3] = {{{1, 2, 3}, {0, 3, 2}, {0, 1, 3}, {0, 2, 1}},
+                                     {{2, 1, 3}, {0, 2, 3}, {0, 3, 1}, {0, 1, 2}}};
+    static const int net[2][4][3] = {{{0, 0, 0}, {0, 2, 1}, {1, 2, 1}, {2, 2, 1}},
+                                     {{0, 0, 0}, {1, 2, 1}, {0, 2, 1}, {2, 2, 1}}};
+    const int o = sgn < 0 ? 0 : 1;
     for (int f = 0; f < 4; f++)
         for (int i = 0; i < 3; i++) {
-            int b = W->F[f].v[nx3[i]], c = W->F[f].v[pv3[i]];
-            int g2 = by_missing[c];
-            int j = W->F[g2].v[0] == b ? 0 : W->F[g2].v[1] == b ? 1 : 2;
-            W->F[f].nb[i] = g2;
-            W->F[f].ne[i] = j;
+            W->F[f].nb[i] = nbt[o][f][i];
+            W->F[f].ne[i] = net[o][f][i];
         }
     return 1;
 }
