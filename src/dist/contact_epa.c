@@ -43,6 +43,7 @@ typedef struct {
     double n[3]; /* outward unit normal */
     double d;    /* offset n.x */
     int lplane;  /* the long double plane (epa_ws.FL) is set */
+    int apex;    /* the vertex (0..2) shared by the two shorter edges */
     int alive;
     int mark;
 } epa_face;
@@ -127,7 +128,8 @@ DIST_INLINE int face_plane(epa_ws *W, epa_face *f)
         return 0;
     v3_scale(f->n, n, 1 / l);
     /* offset at the vertex the two shorter edges share */
-    f->d = v3_dot(f->n, x == ab && y == ac ? a : x == ac ? c : b);
+    f->apex = x == ab && y == ac ? 0 : x == ac ? 2 : 1;
+    f->d = v3_dot(f->n, W->V[f->v[f->apex]].w);
     f->lplane = 0;
     return 1;
 }
@@ -141,10 +143,11 @@ static int face_above_l(const epa_ws *W, int i, const epa_vert *w, long double e
     const epa_face *f = &W->F[i];
     if (f->lplane)
         return face_height(W, i, w) > eps;
+    /* edges from the apex (the two shorter ones: the best conditioned normal) */
     long double a[3], b[3], c[3], x[3];
-    vert_wl(&W->V[f->v[0]], a);
-    vert_wl(&W->V[f->v[1]], b);
-    vert_wl(&W->V[f->v[2]], c);
+    vert_wl(&W->V[f->v[f->apex]], a);
+    vert_wl(&W->V[f->v[nx3[f->apex]]], b);
+    vert_wl(&W->V[f->v[pv3[f->apex]]], c);
     vert_wl(w, x);
     long double ab[3], ac[3], ax[3], n[3];
     for (int j = 0; j < 3; j++) {
@@ -159,30 +162,21 @@ static int face_above_l(const epa_ws *W, int i, const epa_vert *w, long double e
     return det > eps * (fabsl(n[0]) + fabsl(n[1]) + fabsl(n[2]));
 }
 
-/* the long double plane of face i (made once) */
+/* the long double plane of face i (made once): the cross product of the two
+ * shorter edges (those from the apex chosen in double), offset at the apex */
 static void face_plane_l(epa_ws *W, int i)
 {
     epa_face *f = &W->F[i];
     if (f->lplane)
         return;
     long double a[3], b[3], c[3];
-    vert_wl(&W->V[f->v[0]], a);
-    vert_wl(&W->V[f->v[1]], b);
-    vert_wl(&W->V[f->v[2]], c);
-    long double ab[3], ac[3], bc[3], n[3];
+    vert_wl(&W->V[f->v[f->apex]], a);
+    vert_wl(&W->V[f->v[nx3[f->apex]]], b);
+    vert_wl(&W->V[f->v[pv3[f->apex]]], c);
+    long double x[3], y[3], n[3];
     for (int j = 0; j < 3; j++) {
-        ab[j] = b[j] - a[j];
-        ac[j] = c[j] - a[j];
-        bc[j] = c[j] - b[j];
-    }
-    long double lab = ldotl(ab, ab), lac = ldotl(ac, ac), lbc = ldotl(bc, bc);
-    const long double *x = ab, *y = ac;
-    if (lab >= lac && lab >= lbc) {
-        x = ac;
-        y = bc;
-    } else if (lac >= lab && lac >= lbc) {
-        x = ab;
-        y = bc;
+        x[j] = b[j] - a[j];
+        y[j] = c[j] - a[j];
     }
     n[0] = x[1] * y[2] - x[2] * y[1];
     n[1] = x[2] * y[0] - x[0] * y[2];
@@ -191,9 +185,7 @@ static void face_plane_l(epa_ws *W, int i)
     epa_facel *fl = &W->FL[i];
     for (int j = 0; j < 3; j++)
         fl->nl[j] = n[j] * r;
-    /* offset from the vertex opposite the longest edge (long double: the choice
-     * changes it by far less than a double ulp) */
-    fl->dl = ldotl(fl->nl, x == ab && y == ac ? a : x == ac ? c : b);
+    fl->dl = ldotl(fl->nl, a);
     f->lplane = 1;
 }
 
