@@ -252,6 +252,10 @@ int main(int argc, char **argv)
                 if (v < T[i * M_N + m])
                     T[i * M_N + m] = v;
             }
+    if (getenv("BENCH_CONTACT_PAIRS")) /* per-pair times: vertex counts, ours, Bullet, MPR */
+        for (int i = 0; i < np; i++)
+            fprintf(stderr, "pair %3d nv %3d %3d  epa %7.0f  bullet %7.0f  mpr %7.0f  gjk %6.0f\n", i, P[i].na, P[i].nb,
+                    T[i * M_N + M_EPA], T[i * M_N + M_BULLET], T[i * M_N + M_CCD_MPR], T[i * M_N + M_GJK]);
     double *t = malloc(np * sizeof *t), base_med = 0;
     double *eo = malloc(np * sizeof *eo), *ao = malloc(np * sizeof *ao);
     for (int m = 0; m < M_N; m++) {
@@ -312,6 +316,44 @@ int main(int argc, char **argv)
         if (m != M_GJK)
             printf("\n");
         free(el);
+    }
+    /* by size class: the vertex counts of the pairs matter (supports are O(n),
+     * the polytope work is not) */
+    {
+        static const int lo[4] = {4, 8, 9, 41}, hi[4] = {7, 8, 40, 256};
+        static const int show[5] = {M_EPA, M_EPA_GRAPH, M_BULLET, M_CCD_MPR, M_CCD_EPA};
+        printf("\nby vertex count (both bodies in the class): pairs, median ns");
+        for (int k = 0; k < 5; k++)
+            if (available(show[k]))
+                printf(" | %s", mname[show[k]]);
+        printf("\n");
+        double *tv = malloc(np * sizeof *tv);
+        for (int c = 0; c < 4; c++) {
+            int cnt = 0;
+            printf("  %3d-%-3d vertices:", lo[c], hi[c]);
+            for (int i = 0; i < np; i++)
+                cnt += P[i].na >= lo[c] && P[i].na <= hi[c] && P[i].nb >= lo[c] && P[i].nb <= hi[c];
+            printf(" %3d pairs", cnt);
+            for (int k = 0; k < 5 && cnt > 0; k++) {
+                if (!available(show[k]))
+                    continue;
+                int m2 = 0;
+                for (int i = 0; i < np; i++)
+                    if (P[i].na >= lo[c] && P[i].na <= hi[c] && P[i].nb >= lo[c] && P[i].nb <= hi[c])
+                        tv[m2++] = T[i * M_N + show[k]];
+                double md = median(tv, m2);
+                printf(" | %7.0f", md);
+                if (show[k] != M_EPA) {
+                    m2 = 0;
+                    for (int i = 0; i < np; i++)
+                        if (P[i].na >= lo[c] && P[i].na <= hi[c] && P[i].nb >= lo[c] && P[i].nb <= hi[c])
+                            tv[m2++] = T[i * M_N + M_EPA];
+                    printf(" (%.2fx ours)", md / median(tv, m2));
+                }
+            }
+            printf("\n");
+        }
+        free(tv);
     }
     printf("\nratio: median time / ours GJK-TD/EPA (Descantes 2019: Nezami 5.7x, Cundall 64.8x slower than\n"
            "GJK-TD on average).  |dd|/L: depth error over the size of the larger body; |dd|/d: over the depth;\n"

@@ -246,6 +246,10 @@ static void common_plane_vs_oracle(int method)
     }
     fprintf(stderr, "%s vs oracle: %d of %d pairs off by more than %g x size (worst %.3g)\n",
             method ? "Cundall" : "Nezami", bad, total, method ? 1e-7 : 1e-12, worst);
+    /* both are local searches: a pair whose gap has a local maximum the search
+     * reaches first stays wrong (2 of 420 for Cundall, 1 for Nezami at full scale);
+     * more than 1 % means a regression (premature stops, missing candidates) */
+    ck_assert_msg(bad <= 1 + total / 100, "%d of %d pairs off", bad, total);
 }
 
 START_TEST(test_nezami_random) { common_plane_vs_oracle(0); }

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "cli/cli.h"
 #include <rve/dist.h>
+#include "util/vec3.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,9 +13,12 @@ static int run(int argc, char **argv);
 const cli_command cli_cmd_contact = {
     "contact", "penetration depth, contact normal and points of convex bodies",
     "Usage: rve contact [options] [FILE|-]\n"
-    "Signed distance, contact normal and contact points of pairs of convex bodies:\n"
-    "GJK (Signed Volumes), then, for overlapping bodies, expansion of GJK's final\n"
-    "simplex to the closest face of the Minkowski difference (GJK-TD / EPA).\n"
+    "Signed distance, contact normal and contact points of pairs of convex bodies.\n"
+    "By default each pair goes to the kernel made for it: a poly or box with a\n"
+    "superquadric to Peng & Hanley's polyhedron-superquadric method, two\n"
+    "superquadrics to Wellmann's common-normal method, anything else to GJK (Signed\n"
+    "Volumes) and, for overlapping bodies, expansion of GJK's final simplex to the\n"
+    "closest face of the Minkowski difference (GJK-TD / EPA).\n"
     "Reads queries from FILE (default: standard input), the same input as `rve dist`.\n"
     "\n"
     "Input: whitespace-separated tokens, '#' starts a comment to the end of the line.\n"
@@ -33,13 +37,18 @@ const cli_command cli_cmd_contact = {
     "q - p = s n.\n"
     "\n"
     "Options:\n"
-    "  --method M        epa (default, any shapes), cundall or nezami (Descantes'\n"
-    "                    revised common-plane methods; poly and box pairs only)\n"
+    "  --method M        auto (default: by the kinds of the pair, as above), epa (any\n"
+    "                    shapes: the minimum translation depth), peng-hanley (a poly or\n"
+    "                    box with a superquadric, ellipsoid or sphere, in either order:\n"
+    "                    overlap against the contact plane), wellmann (two superquadrics,\n"
+    "                    ellipsoids or spheres: distance along the common normal),\n"
+    "                    cundall or nezami (Descantes' revised common-plane methods;\n"
+    "                    poly and box pairs only)\n"
     "  --volume          append the volume of the intersection of the two bodies\n"
     "                    (poly and box pairs only; Solfec's polar-dual method)\n"
     "  --repeat K        run each query K times; print the mean nanoseconds per query\n"
     "                    on standard error\n"
-    "  --json            print a JSON document (results, statuses, iterations) instead\n"
+    "  --json            print a JSON document (results, kernels, statuses, iterations)\n"
     "  -q, --quiet       no messages;  -v, --verbose  more messages\n"
     "  -j, --threads N   accepted for uniformity (queries run on one thread)\n"
     "  -h, --help        this help\n"
@@ -53,12 +62,21 @@ const cli_command cli_cmd_contact = {
 };
 
 enum { OPT_METHOD = CLI_OPT_FIRST, OPT_VOLUME, OPT_REPEAT };
-enum { M_EPA, M_CUNDALL, M_NEZAMI };
+enum { M_AUTO, M_EPA, M_CUNDALL, M_NEZAMI, M_PH, M_WELLMANN };
+static const char *mname[] = {"auto", "epa", "cundall", "nezami", "peng-hanley", "wellmann"};
 
 typedef struct {
     rve_shape a, b;
     rve_polyhedron *pa, *pb;
+    int kernel; /* M_EPA .. M_WELLMANN */
+    int swap;   /* peng-hanley with the superquadric first: run it on (b, a) */
 } query;
+
+static int is_polytope(const rve_shape *s) { return s->kind == RVE_SHAPE_POLYTOPE || s->kind == RVE_SHAPE_BOX; }
+static int is_smooth(const rve_shape *s)
+{
+    return s->kind == RVE_SHAPE_SUPERQUADRIC || s->kind == RVE_SHAPE_ELLIPSOID || s->kind == RVE_SHAPE_SPHERE;
+}
 
 static void free_queries(query *q, size_t n)
 {
@@ -104,6 +122,67 @@ static rve_status shape_polyhedron(const rve_shape *s, rve_polyhedron **out, rve
     return rve_polyhedron_alloc(out, v, n, err);
 }
 
+/* the kernel of one query for --method m; RVE_EDATA when the pair does not fit it */
+static rve_status choose_kernel(query *q, int m, rve_err *err)
+{
+    const rve_shape *a = &q->a, *b = &q->b;
+    int round = a->radius > 0 || b->radius > 0;
+    int sa = a->kind == RVE_SHAPE_SUPERQUADRIC, sb = b->kind == RVE_SHAPE_SUPERQUADRIC;
+    q->swap = 0;
+    if (m == M_AUTO) {
+        if (!round && is_polytope(a) && sb)
+            m = M_PH;
+        else if (!round && sa && is_polytope(b))
+            m = M_PH;
+        else if (!round && sa && sb)
+            m = M_WELLMANN;
+        else
+            m = M_EPA;
+    }
+    q->kernel = m;
+    if (m == M_PH) {
+        if (is_polytope(a) && is_smooth(b) && b->radius == 0)
+            return RVE_OK;
+        if (is_smooth(a) && a->radius == 0 && is_polytope(b)) {
+            q->swap = 1;
+            return RVE_OK;
+        }
+        return rve_err_set(err, RVE_EDATA, NULL,
+                           "peng-hanley needs a poly or box and a superquadric, ellipsoid or sphere (no rounding)");
+    }
+    if (m == M_WELLMANN && !(is_smooth(a) && is_smooth(b) && !round))
+        return rve_err_set(err, RVE_EDATA, NULL,
+                           "wellmann needs two superquadrics, ellipsoids or spheres (no rounding)");
+    return RVE_OK;
+}
+
+static rve_status run_kernel(const query *q, rve_contact *out, rve_err *err)
+{
+    switch (q->kernel) {
+    case M_CUNDALL: return rve_contact_cundall(q->pa, q->pb, out, err);
+    case M_NEZAMI: return rve_contact_nezami(q->pa, q->pb, out, err);
+    case M_PH: {
+        if (!q->swap)
+            return rve_contact_polyhedron_superquadric(q->pa, &q->b, out, NULL, err);
+        /* superquadric first: run on (poly, superquadric), then swap the roles */
+        rve_status st = rve_contact_polyhedron_superquadric(q->pb, &q->a, out, NULL, err);
+        double t[3];
+        v3_copy(t, out->p);
+        v3_copy(out->p, out->q);
+        v3_copy(out->q, t);
+        v3_scale(out->n, out->n, -1);
+        return st;
+    }
+    case M_WELLMANN: {
+        /* iterate separated pairs to the distance (no early exclusion): s is
+         * the separation distance as for the other kernels */
+        rve_sep_opts o = {0, 0, 0, 1};
+        return rve_contact_superellipsoids(&q->a, &q->b, NULL, &o, out, NULL, err);
+    }
+    default: return rve_contact_epa(&q->a, &q->b, NULL, out, err);
+    }
+}
+
 static int run(int argc, char **argv)
 {
     const cli_command *cmd = &cli_cmd_contact;
@@ -116,7 +195,7 @@ static int run(int argc, char **argv)
     };
     cli_common com;
     cli_common_init(&com);
-    int method = M_EPA, volume = 0;
+    int method = M_AUTO, volume = 0;
     long repeat = 0;
     int c;
     cli_getopt_reset();
@@ -130,14 +209,23 @@ static int run(int argc, char **argv)
             return 2;
         switch (c) {
         case OPT_METHOD:
-            if (strcmp(optarg, "epa") == 0)
+            if (strcmp(optarg, "auto") == 0)
+                method = M_AUTO;
+            else if (strcmp(optarg, "epa") == 0)
                 method = M_EPA;
+            else if (strcmp(optarg, "peng-hanley") == 0)
+                method = M_PH;
+            else if (strcmp(optarg, "wellmann") == 0)
+                method = M_WELLMANN;
             else if (strcmp(optarg, "cundall") == 0)
                 method = M_CUNDALL;
             else if (strcmp(optarg, "nezami") == 0)
                 method = M_NEZAMI;
             else
-                return cli_usage_error(cmd, "--method: expected 'epa', 'cundall' or 'nezami', got '%s'", optarg);
+                return cli_usage_error(cmd,
+                                       "--method: expected 'auto', 'epa', 'peng-hanley', 'wellmann', 'cundall' or "
+                                       "'nezami', got '%s'",
+                                       optarg);
             break;
         case OPT_VOLUME: volume = 1; break;
         case OPT_REPEAT:
@@ -158,7 +246,6 @@ static int run(int argc, char **argv)
     if (rve_read_text_file(path, &buf, &err) != RVE_OK)
         return cli_fail(cmd, &err);
     const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
-    int need_poly = method != M_EPA || volume;
 
     /* parse everything first: a malformed query prints nothing on stdout */
     query *qs = NULL;
@@ -180,11 +267,15 @@ static int run(int argc, char **argv)
         rve_err_clear(&e2);
         memset(&qs[nq], 0, sizeof qs[nq]);
         rve_status st = rve_shape_parse_pair(&cur, &qs[nq].a, &qs[nq].b, &e2);
-        if (st == RVE_OK && need_poly) {
-            st = shape_polyhedron(&qs[nq].a, &qs[nq].pa, &e2);
+        query *q = &qs[nq];
+        if (st == RVE_OK)
+            st = choose_kernel(q, method, &e2);
+        if (st == RVE_OK && (q->kernel == M_CUNDALL || q->kernel == M_NEZAMI || volume)) {
+            st = shape_polyhedron(&q->a, &q->pa, &e2);
             if (st == RVE_OK)
-                st = shape_polyhedron(&qs[nq].b, &qs[nq].pb, &e2);
-        }
+                st = shape_polyhedron(&q->b, &q->pb, &e2);
+        } else if (st == RVE_OK && q->kernel == M_PH)
+            st = shape_polyhedron(q->swap ? &q->b : &q->a, q->swap ? &q->pb : &q->pa, &e2);
         if (st != RVE_OK) {
             nq++;
             free_queries(qs, nq);
@@ -216,14 +307,8 @@ static int run(int argc, char **argv)
     for (size_t i = 0; i < nq; i++) {
         rve_err e2;
         rve_status st = RVE_OK;
-        for (long k = 0; k < reps; k++) {
-            if (method == M_EPA)
-                st = rve_contact_epa(&qs[i].a, &qs[i].b, NULL, &res[i], &e2);
-            else if (method == M_CUNDALL)
-                st = rve_contact_cundall(qs[i].pa, qs[i].pb, &res[i], &e2);
-            else
-                st = rve_contact_nezami(qs[i].pa, qs[i].pb, &res[i], &e2);
-        }
+        for (long k = 0; k < reps; k++)
+            st = run_kernel(&qs[i], &res[i], &e2);
         sts[i] = st;
         if (st == RVE_ECAP)
             ncap++;
@@ -253,8 +338,10 @@ static int run(int argc, char **argv)
     }
     double elapsed = rve_now() - t0;
     rve_progress_finish(&prog);
+    int *kern = malloc((nq ? nq : 1) * sizeof *kern);
+    for (size_t i = 0; kern && i < nq; i++)
+        kern[i] = qs[i].kernel;
     free_queries(qs, nq);
-    static const char *mname[] = {"epa", "cundall", "nezami"};
 
     if (com.json) {
         rve_json j;
@@ -282,6 +369,8 @@ static int run(int argc, char **argv)
             }
             if (volume)
                 rve_json_kv_number(&j, "volume", vol[i]);
+            if (kern)
+                rve_json_kv_string(&j, "kernel", mname[kern[i]]);
             rve_json_kv_string(&j, "status", rve_status_name(sts[i]));
             rve_json_kv_int(&j, "iterations", res[i].iterations);
             rve_json_end_object(&j);
@@ -303,6 +392,7 @@ static int run(int argc, char **argv)
     free(res);
     free(vol);
     free(sts);
+    free(kern);
     if (repeat > 0 && com.verbosity > RVE_QUIET)
         fprintf(stderr, "rve contact: %.1f ns per query (mean of %zu queries x %ld repeats, %s)\n",
                 nq ? elapsed * 1e9 / ((double)nq * (double)reps) : 0.0, nq, reps, mname[method]);

@@ -10,7 +10,15 @@
  * degenerate starts need no special case; the smallest face offset is always a
  * lower bound of the depth and the support value along its normal an upper bound,
  * and the loop stops when they meet.  The closest point on the final face uses the
- * in-plane area form of the barycentric weights (no 0/0 at zero depth). */
+ * in-plane area form of the barycentric weights (no 0/0 at zero depth).
+ *
+ * Speed (bench/bench_contact): decisions are taken in double unless they are within
+ * 1e-11 of the size, then in long double on the exact differences a - b of the
+ * support points (kept as a and b; a - b is rounded on demand): visibility from the
+ * orientation determinant (no plane made), stopping from the face's long double
+ * plane, which then also gives the result; near ties of the closest face are only
+ * settled when the loop is about to stop (expanding any nearly closest face is as
+ * good).  Everything lives in fixed arrays on the stack (no allocation). */
 #include "config.h"
 #include <rve/dist.h>
 #include "util/vec3.h"
@@ -25,8 +33,7 @@
 #define EPA_MAX_FACES 1024
 
 typedef struct {
-    double w[3], a[3], b[3];
-    long double wl[3]; /* a - b without rounding (nearly) */
+    double w[3], a[3], b[3]; /* w = a - b rounded; a - b in long double on demand (vert_wl) */
 } epa_vert;
 
 typedef struct {
@@ -35,11 +42,19 @@ typedef struct {
     int ne[3];   /* edge index of this face in that neighbour */
     double n[3]; /* outward unit normal */
     double d;    /* offset n.x */
-    long double nl[3], dl; /* the same in long double (decisions are taken on these) */
-    int lplane;            /* nl, dl are set */
+    int lplane;  /* the long double plane (epa_ws.FL) is set */
+    int apex;    /* the vertex (0..2) shared by the two shorter edges */
     int alive;
     int mark;
 } epa_face;
+
+/* the plane of a face in long double (decisions near rounding are taken on it);
+ * kept apart from epa_face so that the hot face records stay small */
+typedef struct {
+    long double nl[3], dl;
+} epa_facel;
+
+static const int nx3[3] = {1, 2, 0}, pv3[3] = {2, 0, 1}; /* i + 1, i + 2 (mod 3) */
 
 typedef struct {
     const rve_shape *A, *B;
@@ -47,6 +62,7 @@ typedef struct {
     int ha, hb;
     epa_vert V[EPA_MAX_VERTS];
     epa_face F[EPA_MAX_FACES];
+    epa_facel FL[EPA_MAX_FACES];
     int nv, nf;
     double scale;
     int horizon_f[EPA_MAX_FACES], horizon_e[EPA_MAX_FACES], nh;
@@ -64,15 +80,15 @@ static void epa_support(epa_ws *W, const double d[3], epa_vert *x)
     dist_support_world(W->A, &W->fa, d, x->a, &W->ha);
     dist_support_world(W->B, &W->fb, m, x->b, &W->hb);
     v3_sub(x->w, x->a, x->b);
-    for (int j = 0; j < 3; j++)
-        x->wl[j] = (long double)x->a[j] - (long double)x->b[j];
 }
 
-static void vert_fill(epa_vert *x)
+static void vert_fill(epa_vert *x) { v3_sub(x->w, x->a, x->b); }
+
+/* a - b in long double (exact for coordinates of similar magnitude) */
+static inline void vert_wl(const epa_vert *x, long double wl[3])
 {
-    v3_sub(x->w, x->a, x->b);
     for (int j = 0; j < 3; j++)
-        x->wl[j] = (long double)x->a[j] - (long double)x->b[j];
+        wl[j] = (long double)x->a[j] - (long double)x->b[j];
 }
 
 static long double ldotl(const long double a[3], const long double b[3])
@@ -80,12 +96,17 @@ static long double ldotl(const long double a[3], const long double b[3])
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
-/* signed height of x above the plane of f */
-static long double face_height(epa_face *f, const epa_vert *x) { return ldotl(f->nl, x->wl) - f->dl; }
+/* signed height of x above the long double plane of face i */
+static long double face_height(const epa_ws *W, int i, const epa_vert *x)
+{
+    long double wl[3];
+    vert_wl(x, wl);
+    return ldotl(W->FL[i].nl, wl) - W->FL[i].dl;
+}
 
 /* plane of face f in double (cross product of the two shortest edges); returns 0
  * for a degenerate triangle.  The long double plane is made on demand. */
-static int face_plane(epa_ws *W, epa_face *f)
+DIST_INLINE int face_plane(epa_ws *W, epa_face *f)
 {
     const double *a = W->V[f->v[0]].w, *b = W->V[f->v[1]].w, *c = W->V[f->v[2]].w;
     double ab[3], ac[3], bc[3], n[3];
@@ -106,43 +127,69 @@ static int face_plane(epa_ws *W, epa_face *f)
     if (!(l > 1e-300) || !(l > 1e-30 * (lab + lac + lbc)))
         return 0;
     v3_scale(f->n, n, 1 / l);
-    f->d = (v3_dot(f->n, a) + v3_dot(f->n, b) + v3_dot(f->n, c)) * (1.0 / 3);
+    /* offset at the vertex the two shorter edges share */
+    f->apex = x == ab && y == ac ? 0 : x == ac ? 2 : 1;
+    f->d = v3_dot(f->n, W->V[f->v[f->apex]].w);
     f->lplane = 0;
     return 1;
 }
 
-/* the long double plane of f (made once) */
-static void face_plane_l(epa_ws *W, epa_face *f)
+/* w above the plane of face i by more than eps, in long double: from the plane
+ * when it is made, else from the orientation determinant of the face and w (no
+ * square root or division; the threshold eps |n| uses |n|_1 >= |n|, a factor of
+ * at most sqrt 3 on a tolerance far below the double rounding) */
+static int face_above_l(const epa_ws *W, int i, const epa_vert *w, long double eps)
 {
+    const epa_face *f = &W->F[i];
     if (f->lplane)
-        return;
-    const long double *a = W->V[f->v[0]].wl, *b = W->V[f->v[1]].wl, *c = W->V[f->v[2]].wl;
-    long double ab[3], ac[3], bc[3], n[3];
+        return face_height(W, i, w) > eps;
+    /* edges from the apex (the two shorter ones: the best conditioned normal) */
+    long double a[3], b[3], c[3], x[3];
+    vert_wl(&W->V[f->v[f->apex]], a);
+    vert_wl(&W->V[f->v[nx3[f->apex]]], b);
+    vert_wl(&W->V[f->v[pv3[f->apex]]], c);
+    vert_wl(w, x);
+    long double ab[3], ac[3], ax[3], n[3];
     for (int j = 0; j < 3; j++) {
         ab[j] = b[j] - a[j];
         ac[j] = c[j] - a[j];
-        bc[j] = c[j] - b[j];
+        ax[j] = x[j] - a[j];
     }
-    long double lab = ldotl(ab, ab), lac = ldotl(ac, ac), lbc = ldotl(bc, bc);
-    const long double *x = ab, *y = ac;
-    if (lab >= lac && lab >= lbc) {
-        x = ac;
-        y = bc;
-    } else if (lac >= lab && lac >= lbc) {
-        x = ab;
-        y = bc;
+    n[0] = ab[1] * ac[2] - ab[2] * ac[1];
+    n[1] = ab[2] * ac[0] - ab[0] * ac[2];
+    n[2] = ab[0] * ac[1] - ab[1] * ac[0];
+    long double det = ldotl(n, ax);
+    return det > eps * (fabsl(n[0]) + fabsl(n[1]) + fabsl(n[2]));
+}
+
+/* the long double plane of face i (made once): the cross product of the two
+ * shorter edges (those from the apex chosen in double), offset at the apex */
+static void face_plane_l(epa_ws *W, int i)
+{
+    epa_face *f = &W->F[i];
+    if (f->lplane)
+        return;
+    long double a[3], b[3], c[3];
+    vert_wl(&W->V[f->v[f->apex]], a);
+    vert_wl(&W->V[f->v[nx3[f->apex]]], b);
+    vert_wl(&W->V[f->v[pv3[f->apex]]], c);
+    long double x[3], y[3], n[3];
+    for (int j = 0; j < 3; j++) {
+        x[j] = b[j] - a[j];
+        y[j] = c[j] - a[j];
     }
     n[0] = x[1] * y[2] - x[2] * y[1];
     n[1] = x[2] * y[0] - x[0] * y[2];
     n[2] = x[0] * y[1] - x[1] * y[0];
     long double r = 1 / sqrtl(ldotl(n, n));
+    epa_facel *fl = &W->FL[i];
     for (int j = 0; j < 3; j++)
-        f->nl[j] = n[j] * r;
-    f->dl = (ldotl(f->nl, a) + ldotl(f->nl, b) + ldotl(f->nl, c)) / 3;
+        fl->nl[j] = n[j] * r;
+    fl->dl = ldotl(fl->nl, a);
     f->lplane = 1;
 }
 
-static int new_face(epa_ws *W, int a, int b, int c)
+DIST_INLINE int new_face(epa_ws *W, int a, int b, int c)
 {
     int i;
     /* reuse a dead slot first */
@@ -200,8 +247,10 @@ static int epa_init(epa_ws *W, const rve_dist_result *g)
         v3_sub(v, cand[2].w, cand[0].w);
         v3_sub(w, cand[3].w, cand[0].w);
         v3_cross(x, u, v);
-        double vol = fabs(v3_dot(x, w)), l = v3_norm(u) + v3_norm(v) + v3_norm(w);
-        if (vol > 1e-9 * l * l * l)
+        /* solid when |vol| > 1e-9 l^3, l = 3 max |edge| >= the sum of the edges
+         * (squared: no square roots) */
+        double vol = v3_dot(x, w), m2 = fmax(v3_norm2(u), fmax(v3_norm2(v), v3_norm2(w)));
+        if (vol * vol > 1e-18 * 729 * m2 * m2 * m2)
             need = 0;
     }
     if (need)
@@ -213,50 +262,61 @@ static int epa_init(epa_ws *W, const rve_dist_result *g)
         if (v3_maxabs(cand[i].w) > sc)
             sc = v3_maxabs(cand[i].w);
     W->scale = sc;
-    int i0 = 0, i1 = -1, i2 = -1, i3 = -1;
-    double best = -1;
-    for (int i = 1; i < nc; i++) {
-        double d = v3_dist2(cand[i].w, cand[i0].w);
-        if (d > best) {
-            best = d;
-            i1 = i;
-        }
-    }
-    if (!(best > 0))
-        return 0;
-    double e[3];
-    v3_sub(e, cand[i1].w, cand[i0].w);
-    best = -1;
-    for (int i = 0; i < nc; i++) {
-        double t[3], c[3];
-        v3_sub(t, cand[i].w, cand[i0].w);
-        v3_cross(c, e, t);
-        double d = v3_norm2(c);
-        if (d > best) {
-            best = d;
-            i2 = i;
-        }
-    }
-    double nrm[3], t2[3];
-    v3_sub(t2, cand[i2].w, cand[i0].w);
-    v3_cross(nrm, e, t2);
-    double ln = v3_norm(nrm);
-    if (!(ln > 1e-14 * v3_norm2(e)))
-        return 0;
-    best = -1;
+    int i0 = 0, i1 = 1, i2 = 2, i3 = 3;
     double sgn = 0;
-    for (int i = 0; i < nc; i++) {
-        double t[3];
-        v3_sub(t, cand[i].w, cand[i0].w);
-        double d = v3_dot(nrm, t);
-        if (fabs(d) > best) {
-            best = fabs(d);
-            i3 = i;
-            sgn = d;
+    if (!need) {
+        /* GJK's simplex is a solid tetrahedron: take it as it is */
+        double u[3], v[3], w[3], x[3];
+        v3_sub(u, cand[1].w, cand[0].w);
+        v3_sub(v, cand[2].w, cand[0].w);
+        v3_sub(w, cand[3].w, cand[0].w);
+        v3_cross(x, u, v);
+        sgn = v3_dot(x, w);
+    } else {
+        i1 = i2 = i3 = -1;
+        double best = -1;
+        for (int i = 1; i < nc; i++) {
+            double d = v3_dist2(cand[i].w, cand[i0].w);
+            if (d > best) {
+                best = d;
+                i1 = i;
+            }
         }
+        if (!(best > 0))
+            return 0;
+        double e[3];
+        v3_sub(e, cand[i1].w, cand[i0].w);
+        best = -1;
+        for (int i = 0; i < nc; i++) {
+            double t[3], c[3];
+            v3_sub(t, cand[i].w, cand[i0].w);
+            v3_cross(c, e, t);
+            double d = v3_norm2(c);
+            if (d > best) {
+                best = d;
+                i2 = i;
+            }
+        }
+        double nrm[3], t2[3];
+        v3_sub(t2, cand[i2].w, cand[i0].w);
+        v3_cross(nrm, e, t2);
+        double ln = v3_norm(nrm);
+        if (!(ln > 1e-14 * v3_norm2(e)))
+            return 0;
+        best = -1;
+        for (int i = 0; i < nc; i++) {
+            double t[3];
+            v3_sub(t, cand[i].w, cand[i0].w);
+            double d = v3_dot(nrm, t);
+            if (fabs(d) > best) {
+                best = fabs(d);
+                i3 = i;
+                sgn = d;
+            }
+        }
+        if (!(best > 1e-12 * ln * sqrt(v3_norm2(e))))
+            return 0;
     }
-    if (!(best > 1e-12 * ln * sqrt(v3_norm2(e))))
-        return 0;
     W->V[0] = cand[i0];
     W->V[1] = cand[i1];
     W->V[2] = cand[i2];
@@ -279,18 +339,18 @@ static int epa_init(epa_ws *W, const rve_dist_result *g)
     }
     if (f0 < 0 || f1 < 0 || f2 < 0 || f3 < 0)
         return 0;
-    /* neighbours: across edge (a, b) of face f lies the face that misses f's
-     * third vertex c (faces of a tetrahedron are named by their missing vertex) */
-    int by_missing[4];
-    for (int f = 0; f < 4; f++)
-        by_missing[6 - W->F[f].v[0] - W->F[f].v[1] - W->F[f].v[2]] = f;
+    /* neighbours (faces in slots 0..3): across edge i, (v[i], v[i+1]), of face f
+     * lies face nb[f][i], where that edge is its edge ne[f][i] (run backwards);
+     * the rule: across edge (a, b) lies the face that misses f's third vertex */
+    static const int nbt[2][4][3] = {{{1, 2, 3}, {0, 3, 2}, {0, 1, 3}, {0, 2, 1}},
+                                     {{2, 1, 3}, {0, 2, 3}, {0, 3, 1}, {0, 1, 2}}};
+    static const int net[2][4][3] = {{{0, 0, 0}, {0, 2, 1}, {1, 2, 1}, {2, 2, 1}},
+                                     {{0, 0, 0}, {1, 2, 1}, {0, 2, 1}, {2, 2, 1}}};
+    const int o = sgn < 0 ? 0 : 1;
     for (int f = 0; f < 4; f++)
         for (int i = 0; i < 3; i++) {
-            int b = W->F[f].v[(i + 1) % 3], c = W->F[f].v[(i + 2) % 3];
-            int g2 = by_missing[c];
-            int j = W->F[g2].v[0] == b ? 0 : W->F[g2].v[1] == b ? 1 : 2;
-            W->F[f].nb[i] = g2;
-            W->F[f].ne[i] = j;
+            W->F[f].nb[i] = nbt[o][f][i];
+            W->F[f].ne[i] = net[o][f][i];
         }
     return 1;
 }
@@ -317,7 +377,8 @@ static int epa_horizon2(epa_ws *W, int f0, const epa_vert *w, long double eps)
             sp--;
             continue;
         }
-        int e = (sstart[sp - 1] + scnt[sp - 1]) % 3;
+        int e = sstart[sp - 1] + scnt[sp - 1];
+        e = e >= 3 ? e - 3 : e;
         scnt[sp - 1]++;
         int g = W->F[f].nb[e], ge = W->F[f].ne[e];
         if (W->F[g].mark == pass)
@@ -327,17 +388,15 @@ static int epa_horizon2(epa_ws *W, int f0, const epa_vert *w, long double eps)
         int vis;
         if (fabs(hd) > 1e-11 * W->scale)
             vis = hd > 0;
-        else {
-            face_plane_l(W, &W->F[g]);
-            vis = face_height(&W->F[g], w) > eps;
-        }
+        else
+            vis = face_above_l(W, g, w, eps);
         if (vis) {
             W->F[g].mark = pass;
             W->visl[W->nvis++] = g;
             if (sp == EPA_MAX_FACES)
                 return 0;
             sf[sp] = g;
-            sstart[sp] = (ge + 1) % 3;
+            sstart[sp] = nx3[ge];
             scnt[sp] = 0;
             sp++;
         } else {
@@ -352,8 +411,9 @@ static int epa_horizon2(epa_ws *W, int f0, const epa_vert *w, long double eps)
         return 0;
     for (int h = 0; h < W->nh; h++) {
         int f = W->horizon_f[h], e = W->horizon_e[h];
-        int g = W->horizon_f[(h + 1) % W->nh], ge = W->horizon_e[(h + 1) % W->nh];
-        if (W->F[f].v[e] != W->F[g].v[(ge + 1) % 3])
+        int h1 = h + 1 == W->nh ? 0 : h + 1;
+        int g = W->horizon_f[h1], ge = W->horizon_e[h1];
+        if (W->F[f].v[e] != W->F[g].v[nx3[ge]])
             return 0;
     }
     return 1;
@@ -415,34 +475,22 @@ rve_status rve_contact_epa(const rve_shape *A, const rve_shape *B, const rve_epa
         return RVE_OK;
     }
     rve_status st = RVE_OK;
-    int best = -1, it;
+    int best = -1, it, forced = -1;
     for (it = 0;; it++) {
-        /* closest face */
-        best = -1;
-        double bd = INFINITY;
-        const double *fd = W->fd;
-        for (int f = 0; f < W->nf; f++)
-            if (fd[f] < bd) {
-                bd = fd[f];
-                best = f;
-            }
-        /* faces within rounding of the smallest offset: decide in long double */
-        if (best >= 0) {
-            double lim = bd + 1e-11 * W->scale;
-            long double bl = INFINITY;
-            int nclose = 0;
+        /* closest face in double (near ties are settled in long double only when
+         * the loop is about to stop: expanding any face of nearly the smallest
+         * offset is as good as expanding the smallest) */
+        best = forced;
+        if (forced < 0) {
+            double bd = INFINITY;
+            const double *fd = W->fd;
             for (int f = 0; f < W->nf; f++)
-                nclose += fd[f] <= lim;
-            if (nclose > 1)
-                for (int f = 0; f < W->nf; f++)
-                    if (fd[f] <= lim) {
-                        face_plane_l(W, &W->F[f]);
-                        if (W->F[f].dl < bl) {
-                            bl = W->F[f].dl;
-                            best = f;
-                        }
-                    }
+                if (fd[f] < bd) {
+                    bd = fd[f];
+                    best = f;
+                }
         }
+        forced = -1;
         if (best < 0) {
             st = rve_err_set(err, RVE_EINTERNAL, NULL, "EPA lost its polytope");
             break;
@@ -453,18 +501,35 @@ rve_status rve_contact_epa(const rve_shape *A, const rve_shape *B, const rve_epa
         long double eps = (long double)tol * W->scale;
         /* quick decision in double when far from convergence */
         double hd = v3_dot(f->n, x.w) - f->d;
-        if (!(hd > 1e-11 * W->scale)) {
-            face_plane_l(W, f);
-            if (face_height(f, &x) <= eps)
-                break;
+        int near = !(hd > 1e-11 * W->scale);
+        if (near) {
+            face_plane_l(W, best);
+            if (face_height(W, best, &x) <= eps) {
+                /* best is a face of K: stop, unless a face within rounding of its
+                 * offset lies closer in long double (then expand that one) */
+                double lim = W->fd[best] + 1e-11 * W->scale;
+                long double bl = W->FL[best].dl;
+                for (int k = 0; k < W->nf; k++)
+                    if (W->fd[k] <= lim && k != best) {
+                        face_plane_l(W, k);
+                        if (W->FL[k].dl < bl) {
+                            bl = W->FL[k].dl;
+                            forced = k;
+                        }
+                    }
+                if (forced < 0 || it >= maxit)
+                    break;
+                continue;
+            }
         }
         if (it >= maxit || W->nv == EPA_MAX_VERTS) {
             st = rve_err_set(err, RVE_ECAP, NULL, "EPA iteration cap reached (%d)", it);
             break;
         }
-        /* the new vertex must not duplicate an existing one */
+        /* the new vertex must not duplicate an existing one (only possible when it
+         * is within rounding of the face's plane: every vertex lies below it) */
         int dup = 0;
-        for (int i = 0; i < W->nv && !dup; i++)
+        for (int i = 0; near && i < W->nv && !dup; i++)
             if (v3_dist2(W->V[i].w, x.w) <= 0)
                 dup = 1;
         if (dup)
@@ -485,7 +550,7 @@ rve_status rve_contact_epa(const rve_shape *A, const rve_shape *B, const rve_epa
         int first = -1, prev = -1, ok = 1;
         for (int h = 0; h < W->nh; h++) {
             int gface = W->horizon_f[h], ge = W->horizon_e[h];
-            int a = W->F[gface].v[(ge + 1) % 3], b = W->F[gface].v[ge];
+            int a = W->F[gface].v[nx3[ge]], b = W->F[gface].v[ge];
             int nf = new_face(W, a, b, wi);
             if (nf < 0) {
                 ok = 0;
@@ -522,59 +587,46 @@ rve_status rve_contact_epa(const rve_shape *A, const rve_shape *B, const rve_epa
     /* final face in long double from the support points on A and B (exact inputs):
      * the normal and offset of the face then carry no cancellation from w = a - b */
     const epa_vert *tri[3] = {&W->V[f->v[0]], &W->V[f->v[1]], &W->V[f->v[2]]};
-    long double w[3][3];
-    for (int i = 0; i < 3; i++)
+    /* its long double plane (already made by the termination test; same winding,
+     * so the same outward orientation as the double plane) */
+    long double nn[3], d;
+    face_plane_l(W, best);
+    const epa_facel *fl = &W->FL[best];
+    if (isfinite((double)(fl->nl[0] + fl->nl[1] + fl->nl[2] + fl->dl))) {
         for (int j = 0; j < 3; j++)
-            w[i][j] = (long double)tri[i]->a[j] - (long double)tri[i]->b[j];
-    long double e1[3], e2[3], nn[3];
-    for (int j = 0; j < 3; j++) {
-        e1[j] = w[1][j] - w[0][j];
-        e2[j] = w[2][j] - w[0][j];
-    }
-    nn[0] = e1[1] * e2[2] - e1[2] * e2[1];
-    nn[1] = e1[2] * e2[0] - e1[0] * e2[2];
-    nn[2] = e1[0] * e2[1] - e1[1] * e2[0];
-    long double ln = sqrtl(nn[0] * nn[0] + nn[1] * nn[1] + nn[2] * nn[2]);
-    long double d = 0;
-    if (ln > 0) {
-        for (int j = 0; j < 3; j++)
-            nn[j] /= ln;
-        if (nn[0] * f->n[0] + nn[1] * f->n[1] + nn[2] * f->n[2] < 0)
-            for (int j = 0; j < 3; j++)
-                nn[j] = -nn[j];
-        for (int i = 0; i < 3; i++)
-            d += (nn[0] * w[i][0] + nn[1] * w[i][1] + nn[2] * w[i][2]) / 3;
+            nn[j] = fl->nl[j];
+        d = fl->dl;
     } else {
         for (int j = 0; j < 3; j++)
             nn[j] = f->n[j];
         d = f->d;
     }
-    /* barycentric weights of v = d n by in-plane areas */
-    long double lam[3], tot = 0;
+    /* barycentric weights of v = d n by in-plane areas (double: they only place
+     * the witness points, to the rounding of the coordinates) */
+    double nd[3] = {(double)nn[0], (double)nn[1], (double)nn[2]}, dd = (double)d, v[3], lam[3], tot = 0;
+    v3_scale(v, nd, dd);
     for (int i = 0; i < 3; i++) {
-        const long double *x = w[(i + 1) % 3], *y = w[(i + 2) % 3];
-        long double t1[3] = {x[0] - d * nn[0], x[1] - d * nn[1], x[2] - d * nn[2]};
-        long double t2[3] = {y[0] - d * nn[0], y[1] - d * nn[1], y[2] - d * nn[2]};
-        lam[i] = nn[0] * (t1[1] * t2[2] - t1[2] * t2[1]) + nn[1] * (t1[2] * t2[0] - t1[0] * t2[2]) +
-                 nn[2] * (t1[0] * t2[1] - t1[1] * t2[0]);
+        double t1[3], t2[3], c[3];
+        v3_sub(t1, tri[nx3[i]]->w, v);
+        v3_sub(t2, tri[pv3[i]]->w, v);
+        v3_cross(c, t1, t2);
+        lam[i] = v3_dot(nd, c);
         tot += lam[i];
     }
-    if (!(fabsl(tot) > 0))
-        lam[0] = lam[1] = lam[2] = 1.0L / 3;
-    else
+    if (!(fabs(tot) > 0))
+        lam[0] = lam[1] = lam[2] = 1.0 / 3;
+    else {
+        double itot = 1 / tot;
         for (int i = 0; i < 3; i++)
-            lam[i] /= tot;
-    double p[3] = {0, 0, 0}, q[3] = {0, 0, 0};
-    for (int j = 0; j < 3; j++) {
-        long double pa = 0, qb = 0;
-        for (int i = 0; i < 3; i++) {
-            pa += lam[i] * tri[i]->a[j];
-            qb += lam[i] * tri[i]->b[j];
-        }
-        p[j] = (double)pa;
-        q[j] = (double)qb;
-        out->n[j] = (double)nn[j];
+            lam[i] *= itot;
     }
+    double p[3] = {0, 0, 0}, q[3] = {0, 0, 0};
+    for (int i = 0; i < 3; i++) {
+        v3_axpy(p, p, lam[i], tri[i]->a);
+        v3_axpy(q, q, lam[i], tri[i]->b);
+    }
+    for (int j = 0; j < 3; j++)
+        out->n[j] = nd[j] + 0.0; /* no negative zeros in the output */
     v3_normalize(out->n);
     out->s = (double)-d - ra - rb;
     v3_axpy(out->p, p, ra, out->n);
