@@ -397,7 +397,7 @@ static void inc_targets(const inc_state *s, double *target)
  * container), replaced at each volume re-solve (target, when not NULL,
  * receives the volumes in the current rank order and is solved for). */
 static rve_status inc_search(synth_ctx *c, inc_state *s, double *seeds, double *psi, double *target,
-                             const rve_pvol_params *ip, int sweeps, double stop, double deadline, gsl_rng *rng,
+                             const rve_pvol_params *ip, int it0, int sweeps, double stop, double deadline, gsl_rng *rng,
                              const rve_gen_params *gp, double *step, int *changed, double *oldv, inc_stats *stats,
                              rve_err *err)
 {
@@ -413,6 +413,9 @@ static rve_status inc_search(synth_ctx *c, inc_state *s, double *seeds, double *
         if (deadline > 0 && rve_now() > deadline)
             break;
         for (size_t k = 0; k < n; k++) {
+            /* a sweep of 10^4 cells takes seconds: honour the deadline within it */
+            if (deadline > 0 && (k & 255) == 255 && rve_now() > deadline)
+                break;
             /* tournament: the worst of three random cells, so the cells far
              * from their rank targets get most moves without starving the
              * rest */
@@ -508,7 +511,7 @@ static rve_status inc_search(synth_ctx *c, inc_state *s, double *seeds, double *
             }
         }
         if (gp->progress)
-            gp->progress(gp->progress_ctx, sw + 1, sweeps, E);
+            gp->progress(gp->progress_ctx, it0 + sw + 1, gp->max_iter, E);
         /* re-solve the volumes every sweep: single-cell weight steps leave
          * small errors that the penalty alone does not remove */
         if (target && ip) {
@@ -836,7 +839,7 @@ rve_status rve_gen(const rve_morpho *m, const rve_gen_params *p, double *seeds, 
             for (size_t i = 0; i < n; i++)
                 step[i] = 0.1;
             inc_stats stats = {0, 0, 0, 0};
-            st = inc_search(&c, &is, seeds, psi, sizep >= 0 ? target : NULL, sizep >= 0 ? &ip : NULL, sweeps,
+            st = inc_search(&c, &is, seeds, psi, sizep >= 0 ? target : NULL, sizep >= 0 ? &ip : NULL, it, sweeps,
                             GEN_STOP * eref,
                             p->time_limit > 0 ? t0 + p->time_limit : 0, rng, p, step, changed, oldv, &stats, err);
             if (sizep >= 0 && st == RVE_OK)
