@@ -192,8 +192,9 @@ static double gauss(gsl_rng *r)
 /* ---------------------------------------------------------------------------
  * Incremental local search.  The state is one tessellation that keeps its
  * voro++ container, so a trial move of one seed (or weight) costs one
- * rve_tess_update (the cell and its neighbours) and, when rejected, one more
- * to put it back, instead of a rebuild of the whole diagram.
+ * rve_tess_update (the cell and its neighbours) and, when rejected, an
+ * rve_tess_undo (no recomputation), instead of a rebuild of the whole
+ * diagram.
  *
  * Objective (what the search lowers), for each prescribed property:
  *   E_p = sum_r w_r (x_(r) - q_r)^2
@@ -495,15 +496,15 @@ static rve_status inc_search(synth_ctx *c, inc_state *s, double *seeds, double *
                     step[i] = fmin(0.5, step[i] * 1.3);
             } else {
                 /* back to the saved values (the sorted order is a function
-                 * of the values alone), then to the old diagram: same seeds,
-                 * same polyhedra */
+                 * of the values alone), then to the old diagram: the update
+                 * kept the old polyhedra, so nothing is recomputed */
                 for (int u = 0; u < nch; u++) {
                     size_t j = (size_t)changed[u];
                     rank_set(&s->sph, j, oldv[2 * u]);
                     if (s->size.n)
                         rank_set(&s->size, j, oldv[2 * u + 1]);
                 }
-                st = rve_tess_update(s->t, 1, &id, os, NULL, NULL, err);
+                st = rve_tess_undo(s->t, err);
                 if (st != RVE_OK)
                     return st;
                 if (!wmove)
@@ -521,6 +522,9 @@ static rve_status inc_search(synth_ctx *c, inc_state *s, double *seeds, double *
             st = synth_pvol(c, seeds, target, psi, ip, NULL, &s->t, err);
             if (st == RVE_ECAP && s->t)
                 st = RVE_OK;
+            if (st != RVE_OK)
+                return st;
+            st = rve_tess_undo_enable(s->t, 1, err);
             if (st != RVE_OK)
                 return st;
             stats->resolves++;
@@ -823,6 +827,8 @@ rve_status rve_gen(const rve_morpho *m, const rve_gen_params *p, double *seeds, 
             t = NULL;
             c.keep = 1;
             st = synth_tess(&c, seeds, psi, &t, err);
+            if (st == RVE_OK)
+                st = rve_tess_undo_enable(t, 1, err);
             if (st != RVE_OK)
                 goto done;
             rankset rs = {n, order, pos, col, sph_t, wsph};
@@ -853,8 +859,8 @@ rve_status rve_gen(const rve_morpho *m, const rve_gen_params *p, double *seeds, 
             it += stats.sweeps;
         }
         info->iterations = it;
-        /* final volume solve at the requested tolerance (or the diagram of
-         * the best state) */
+        /* final volume solve at the requested tolerance (the solves inside
+         * the loops use a looser one) */
         rve_tess_free(t);
         t = NULL;
         if (sizep >= 0) {
