@@ -513,8 +513,10 @@ static rve_status inc_search(synth_ctx *c, inc_state *s, double *seeds, double *
         }
         if (gp->progress)
             gp->progress(gp->progress_ctx, it0 + sw + 1, gp->max_iter, E);
-        /* re-solve the volumes every sweep: single-cell weight steps leave
-         * small errors that the penalty alone does not remove */
+        /* re-solve the volumes every sweep, to the size quantiles in the
+         * current rank order: the size term only keeps the volumes near
+         * them, one-cell weight steps cannot make them exact, and the next
+         * sweep should start from a diagram whose sizes are right */
         if (target && ip) {
             inc_targets(s, target);
             rve_tess_free(s->t);
