@@ -103,10 +103,12 @@ static void bench_gg(size_t n, int periodic, int max_iter)
     double c0 = cpu_seconds();
     rve_status st = rve_gen(&m, &p, s, w, NULL, &info, &e);
     double cpu = cpu_seconds() - c0;
-    printf("gg n=%zu%s: %s %.1f s wall, %.1f s cpu, %d shape its, KS diameq %.4f, KS 1-sphericity %.4f, max rss %.0f MiB "
+    printf("gg n=%zu%s: %s %.1f s wall, %.1f s cpu, %d shape its, %ld moves (%ld kept), KS diameq %.4f, "
+           "KS 1-sphericity %.4f, neighbour log-volume correlation %.3f, max rss %.0f MiB "
            "(targets: KS <= 0.02 / 0.05, n=1000 < 60 s, n=10^4 < 600 s within 2 GiB)\n",
            n, periodic ? " periodic" : "", st == RVE_OK ? "ok" : e.msg, info.seconds, cpu, info.iterations,
-           info.ks[RVE_PROP_DIAMEQ], info.ks[RVE_PROP_1MSPHERICITY], maxrss_mib());
+           info.moves, info.moves_accepted, info.ks[RVE_PROP_DIAMEQ], info.ks[RVE_PROP_1MSPHERICITY],
+           info.nb_size_corr, maxrss_mib());
     rve_morpho_free(&m);
     free(s);
     free(w);

@@ -57,6 +57,12 @@ check "gg" 0 "$RVE" gen -q -n 100 --morpho gg --max-iter 5 -o "$T/g.tess" --plot
 grep_in "gg json has KS" '"ks"' "$T/out"
 grep_in "gg json names 1-sphericity" '"1-sphericity"' "$T/out"
 if [ -s "$T/g.png" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: no plot"; fi
+grep_in "gg json counts the search's moves" '"moves":' "$T/out"
+check "correlated sizes" 0 "$RVE" gen -q -n 100 --morpho gg --size-corr 3 --max-iter 5 -o "$T/c.tess" --json
+grep_in "json echoes --size-corr" '"size_corr":3' "$T/out"
+grep_in "json has the neighbour size correlation" '"neighbour_size_correlation":' "$T/out"
+check "bad --size-corr" 2 "$RVE" gen -n 10 --morpho gg --size-corr -1 -o "$T/a.tess"
+check "--size-corr without --morpho" 2 "$RVE" gen --volumes "$T/v.txt" --size-corr 2 -o "$T/a.tess"
 check "vtk output" 0 "$RVE" gen -q -n 30 --morpho "size:lognormal(1,0.5)" -o "$T/g.vtk"
 
 rm -rf "$T"

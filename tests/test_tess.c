@@ -456,6 +456,87 @@ START_TEST(test_update)
 }
 END_TEST
 
+/* Undo: after an update and rve_tess_undo every cell is bit-for-bit the one
+ * before (volume, area, counts, vertices), the seeds are back, and later
+ * updates still agree with a fresh build (the container was restored too). */
+START_TEST(test_update_undo)
+{
+    double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+    int pers[2][3] = {{0, 0, 0}, {1, 1, 1}};
+    for (int rep = 0; rep < 2; rep++) {
+        int n = 300;
+        double *s = random_seeds(n, lo, hi, 0.05);
+        rve_tess *t = NULL, *ref = NULL;
+        rve_err e;
+        rve_err_clear(&e);
+        ck_assert_msg(rve_tess_build(s, n, lo, hi, pers[rep], NULL, &t, &e) == RVE_OK, "%s", e.msg);
+        ck_assert_msg(rve_tess_build(s, n, lo, hi, pers[rep], NULL, &ref, &e) == RVE_OK, "%s", e.msg);
+        ck_assert_int_eq(rve_tess_undo_enable(t, 1, &e), RVE_OK);
+        ck_assert_int_eq(rve_tess_undo(t, &e), RVE_OK); /* nothing kept: no-op */
+        for (int step = 0; step < 30; step++) {
+            int ids[2] = {(int)(urand() * n), 0};
+            int nm = 1 + step % 2;
+            ids[1] = (ids[0] + 1 + (int)(urand() * (n - 1))) % n;
+            double ns[8];
+            for (int k = 0; k < nm; k++) {
+                for (int a = 0; a < 3; a++) ns[4 * k + a] = urand();
+                ns[4 * k + 3] = 0.08 * urand();
+            }
+            int nc = 0;
+            ck_assert_msg(rve_tess_update(t, nm, ids, ns, NULL, &nc, &e) == RVE_OK, "%s", e.msg);
+            ck_assert(nc > 0);
+            if (step % 3 == 2) { /* keep: the oracle is a fresh build */
+                for (int k = 0; k < nm; k++)
+                    for (int a = 0; a < 4; a++) s[4 * ids[k] + a] = ns[4 * k + a];
+                rve_tess_free(ref);
+                ck_assert(rve_tess_build(s, n, lo, hi, pers[rep], NULL, &ref, &e) == RVE_OK);
+                for (int c = 0; c < n; c++)
+                    ck_assert_double_eq_tol(t->cells[c].vol, ref->cells[c].vol, 1e-12);
+                continue;
+            }
+            /* reject: back to the previous state, exactly (ref is the build
+             * of that state; t's own polyhedra before the update were equal
+             * to it to 1e-12, and after undo they are those same polyhedra) */
+            ck_assert_int_eq(rve_tess_undo(t, &e), RVE_OK);
+            int empt = 0;
+            for (int c = 0; c < n; c++) {
+                const rve_tess_poly *p = &t->cells[c], *q = &ref->cells[c];
+                ck_assert_double_eq_tol(p->vol, q->vol, 1e-12);
+                ck_assert_double_eq_tol(p->area, q->area, 1e-11);
+                ck_assert_int_eq(p->nf, q->nf);
+                ck_assert_int_eq(p->nv, q->nv);
+                empt += q->nv == 0;
+            }
+            ck_assert_int_eq(t->nempty, empt);
+            for (int k = 0; k < nm; k++)
+                for (int a = 0; a < 3; a++)
+                    ck_assert_double_eq_tol(t->seeds[4 * ids[k] + a], ref->seeds[4 * ids[k] + a], 1e-15);
+            ck_assert_int_eq(rve_tess_undo(t, &e), RVE_OK); /* a second undo does nothing */
+            for (int c = 0; c < n; c++)
+                ck_assert_double_eq_tol(t->cells[c].vol, ref->cells[c].vol, 1e-12);
+        }
+        ck_assert_int_eq(rve_tess_undo_enable(t, 0, &e), RVE_OK);
+        check_volumes(t);
+        ck_assert(rve_tess_topology(t, &e) == RVE_OK);
+        check_topology(t);
+        rve_tess_free(t);
+        rve_tess_free(ref);
+        free(s);
+    }
+    /* needs the container */
+    double s1[4] = {0.5, 0.5, 0.5, 0};
+    rve_tess_opts o;
+    rve_tess_opts_default(&o);
+    o.keep_container = 0;
+    rve_tess *t = NULL;
+    rve_err e;
+    ck_assert(rve_tess_build(s1, 1, lo, hi, NULL, &o, &t, &e) == RVE_OK);
+    ck_assert_int_eq(rve_tess_undo_enable(t, 1, &e), RVE_EUSAGE);
+    ck_assert_int_eq(rve_tess_undo(t, &e), RVE_EUSAGE);
+    rve_tess_free(t);
+}
+END_TEST
+
 START_TEST(test_rasterize_tess)
 {
     /* rasterised labels agree with the polyhedra: each voxel centre lies in its cell */
@@ -696,6 +777,7 @@ static Suite *tess_suite(void)
     tcase_add_test(tc, test_empty_cell);
     tcase_add_test(tc, test_bad_input);
     tcase_add_test(tc, test_update);
+    tcase_add_test(tc, test_update_undo);
     tcase_add_test(tc, test_rasterize_tess);
     tcase_add_test(tc, test_tess_roundtrip);
     tcase_add_test(tc, test_read_bad);

@@ -195,7 +195,13 @@ typedef struct {
     double domain[3];
     int periodic;
     unsigned long seed;   /* random seed (default 1) */
-    int max_iter;         /* shape-optimisation iterations cap (default 200) */
+    int max_iter;         /* shape-optimisation cap: Lloyd steps + sweeps of n trial moves (default 200);
+                           * the search stops earlier once its objective is half that of a typical
+                           * random sample of the targets */
+    double size_corr;     /* correlation length of the cell sizes, in mean cell sizes (0, the
+                           * default: sizes given by the rank of the Voronoi volumes of random
+                           * seeds; > 0: by a smooth random field, which makes neighbours more
+                           * alike in size and the cells rounder) */
     double time_limit;    /* seconds, 0 = none (default 0) */
     double tol;           /* volume tolerance of the size stage (default 1e-3) */
     /* Optional progress callback (called from the calling thread). */
@@ -213,6 +219,9 @@ typedef struct {
     double pvalue[RVE_PROP_COUNT];
     double max_vol_err;           /* max relative volume error of the size stage (0 if none) */
     double seconds;
+    long moves, moves_accepted;   /* trial moves of the incremental search */
+    double nb_size_corr;          /* correlation of log volumes across faces (diagnostic of the
+                                   * spatial arrangement of sizes; 0 for n < 2) */
 } rve_gen_info;
 
 /* Generate n seeds (3n, out) and weights (n radii, out) whose Laguerre cells

@@ -174,6 +174,17 @@ void rve_tess_free(rve_tess *t);
 rve_status rve_tess_update(rve_tess *t, int nmoved, const int *ids, const double *newseeds,
                            int *changed, int *nchanged, rve_err *err);
 
+/* Undo of the last update, for trial moves that are kept or rejected: once
+ * enabled (on = 1), each rve_tess_update keeps the old polyhedra of the
+ * cells it recomputes and the old values of the moved seeds, and
+ * rve_tess_undo puts them back without recomputing anything (a rejected
+ * trial then costs one update instead of two).  The next update, or
+ * rve_tess_undo_enable, drops what was kept; rve_tess_undo with nothing kept
+ * does nothing.  The global topology stays invalid.  Both need the container
+ * (RVE_EUSAGE otherwise). */
+rve_status rve_tess_undo_enable(rve_tess *t, int on, rve_err *err);
+rve_status rve_tess_undo(rve_tess *t, rve_err *err);
+
 /* (Re)build the global topology (level 2) from the per-cell polyhedra. */
 rve_status rve_tess_topology(rve_tess *t, rve_err *err);
 

@@ -27,8 +27,9 @@ const cli_command cli_cmd_gen = {
     "                linear), or a number (all cells equal); add ',from=A,to=B' inside\n"
     "                the parentheses to truncate, e.g. lognormal(1,0.35,from=0.3)\n"
     "Sizes are reached exactly by prescribing the cell volumes (damped Newton on the\n"
-    "dual of semi-discrete optimal transport); sphericity by moving seeds (relaxed\n"
-    "Lloyd steps) with the volumes re-solved after each step.\n"
+    "dual of semi-discrete optimal transport); sphericity by Lloyd steps, then a local\n"
+    "search that moves one seed or weight at a time (incremental diagram updates) and\n"
+    "lets cells trade sizes, the volumes re-solved after each sweep.\n"
     "\n"
     "Options:\n"
     "  -n, --cells N          number of cells (required with --morpho)\n"
@@ -43,7 +44,10 @@ const cli_command cli_cmd_gen = {
     "      --lloyd K          with --volumes: K Lloyd steps (seeds to centroids, volumes\n"
     "                         re-solved) for rounder, more regular cells [0]\n"
     "      --tol T            maximum relative volume error [1e-3]\n"
-    "      --max-iter K       shape-optimisation iterations cap [200]\n"
+    "      --max-iter K       shape-optimisation cap: Lloyd steps + sweeps of N trial\n"
+    "                         moves [200] (it stops earlier once converged)\n"
+    "      --size-corr L      correlation length of the cell sizes, in mean cell sizes:\n"
+    "                         neighbours more alike in size, rounder cells [0: none]\n"
     "      --time-limit SEC   stop the shape optimisation after SEC seconds [none]\n"
     "      --seed S           random seed [1]\n"
     "  -o, --output FILE      output tessellation (.tess, or .vtk)\n"
@@ -58,7 +62,7 @@ const cli_command cli_cmd_gen = {
 };
 
 enum { OPT_PERIODIC = CLI_OPT_FIRST, OPT_VOLUMES, OPT_SEEDS, OPT_TOL, OPT_MAXIT, OPT_TLIM, OPT_SEED, OPT_VALUES,
-       OPT_PLOT, OPT_LLOYD };
+       OPT_PLOT, OPT_LLOYD, OPT_SIZECORR };
 
 /* Read one positive number per line ('#' comments, blank lines skipped). */
 static rve_status read_volumes(const char *path, double **out, size_t *n, rve_err *err)
@@ -229,11 +233,12 @@ static int run(int argc, char **argv)
         {"values", required_argument, NULL, OPT_VALUES},
         {"plot", required_argument, NULL, OPT_PLOT},
         {"lloyd", required_argument, NULL, OPT_LLOYD},
+        {"size-corr", required_argument, NULL, OPT_SIZECORR},
         {NULL, 0, NULL, 0},
     };
     const char *morpho = NULL, *out = NULL, *volumes = NULL, *seedfile = NULL, *valfile = NULL, *plotfile = NULL;
     long ncells = 0, maxit = 200, seed = 1, lloyd = 0;
-    double domain[3] = {1, 1, 1}, tol = 1e-3, tlim = 0;
+    double domain[3] = {1, 1, 1}, tol = 1e-3, tlim = 0, sizecorr = 0;
     int periodic = 0, opt;
     cli_getopt_reset();
     while ((opt = getopt_long(argc, argv, "n:d:m:o:" CLI_COMMON_SHORT, longs, NULL)) != -1) {
@@ -272,6 +277,10 @@ static int run(int argc, char **argv)
             if (rve_parse_int_range(optarg, 0, 100000000, &maxit) != RVE_OK)
                 return cli_usage_error(&cli_cmd_gen, "--max-iter: expected a count >= 0, got '%s'", optarg);
             break;
+        case OPT_SIZECORR:
+            if (rve_parse_double(optarg, &sizecorr) != RVE_OK || !(sizecorr >= 0 && sizecorr <= 1e6))
+                return cli_usage_error(&cli_cmd_gen, "--size-corr: expected a length >= 0, got '%s'", optarg);
+            break;
         case OPT_TLIM:
             if (rve_parse_double(optarg, &tlim) != RVE_OK || tlim < 0)
                 return cli_usage_error(&cli_cmd_gen, "--time-limit: expected seconds >= 0, got '%s'", optarg);
@@ -295,6 +304,8 @@ static int run(int argc, char **argv)
         return cli_usage_error(&cli_cmd_gen, "--seeds goes with --volumes");
     if (lloyd && !volumes)
         return cli_usage_error(&cli_cmd_gen, "--lloyd goes with --volumes");
+    if (sizecorr > 0 && !morpho)
+        return cli_usage_error(&cli_cmd_gen, "--size-corr goes with --morpho");
     if (plotfile && !morpho)
         return cli_usage_error(&cli_cmd_gen, "--plot needs --morpho");
     cli_common_apply(&com);
@@ -351,6 +362,7 @@ static int run(int argc, char **argv)
         gp.seed = (unsigned long)seed;
         gp.max_iter = (int)maxit;
         gp.time_limit = tlim;
+        gp.size_corr = sizecorr;
         gp.tol = tol;
         prog_ctx pc;
         rve_progress_start(&pc.bar, "gen", (double)maxit, com.verbosity);
@@ -507,8 +519,9 @@ static int run(int argc, char **argv)
         goto done;
     }
     if (morpho) {
-        cli_info(&com, "rve gen: %zu cells in %.2f s (%d shape iterations, %d tessellations)", n, gi.seconds,
-                 gi.iterations, gi.tess_calls);
+        cli_info(&com, "rve gen: %zu cells in %.2f s (%d shape iterations, %d tessellations, %ld moves, %ld kept)", n,
+                 gi.seconds, gi.iterations, gi.tess_calls, gi.moves, gi.moves_accepted);
+        cli_info(&com, "  neighbour log-volume correlation %.3f", gi.nb_size_corr);
         for (int p = 0; p < RVE_PROP_COUNT; p++)
             if (m.has[p])
                 cli_info(&com, "  %-12s KS distance %.4f (p-value %.3g)", rve_prop_name(p), gi.ks[p], gi.pvalue[p]);
@@ -546,6 +559,10 @@ static int run(int argc, char **argv)
             rve_json_kv_string(&j, "morpho", morpho);
             rve_json_kv_int(&j, "iterations", gi.iterations);
             rve_json_kv_int(&j, "tessellations", gi.tess_calls);
+            rve_json_kv_int(&j, "moves", gi.moves);
+            rve_json_kv_int(&j, "moves_accepted", gi.moves_accepted);
+            rve_json_kv_number(&j, "size_corr", sizecorr);
+            rve_json_kv_number(&j, "neighbour_size_correlation", gi.nb_size_corr);
             rve_json_kv_number(&j, "objective", gi.objective);
             rve_json_kv_number(&j, "max_rel_volume_error", gi.max_vol_err);
             rve_json_kv_number(&j, "seconds", gi.seconds);

@@ -46,7 +46,7 @@ rve_status synth_tess(synth_ctx *c, const double *seeds, const double *psi, rve_
     rve_tess_opts o;
     rve_tess_opts_default(&o);
     o.topology = 0;
-    o.keep_container = 0;
+    o.keep_container = c->keep;
     double lo[3] = {0, 0, 0};
     int per[3] = {c->periodic, c->periodic, c->periodic};
     c->tess_calls++;

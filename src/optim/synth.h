@@ -9,6 +9,7 @@ typedef struct {
     size_t n;
     double domain[3];
     int periodic;
+    int keep;            /* keep the voro++ container (for rve_tess_update) */
     double *s4;          /* 4 n: seeds and radii handed to rve_tess_build */
     size_t *off;         /* Laplacian CSR */
     int *col;

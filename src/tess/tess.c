@@ -227,10 +227,23 @@ rve_status tess_poly_from_raw(const rve_tess *t, int i, int nv, const double *v,
     return RVE_OK;
 }
 
+/* Drop the undo journal (frees the saved polyhedra). */
+static void journal_clear(tess_priv *pv)
+{
+    for (int k = 0; k < pv->nj; k++) tess_poly_free(&pv->jpoly[k]);
+    pv->nj = 0;
+    pv->nmv = 0;
+}
+
 static void tess_priv_free(rve_tess *t)
 {
     tess_priv *pv = t->priv;
     if (!pv) return;
+    journal_clear(pv);
+    free(pv->jcell);
+    free(pv->jpoly);
+    free(pv->mvid);
+    free(pv->mvold);
     tv_con_free(pv->con);
     tv_cell_free(pv->buf);
     free(pv->mark);
@@ -438,6 +451,43 @@ static int cmp_int(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+rve_status rve_tess_undo_enable(rve_tess *t, int on, rve_err *err)
+{
+    tess_priv *pv = t->priv;
+    if (!pv || !pv->con)
+        return rve_err_set(err, RVE_EUSAGE, "", "undo: the tessellation was built without its container");
+    journal_clear(pv);
+    pv->undo_on = on != 0;
+    return RVE_OK;
+}
+
+rve_status rve_tess_undo(rve_tess *t, rve_err *err)
+{
+    tess_priv *pv = t->priv;
+    if (!pv || !pv->con)
+        return rve_err_set(err, RVE_EUSAGE, "", "undo: the tessellation was built without its container");
+    if (!pv->undo_on || (pv->nj == 0 && pv->nmv == 0))
+        return RVE_OK;
+    /* reverse order: a cell or seed listed twice gets its oldest state */
+    for (int k = pv->nj - 1; k >= 0; k--) {
+        rve_tess_poly *p = &t->cells[pv->jcell[k]];
+        tess_poly_free(p);
+        *p = pv->jpoly[k];
+    }
+    pv->nj = 0;
+    t->nempty = pv->jnempty;
+    for (int k = pv->nmv - 1; k >= 0; k--) {
+        int i = pv->mvid[k];
+        if (tv_con_move(pv->con, i, pv->mvold + 4 * (size_t)k) != 0) {
+            pv->nmv = 0;
+            return rve_err_set(err, RVE_ENOMEM, "", "out of memory");
+        }
+        tv_con_pos(pv->con, i, t->seeds + 4 * (size_t)i);
+    }
+    pv->nmv = 0;
+    return RVE_OK;
+}
+
 rve_status rve_tess_update(rve_tess *t, int nmoved, const int *ids, const double *newseeds,
                            int *changed, int *nchanged, rve_err *err)
 {
@@ -463,6 +513,24 @@ rve_status rve_tess_update(rve_tess *t, int nmoved, const int *ids, const double
     if (pv->stamp > 2000000000) {
         memset(pv->mark, 0, sizeof(int) * (size_t)t->n);
         pv->stamp = 0;
+    }
+    if (pv->undo_on) {
+        journal_clear(pv);
+        pv->jnempty = t->nempty;
+        if (nmoved > pv->mvcap) {
+            int *ni = realloc(pv->mvid, sizeof(int) * (size_t)nmoved);
+            if (!ni) return rve_err_set(err, RVE_ENOMEM, "", "out of memory");
+            pv->mvid = ni;
+            double *nd = realloc(pv->mvold, 4 * sizeof(double) * (size_t)nmoved);
+            if (!nd) return rve_err_set(err, RVE_ENOMEM, "", "out of memory");
+            pv->mvold = nd;
+            pv->mvcap = nmoved;
+        }
+        for (int k = 0; k < nmoved; k++) {
+            pv->mvid[k] = ids[k];
+            memcpy(pv->mvold + 4 * (size_t)k, t->seeds + 4 * (size_t)ids[k], 4 * sizeof(double));
+        }
+        pv->nmv = nmoved;
     }
     int stamp = ++pv->stamp;
     /* the set of cells to recompute: moved, their old and new neighbours */
@@ -535,6 +603,27 @@ rve_status rve_tess_update(rve_tess *t, int nmoved, const int *ids, const double
             }
         if (st) break;
         if (t->cells[i].nv == 0) t->nempty--;
+        if (pv->undo_on) { /* keep the old polyhedron for rve_tess_undo */
+            if (pv->nj == pv->jcap) {
+                int nc = pv->jcap ? 2 * pv->jcap : 64;
+                int *jc = realloc(pv->jcell, sizeof(int) * (size_t)nc);
+                if (!jc) {
+                    st = RVE_ENOMEM;
+                    break;
+                }
+                pv->jcell = jc;
+                rve_tess_poly *jp = realloc(pv->jpoly, sizeof *jp * (size_t)nc);
+                if (!jp) {
+                    st = RVE_ENOMEM;
+                    break;
+                }
+                pv->jpoly = jp;
+                pv->jcap = nc;
+            }
+            pv->jcell[pv->nj] = i;
+            pv->jpoly[pv->nj++] = t->cells[i];
+            memset(&t->cells[i], 0, sizeof t->cells[i]); /* the block now belongs to the journal */
+        }
         st = compute_one(t, pv, i);
         if (t->cells[i].nv == 0) t->nempty++;
         if (k < nm) {

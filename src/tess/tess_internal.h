@@ -9,6 +9,15 @@ typedef struct {
     tv_cell *buf;    /* reusable cell buffer */
     int *mark;       /* n stamps for incremental updates */
     int stamp;
+    /* undo journal of the last rve_tess_update (rve_tess_undo_enable) */
+    int undo_on;
+    int nj, jcap;          /* recomputed cells and their old polyhedra (blocks owned here) */
+    int *jcell;
+    rve_tess_poly *jpoly;
+    int nmv, mvcap;        /* moved seeds and their old x y z w */
+    int *mvid;
+    double *mvold;
+    int jnempty;           /* nempty before the update */
 } tess_priv;
 
 /* Fill poly from raw voro++ output (vertices absolute, faces as voro++ lists). */
