@@ -11,13 +11,6 @@
 #include <string.h>
 
 #define PI 3.14159265358979323846
-#ifdef RVE_REG_DEBUG
-int rve_reg_dbg[16];
-double rve_reg_dbg_ang[100];
-#define DBG(i) (rve_reg_dbg[i]++)
-#else
-#define DBG(i) ((void)0)
-#endif
 
 void rve_reg_opts_default(rve_reg_opts *o)
 {
@@ -137,6 +130,8 @@ typedef struct {
     int *newloop;      /* scratch loops for the faces in F, concatenated */
     int *nloff;
     int scratch_cap;
+    double *fw;        /* weights of the faces in F (face_weights) */
+    int fw_cap;
 } reg;
 
 static double elen(const reg *r, int a, int b)
@@ -165,10 +160,14 @@ static int edge_exists(const reg *r, int a, int b)
     return 0;
 }
 
-/* Least-squares position: minimise sum (n_i.p - d_i)^2 over the planes of
- * the faces in F that are not domain faces, with p on every domain plane of
- * mask; directions the planes do not determine keep the midpoint's value
- * (truncated SVD, minimum-norm correction). */
+/* Least-squares position (Eq. 6.6, weighted): minimise sum w_i (n_i.p - d_i)^2
+ * over the initial planes of the faces in F that are not domain faces
+ * (weights w_i of face_weights), with p on every domain plane of mask;
+ * directions the planes do not determine keep the midpoint's value
+ * (truncated SVD, minimum-norm correction).  (Iterating towards the L1
+ * optimum, sum w_i |n_i.p - d_i|, which sits exactly on a few large faces,
+ * lost about as much accuracy and bent the small faces more: worse meshes on
+ * data/dct.) */
 static int ls_position(const reg *r, unsigned mask, const double mid[3], double p[3])
 {
     const rve_cx *c = r->c;
@@ -230,9 +229,10 @@ static int ls_position(const reg *r, unsigned mask, const double mid[3], double 
             if (c->fdom[f] >= 0)
                 continue;
             const double *pl = r->plane0 + 4 * f;
+            double sw = sqrt(r->fw[i]);
             for (int j = 0; j < nn_; j++)
-                gsl_matrix_set(A, (size_t)k, (size_t)j, v3_dot(pl, N[j]));
-            gsl_vector_set(rhs, (size_t)k, pl[3] - v3_dot(pl, x0));
+                gsl_matrix_set(A, (size_t)k, (size_t)j, sw * v3_dot(pl, N[j]));
+            gsl_vector_set(rhs, (size_t)k, sw * (pl[3] - v3_dot(pl, x0)));
             k++;
         }
         ok = gsl_linalg_SV_decomp(A, V, S, w) == 0;
@@ -268,26 +268,46 @@ static const double *vpos(const reg *r, int v, int a, const double p[3])
     return v == a ? p : r->c->v + 3 * v;
 }
 
-/* Bend of a loop (vertex a at p), as a cosine: the face's mean normal n and
- * centre c (vertex mean), its equivalent radius r = sqrt(area / pi) and the
- * largest distance h of a vertex to the mean plane give the angle atan(h / r):
- * the tilt of a flat face lifted by h at its rim.  Unlike the angles of the
- * fan triangles themselves, this stays meaningful on thin faces (a sliver face
- * bent by a negligible amount has near-degenerate fan triangles at large
- * angles).  Returns -2 when the face turned over relative to n0 or a fan
- * triangle folded over (its normal opposite to the mean normal). */
-static double loop_min_cos(const reg *r, const int *lp, int n, int a, const double p[3],
-                           const double n0[3], double ctr[3])
+/* Fan centre of face f with loop lp (vertex a at p): the vertex mean.
+ * (Moving it onto the face's initial plane sweeps less volume when one
+ * vertex was lifted, about 25 % less voxel accuracy lost on in100-a, but
+ * tilts the two fan triangles at that vertex by the whole lift: the wedges
+ * they make with the neighbouring faces tripled the share of elements with
+ * q < 0.1 there, so the mean stays.) */
+static void fan_centre(const reg *r, int f, const int *lp, int n, int a, const double p[3],
+                       double ctr[3])
 {
+    (void)f;
     ctr[0] = ctr[1] = ctr[2] = 0;
     for (int i = 0; i < n; i++)
         v3_add(ctr, ctr, vpos(r, lp[i], a, p));
     v3_scale(ctr, ctr, 1.0 / n);
+}
+
+/* Bend of face f's loop (vertex a at p), as a cosine: the face's mean normal
+ * n and centre m (vertex mean), its equivalent radius r = sqrt(area / pi) and
+ * the largest distance h of a vertex to the mean plane give the angle
+ * atan(h / r): the tilt of a flat face lifted by h at its rim.  Unlike the
+ * angles of the fan triangles themselves, this stays meaningful on thin faces
+ * (a sliver face bent by a negligible amount has near-degenerate fan
+ * triangles at large angles).  Returns -2 when the face turned over relative
+ * to its initial normal or a fan triangle (around the fan centre, ctr on
+ * return) folded over (its normal opposite to the mean normal). */
+static double loop_min_cos(const reg *r, int f, const int *lp, int n, int a, const double p[3],
+                           double ctr[3])
+{
+    const double *n0 = r->plane0 + 4 * f;
+    double m[3] = {0, 0, 0};
+    for (int i = 0; i < n; i++)
+        v3_add(m, m, vpos(r, lp[i], a, p));
+    v3_scale(m, m, 1.0 / n);
+    fan_centre(r, f, lp, n, a, p, ctr);
+    /* vector area: independent of the centre for a closed loop */
     double tn[3] = {0, 0, 0};
     for (int i = 0; i < n; i++) {
         double u[3], w[3], x[3];
-        v3_sub(u, vpos(r, lp[i], a, p), ctr);
-        v3_sub(w, vpos(r, lp[(i + 1) % n], a, p), ctr);
+        v3_sub(u, vpos(r, lp[i], a, p), m);
+        v3_sub(w, vpos(r, lp[(i + 1) % n], a, p), m);
         v3_cross(x, u, w);
         v3_add(tn, tn, x);
     }
@@ -296,13 +316,14 @@ static double loop_min_cos(const reg *r, const int *lp, int n, int a, const doub
         return -2;
     double h = 0;
     for (int i = 0; i < n; i++) {
-        double u[3], w[3], x[3];
+        double u[3], w[3], x[3], um[3];
         v3_sub(u, vpos(r, lp[i], a, p), ctr);
         v3_sub(w, vpos(r, lp[(i + 1) % n], a, p), ctr);
         v3_cross(x, u, w);
         if (!(v3_dot(x, tn) > 0))
             return -2;
-        h = fmax(h, fabs(v3_dot(u, tn)));
+        v3_sub(um, vpos(r, lp[i], a, p), m);
+        h = fmax(h, fabs(v3_dot(um, tn)));
     }
     double rad = sqrt(0.5 * area2 / PI);
     return rad / sqrt(rad * rad + h * h); /* cos(atan(h / r)) */
@@ -338,10 +359,8 @@ static int cells_ok(const reg *r, int a, int b, const double p[3])
             if (!s)
                 continue;
             const int *lp = r->newloop + r->nloff[q];
-            double ctr[3] = {0, 0, 0};
-            for (int j = 0; j < n; j++)
-                v3_add(ctr, ctr, vpos(r, lp[j], a, p));
-            v3_scale(ctr, ctr, 1.0 / n);
+            double ctr[3];
+            fan_centre(r, f, lp, n, a, p, ctr);
             for (int j = 0; j < n; j++) {
                 double u[3], w[3], z[3], x[3];
                 v3_sub(u, vpos(r, lp[j], a, p), cc);
@@ -379,11 +398,69 @@ static double worst_cos(const reg *r, int a, const double p[3], double stop)
         if (n < 3)
             continue;
         double ctr[3];
-        double mc = loop_min_cos(r, r->newloop + r->nloff[q], n, a, p, r->plane0 + 4 * f, ctr);
+        double mc = loop_min_cos(r, f, r->newloop + r->nloff[q], n, a, p, ctr);
         if (mc < wmc)
             wmc = mc;
     }
     return wmc;
+}
+
+/* Weight of each face plane in the placement of the merged vertex a: moving
+ * a by h across its face sweeps about h (A1 + A2) / 3 + h A / (3 n) of volume
+ * (A1, A2 the two fan triangles at a, A the face's area, n its vertex count:
+ * the fan centre, the vertex mean, moves by h / n), so the distances are
+ * weighted by A1 + A2 + A / n, evaluated with a at x.  Faces that vanish and
+ * domain faces (hard constraints) get 0.  Eq. 6.6 weighs every face alike,
+ * which lets a vanishing triangle or a tiny face pull the vertex off the
+ * planes of the large faces around it. */
+static int face_weights(reg *r, int a, const double x[3])
+{
+    const rve_cx *c = r->c;
+    if (r->F.n > r->fw_cap) {
+        int cap = 2 * r->F.n + 16;
+        double *w = realloc(r->fw, (size_t)cap * sizeof(double));
+        if (!w)
+            return -1;
+        r->fw = w;
+        r->fw_cap = cap;
+    }
+    for (int q = 0; q < r->F.n; q++) {
+        int f = r->F.a[q], n = r->nloff[q + 1] - r->nloff[q];
+        r->fw[q] = 0;
+        if (n < 3 || c->fdom[f] >= 0)
+            continue;
+        const int *lp = r->newloop + r->nloff[q];
+        double ctr[3];
+        fan_centre(r, f, lp, n, a, x, ctr);
+        double adj = 0, area = 0;
+        for (int j = 0; j < n; j++) {
+            double u[3], w[3], z[3];
+            int p0 = lp[j], p1 = lp[(j + 1) % n];
+            v3_sub(u, vpos(r, p0, a, x), ctr);
+            v3_sub(w, vpos(r, p1, a, x), ctr);
+            v3_cross(z, u, w);
+            double t = 0.5 * v3_norm(z);
+            area += t;
+            if (p0 == a || p1 == a)
+                adj += t;
+        }
+        r->fw[q] = adj + area / n;
+    }
+    return 0;
+}
+
+/* Volume swept by the faces in F with the merged vertex at x, about
+ * sum w_q |distance of x to the initial plane of face q| (times 3). */
+static double plane_cost(const reg *r, const double x[3])
+{
+    double J = 0;
+    for (int q = 0; q < r->F.n; q++) {
+        if (r->fw[q] <= 0)
+            continue;
+        const double *pl = r->plane0 + 4 * r->F.a[q];
+        J += r->fw[q] * fabs(v3_dot(pl, x) - pl[3]);
+    }
+    return J;
 }
 
 /* Try to collapse edge (a, b) into a.  Returns 1 if done, 0 if refused, -1 on memory. */
@@ -392,7 +469,7 @@ static int try_collapse(reg *r, int a, int b)
     rve_cx *c = r->c;
     unsigned mu = r->mask[a] | r->mask[b];
     if (mu != r->mask[a] && mu != r->mask[b])
-        { DBG(6); return 0; }
+        return 0;
     /* faces around a or b */
     r->F.n = 0;
     for (int s = 0; s < 2; s++) {
@@ -440,7 +517,7 @@ static int try_collapse(reg *r, int a, int b)
         for (int j = start; j < k; j++)
             na += r->newloop[j] == a;
         if (na > 1)
-            { DBG(7); return 0; }
+            return 0;
     }
     r->nloff[r->F.n] = k;
     /* cell pairs of surviving faces must stay distinct; every cell keeps >= 4 faces */
@@ -463,7 +540,7 @@ static int try_collapse(reg *r, int a, int b)
             int x0 = c->fc[2 * f], x1 = c->fc[2 * f + 1], y0 = c->fc[2 * g], y1 = c->fc[2 * g + 1];
             if ((x0 == y0 && x1 == y1) || (x0 == y1 && x1 == y0)) {
                 if (x1 >= 0 || c->fdom[f] == c->fdom[g])
-                    { DBG(8); return 0; }
+                    return 0;
             }
         }
     }
@@ -482,7 +559,7 @@ static int try_collapse(reg *r, int a, int b)
             nfa++;
         }
         if (nfa < 4)
-            { DBG(9); return 0; }
+            return 0;
     }
     /* closedness around a: in each cell, directed edges at a pair up */
     for (int i = 0; i < r->cells.n; i++) {
@@ -520,25 +597,28 @@ static int try_collapse(reg *r, int a, int b)
                 in += r->tmp.a[q] == -abs(x);
             }
             if (out != 1 || in != 1)
-                { DBG(10); return 0; }
+                return 0;
         }
     }
-    /* position: the least-squares point (Eq. 6.6); if it bends a face too
-     * much, the midpoint and the two end points are tried in turn (each
-     * projected onto the domain planes the vertex must stay on). */
+    /* Position.  The least-squares point (Eq. 6.6, weighted by the area each
+     * face plane would sweep, see face_weights) is taken when it passes the
+     * checks; otherwise the feasible point of a few candidates (points of the
+     * edge, halfway to the least-squares point) with the smallest weighted
+     * plane cost, then a pattern search that lowers that cost while staying
+     * feasible.  Choosing by plane cost rather than by least bend keeps the
+     * faces where the fit put them (voxel accuracy). */
     double mid[3], p[3], cand[12][3];
     int ncand = 0;
     v3_add(mid, c->v + 3 * a, c->v + 3 * b);
     v3_scale(mid, mid, 0.5);
-#ifndef RVE_REG_NOLS
+    if (face_weights(r, a, mid) < 0)
+        return -1;
+    double L = v3_dist(c->v + 3 * a, c->v + 3 * b);
     if (ls_position(r, mu, mid, cand[ncand]) == 0)
         ncand++;
-#endif
-    double L = v3_dist(c->v + 3 * a, c->v + 3 * b);
     if (ncand && !(v3_dist(cand[0], mid) <= 2 * L))
         ncand = 0;
     int have_ls = ncand;
-    /* then points of the edge, and halfway between them and the LS point */
     static const double ts[5] = {0.5, 0.0, 1.0, 0.25, 0.75};
     for (int i = 0; i < 5; i++) {
         double x[3];
@@ -552,12 +632,7 @@ static int try_collapse(reg *r, int a, int b)
         }
     }
     int found = -1;
-    double foundmc = -3;
-#ifdef RVE_REG_DEBUG
-    double bestmc = -3;
-    int bend_ok_any = 0;
-#endif
-    double bestc = -3;
+    double foundJ = INFINITY, bestc = -3;
     int bestci = 0;
     for (int ci = 0; ci < ncand; ci++) {
         double wmc = worst_cos(r, a, cand[ci], -3);
@@ -565,44 +640,37 @@ static int try_collapse(reg *r, int a, int b)
             bestc = wmc;
             bestci = ci;
         }
-#ifdef RVE_REG_DEBUG
-        if (wmc > bestmc) bestmc = wmc;
-        bend_ok_any |= wmc >= r->cos_max;
-#endif
-        if (wmc >= r->cos_max && wmc > foundmc && cells_ok(r, a, b, cand[ci])) {
+        if (wmc < r->cos_max)
+            continue;
+        double J = plane_cost(r, cand[ci]);
+        if (J < foundJ && cells_ok(r, a, b, cand[ci])) {
             found = ci;
-            foundmc = wmc;
+            foundJ = J;
             if (ci == 0 && have_ls)
-                break; /* the least-squares point passes: take it */
+                break; /* the least-squares point passes: it is the optimum */
         }
     }
-#ifdef RVE_REG_DEBUG
-    if (found < 0) {
-        DBG(bend_ok_any ? 1 : 2);
-        int bin = (int)(acos(bestmc < -1 ? -1 : bestmc) * 180 / PI / 5);
-        rve_reg_dbg_ang[bin < 99 ? bin : 99]++;
+    /* directions the domain leaves free, for the pattern searches */
+    double dirs[6][3];
+    int nd = 0;
+    for (int e = 0; e < 3; e++) {
+        double u[3] = {0, 0, 0};
+        u[e] = 1;
+        int free_dir = 1;
+        for (int kd = 0; kd < c->ndom; kd++)
+            if ((mu & (1u << kd)) && fabs(v3_dot(c->dom + 4 * kd, u)) > 1e-12)
+                free_dir = 0;
+        if (!free_dir)
+            continue;
+        v3_copy(dirs[nd++], u);
+        v3_scale(dirs[nd++], u, -1);
     }
-#endif
     if (found < 0 && bestc > -2) {
-        /* pattern search for the point bending the faces least, in the
-         * directions the domain leaves free */
-        double x[3], dirs[6][3];
-        int nd = 0;
+        /* pattern search for the point bending the faces least */
+        double x[3];
         v3_copy(x, cand[bestci]);
-        for (int e = 0; e < 3; e++) {
-            double u[3] = {0, 0, 0};
-            u[e] = 1;
-            int free_dir = 1;
-            for (int kd = 0; kd < c->ndom; kd++)
-                if ((mu & (1u << kd)) && fabs(v3_dot(c->dom + 4 * kd, u)) > 1e-12)
-                    free_dir = 0;
-            if (!free_dir)
-                continue;
-            v3_copy(dirs[nd++], u);
-            v3_scale(dirs[nd++], u, -1);
-        }
         double step = 0.25 * L, fx = bestc;
-        for (int it = 0; it < 40 && step > 0.01 * L; it++) {
+        for (int it = 0; it < 40 && step > 0.01 * L && fx < r->cos_max; it++) {
             int improved = 0;
             for (int d = 0; d < nd; d++) {
                 double y[3];
@@ -618,21 +686,35 @@ static int try_collapse(reg *r, int a, int b)
                 step *= 0.5;
         }
         if (fx >= r->cos_max && v3_dist(x, mid) <= 2 * L && cells_ok(r, a, b, x)) {
-            found = ncand;
             v3_copy(cand[0], x);
             found = 0;
+            foundJ = plane_cost(r, x);
+            have_ls = 0;
         }
     }
     if (found < 0)
         return 0;
     v3_copy(p, cand[found]);
-#ifdef RVE_REG_DEBUG
-    rve_reg_dbg[4 + (found == 0 && have_ls ? 0 : 1)]++;
-    {
-        int bin = (int)(10 * v3_dist(p, mid) / L);
-        rve_reg_dbg_ang[50 + (bin < 49 ? bin : 49)]++;
+    if (!(found == 0 && have_ls)) {
+        /* lower the plane cost among feasible points */
+        double step = 0.25 * L;
+        for (int it = 0; it < 60 && step > 0.02 * L; it++) {
+            int improved = 0;
+            for (int d = 0; d < nd; d++) {
+                double y[3];
+                v3_axpy(y, p, step, dirs[d]);
+                double J = plane_cost(r, y);
+                if (J < foundJ && v3_dist(y, mid) <= 2 * L && worst_cos(r, a, y, r->cos_max) >= r->cos_max &&
+                    cells_ok(r, a, b, y)) {
+                    foundJ = J;
+                    v3_copy(p, y);
+                    improved = 1;
+                }
+            }
+            if (!improved)
+                step *= 0.5;
+        }
     }
-#endif
     /* commit */
     v3_copy(c->v + 3 * a, p);
     r->valive[b] = 0;
@@ -904,12 +986,12 @@ rve_status rve_cx_reg(rve_cx *c, double *plane0, double threshold, double max_an
     /* face points, flatness */
     double maxbend = 0;
     for (int f = 0; f < c->nf; f++) {
-        rve_cx_face_centre(c, f, c->fpt + 3 * f);
+        int n = c->foff[f + 1] - c->foff[f];
+        fan_centre(&r, f, c->fv + c->foff[f], n, -1, NULL, c->fpt + 3 * f);
         if (c->fflat[f])
             continue;
-        int n = c->foff[f + 1] - c->foff[f];
         double ctr[3];
-        double mc = loop_min_cos(&r, c->fv + c->foff[f], n, -1, NULL, r.plane0 + 4 * f, ctr);
+        double mc = loop_min_cos(&r, f, c->fv + c->foff[f], n, -1, NULL, ctr);
         double ang = acos(mc > 1 ? 1 : mc < -1 ? -1 : mc) * 180.0 / PI;
         if (ang > maxbend)
             maxbend = ang;
@@ -933,6 +1015,7 @@ out:
     free(r.tmp.a);
     free(r.newloop);
     free(r.nloff);
+    free(r.fw);
     free(q.h);
     free(refused.a);
     return st;
