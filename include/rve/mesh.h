@@ -56,6 +56,8 @@ typedef struct {
     int passes;
     size_t hist_before[RVE_REG_HIST], hist_after[RVE_REG_HIST];
     double max_bend;                   /* largest face bend left (degrees) */
+    size_t short_tiny;                 /* short edges left on cells smaller than threshold^3
+                                          (they cannot go without the cell vanishing) */
 } rve_reg_report;
 
 /* Regularise t into a new tessellation *out (free with rve_tess_free). */
