@@ -456,6 +456,37 @@ END_TEST
 START_TEST(test_reg_laguerre)
 {
     reg_case(80, 11u, 1);
+    /* with small cells removed: still a valid complex filling the box */
+    rve_tess *t = voronoi(80, 11u, 10, 1), *r = NULL;
+    rve_reg_opts o;
+    rve_reg_opts_default(&o);
+    o.remove_small_cells = 1;
+    o.rsel = 2; /* threshold^3 8 times larger: some cells go */
+    rve_reg_report rep;
+    rve_err e;
+    ck_assert_int_eq(rve_reg(t, &o, &r, &rep, &e), RVE_OK);
+    ck_assert_uint_ge(rep.cells_removed, 1);
+    double thr = rep.threshold, mn;
+    ck_assert_uint_eq(count_short(r, thr, &mn), rep.short_after);
+    ck_assert_uint_eq(count_short_tiny(r, thr), rep.short_tiny);
+    check_topology(r, 0);
+    long double tot = 0;
+    int empty = 0;
+    for (int c = 0; c < r->n; c++) {
+        if (r->cell_foff[c + 1] == r->cell_foff[c]) {
+            empty++;
+            continue;
+        }
+        double v = cell_volume(r, c);
+        ck_assert(v > 0);
+        tot += v;
+    }
+    ck_assert_int_eq(empty, t->nempty + (int)rep.cells_removed);
+    ck_assert_double_eq_tol((double)tot, 1000, 1e-9 * 1000);
+    fprintf(stderr, "  remove small cells: %zu removed, short edges %zu -> %zu\n", rep.cells_removed,
+            rep.short_before, rep.short_after);
+    rve_tess_free(t);
+    rve_tess_free(r);
 }
 END_TEST
 
@@ -501,6 +532,25 @@ START_TEST(test_reg_tiny_cell)
     ck_assert_uint_eq(rep.short_tiny, rep.short_after);
     ck_assert_uint_eq(count_short_tiny(r, thr), rep.short_after);
     ck_assert_int_ge(r->cell_foff[9] - r->cell_foff[8], 4);
+    ck_assert_uint_eq(rep.cells_removed, 0);
+    check_topology(r, 0);
+    rve_tess_free(r);
+    /* --remove-small-cells: the octahedron is merged into one vertex, by
+     * symmetry at the centre, which gives back the 2 x 2 x 2 lattice of unit
+     * cubes: 27 vertices, 54 edges, 36 faces, no short edge, cell 9 empty. */
+    rve_reg_opts o;
+    rve_reg_opts_default(&o);
+    o.remove_small_cells = 1;
+    ck_assert_int_eq(rve_reg(t, &o, &r, &rep, &e), RVE_OK);
+    ck_assert_uint_eq(rep.cells_removed, 1);
+    ck_assert_uint_eq(rep.short_after, 0);
+    ck_assert_uint_eq(count_short(r, thr, &mn), 0);
+    ck_assert_int_eq(r->cell_foff[9] - r->cell_foff[8], 0);
+    ck_assert_int_eq(r->nver, 27);
+    ck_assert_int_eq(r->nedge, 54);
+    ck_assert_int_eq(r->nface, 36);
+    for (int c = 0; c < 8; c++)
+        ck_assert_double_eq_tol(cell_volume(r, c), 1, 1e-9);
     check_topology(r, 0);
     rve_tess_free(t);
     rve_tess_free(r);

@@ -29,6 +29,9 @@ const cli_command cli_cmd_reg = {
     "  --length L         absolute threshold (overrides --rsel)\n"
     "  --max-angle DEG    largest bend of a face allowed (default 20; Neper's -fmax)\n"
     "  --passes N         at most N passes (default 20)\n"
+    "  --remove-small-cells  merge every cell smaller than a cube of the threshold\n"
+    "                     (grains of a few voxels: all their edges are short, or\n"
+    "                     slivers) into one vertex; their grains are then absent\n"
     "  --map MAP          also report the voxel accuracy of TESS and OUT against the\n"
     "                     grain map MAP (share of its non-void voxels inside the cell\n"
     "                     of their grain; cells rasterised by their geometry, faces as\n"
@@ -47,7 +50,7 @@ const cli_command cli_cmd_reg = {
     run,
 };
 
-enum { OPT_RSEL = CLI_OPT_FIRST, OPT_LENGTH, OPT_ANGLE, OPT_PASSES, OPT_MAP };
+enum { OPT_RSEL = CLI_OPT_FIRST, OPT_LENGTH, OPT_ANGLE, OPT_PASSES, OPT_MAP, OPT_RMSMALL };
 
 /* Voxel accuracy of t against map: share of the non-void voxels whose
  * grain id is the label of the cell containing their centre (geometric
@@ -91,6 +94,7 @@ static int run(int argc, char **argv)
         {"max-angle", required_argument, NULL, OPT_ANGLE},
         {"passes", required_argument, NULL, OPT_PASSES},
         {"map", required_argument, NULL, OPT_MAP},
+        {"remove-small-cells", no_argument, NULL, OPT_RMSMALL},
         {NULL, 0, NULL, 0},
     };
     cli_common com;
@@ -112,6 +116,7 @@ static int run(int argc, char **argv)
         switch (c) {
         case 'o': out = optarg; break;
         case OPT_MAP: mpath = optarg; break;
+        case OPT_RMSMALL: o.remove_small_cells = 1; break;
         case OPT_RSEL:
             if (rve_parse_double(optarg, &o.rsel) != RVE_OK || !(o.rsel > 0))
                 return cli_usage_error(cmd, "--rsel: expected a positive number, got '%s'", optarg);

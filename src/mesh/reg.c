@@ -18,6 +18,7 @@ void rve_reg_opts_default(rve_reg_opts *o)
     o->length = 0;
     o->max_angle = 20;
     o->max_passes = 20;
+    o->remove_small_cells = 0;
 }
 
 /* ------------------------------------------------------------- int lists */
@@ -115,6 +116,7 @@ static void snap_plane(const double *pl, double x[3])
 }
 
 /* ---------------------------------------------------------------- state */
+#define RVE_REG_MAXSET 16 /* most vertices merged at once (a small cell's) */
 typedef struct {
     rve_cx *c;
     int *flen;         /* current loop length (loop starts at foff[f]) */
@@ -132,6 +134,9 @@ typedef struct {
     int scratch_cap;
     double *fw;        /* weights of the faces in F (face_weights) */
     int fw_cap;
+    int mset[RVE_REG_MAXSET]; /* vertices being merged into mset[0] */
+    int mk;
+    int dying;         /* cell deleted by the merge, or -1 */
 } reg;
 
 static double elen(const reg *r, int a, int b)
@@ -268,6 +273,15 @@ static const double *vpos(const reg *r, int v, int a, const double p[3])
     return v == a ? p : r->c->v + 3 * v;
 }
 
+/* v, or the vertex it merges into. */
+static int merged(const reg *r, int v)
+{
+    for (int i = 1; i < r->mk; i++)
+        if (r->mset[i] == v)
+            return r->mset[0];
+    return v;
+}
+
 /* Fan centre of face f with loop lp (vertex a at p): the vertex mean.
  * (Moving it onto the face's initial plane sweeps less volume when one
  * vertex was lifted, about 25 % less voxel accuracy lost on in100-a, but
@@ -330,12 +344,14 @@ static double loop_min_cos(const reg *r, int f, const int *lp, int n, int a, con
 }
 
 /* Cells around stay star-shaped from their vertex mean with a at p. */
-static int cells_ok(const reg *r, int a, int b, const double p[3])
+static int cells_ok(const reg *r, int a, const double p[3])
 {
     const rve_cx *c = r->c;
     /* cells stay star-shaped from their vertex mean */
     for (int i = 0; i < r->cells.n; i++) {
         int cell = r->cells.a[i];
+        if (cell == r->dying)
+            continue;
         double cc[3] = {0, 0, 0};
         int cnt = 0;
         for (int j = r->coff[cell]; j < r->coff[cell + 1]; j++) {
@@ -343,13 +359,13 @@ static int cells_ok(const reg *r, int a, int b, const double p[3])
             if (r->flen[f] < 3)
                 continue;
             for (int t = 0; t < r->flen[f]; t++) {
-                int v = c->fv[c->foff[f] + t];
-                if (v == b)
-                    v = a;
+                int v = merged(r, c->fv[c->foff[f] + t]);
                 v3_add(cc, cc, vpos(r, v, a, p));
                 cnt++;
             }
         }
+        if (!cnt)
+            return 0;
         v3_scale(cc, cc, 1.0 / cnt);
         for (int q = 0; q < r->F.n; q++) {
             int f = r->F.a[q], n = r->nloff[q + 1] - r->nloff[q];
@@ -464,16 +480,22 @@ static double plane_cost(const reg *r, const double x[3])
 }
 
 /* Try to collapse edge (a, b) into a.  Returns 1 if done, 0 if refused, -1 on memory. */
-static int try_collapse(reg *r, int a, int b)
+/* Merge the vertices r->mset[0 .. mk-1] into a = mset[0] (an edge collapse
+ * when mk = 2; a whole small cell, r->dying, when all its vertices are
+ * merged).  Returns 1 if done, 0 if refused, -1 on memory. */
+static int try_merge(reg *r)
 {
     rve_cx *c = r->c;
-    unsigned mu = r->mask[a] | r->mask[b];
-    if (mu != r->mask[a] && mu != r->mask[b])
-        return 0;
-    /* faces around a or b */
+    int a = r->mset[0];
+    unsigned mu = 0;
+    for (int i = 0; i < r->mk; i++)
+        mu |= r->mask[r->mset[i]];
+    if (mu != r->mask[a])
+        return 0; /* the vertex kept must lie on every wall of the others */
+    /* faces around the merged vertices */
     r->F.n = 0;
-    for (int s = 0; s < 2; s++) {
-        const ilist *l = &r->vf[s ? b : a];
+    for (int s = 0; s < r->mk; s++) {
+        const ilist *l = &r->vf[r->mset[s]];
         for (int i = 0; i < l->n; i++) {
             int f = l->a[i];
             if (r->flen[f] >= 3 && !il_has(&r->F, f))
@@ -503,9 +525,7 @@ static int try_collapse(reg *r, int a, int b)
         r->nloff[i] = k;
         int start = k;
         for (int j = 0; j < n; j++) {
-            int v = c->fv[a0 + j];
-            if (v == b)
-                v = a;
+            int v = merged(r, c->fv[a0 + j]);
             if (k > start && r->newloop[k - 1] == v)
                 continue;
             r->newloop[k++] = v;
@@ -558,7 +578,7 @@ static int try_collapse(reg *r, int a, int b)
                 continue;
             nfa++;
         }
-        if (nfa < 4)
+        if (cell == r->dying ? nfa != 0 : nfa < 4)
             return 0;
     }
     /* closedness around a: in each cell, directed edges at a pair up */
@@ -607,23 +627,35 @@ static int try_collapse(reg *r, int a, int b)
      * plane cost, then a pattern search that lowers that cost while staying
      * feasible.  Choosing by plane cost rather than by least bend keeps the
      * faces where the fit put them (voxel accuracy). */
-    double mid[3], p[3], cand[12][3];
+    /* mid: the mean of the merged vertices; L: their largest distance */
+    double mid[3] = {0, 0, 0}, p[3], cand[2 * RVE_REG_MAXSET + 12][3];
     int ncand = 0;
-    v3_add(mid, c->v + 3 * a, c->v + 3 * b);
-    v3_scale(mid, mid, 0.5);
+    double L = 0;
+    for (int i = 0; i < r->mk; i++) {
+        v3_add(mid, mid, c->v + 3 * r->mset[i]);
+        for (int j = i + 1; j < r->mk; j++)
+            L = fmax(L, v3_dist(c->v + 3 * r->mset[i], c->v + 3 * r->mset[j]));
+    }
+    v3_scale(mid, mid, 1.0 / r->mk);
     if (face_weights(r, a, mid) < 0)
         return -1;
-    double L = v3_dist(c->v + 3 * a, c->v + 3 * b);
     if (ls_position(r, mu, mid, cand[ncand]) == 0)
         ncand++;
     if (ncand && !(v3_dist(cand[0], mid) <= 2 * L))
         ncand = 0;
     int have_ls = ncand;
+    /* points of the edge (or the mean and the vertices of a cell), and
+     * halfway between them and the least-squares point */
     static const double ts[5] = {0.5, 0.0, 1.0, 0.25, 0.75};
-    for (int i = 0; i < 5; i++) {
+    int npts = r->mk == 2 ? 5 : r->mk + 1;
+    for (int i = 0; i < npts; i++) {
         double x[3];
-        v3_scale(x, c->v + 3 * a, 1 - ts[i]);
-        v3_axpy(x, x, ts[i], c->v + 3 * b);
+        if (r->mk == 2) {
+            v3_scale(x, c->v + 3 * a, 1 - ts[i]);
+            v3_axpy(x, x, ts[i], c->v + 3 * r->mset[1]);
+        } else {
+            v3_copy(x, i == 0 ? mid : c->v + 3 * r->mset[i - 1]);
+        }
         project_domain(r, mu, x, cand[ncand++]);
         if (have_ls) {
             v3_add(x, x, cand[0]);
@@ -643,7 +675,7 @@ static int try_collapse(reg *r, int a, int b)
         if (wmc < r->cos_max)
             continue;
         double J = plane_cost(r, cand[ci]);
-        if (J < foundJ && cells_ok(r, a, b, cand[ci])) {
+        if (J < foundJ && cells_ok(r, a, cand[ci])) {
             found = ci;
             foundJ = J;
             if (ci == 0 && have_ls)
@@ -685,7 +717,7 @@ static int try_collapse(reg *r, int a, int b)
             if (!improved)
                 step *= 0.5;
         }
-        if (fx >= r->cos_max && v3_dist(x, mid) <= 2 * L && cells_ok(r, a, b, x)) {
+        if (fx >= r->cos_max && v3_dist(x, mid) <= 2 * L && cells_ok(r, a, x)) {
             v3_copy(cand[0], x);
             found = 0;
             foundJ = plane_cost(r, x);
@@ -705,7 +737,7 @@ static int try_collapse(reg *r, int a, int b)
                 v3_axpy(y, p, step, dirs[d]);
                 double J = plane_cost(r, y);
                 if (J < foundJ && v3_dist(y, mid) <= 2 * L && worst_cos(r, a, y, r->cos_max) >= r->cos_max &&
-                    cells_ok(r, a, b, y)) {
+                    cells_ok(r, a, y)) {
                     foundJ = J;
                     v3_copy(p, y);
                     improved = 1;
@@ -717,7 +749,8 @@ static int try_collapse(reg *r, int a, int b)
     }
     /* commit */
     v3_copy(c->v + 3 * a, p);
-    r->valive[b] = 0;
+    for (int i = 1; i < r->mk; i++)
+        r->valive[r->mset[i]] = 0;
     r->mask[a] = mu;
     for (int q = 0; q < r->F.n; q++) {
         int f = r->F.a[q], n = r->nloff[q + 1] - r->nloff[q];
@@ -728,7 +761,8 @@ static int try_collapse(reg *r, int a, int b)
             if (il_push(&r->vf[a], f))
                 return -1;
     }
-    r->vf[b].n = 0;
+    for (int i = 1; i < r->mk; i++)
+        r->vf[r->mset[i]].n = 0;
     /* compact vf[a] */
     int w = 0;
     for (int i = 0; i < r->vf[a].n; i++)
@@ -736,6 +770,54 @@ static int try_collapse(reg *r, int a, int b)
             r->vf[a].a[w++] = r->vf[a].a[i];
     r->vf[a].n = w;
     return 1;
+}
+
+/* Collapse edge (a, b) into a. */
+static int try_collapse(reg *r, int a, int b)
+{
+    r->mset[0] = a;
+    r->mset[1] = b;
+    r->mk = 2;
+    r->dying = -1;
+    return try_merge(r);
+}
+
+/* Delete cell k by merging all its vertices into one; the kept vertex is
+ * one whose walls contain those of all the others.  *kept receives it. */
+static int try_delete_cell(reg *r, int k, int *kept)
+{
+    const rve_cx *c = r->c;
+    r->mk = 0;
+    for (int j = r->coff[k]; j < r->coff[k + 1]; j++) {
+        int f = r->cfac[j];
+        for (int t = 0; t < r->flen[f]; t++) {
+            int v = c->fv[c->foff[f] + t], seen = 0;
+            for (int i = 0; i < r->mk; i++)
+                seen |= r->mset[i] == v;
+            if (seen)
+                continue;
+            if (r->mk == RVE_REG_MAXSET)
+                return 0;
+            r->mset[r->mk++] = v;
+        }
+    }
+    if (r->mk < 4)
+        return 0;
+    unsigned mu = 0;
+    for (int i = 0; i < r->mk; i++)
+        mu |= r->mask[r->mset[i]];
+    int best = -1;
+    for (int i = 0; i < r->mk && best < 0; i++)
+        if (r->mask[r->mset[i]] == mu)
+            best = i;
+    if (best < 0)
+        return 0;
+    int t = r->mset[0];
+    r->mset[0] = r->mset[best];
+    r->mset[best] = t;
+    r->dying = k;
+    *kept = r->mset[0];
+    return try_merge(r);
 }
 
 static int push_vertex_edges(reg *r, heap *q, int a)
@@ -805,26 +887,33 @@ static void histogram(const rve_cx *c, const int *flen, double thr, size_t *hist
     free(e);
 }
 
-/* Short edges of cells smaller than a cube of the threshold: such a cell (a
- * grain of a few voxels) has only short edges and cannot lose them without
- * vanishing, which regularisation never does.  Cell volumes in one pass over
- * the faces (fans, relative to a vertex of each cell). */
-static int count_short_tiny(const rve_cx *c, double thr, size_t *count)
+/* Cell volumes of the complex in one pass over the faces, each cell
+ * relative to one of its vertices.  flen == NULL: loops foff[f]..foff[f+1]
+ * fanned around c->fpt; else the loops of length flen[f] being regularised,
+ * fanned around their vertex mean. */
+static int cell_volumes(const rve_cx *c, const int *flen, double *vol)
 {
-    *count = 0;
-    double *vol = calloc((size_t)c->nc + 1, sizeof(double));
     double *ref = malloc(((size_t)c->nc + 1) * 3 * sizeof(double));
     int *have = calloc((size_t)c->nc + 1, sizeof(int));
-    uint64_t *e = malloc(((size_t)c->foff[c->nf] + 1) * sizeof *e);
-    if (!vol || !ref || !have || !e) {
-        free(vol);
+    if (!ref || !have) {
         free(ref);
         free(have);
-        free(e);
         return -1;
     }
+    for (int k = 0; k < c->nc; k++)
+        vol[k] = 0;
     for (int f = 0; f < c->nf; f++) {
-        int a0 = c->foff[f], a1 = c->foff[f + 1];
+        int a0 = c->foff[f], a1 = flen ? a0 + flen[f] : c->foff[f + 1];
+        if (a1 - a0 < 3)
+            continue;
+        double ctr[3] = {0, 0, 0};
+        if (flen) {
+            for (int i = a0; i < a1; i++)
+                v3_add(ctr, ctr, c->v + 3 * c->fv[i]);
+            v3_scale(ctr, ctr, 1.0 / (a1 - a0));
+        } else {
+            v3_copy(ctr, c->fpt + 3 * f);
+        }
         for (int s = 0; s < 2; s++) {
             int k = c->fc[2 * f + s];
             if (k < 0)
@@ -834,7 +923,7 @@ static int count_short_tiny(const rve_cx *c, double thr, size_t *count)
                 have[k] = 1;
             }
             double o[3];
-            v3_sub(o, c->fpt + 3 * f, ref + 3 * k);
+            v3_sub(o, ctr, ref + 3 * k);
             for (int i = a0; i < a1; i++) {
                 double p[3], q[3], x[3];
                 v3_sub(p, c->v + 3 * c->fv[i], ref + 3 * k);
@@ -843,6 +932,24 @@ static int count_short_tiny(const rve_cx *c, double thr, size_t *count)
                 vol[k] += (s ? -1 : 1) * v3_dot(o, x) / 6.0;
             }
         }
+    }
+    free(ref);
+    free(have);
+    return 0;
+}
+
+/* Short edges of cells smaller than a cube of the threshold: such a cell (a
+ * grain of a few voxels) has only short edges and cannot lose them without
+ * vanishing. */
+static int count_short_tiny(const rve_cx *c, double thr, size_t *count)
+{
+    *count = 0;
+    double *vol = malloc(((size_t)c->nc + 1) * sizeof(double));
+    uint64_t *e = malloc(((size_t)c->foff[c->nf] + 1) * sizeof *e);
+    if (!vol || !e || cell_volumes(c, NULL, vol) != 0) {
+        free(vol);
+        free(e);
+        return -1;
     }
     double tiny = thr * thr * thr;
     size_t m = 0;
@@ -864,10 +971,19 @@ static int count_short_tiny(const rve_cx *c, double thr, size_t *count)
         if (i == 0 || e[i] != e[i - 1])
             (*count)++;
     free(vol);
-    free(ref);
-    free(have);
     free(e);
     return 0;
+}
+
+typedef struct {
+    double v;
+    int k;
+} volidx;
+
+static int cmp_volidx(const void *x, const void *y)
+{
+    const volidx *a = x, *b = y;
+    return a->v < b->v ? -1 : a->v > b->v ? 1 : a->k - b->k;
 }
 
 int rve_reg_cmp_u64(const void *x, const void *y)
@@ -877,7 +993,7 @@ int rve_reg_cmp_u64(const void *x, const void *y)
 }
 
 rve_status rve_cx_reg(rve_cx *c, double *plane0, double threshold, double max_angle,
-                      int max_passes, rve_reg_report *rep, rve_err *err)
+                      int max_passes, int remove_small, rve_reg_report *rep, rve_err *err)
 {
     memset(rep, 0, sizeof *rep);
     rep->threshold = threshold;
@@ -946,52 +1062,94 @@ rve_status rve_cx_reg(rve_cx *c, double *plane0, double threshold, double max_an
             st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
             goto out;
         }
-    for (int pass = 0; pass < max_passes; pass++) {
-        size_t done = 0;
-        refused.n = 0;
-        size_t guard = 0, cap = 100 * ((size_t)c->foff[c->nf] + 100);
-        while (q.n > 0) {
-            if (++guard > cap) {
-                st = rve_err_set(err, RVE_ECAP, NULL, "regularisation: iteration cap reached");
-                goto out;
-            }
-            hent e = heap_pop(&q);
-            if (!r.valive[e.a] || !r.valive[e.b] || elen(&r, e.a, e.b) != e.len ||
-                !edge_exists(&r, e.a, e.b))
-                continue;
-            /* keep the vertex with the larger constraint set */
-            int a = e.a, b = e.b;
-            if ((r.mask[b] | r.mask[a]) == r.mask[b] && r.mask[b] != r.mask[a]) {
-                a = e.b;
-                b = e.a;
-            }
-            int res = try_collapse(&r, a, b);
-            if (res < 0) {
-                st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-                goto out;
-            }
-            if (res == 0) {
-                if (il_push(&refused, e.a) || il_push(&refused, e.b)) {
+    /* Two rounds: regularisation shrinks some cells below the size at which
+     * they are removed, and removing cells leaves new short edges. */
+    for (int round = 0; round < (remove_small ? 2 : 1); round++) {
+        if (round > 0) {
+            for (int v = 0; v < c->nv; v++)
+                if (r.valive[v] && push_vertex_edges(&r, &q, v)) {
                     st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
                     goto out;
                 }
-                continue;
-            }
-            done++;
-            rep->removed++;
-            if (push_vertex_edges(&r, &q, a)) {
-                st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-                goto out;
-            }
         }
-        rep->passes = pass + 1;
-        if (done == 0)
-            break;
-        for (int i = 0; i + 1 < refused.n; i += 2) {
-            int x = refused.a[i], y = refused.a[i + 1];
-            if (r.valive[x] && r.valive[y] && heap_push(&q, elen(&r, x, y), x, y)) {
+        /* On request, cells smaller than a cube of the threshold (grains of a
+         * few voxels) are merged into one vertex, smallest first, when the
+         * checks allow it: they have only short edges, or are slivers that no
+         * edge collapse removes (the worst elements of a mesh). */
+        if (remove_small) {
+            double *vol = malloc(((size_t)c->nc + 1) * sizeof(double));
+            volidx *vi = malloc(((size_t)c->nc + 1) * sizeof *vi);
+            if (!vol || !vi || cell_volumes(c, r.flen, vol) != 0) {
+                free(vol);
+                free(vi);
                 st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
                 goto out;
+            }
+            int nsmall = 0;
+            for (int k = 0; k < c->nc; k++)
+                if (vol[k] > 0 && vol[k] < threshold * threshold * threshold) {
+                    vi[nsmall].v = vol[k];
+                    vi[nsmall++].k = k;
+                }
+            qsort(vi, (size_t)nsmall, sizeof *vi, cmp_volidx);
+            for (int i = 0; i < nsmall && st == RVE_OK; i++) {
+                int kept = -1, res = try_delete_cell(&r, vi[i].k, &kept);
+                if (res < 0 || (res > 0 && push_vertex_edges(&r, &q, kept)))
+                    st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+                rep->cells_removed += res > 0;
+            }
+            free(vol);
+            free(vi);
+            if (st != RVE_OK)
+                goto out;
+        }
+        for (int pass = 0; pass < max_passes; pass++) {
+            size_t done = 0;
+            refused.n = 0;
+            size_t guard = 0, cap = 100 * ((size_t)c->foff[c->nf] + 100);
+            while (q.n > 0) {
+                if (++guard > cap) {
+                    st = rve_err_set(err, RVE_ECAP, NULL, "regularisation: iteration cap reached");
+                    goto out;
+                }
+                hent e = heap_pop(&q);
+                if (!r.valive[e.a] || !r.valive[e.b] || elen(&r, e.a, e.b) != e.len ||
+                    !edge_exists(&r, e.a, e.b))
+                    continue;
+                /* keep the vertex with the larger constraint set */
+                int a = e.a, b = e.b;
+                if ((r.mask[b] | r.mask[a]) == r.mask[b] && r.mask[b] != r.mask[a]) {
+                    a = e.b;
+                    b = e.a;
+                }
+                int res = try_collapse(&r, a, b);
+                if (res < 0) {
+                    st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+                    goto out;
+                }
+                if (res == 0) {
+                    if (il_push(&refused, e.a) || il_push(&refused, e.b)) {
+                        st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+                        goto out;
+                    }
+                    continue;
+                }
+                done++;
+                rep->removed++;
+                if (push_vertex_edges(&r, &q, a)) {
+                    st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+                    goto out;
+                }
+            }
+            rep->passes++;
+            if (done == 0)
+                break;
+            for (int i = 0; i + 1 < refused.n; i += 2) {
+                int x = refused.a[i], y = refused.a[i + 1];
+                if (r.valive[x] && r.valive[y] && heap_push(&q, elen(&r, x, y), x, y)) {
+                    st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+                    goto out;
+                }
             }
         }
     }
