@@ -110,6 +110,28 @@ static size_t count_short(const rve_tess *t, double thr, double *minlen)
     return n;
 }
 
+/* Short edges (length < thr) with a cell of volume < thr^3 around them,
+ * recounted from the edge list and this file's fan volumes. */
+static size_t count_short_tiny(const rve_tess *t, double thr)
+{
+    size_t n = 0;
+    for (int e = 0; e < t->nedge; e++) {
+        double d[3];
+        dsub(d, t->ver + 3 * t->edge_ver[2 * e], t->ver + 3 * t->edge_ver[2 * e + 1]);
+        if (!(sqrt(ddot(d, d)) < thr))
+            continue;
+        int tiny = 0;
+        for (int i = t->edge_foff[e]; i < t->edge_foff[e + 1]; i++)
+            for (int s = 0; s < 2; s++) {
+                int c = t->face_cell[2 * t->edge_faces[i] + s];
+                if (c >= 0 && cell_volume(t, c) < thr * thr * thr)
+                    tiny = 1;
+            }
+        n += tiny;
+    }
+    return n;
+}
+
 /* Topology oracle: loops valid, every cell closed (each directed edge of a
  * cell met once each way), Euler V - E + F = 2 per cell and
  * V - E + F - C = 1 for the whole box, interior faces between two distinct
@@ -342,6 +364,7 @@ static void reg_case(int n, unsigned seed, int weighted)
     size_t sb = count_short(t, thr, &mn), sa = count_short(r, thr, &mn);
     ck_assert_uint_eq(sb, rep.short_before);
     ck_assert_uint_eq(sa, rep.short_after); /* what is left is what is reported */
+    ck_assert_uint_eq(count_short_tiny(r, thr), rep.short_tiny);
     ck_assert_double_eq(mn, rep.min_after);
     ck_assert_int_eq(r->nedge, (int)rep.edges_after);
     fprintf(stderr, "reg n=%d seed=%u: short edges %zu -> %zu (removed %zu), bend %.1f deg\n", n,
@@ -433,6 +456,104 @@ END_TEST
 START_TEST(test_reg_laguerre)
 {
     reg_case(80, 11u, 1);
+    /* with small cells removed: still a valid complex filling the box */
+    rve_tess *t = voronoi(80, 11u, 10, 1), *r = NULL;
+    rve_reg_opts o;
+    rve_reg_opts_default(&o);
+    o.remove_small_cells = 1;
+    o.rsel = 2; /* threshold^3 8 times larger: some cells go */
+    rve_reg_report rep;
+    rve_err e;
+    ck_assert_int_eq(rve_reg(t, &o, &r, &rep, &e), RVE_OK);
+    ck_assert_uint_ge(rep.cells_removed, 1);
+    double thr = rep.threshold, mn;
+    ck_assert_uint_eq(count_short(r, thr, &mn), rep.short_after);
+    ck_assert_uint_eq(count_short_tiny(r, thr), rep.short_tiny);
+    check_topology(r, 0);
+    long double tot = 0;
+    int empty = 0;
+    for (int c = 0; c < r->n; c++) {
+        if (r->cell_foff[c + 1] == r->cell_foff[c]) {
+            empty++;
+            continue;
+        }
+        double v = cell_volume(r, c);
+        ck_assert(v > 0);
+        tot += v;
+    }
+    ck_assert_int_eq(empty, t->nempty + (int)rep.cells_removed);
+    ck_assert_double_eq_tol((double)tot, 1000, 1e-9 * 1000);
+    fprintf(stderr, "  remove small cells: %zu removed, short edges %zu -> %zu\n", rep.cells_removed,
+            rep.short_before, rep.short_after);
+    rve_tess_free(t);
+    rve_tess_free(r);
+}
+END_TEST
+
+/* Eight lattice cells of a 2^3 box around a ninth seed at the centre whose
+ * smaller weight leaves it a tiny octahedron (faces at 0.05 from the centre,
+ * vertices on the axes at 0.05 sqrt(3), edges 0.05 sqrt(6) = 0.12 < the
+ * threshold 0.25 (8/9)^(1/3) = 0.24; volume 0.0009 < threshold^3 = 0.014).
+ * Oracles: the only short edges are the octahedron's 12 before; every short
+ * edge left is on that cell (it keeps at least 4 faces, so some stay), as the
+ * report says and an independent recount confirms. */
+START_TEST(test_reg_tiny_cell)
+{
+    double s[9 * 4];
+    int k = 0;
+    double w = sqrt(0.75 - 2 * 0.05 * sqrt(0.75));
+    for (int z = 0; z < 2; z++)
+        for (int y = 0; y < 2; y++)
+            for (int x = 0; x < 2; x++) {
+                s[4 * k] = 0.5 + x;
+                s[4 * k + 1] = 0.5 + y;
+                s[4 * k + 2] = 0.5 + z;
+                s[4 * k + 3] = w;
+                k++;
+            }
+    s[32] = s[33] = s[34] = 1;
+    s[35] = 0;
+    double lo[3] = {0, 0, 0}, hi[3] = {2, 2, 2};
+    rve_tess_opts to;
+    rve_tess_opts_default(&to);
+    rve_tess *t = NULL, *r = NULL;
+    rve_err e;
+    ck_assert_int_eq(rve_tess_build(s, 9, lo, hi, NULL, &to, &t, &e), RVE_OK);
+    ck_assert_int_eq(t->nempty, 0);
+    double thr = 0.25 * cbrt(8.0 / 9.0), mn;
+    ck_assert_double_eq_tol(cell_volume(t, 8), 4.0 / 3.0 * pow(0.05 * sqrt(3), 3), 1e-12);
+    ck_assert_uint_eq(count_short(t, thr, &mn), 12);
+    ck_assert_double_eq_tol(mn, 0.05 * sqrt(6), 1e-12);
+    rve_reg_report rep;
+    ck_assert_int_eq(rve_reg(t, NULL, &r, &rep, &e), RVE_OK);
+    ck_assert_uint_eq(rep.short_before, 12);
+    ck_assert_uint_eq(rep.short_after, count_short(r, thr, &mn));
+    ck_assert_uint_ge(rep.short_after, 1);
+    ck_assert_uint_eq(rep.short_tiny, rep.short_after);
+    ck_assert_uint_eq(count_short_tiny(r, thr), rep.short_after);
+    ck_assert_int_ge(r->cell_foff[9] - r->cell_foff[8], 4);
+    ck_assert_uint_eq(rep.cells_removed, 0);
+    check_topology(r, 0);
+    rve_tess_free(r);
+    /* --remove-small-cells: the octahedron is merged into one vertex, by
+     * symmetry at the centre, which gives back the 2 x 2 x 2 lattice of unit
+     * cubes: 27 vertices, 54 edges, 36 faces, no short edge, cell 9 empty. */
+    rve_reg_opts o;
+    rve_reg_opts_default(&o);
+    o.remove_small_cells = 1;
+    ck_assert_int_eq(rve_reg(t, &o, &r, &rep, &e), RVE_OK);
+    ck_assert_uint_eq(rep.cells_removed, 1);
+    ck_assert_uint_eq(rep.short_after, 0);
+    ck_assert_uint_eq(count_short(r, thr, &mn), 0);
+    ck_assert_int_eq(r->cell_foff[9] - r->cell_foff[8], 0);
+    ck_assert_int_eq(r->nver, 27);
+    ck_assert_int_eq(r->nedge, 54);
+    ck_assert_int_eq(r->nface, 36);
+    for (int c = 0; c < 8; c++)
+        ck_assert_double_eq_tol(cell_volume(r, c), 1, 1e-9);
+    check_topology(r, 0);
+    rve_tess_free(t);
+    rve_tess_free(r);
 }
 END_TEST
 
@@ -700,6 +821,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_reg_voronoi);
     tcase_add_test(tc, test_reg_laguerre);
     tcase_add_test(tc, test_reg_absolute_threshold_and_idempotence);
+    tcase_add_test(tc, test_reg_tiny_cell);
     tcase_add_test(tc, test_reg_refuses_periodic);
     tcase_add_test(tc, test_mesh_voronoi_linear);
     tcase_add_test(tc, test_mesh_regularised_quadratic);

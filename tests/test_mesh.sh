@@ -54,6 +54,42 @@ grep_f "four: 33 edges after" '"edges_after":33,' "$d/out"
 grep_f "reg output is a tess" '^\*\*\*tess' "$d/four-reg.tess"
 check "reg again: nothing to do" 0 "$RVE" reg "$d/four-reg.tess" -o "$d/four-reg2.tess" --json -q
 grep_f "idempotent" '"edges_removed":0,' "$d/out"
+# --map: voxel accuracy of the cells' geometry.  Oracle: a map rasterised from
+# the tessellation itself by power distance (rve raster, seeds only; no voxel
+# centre on a face here) is 100 % inside the unregularised cells; the two
+# collapses move faces by about 0.01, so the regularised cells keep all but a
+# few voxels of 4000.
+check "raster four" 0 "$RVE" raster "$d/four.tess" --grid 20,20,10 -o "$d/four.tif" -q
+check "reg --map" 0 "$RVE" reg "$d/four.tess" -o "$d/four-regm.tess" --map "$d/four.tif" --json -q
+grep_f "reg --map: 100 % before" '"accuracy_before":1,' "$d/out"
+acc=$(sed -n 's/.*"accuracy_after":\([0-9.e+-]*\).*/\1/p' "$d/out")
+ok "reg --map: accuracy after >= 0.999 (got $acc)" "awk -v a=\"$acc\" 'BEGIN{exit !(a != \"\" && a >= 0.999 && a <= 1)}'"
+check "reg --map missing map" 1 "$RVE" reg "$d/four.tess" -o "$d/four-regx.tess" --map "$d/none.tif"
+ok "reg --map missing map: no output" "[ ! -e \"$d/four-regx.tess\" ]"
+# --remove-small-cells: a tiny octahedral cell (faces 0.05 from the centre of a
+# 2 x 2 x 2 lattice, all 12 edges short) is merged into the lattice point: the
+# lattice of unit cubes is back (54 edges), no short edge left.
+cat >"$d/oct.txt" <<'S'
+0.5 0.5 0.5 0.8144921482872356
+1.5 0.5 0.5 0.8144921482872356
+0.5 1.5 0.5 0.8144921482872356
+1.5 1.5 0.5 0.8144921482872356
+0.5 0.5 1.5 0.8144921482872356
+1.5 0.5 1.5 0.8144921482872356
+0.5 1.5 1.5 0.8144921482872356
+1.5 1.5 1.5 0.8144921482872356
+1 1 1 0
+S
+check "tess oct" 0 "$RVE" tess --seeds "$d/oct.txt" --domain 2,2,2 -o "$d/oct.tess" -q
+check "reg keeps small cells by default" 0 "$RVE" reg "$d/oct.tess" -o "$d/oct-k.tess" --json -q
+grep_f "oct: 12 short edges" '"short_edges_before":12,' "$d/out"
+grep_f "oct: no cell removed" '"small_cells_removed":0,' "$d/out"
+check "reg --remove-small-cells" 0 "$RVE" reg "$d/oct.tess" -o "$d/oct-r.tess" --remove-small-cells --json -q
+grep_f "oct: one cell removed" '"small_cells_removed":1,' "$d/out"
+grep_f "oct: no short edge left" '"short_edges_after":0,' "$d/out"
+grep_f "oct: lattice edges" '"edges_after":54,' "$d/out"
+check "mesh without the small cell" 0 "$RVE" mesh "$d/oct-r.tess" --cl 0.5 -o "$d/oct.msh" --json -q
+grep_f "mesh: 8 grains" '"cells":8,' "$d/out"
 check "reg absolute length" 0 "$RVE" reg "$d/four.tess" --length 1e-6 -o "$d/four-abs.tess" --json -q
 grep_f "absolute threshold below the short edge: nothing removed" '"edges_removed":0,' "$d/out"
 

@@ -42,6 +42,9 @@ typedef struct {
     double length;     /* absolute threshold; > 0 overrides rsel */
     double max_angle;  /* degrees; default 20 */
     int max_passes;    /* default 20 */
+    int remove_small_cells; /* 1: cells smaller than threshold^3 (grains of a few voxels:
+                               only short edges, or slivers) are merged into one vertex and
+                               vanish (their grain is then absent); default 0: kept */
 } rve_reg_opts;
 
 void rve_reg_opts_default(rve_reg_opts *o);
@@ -56,6 +59,9 @@ typedef struct {
     int passes;
     size_t hist_before[RVE_REG_HIST], hist_after[RVE_REG_HIST];
     double max_bend;                   /* largest face bend left (degrees) */
+    size_t short_tiny;                 /* short edges left on cells smaller than threshold^3
+                                          (they cannot go without the cell vanishing) */
+    size_t cells_removed;              /* small cells merged into one vertex */
 } rve_reg_report;
 
 /* Regularise t into a new tessellation *out (free with rve_tess_free). */

@@ -33,6 +33,8 @@ const cli_command cli_cmd_run = {
     "                     (e.g. \"--max-time 30 --polish 4\"; see rve help fit)\n"
     "  --rsel R           regularisation threshold R * 0.25 * (V/N)^(1/3) (default 1)\n"
     "  --max-angle DEG    largest face bend allowed by regularisation (default 20)\n"
+    "  --remove-small-cells  regularisation merges the cells smaller than a cube of its\n"
+    "                     threshold into one vertex (see rve reg)\n"
     "  --no-reg           mesh the fitted tessellation without regularising it\n"
     "  --rcl R            element size relative to the grain size (default 1)\n"
     "  --cl L             absolute element size (overrides --rcl)\n"
@@ -51,7 +53,7 @@ const cli_command cli_cmd_run = {
 };
 
 enum {
-    OPT_FITOPT = CLI_OPT_FIRST, OPT_RSEL, OPT_ANGLE, OPT_NOREG, OPT_RCL, OPT_CL, OPT_ORDER,
+    OPT_FITOPT = CLI_OPT_FIRST, OPT_RSEL, OPT_ANGLE, OPT_RMSMALL, OPT_NOREG, OPT_RCL, OPT_CL, OPT_ORDER,
     OPT_FORMAT, OPT_NOMESH
 };
 
@@ -141,6 +143,7 @@ static int run(int argc, char **argv)
         {"rsel", required_argument, NULL, OPT_RSEL},
         {"max-angle", required_argument, NULL, OPT_ANGLE},
         {"no-reg", no_argument, NULL, OPT_NOREG},
+        {"remove-small-cells", no_argument, NULL, OPT_RMSMALL},
         {"rcl", required_argument, NULL, OPT_RCL},
         {"cl", required_argument, NULL, OPT_CL},
         {"order", required_argument, NULL, OPT_ORDER},
@@ -172,6 +175,7 @@ static int run(int argc, char **argv)
         case 'o': dir = optarg; break;
         case OPT_FITOPT: fitopt = optarg; break;
         case OPT_NOREG: noreg = 1; break;
+        case OPT_RMSMALL: ro.remove_small_cells = 1; break;
         case OPT_NOMESH: nomesh = 1; break;
         case OPT_RSEL:
             if (rve_parse_double(optarg, &ro.rsel) != RVE_OK || !(ro.rsel > 0))

@@ -14,6 +14,13 @@ static inline void meshcli_print_reg(const cli_common *com, const rve_reg_report
                     "removed in %d pass%s\n",
             r->threshold, r->short_before, r->edges_before, r->short_after, r->edges_after,
             r->removed, r->passes, r->passes > 1 ? "es" : "");
+    if (r->cells_removed)
+        fprintf(stderr, "  %zu cells smaller than threshold^3 removed (merged into a vertex)\n",
+                r->cells_removed);
+    if (r->short_after)
+        fprintf(stderr, "  %zu of the %zu short edges left are on cells smaller than threshold^3 "
+                        "(grains of a few voxels: all their edges are short)\n",
+                r->short_tiny, r->short_after);
     fprintf(stderr, "  shortest edge %.6g -> %.6g (%.3f -> %.3f of the threshold); largest face bend "
                     "%.2f deg\n",
             r->min_before, r->min_after, r->min_before / r->threshold, r->min_after / r->threshold,
@@ -36,6 +43,8 @@ static inline void meshcli_json_reg(rve_json *j, const rve_reg_report *r)
     rve_json_kv_int(j, "edges_after", (long long)r->edges_after);
     rve_json_kv_int(j, "short_edges_before", (long long)r->short_before);
     rve_json_kv_int(j, "short_edges_after", (long long)r->short_after);
+    rve_json_kv_int(j, "short_edges_after_on_tiny_cells", (long long)r->short_tiny);
+    rve_json_kv_int(j, "small_cells_removed", (long long)r->cells_removed);
     rve_json_kv_int(j, "edges_removed", (long long)r->removed);
     rve_json_kv_number(j, "shortest_edge_before", r->min_before);
     rve_json_kv_number(j, "shortest_edge_after", r->min_after);

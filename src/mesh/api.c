@@ -429,7 +429,7 @@ rve_status rve_reg(const rve_tess *t, const rve_reg_opts *o, rve_tess **out, rve
         free(plane0);
         return rve_err_set(err, RVE_EDATA, NULL, "invalid tessellation: %s", why);
     }
-    st = rve_cx_reg(c, plane0, thr, o->max_angle, o->max_passes, rep, err);
+    st = rve_cx_reg(c, plane0, thr, o->max_angle, o->max_passes, o->remove_small_cells, rep, err);
     if (st == RVE_OK && rve_cx_check(c, why, sizeof why))
         st = rve_err_set(err, RVE_EINTERNAL, NULL, "regularisation broke the topology: %s", why);
     if (st == RVE_OK)

@@ -11,13 +11,6 @@
 #include <string.h>
 
 #define PI 3.14159265358979323846
-#ifdef RVE_REG_DEBUG
-int rve_reg_dbg[16];
-double rve_reg_dbg_ang[100];
-#define DBG(i) (rve_reg_dbg[i]++)
-#else
-#define DBG(i) ((void)0)
-#endif
 
 void rve_reg_opts_default(rve_reg_opts *o)
 {
@@ -25,6 +18,7 @@ void rve_reg_opts_default(rve_reg_opts *o)
     o->length = 0;
     o->max_angle = 20;
     o->max_passes = 20;
+    o->remove_small_cells = 0;
 }
 
 /* ------------------------------------------------------------- int lists */
@@ -122,6 +116,7 @@ static void snap_plane(const double *pl, double x[3])
 }
 
 /* ---------------------------------------------------------------- state */
+#define RVE_REG_MAXSET 16 /* most vertices merged at once (a small cell's) */
 typedef struct {
     rve_cx *c;
     int *flen;         /* current loop length (loop starts at foff[f]) */
@@ -137,6 +132,11 @@ typedef struct {
     int *newloop;      /* scratch loops for the faces in F, concatenated */
     int *nloff;
     int scratch_cap;
+    double *fw;        /* weights of the faces in F (face_weights) */
+    int fw_cap;
+    int mset[RVE_REG_MAXSET]; /* vertices being merged into mset[0] */
+    int mk;
+    int dying;         /* cell deleted by the merge, or -1 */
 } reg;
 
 static double elen(const reg *r, int a, int b)
@@ -165,10 +165,14 @@ static int edge_exists(const reg *r, int a, int b)
     return 0;
 }
 
-/* Least-squares position: minimise sum (n_i.p - d_i)^2 over the planes of
- * the faces in F that are not domain faces, with p on every domain plane of
- * mask; directions the planes do not determine keep the midpoint's value
- * (truncated SVD, minimum-norm correction). */
+/* Least-squares position (Eq. 6.6, weighted): minimise sum w_i (n_i.p - d_i)^2
+ * over the initial planes of the faces in F that are not domain faces
+ * (weights w_i of face_weights), with p on every domain plane of mask;
+ * directions the planes do not determine keep the midpoint's value
+ * (truncated SVD, minimum-norm correction).  (Iterating towards the L1
+ * optimum, sum w_i |n_i.p - d_i|, which sits exactly on a few large faces,
+ * lost about as much accuracy and bent the small faces more: worse meshes on
+ * data/dct.) */
 static int ls_position(const reg *r, unsigned mask, const double mid[3], double p[3])
 {
     const rve_cx *c = r->c;
@@ -230,9 +234,10 @@ static int ls_position(const reg *r, unsigned mask, const double mid[3], double 
             if (c->fdom[f] >= 0)
                 continue;
             const double *pl = r->plane0 + 4 * f;
+            double sw = sqrt(r->fw[i]);
             for (int j = 0; j < nn_; j++)
-                gsl_matrix_set(A, (size_t)k, (size_t)j, v3_dot(pl, N[j]));
-            gsl_vector_set(rhs, (size_t)k, pl[3] - v3_dot(pl, x0));
+                gsl_matrix_set(A, (size_t)k, (size_t)j, sw * v3_dot(pl, N[j]));
+            gsl_vector_set(rhs, (size_t)k, sw * (pl[3] - v3_dot(pl, x0)));
             k++;
         }
         ok = gsl_linalg_SV_decomp(A, V, S, w) == 0;
@@ -268,26 +273,55 @@ static const double *vpos(const reg *r, int v, int a, const double p[3])
     return v == a ? p : r->c->v + 3 * v;
 }
 
-/* Bend of a loop (vertex a at p), as a cosine: the face's mean normal n and
- * centre c (vertex mean), its equivalent radius r = sqrt(area / pi) and the
- * largest distance h of a vertex to the mean plane give the angle atan(h / r):
- * the tilt of a flat face lifted by h at its rim.  Unlike the angles of the
- * fan triangles themselves, this stays meaningful on thin faces (a sliver face
- * bent by a negligible amount has near-degenerate fan triangles at large
- * angles).  Returns -2 when the face turned over relative to n0 or a fan
- * triangle folded over (its normal opposite to the mean normal). */
-static double loop_min_cos(const reg *r, const int *lp, int n, int a, const double p[3],
-                           const double n0[3], double ctr[3])
+/* v, or the vertex it merges into. */
+static int merged(const reg *r, int v)
 {
+    for (int i = 1; i < r->mk; i++)
+        if (r->mset[i] == v)
+            return r->mset[0];
+    return v;
+}
+
+/* Fan centre of face f with loop lp (vertex a at p): the vertex mean.
+ * (Moving it onto the face's initial plane sweeps less volume when one
+ * vertex was lifted, about 25 % less voxel accuracy lost on in100-a, but
+ * tilts the two fan triangles at that vertex by the whole lift: the wedges
+ * they make with the neighbouring faces tripled the share of elements with
+ * q < 0.1 there, so the mean stays.) */
+static void fan_centre(const reg *r, int f, const int *lp, int n, int a, const double p[3],
+                       double ctr[3])
+{
+    (void)f;
     ctr[0] = ctr[1] = ctr[2] = 0;
     for (int i = 0; i < n; i++)
         v3_add(ctr, ctr, vpos(r, lp[i], a, p));
     v3_scale(ctr, ctr, 1.0 / n);
+}
+
+/* Bend of face f's loop (vertex a at p), as a cosine: the face's mean normal
+ * n and centre m (vertex mean), its equivalent radius r = sqrt(area / pi) and
+ * the largest distance h of a vertex to the mean plane give the angle
+ * atan(h / r): the tilt of a flat face lifted by h at its rim.  Unlike the
+ * angles of the fan triangles themselves, this stays meaningful on thin faces
+ * (a sliver face bent by a negligible amount has near-degenerate fan
+ * triangles at large angles).  Returns -2 when the face turned over relative
+ * to its initial normal or a fan triangle (around the fan centre, ctr on
+ * return) folded over (its normal opposite to the mean normal). */
+static double loop_min_cos(const reg *r, int f, const int *lp, int n, int a, const double p[3],
+                           double ctr[3])
+{
+    const double *n0 = r->plane0 + 4 * f;
+    double m[3] = {0, 0, 0};
+    for (int i = 0; i < n; i++)
+        v3_add(m, m, vpos(r, lp[i], a, p));
+    v3_scale(m, m, 1.0 / n);
+    fan_centre(r, f, lp, n, a, p, ctr);
+    /* vector area: independent of the centre for a closed loop */
     double tn[3] = {0, 0, 0};
     for (int i = 0; i < n; i++) {
         double u[3], w[3], x[3];
-        v3_sub(u, vpos(r, lp[i], a, p), ctr);
-        v3_sub(w, vpos(r, lp[(i + 1) % n], a, p), ctr);
+        v3_sub(u, vpos(r, lp[i], a, p), m);
+        v3_sub(w, vpos(r, lp[(i + 1) % n], a, p), m);
         v3_cross(x, u, w);
         v3_add(tn, tn, x);
     }
@@ -296,25 +330,28 @@ static double loop_min_cos(const reg *r, const int *lp, int n, int a, const doub
         return -2;
     double h = 0;
     for (int i = 0; i < n; i++) {
-        double u[3], w[3], x[3];
+        double u[3], w[3], x[3], um[3];
         v3_sub(u, vpos(r, lp[i], a, p), ctr);
         v3_sub(w, vpos(r, lp[(i + 1) % n], a, p), ctr);
         v3_cross(x, u, w);
         if (!(v3_dot(x, tn) > 0))
             return -2;
-        h = fmax(h, fabs(v3_dot(u, tn)));
+        v3_sub(um, vpos(r, lp[i], a, p), m);
+        h = fmax(h, fabs(v3_dot(um, tn)));
     }
     double rad = sqrt(0.5 * area2 / PI);
     return rad / sqrt(rad * rad + h * h); /* cos(atan(h / r)) */
 }
 
 /* Cells around stay star-shaped from their vertex mean with a at p. */
-static int cells_ok(const reg *r, int a, int b, const double p[3])
+static int cells_ok(const reg *r, int a, const double p[3])
 {
     const rve_cx *c = r->c;
     /* cells stay star-shaped from their vertex mean */
     for (int i = 0; i < r->cells.n; i++) {
         int cell = r->cells.a[i];
+        if (cell == r->dying)
+            continue;
         double cc[3] = {0, 0, 0};
         int cnt = 0;
         for (int j = r->coff[cell]; j < r->coff[cell + 1]; j++) {
@@ -322,13 +359,13 @@ static int cells_ok(const reg *r, int a, int b, const double p[3])
             if (r->flen[f] < 3)
                 continue;
             for (int t = 0; t < r->flen[f]; t++) {
-                int v = c->fv[c->foff[f] + t];
-                if (v == b)
-                    v = a;
+                int v = merged(r, c->fv[c->foff[f] + t]);
                 v3_add(cc, cc, vpos(r, v, a, p));
                 cnt++;
             }
         }
+        if (!cnt)
+            return 0;
         v3_scale(cc, cc, 1.0 / cnt);
         for (int q = 0; q < r->F.n; q++) {
             int f = r->F.a[q], n = r->nloff[q + 1] - r->nloff[q];
@@ -338,10 +375,8 @@ static int cells_ok(const reg *r, int a, int b, const double p[3])
             if (!s)
                 continue;
             const int *lp = r->newloop + r->nloff[q];
-            double ctr[3] = {0, 0, 0};
-            for (int j = 0; j < n; j++)
-                v3_add(ctr, ctr, vpos(r, lp[j], a, p));
-            v3_scale(ctr, ctr, 1.0 / n);
+            double ctr[3];
+            fan_centre(r, f, lp, n, a, p, ctr);
             for (int j = 0; j < n; j++) {
                 double u[3], w[3], z[3], x[3];
                 v3_sub(u, vpos(r, lp[j], a, p), cc);
@@ -379,24 +414,88 @@ static double worst_cos(const reg *r, int a, const double p[3], double stop)
         if (n < 3)
             continue;
         double ctr[3];
-        double mc = loop_min_cos(r, r->newloop + r->nloff[q], n, a, p, r->plane0 + 4 * f, ctr);
+        double mc = loop_min_cos(r, f, r->newloop + r->nloff[q], n, a, p, ctr);
         if (mc < wmc)
             wmc = mc;
     }
     return wmc;
 }
 
+/* Weight of each face plane in the placement of the merged vertex a: moving
+ * a by h across its face sweeps about h (A1 + A2) / 3 + h A / (3 n) of volume
+ * (A1, A2 the two fan triangles at a, A the face's area, n its vertex count:
+ * the fan centre, the vertex mean, moves by h / n), so the distances are
+ * weighted by A1 + A2 + A / n, evaluated with a at x.  Faces that vanish and
+ * domain faces (hard constraints) get 0.  Eq. 6.6 weighs every face alike,
+ * which lets a vanishing triangle or a tiny face pull the vertex off the
+ * planes of the large faces around it. */
+static int face_weights(reg *r, int a, const double x[3])
+{
+    const rve_cx *c = r->c;
+    if (r->F.n > r->fw_cap) {
+        int cap = 2 * r->F.n + 16;
+        double *w = realloc(r->fw, (size_t)cap * sizeof(double));
+        if (!w)
+            return -1;
+        r->fw = w;
+        r->fw_cap = cap;
+    }
+    for (int q = 0; q < r->F.n; q++) {
+        int f = r->F.a[q], n = r->nloff[q + 1] - r->nloff[q];
+        r->fw[q] = 0;
+        if (n < 3 || c->fdom[f] >= 0)
+            continue;
+        const int *lp = r->newloop + r->nloff[q];
+        double ctr[3];
+        fan_centre(r, f, lp, n, a, x, ctr);
+        double adj = 0, area = 0;
+        for (int j = 0; j < n; j++) {
+            double u[3], w[3], z[3];
+            int p0 = lp[j], p1 = lp[(j + 1) % n];
+            v3_sub(u, vpos(r, p0, a, x), ctr);
+            v3_sub(w, vpos(r, p1, a, x), ctr);
+            v3_cross(z, u, w);
+            double t = 0.5 * v3_norm(z);
+            area += t;
+            if (p0 == a || p1 == a)
+                adj += t;
+        }
+        r->fw[q] = adj + area / n;
+    }
+    return 0;
+}
+
+/* Volume swept by the faces in F with the merged vertex at x, about
+ * sum w_q |distance of x to the initial plane of face q| (times 3). */
+static double plane_cost(const reg *r, const double x[3])
+{
+    double J = 0;
+    for (int q = 0; q < r->F.n; q++) {
+        if (r->fw[q] <= 0)
+            continue;
+        const double *pl = r->plane0 + 4 * r->F.a[q];
+        J += r->fw[q] * fabs(v3_dot(pl, x) - pl[3]);
+    }
+    return J;
+}
+
 /* Try to collapse edge (a, b) into a.  Returns 1 if done, 0 if refused, -1 on memory. */
-static int try_collapse(reg *r, int a, int b)
+/* Merge the vertices r->mset[0 .. mk-1] into a = mset[0] (an edge collapse
+ * when mk = 2; a whole small cell, r->dying, when all its vertices are
+ * merged).  Returns 1 if done, 0 if refused, -1 on memory. */
+static int try_merge(reg *r)
 {
     rve_cx *c = r->c;
-    unsigned mu = r->mask[a] | r->mask[b];
-    if (mu != r->mask[a] && mu != r->mask[b])
-        { DBG(6); return 0; }
-    /* faces around a or b */
+    int a = r->mset[0];
+    unsigned mu = 0;
+    for (int i = 0; i < r->mk; i++)
+        mu |= r->mask[r->mset[i]];
+    if (mu != r->mask[a])
+        return 0; /* the vertex kept must lie on every wall of the others */
+    /* faces around the merged vertices */
     r->F.n = 0;
-    for (int s = 0; s < 2; s++) {
-        const ilist *l = &r->vf[s ? b : a];
+    for (int s = 0; s < r->mk; s++) {
+        const ilist *l = &r->vf[r->mset[s]];
         for (int i = 0; i < l->n; i++) {
             int f = l->a[i];
             if (r->flen[f] >= 3 && !il_has(&r->F, f))
@@ -426,9 +525,7 @@ static int try_collapse(reg *r, int a, int b)
         r->nloff[i] = k;
         int start = k;
         for (int j = 0; j < n; j++) {
-            int v = c->fv[a0 + j];
-            if (v == b)
-                v = a;
+            int v = merged(r, c->fv[a0 + j]);
             if (k > start && r->newloop[k - 1] == v)
                 continue;
             r->newloop[k++] = v;
@@ -440,7 +537,7 @@ static int try_collapse(reg *r, int a, int b)
         for (int j = start; j < k; j++)
             na += r->newloop[j] == a;
         if (na > 1)
-            { DBG(7); return 0; }
+            return 0;
     }
     r->nloff[r->F.n] = k;
     /* cell pairs of surviving faces must stay distinct; every cell keeps >= 4 faces */
@@ -463,7 +560,7 @@ static int try_collapse(reg *r, int a, int b)
             int x0 = c->fc[2 * f], x1 = c->fc[2 * f + 1], y0 = c->fc[2 * g], y1 = c->fc[2 * g + 1];
             if ((x0 == y0 && x1 == y1) || (x0 == y1 && x1 == y0)) {
                 if (x1 >= 0 || c->fdom[f] == c->fdom[g])
-                    { DBG(8); return 0; }
+                    return 0;
             }
         }
     }
@@ -481,8 +578,8 @@ static int try_collapse(reg *r, int a, int b)
                 continue;
             nfa++;
         }
-        if (nfa < 4)
-            { DBG(9); return 0; }
+        if (cell == r->dying ? nfa != 0 : nfa < 4)
+            return 0;
     }
     /* closedness around a: in each cell, directed edges at a pair up */
     for (int i = 0; i < r->cells.n; i++) {
@@ -520,30 +617,45 @@ static int try_collapse(reg *r, int a, int b)
                 in += r->tmp.a[q] == -abs(x);
             }
             if (out != 1 || in != 1)
-                { DBG(10); return 0; }
+                return 0;
         }
     }
-    /* position: the least-squares point (Eq. 6.6); if it bends a face too
-     * much, the midpoint and the two end points are tried in turn (each
-     * projected onto the domain planes the vertex must stay on). */
-    double mid[3], p[3], cand[12][3];
+    /* Position.  The least-squares point (Eq. 6.6, weighted by the area each
+     * face plane would sweep, see face_weights) is taken when it passes the
+     * checks; otherwise the feasible point of a few candidates (points of the
+     * edge, halfway to the least-squares point) with the smallest weighted
+     * plane cost, then a pattern search that lowers that cost while staying
+     * feasible.  Choosing by plane cost rather than by least bend keeps the
+     * faces where the fit put them (voxel accuracy). */
+    /* mid: the mean of the merged vertices; L: their largest distance */
+    double mid[3] = {0, 0, 0}, p[3], cand[2 * RVE_REG_MAXSET + 12][3];
     int ncand = 0;
-    v3_add(mid, c->v + 3 * a, c->v + 3 * b);
-    v3_scale(mid, mid, 0.5);
-#ifndef RVE_REG_NOLS
+    double L = 0;
+    for (int i = 0; i < r->mk; i++) {
+        v3_add(mid, mid, c->v + 3 * r->mset[i]);
+        for (int j = i + 1; j < r->mk; j++)
+            L = fmax(L, v3_dist(c->v + 3 * r->mset[i], c->v + 3 * r->mset[j]));
+    }
+    v3_scale(mid, mid, 1.0 / r->mk);
+    if (face_weights(r, a, mid) < 0)
+        return -1;
     if (ls_position(r, mu, mid, cand[ncand]) == 0)
         ncand++;
-#endif
-    double L = v3_dist(c->v + 3 * a, c->v + 3 * b);
     if (ncand && !(v3_dist(cand[0], mid) <= 2 * L))
         ncand = 0;
     int have_ls = ncand;
-    /* then points of the edge, and halfway between them and the LS point */
+    /* points of the edge (or the mean and the vertices of a cell), and
+     * halfway between them and the least-squares point */
     static const double ts[5] = {0.5, 0.0, 1.0, 0.25, 0.75};
-    for (int i = 0; i < 5; i++) {
+    int npts = r->mk == 2 ? 5 : r->mk + 1;
+    for (int i = 0; i < npts; i++) {
         double x[3];
-        v3_scale(x, c->v + 3 * a, 1 - ts[i]);
-        v3_axpy(x, x, ts[i], c->v + 3 * b);
+        if (r->mk == 2) {
+            v3_scale(x, c->v + 3 * a, 1 - ts[i]);
+            v3_axpy(x, x, ts[i], c->v + 3 * r->mset[1]);
+        } else {
+            v3_copy(x, i == 0 ? mid : c->v + 3 * r->mset[i - 1]);
+        }
         project_domain(r, mu, x, cand[ncand++]);
         if (have_ls) {
             v3_add(x, x, cand[0]);
@@ -552,12 +664,7 @@ static int try_collapse(reg *r, int a, int b)
         }
     }
     int found = -1;
-    double foundmc = -3;
-#ifdef RVE_REG_DEBUG
-    double bestmc = -3;
-    int bend_ok_any = 0;
-#endif
-    double bestc = -3;
+    double foundJ = INFINITY, bestc = -3;
     int bestci = 0;
     for (int ci = 0; ci < ncand; ci++) {
         double wmc = worst_cos(r, a, cand[ci], -3);
@@ -565,44 +672,37 @@ static int try_collapse(reg *r, int a, int b)
             bestc = wmc;
             bestci = ci;
         }
-#ifdef RVE_REG_DEBUG
-        if (wmc > bestmc) bestmc = wmc;
-        bend_ok_any |= wmc >= r->cos_max;
-#endif
-        if (wmc >= r->cos_max && wmc > foundmc && cells_ok(r, a, b, cand[ci])) {
+        if (wmc < r->cos_max)
+            continue;
+        double J = plane_cost(r, cand[ci]);
+        if (J < foundJ && cells_ok(r, a, cand[ci])) {
             found = ci;
-            foundmc = wmc;
+            foundJ = J;
             if (ci == 0 && have_ls)
-                break; /* the least-squares point passes: take it */
+                break; /* the least-squares point passes: it is the optimum */
         }
     }
-#ifdef RVE_REG_DEBUG
-    if (found < 0) {
-        DBG(bend_ok_any ? 1 : 2);
-        int bin = (int)(acos(bestmc < -1 ? -1 : bestmc) * 180 / PI / 5);
-        rve_reg_dbg_ang[bin < 99 ? bin : 99]++;
+    /* directions the domain leaves free, for the pattern searches */
+    double dirs[6][3];
+    int nd = 0;
+    for (int e = 0; e < 3; e++) {
+        double u[3] = {0, 0, 0};
+        u[e] = 1;
+        int free_dir = 1;
+        for (int kd = 0; kd < c->ndom; kd++)
+            if ((mu & (1u << kd)) && fabs(v3_dot(c->dom + 4 * kd, u)) > 1e-12)
+                free_dir = 0;
+        if (!free_dir)
+            continue;
+        v3_copy(dirs[nd++], u);
+        v3_scale(dirs[nd++], u, -1);
     }
-#endif
     if (found < 0 && bestc > -2) {
-        /* pattern search for the point bending the faces least, in the
-         * directions the domain leaves free */
-        double x[3], dirs[6][3];
-        int nd = 0;
+        /* pattern search for the point bending the faces least */
+        double x[3];
         v3_copy(x, cand[bestci]);
-        for (int e = 0; e < 3; e++) {
-            double u[3] = {0, 0, 0};
-            u[e] = 1;
-            int free_dir = 1;
-            for (int kd = 0; kd < c->ndom; kd++)
-                if ((mu & (1u << kd)) && fabs(v3_dot(c->dom + 4 * kd, u)) > 1e-12)
-                    free_dir = 0;
-            if (!free_dir)
-                continue;
-            v3_copy(dirs[nd++], u);
-            v3_scale(dirs[nd++], u, -1);
-        }
         double step = 0.25 * L, fx = bestc;
-        for (int it = 0; it < 40 && step > 0.01 * L; it++) {
+        for (int it = 0; it < 40 && step > 0.01 * L && fx < r->cos_max; it++) {
             int improved = 0;
             for (int d = 0; d < nd; d++) {
                 double y[3];
@@ -617,25 +717,40 @@ static int try_collapse(reg *r, int a, int b)
             if (!improved)
                 step *= 0.5;
         }
-        if (fx >= r->cos_max && v3_dist(x, mid) <= 2 * L && cells_ok(r, a, b, x)) {
-            found = ncand;
+        if (fx >= r->cos_max && v3_dist(x, mid) <= 2 * L && cells_ok(r, a, x)) {
             v3_copy(cand[0], x);
             found = 0;
+            foundJ = plane_cost(r, x);
+            have_ls = 0;
         }
     }
     if (found < 0)
         return 0;
     v3_copy(p, cand[found]);
-#ifdef RVE_REG_DEBUG
-    rve_reg_dbg[4 + (found == 0 && have_ls ? 0 : 1)]++;
-    {
-        int bin = (int)(10 * v3_dist(p, mid) / L);
-        rve_reg_dbg_ang[50 + (bin < 49 ? bin : 49)]++;
+    if (!(found == 0 && have_ls)) {
+        /* lower the plane cost among feasible points */
+        double step = 0.25 * L;
+        for (int it = 0; it < 60 && step > 0.02 * L; it++) {
+            int improved = 0;
+            for (int d = 0; d < nd; d++) {
+                double y[3];
+                v3_axpy(y, p, step, dirs[d]);
+                double J = plane_cost(r, y);
+                if (J < foundJ && v3_dist(y, mid) <= 2 * L && worst_cos(r, a, y, r->cos_max) >= r->cos_max &&
+                    cells_ok(r, a, y)) {
+                    foundJ = J;
+                    v3_copy(p, y);
+                    improved = 1;
+                }
+            }
+            if (!improved)
+                step *= 0.5;
+        }
     }
-#endif
     /* commit */
     v3_copy(c->v + 3 * a, p);
-    r->valive[b] = 0;
+    for (int i = 1; i < r->mk; i++)
+        r->valive[r->mset[i]] = 0;
     r->mask[a] = mu;
     for (int q = 0; q < r->F.n; q++) {
         int f = r->F.a[q], n = r->nloff[q + 1] - r->nloff[q];
@@ -646,7 +761,8 @@ static int try_collapse(reg *r, int a, int b)
             if (il_push(&r->vf[a], f))
                 return -1;
     }
-    r->vf[b].n = 0;
+    for (int i = 1; i < r->mk; i++)
+        r->vf[r->mset[i]].n = 0;
     /* compact vf[a] */
     int w = 0;
     for (int i = 0; i < r->vf[a].n; i++)
@@ -654,6 +770,54 @@ static int try_collapse(reg *r, int a, int b)
             r->vf[a].a[w++] = r->vf[a].a[i];
     r->vf[a].n = w;
     return 1;
+}
+
+/* Collapse edge (a, b) into a. */
+static int try_collapse(reg *r, int a, int b)
+{
+    r->mset[0] = a;
+    r->mset[1] = b;
+    r->mk = 2;
+    r->dying = -1;
+    return try_merge(r);
+}
+
+/* Delete cell k by merging all its vertices into one; the kept vertex is
+ * one whose walls contain those of all the others.  *kept receives it. */
+static int try_delete_cell(reg *r, int k, int *kept)
+{
+    const rve_cx *c = r->c;
+    r->mk = 0;
+    for (int j = r->coff[k]; j < r->coff[k + 1]; j++) {
+        int f = r->cfac[j];
+        for (int t = 0; t < r->flen[f]; t++) {
+            int v = c->fv[c->foff[f] + t], seen = 0;
+            for (int i = 0; i < r->mk; i++)
+                seen |= r->mset[i] == v;
+            if (seen)
+                continue;
+            if (r->mk == RVE_REG_MAXSET)
+                return 0;
+            r->mset[r->mk++] = v;
+        }
+    }
+    if (r->mk < 4)
+        return 0;
+    unsigned mu = 0;
+    for (int i = 0; i < r->mk; i++)
+        mu |= r->mask[r->mset[i]];
+    int best = -1;
+    for (int i = 0; i < r->mk && best < 0; i++)
+        if (r->mask[r->mset[i]] == mu)
+            best = i;
+    if (best < 0)
+        return 0;
+    int t = r->mset[0];
+    r->mset[0] = r->mset[best];
+    r->mset[best] = t;
+    r->dying = k;
+    *kept = r->mset[0];
+    return try_merge(r);
 }
 
 static int push_vertex_edges(reg *r, heap *q, int a)
@@ -723,6 +887,105 @@ static void histogram(const rve_cx *c, const int *flen, double thr, size_t *hist
     free(e);
 }
 
+/* Cell volumes of the complex in one pass over the faces, each cell
+ * relative to one of its vertices.  flen == NULL: loops foff[f]..foff[f+1]
+ * fanned around c->fpt; else the loops of length flen[f] being regularised,
+ * fanned around their vertex mean. */
+static int cell_volumes(const rve_cx *c, const int *flen, double *vol)
+{
+    double *ref = malloc(((size_t)c->nc + 1) * 3 * sizeof(double));
+    int *have = calloc((size_t)c->nc + 1, sizeof(int));
+    if (!ref || !have) {
+        free(ref);
+        free(have);
+        return -1;
+    }
+    for (int k = 0; k < c->nc; k++)
+        vol[k] = 0;
+    for (int f = 0; f < c->nf; f++) {
+        int a0 = c->foff[f], a1 = flen ? a0 + flen[f] : c->foff[f + 1];
+        if (a1 - a0 < 3)
+            continue;
+        double ctr[3] = {0, 0, 0};
+        if (flen) {
+            for (int i = a0; i < a1; i++)
+                v3_add(ctr, ctr, c->v + 3 * c->fv[i]);
+            v3_scale(ctr, ctr, 1.0 / (a1 - a0));
+        } else {
+            v3_copy(ctr, c->fpt + 3 * f);
+        }
+        for (int s = 0; s < 2; s++) {
+            int k = c->fc[2 * f + s];
+            if (k < 0)
+                continue;
+            if (!have[k]) {
+                v3_copy(ref + 3 * k, c->v + 3 * c->fv[a0]);
+                have[k] = 1;
+            }
+            double o[3];
+            v3_sub(o, ctr, ref + 3 * k);
+            for (int i = a0; i < a1; i++) {
+                double p[3], q[3], x[3];
+                v3_sub(p, c->v + 3 * c->fv[i], ref + 3 * k);
+                v3_sub(q, c->v + 3 * c->fv[i + 1 < a1 ? i + 1 : a0], ref + 3 * k);
+                v3_cross(x, p, q);
+                vol[k] += (s ? -1 : 1) * v3_dot(o, x) / 6.0;
+            }
+        }
+    }
+    free(ref);
+    free(have);
+    return 0;
+}
+
+/* Short edges of cells smaller than a cube of the threshold: such a cell (a
+ * grain of a few voxels) has only short edges and cannot lose them without
+ * vanishing. */
+static int count_short_tiny(const rve_cx *c, double thr, size_t *count)
+{
+    *count = 0;
+    double *vol = malloc(((size_t)c->nc + 1) * sizeof(double));
+    uint64_t *e = malloc(((size_t)c->foff[c->nf] + 1) * sizeof *e);
+    if (!vol || !e || cell_volumes(c, NULL, vol) != 0) {
+        free(vol);
+        free(e);
+        return -1;
+    }
+    double tiny = thr * thr * thr;
+    size_t m = 0;
+    for (int f = 0; f < c->nf; f++) {
+        int c0 = c->fc[2 * f], c1 = c->fc[2 * f + 1];
+        if (!((c0 >= 0 && vol[c0] < tiny) || (c1 >= 0 && vol[c1] < tiny)))
+            continue;
+        int a0 = c->foff[f], n = c->foff[f + 1] - a0;
+        for (int i = 0; i < n; i++) {
+            int p = c->fv[a0 + i], q = c->fv[a0 + (i + 1) % n];
+            if (!(v3_dist(c->v + 3 * p, c->v + 3 * q) < thr))
+                continue;
+            int lo = p < q ? p : q, hi = p < q ? q : p;
+            e[m++] = ((uint64_t)(uint32_t)lo << 32) | (uint32_t)hi;
+        }
+    }
+    qsort(e, m, sizeof *e, rve_reg_cmp_u64);
+    for (size_t i = 0; i < m; i++)
+        if (i == 0 || e[i] != e[i - 1])
+            (*count)++;
+    free(vol);
+    free(e);
+    return 0;
+}
+
+typedef struct {
+    double v;
+    int k;
+} volidx;
+
+static int cmp_volidx(const void *x, const void *y)
+{
+    const volidx *a = x, *b = y;
+    return a->v < b->v ? -1 : a->v > b->v ? 1 : a->k - b->k;
+}
+
 int rve_reg_cmp_u64(const void *x, const void *y)
 {
     uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
@@ -730,7 +993,7 @@ int rve_reg_cmp_u64(const void *x, const void *y)
 }
 
 rve_status rve_cx_reg(rve_cx *c, double *plane0, double threshold, double max_angle,
-                      int max_passes, rve_reg_report *rep, rve_err *err)
+                      int max_passes, int remove_small, rve_reg_report *rep, rve_err *err)
 {
     memset(rep, 0, sizeof *rep);
     rep->threshold = threshold;
@@ -799,52 +1062,94 @@ rve_status rve_cx_reg(rve_cx *c, double *plane0, double threshold, double max_an
             st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
             goto out;
         }
-    for (int pass = 0; pass < max_passes; pass++) {
-        size_t done = 0;
-        refused.n = 0;
-        size_t guard = 0, cap = 100 * ((size_t)c->foff[c->nf] + 100);
-        while (q.n > 0) {
-            if (++guard > cap) {
-                st = rve_err_set(err, RVE_ECAP, NULL, "regularisation: iteration cap reached");
-                goto out;
-            }
-            hent e = heap_pop(&q);
-            if (!r.valive[e.a] || !r.valive[e.b] || elen(&r, e.a, e.b) != e.len ||
-                !edge_exists(&r, e.a, e.b))
-                continue;
-            /* keep the vertex with the larger constraint set */
-            int a = e.a, b = e.b;
-            if ((r.mask[b] | r.mask[a]) == r.mask[b] && r.mask[b] != r.mask[a]) {
-                a = e.b;
-                b = e.a;
-            }
-            int res = try_collapse(&r, a, b);
-            if (res < 0) {
-                st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-                goto out;
-            }
-            if (res == 0) {
-                if (il_push(&refused, e.a) || il_push(&refused, e.b)) {
+    /* Two rounds: regularisation shrinks some cells below the size at which
+     * they are removed, and removing cells leaves new short edges. */
+    for (int round = 0; round < (remove_small ? 2 : 1); round++) {
+        if (round > 0) {
+            for (int v = 0; v < c->nv; v++)
+                if (r.valive[v] && push_vertex_edges(&r, &q, v)) {
                     st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
                     goto out;
                 }
-                continue;
-            }
-            done++;
-            rep->removed++;
-            if (push_vertex_edges(&r, &q, a)) {
-                st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-                goto out;
-            }
         }
-        rep->passes = pass + 1;
-        if (done == 0)
-            break;
-        for (int i = 0; i + 1 < refused.n; i += 2) {
-            int x = refused.a[i], y = refused.a[i + 1];
-            if (r.valive[x] && r.valive[y] && heap_push(&q, elen(&r, x, y), x, y)) {
+        /* On request, cells smaller than a cube of the threshold (grains of a
+         * few voxels) are merged into one vertex, smallest first, when the
+         * checks allow it: they have only short edges, or are slivers that no
+         * edge collapse removes (the worst elements of a mesh). */
+        if (remove_small) {
+            double *vol = malloc(((size_t)c->nc + 1) * sizeof(double));
+            volidx *vi = malloc(((size_t)c->nc + 1) * sizeof *vi);
+            if (!vol || !vi || cell_volumes(c, r.flen, vol) != 0) {
+                free(vol);
+                free(vi);
                 st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
                 goto out;
+            }
+            int nsmall = 0;
+            for (int k = 0; k < c->nc; k++)
+                if (vol[k] > 0 && vol[k] < threshold * threshold * threshold) {
+                    vi[nsmall].v = vol[k];
+                    vi[nsmall++].k = k;
+                }
+            qsort(vi, (size_t)nsmall, sizeof *vi, cmp_volidx);
+            for (int i = 0; i < nsmall && st == RVE_OK; i++) {
+                int kept = -1, res = try_delete_cell(&r, vi[i].k, &kept);
+                if (res < 0 || (res > 0 && push_vertex_edges(&r, &q, kept)))
+                    st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+                rep->cells_removed += res > 0;
+            }
+            free(vol);
+            free(vi);
+            if (st != RVE_OK)
+                goto out;
+        }
+        for (int pass = 0; pass < max_passes; pass++) {
+            size_t done = 0;
+            refused.n = 0;
+            size_t guard = 0, cap = 100 * ((size_t)c->foff[c->nf] + 100);
+            while (q.n > 0) {
+                if (++guard > cap) {
+                    st = rve_err_set(err, RVE_ECAP, NULL, "regularisation: iteration cap reached");
+                    goto out;
+                }
+                hent e = heap_pop(&q);
+                if (!r.valive[e.a] || !r.valive[e.b] || elen(&r, e.a, e.b) != e.len ||
+                    !edge_exists(&r, e.a, e.b))
+                    continue;
+                /* keep the vertex with the larger constraint set */
+                int a = e.a, b = e.b;
+                if ((r.mask[b] | r.mask[a]) == r.mask[b] && r.mask[b] != r.mask[a]) {
+                    a = e.b;
+                    b = e.a;
+                }
+                int res = try_collapse(&r, a, b);
+                if (res < 0) {
+                    st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+                    goto out;
+                }
+                if (res == 0) {
+                    if (il_push(&refused, e.a) || il_push(&refused, e.b)) {
+                        st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+                        goto out;
+                    }
+                    continue;
+                }
+                done++;
+                rep->removed++;
+                if (push_vertex_edges(&r, &q, a)) {
+                    st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+                    goto out;
+                }
+            }
+            rep->passes++;
+            if (done == 0)
+                break;
+            for (int i = 0; i + 1 < refused.n; i += 2) {
+                int x = refused.a[i], y = refused.a[i + 1];
+                if (r.valive[x] && r.valive[y] && heap_push(&q, elen(&r, x, y), x, y)) {
+                    st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+                    goto out;
+                }
             }
         }
     }
@@ -904,12 +1209,12 @@ rve_status rve_cx_reg(rve_cx *c, double *plane0, double threshold, double max_an
     /* face points, flatness */
     double maxbend = 0;
     for (int f = 0; f < c->nf; f++) {
-        rve_cx_face_centre(c, f, c->fpt + 3 * f);
+        int n = c->foff[f + 1] - c->foff[f];
+        fan_centre(&r, f, c->fv + c->foff[f], n, -1, NULL, c->fpt + 3 * f);
         if (c->fflat[f])
             continue;
-        int n = c->foff[f + 1] - c->foff[f];
         double ctr[3];
-        double mc = loop_min_cos(&r, c->fv + c->foff[f], n, -1, NULL, r.plane0 + 4 * f, ctr);
+        double mc = loop_min_cos(&r, f, c->fv + c->foff[f], n, -1, NULL, ctr);
         double ang = acos(mc > 1 ? 1 : mc < -1 ? -1 : mc) * 180.0 / PI;
         if (ang > maxbend)
             maxbend = ang;
@@ -918,6 +1223,10 @@ rve_status rve_cx_reg(rve_cx *c, double *plane0, double threshold, double max_an
     histogram(c, NULL, threshold, rep->hist_after, &rep->edges_after, &rep->short_after,
               &rep->min_after);
     rep->refused = rep->short_after;
+    if (rep->short_after && count_short_tiny(c, threshold, &rep->short_tiny) != 0) {
+        st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+        goto out;
+    }
 out:
     free(r.flen);
     free(r.mask);
@@ -933,6 +1242,7 @@ out:
     free(r.tmp.a);
     free(r.newloop);
     free(r.nloff);
+    free(r.fw);
     free(q.h);
     free(refused.a);
     return st;

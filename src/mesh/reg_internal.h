@@ -9,7 +9,7 @@
 /* Regularise c in place.  plane0: 4 nf initial face planes (normal out of
  * fc[2f]), compacted along with the faces.  Faces left are compacted, vertices renumbered, face points set. */
 rve_status rve_cx_reg(rve_cx *c, double *plane0, double threshold, double max_angle,
-                      int max_passes, rve_reg_report *rep, rve_err *err);
+                      int max_passes, int remove_small, rve_reg_report *rep, rve_err *err);
 int rve_reg_cmp_u64(const void *x, const void *y);
 /* Complex of a (non-periodic) tessellation with topology; plane0 (may be
  * NULL) receives a malloc'd copy of the face planes. Cell ids are 1..n. */
