@@ -44,6 +44,13 @@ void rve_fit_result_free(rve_fit_result *r)
 }
 
 /* ------------------------------------------------------------ fit context */
+struct vbrick {
+    size_t v0, v1;       /* voxels vijk[v0 .. v1-1] of one grain in one brick */
+    double c[3], h[3];   /* centre and half extents of their centres' bounding box */
+    double maxE;         /* committed: largest E of its voxels (lazy: an upper bound <= -tau/2) */
+    int lazy;            /* committed: E, A not stored (every voxel deeper than tau/2) */
+};
+
 typedef struct {
     const rve_map *m;
     double L;            /* voxel length */
@@ -64,6 +71,16 @@ typedef struct {
     size_t *vs;          /* n + 1 */
     uint16_t *vijk;      /* 3 per voxel */
     size_t nvox;         /* non-void voxels */
+    /* Polishing caches.  Each grain's voxels are stored brick by brick
+     * (global 4^3 bricks), so that whole bricks can be settled by one plane
+     * test on their bounding box.  For the committed cell of every grain:
+     * the face excess E of each voxel and the face attaining it (A), or, for
+     * bricks lying at least tau/2 deep inside the cell (lazy), only a bound. */
+    size_t *bs;          /* n + 1: bricks of cell k are br[bs[k] .. bs[k+1]-1] */
+    struct vbrick *br;
+    double *E;           /* nvox */
+    int32_t *A;          /* nvox */
+    unsigned char *valid;/* n: caches hold the committed cell (non-empty) */
     double tau;          /* ramp width of the polishing cost (voxels) */
     const double *x;     /* current seeds (internal) */
 } fitctx;
@@ -78,6 +95,11 @@ static void fitctx_free(fitctx *F)
     free(F->warm);
     free(F->vs);
     free(F->vijk);
+    free(F->bs);
+    free(F->br);
+    free(F->E);
+    free(F->A);
+    free(F->valid);
     memset(F, 0, sizeof *F);
 }
 
@@ -156,24 +178,73 @@ static rve_status fitctx_init(fitctx *F, const rve_map *m, int res, int with_vox
     if (with_voxels) {
         F->vijk = malloc(F->nvox * 3 * sizeof(uint16_t));
         size_t *pos = malloc((size_t)n * sizeof(size_t));
-        if (!F->vijk || !pos) {
+        F->E = malloc((F->nvox ? F->nvox : 1) * sizeof(double));
+        F->A = malloc((F->nvox ? F->nvox : 1) * sizeof(int32_t));
+        F->valid = calloc((size_t)n, 1);
+        F->bs = calloc((size_t)n + 1, sizeof(size_t));
+        if (!F->vijk || !pos || !F->E || !F->A || !F->valid || !F->bs) {
             free(pos);
             return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
         }
         memcpy(pos, F->vs, (size_t)n * sizeof(size_t));
-        size_t v = 0;
-        for (int k = 0; k < m->nz; k++)
-            for (int j = 0; j < m->ny; j++)
-                for (int i = 0; i < m->nx; i++, v++) {
-                    uint32_t l = m->lab[v];
-                    if (!l)
-                        continue;
-                    size_t p = pos[F->cell_of[l]]++;
-                    F->vijk[3 * p] = (uint16_t)i;
-                    F->vijk[3 * p + 1] = (uint16_t)j;
-                    F->vijk[3 * p + 2] = (uint16_t)k;
-                }
+        /* brick by brick, so that each grain's voxels come grouped by brick */
+        for (int bz = 0; bz < m->nz; bz += 4)
+            for (int by = 0; by < m->ny; by += 4)
+                for (int bx = 0; bx < m->nx; bx += 4)
+                    for (int k = bz; k < bz + 4 && k < m->nz; k++)
+                        for (int j = by; j < by + 4 && j < m->ny; j++)
+                            for (int i = bx; i < bx + 4 && i < m->nx; i++) {
+                                uint32_t l = m->lab[rve_map_index(m, i, j, k)];
+                                if (!l)
+                                    continue;
+                                size_t p = pos[F->cell_of[l]]++;
+                                F->vijk[3 * p] = (uint16_t)i;
+                                F->vijk[3 * p + 1] = (uint16_t)j;
+                                F->vijk[3 * p + 2] = (uint16_t)k;
+                            }
         free(pos);
+        /* bricks: runs of a grain's voxels with the same brick index */
+        size_t nb = 0;
+        for (int pass = 0; pass < 2; pass++) {
+            nb = 0;
+            for (int c = 0; c < n; c++) {
+                if (pass == 1)
+                    F->bs[c] = nb;
+                for (size_t p = F->vs[c]; p < F->vs[c + 1];) {
+                    size_t q = p;
+                    while (q < F->vs[c + 1] && F->vijk[3 * q] / 4 == F->vijk[3 * p] / 4 &&
+                           F->vijk[3 * q + 1] / 4 == F->vijk[3 * p + 1] / 4 &&
+                           F->vijk[3 * q + 2] / 4 == F->vijk[3 * p + 2] / 4)
+                        q++;
+                    if (pass == 1) {
+                        struct vbrick *b = F->br + nb;
+                        double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {-1e300, -1e300, -1e300};
+                        for (size_t r = p; r < q; r++)
+                            for (int a = 0; a < 3; a++) {
+                                double x = (F->vijk[3 * r + a] + 0.5) * F->hs[a];
+                                lo[a] = x < lo[a] ? x : lo[a];
+                                hi[a] = x > hi[a] ? x : hi[a];
+                            }
+                        b->v0 = p;
+                        b->v1 = q;
+                        for (int a = 0; a < 3; a++) {
+                            b->c[a] = 0.5 * (lo[a] + hi[a]);
+                            b->h[a] = 0.5 * (hi[a] - lo[a]);
+                        }
+                        b->maxE = 0;
+                        b->lazy = 0;
+                    }
+                    nb++;
+                    p = q;
+                }
+            }
+            if (pass == 0) {
+                F->br = malloc((nb ? nb : 1) * sizeof(struct vbrick));
+                if (!F->br)
+                    return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+            }
+        }
+        F->bs[n] = nb;
     }
     /* control points */
     rve_bpoints *bp = NULL;
@@ -253,21 +324,157 @@ static double cost_eq65(void *ctx, int k, const double sk[4], const cpoly *P, lo
 }
 
 /* Smoothed misassigned volume of cell k: sum over its grain's voxels of
- * ramp(excess / tau + 1/2), excess = largest signed distance to a face plane. */
+ * ramp(E / tau + 1/2), E = the voxel's face excess (largest signed distance
+ * to a face plane of C_k, <= 0 inside).
+ *
+ * Three exact ways to compute it, the cheapest that applies:
+ * - commit (the cell becomes the committed one): every brick is bounded by
+ *   plane tests on its box; bricks deeper than tau/2 inside the cell count 0
+ *   and are marked lazy, the other voxels get E and its face A cached;
+ * - trial of a neighbour's seed i (the cell differs from the committed one
+ *   only by the plane against s_i): for a voxel inside the committed cell
+ *   whose largest excess is not that plane's, E' = max(E, e_i'), e_i' the
+ *   excess to the new plane (the other half-spaces are unchanged and, inside
+ *   a cell, its face excess is the largest excess over ALL half-spaces); a
+ *   brick whose voxels are all deeper than tau/2 and that the new plane
+ *   misses by tau/2 keeps its zero contribution; other voxels are
+ *   re-evaluated on the trial cell;
+ * - otherwise (the moved cell itself): brick bounds on the trial cell, and
+ *   voxel by voxel in the bricks the bounds cannot settle. */
+static inline double ramp(double e, double it)
+{
+    e = e * it + 0.5;
+    return e <= 0 ? 0 : (e >= 1 ? 1 : e);
+}
+
+/* face excess of p and the id of the face attaining it */
+static inline double excess_arg(const cpoly *P, const double p[3], int32_t *arg)
+{
+    double m = -1e300;
+    int32_t id = 0;
+    for (int f = 0; f < P->nf; f++) {
+        double s = P->fn[f][0] * p[0] + P->fn[f][1] * p[1] + P->fn[f][2] * p[2] - P->fd[f];
+        if (s > m) {
+            m = s;
+            id = P->fid[f];
+        }
+    }
+    *arg = id;
+    return m;
+}
+
+/* bounds of the face excess over brick b: *lo_any = 1 when some face has
+ * every point of the box at least h outside (all voxels count 1); returns the
+ * largest excess over the box (<= -h: all voxels count 0). */
+static inline double brick_bound(const cpoly *P, const struct vbrick *b, double h, int *all_out)
+{
+    double mx = -1e300;
+    *all_out = 0;
+    for (int f = 0; f < P->nf; f++) {
+        const double *nf = P->fn[f];
+        double c = nf[0] * b->c[0] + nf[1] * b->c[1] + nf[2] * b->c[2] - P->fd[f];
+        double r = fabs(nf[0]) * b->h[0] + fabs(nf[1]) * b->h[1] + fabs(nf[2]) * b->h[2];
+        if (c - r >= h) {
+            *all_out = 1;
+            return c + r;
+        }
+        if (c + r > mx)
+            mx = c + r;
+    }
+    return mx;
+}
+
+static double mis_full(fitctx *F, int k, const cpoly *P, int commit)
+{
+    double s = 0, it = 1.0 / F->tau, h = 0.5 * F->tau;
+    for (size_t bi = F->bs[k]; bi < F->bs[k + 1]; bi++) {
+        struct vbrick *b = F->br + bi;
+        int out;
+        double ub = brick_bound(P, b, h, &out);
+        if (!out && ub <= -h) {
+            if (commit) {
+                b->lazy = 1;
+                b->maxE = ub;
+            }
+            continue;
+        }
+        if (out && !commit) {
+            s += (double)(b->v1 - b->v0);
+            continue;
+        }
+        double mx = -1e300;
+        for (size_t p = b->v0; p < b->v1; p++) {
+            double c[3];
+            vox_centre(F, p, c);
+            int32_t a;
+            double e = excess_arg(P, c, &a);
+            if (commit) {
+                F->E[p] = e;
+                F->A[p] = a;
+                mx = e > mx ? e : mx;
+            }
+            s += ramp(e, it);
+        }
+        if (commit) {
+            b->lazy = 0;
+            b->maxE = mx;
+        }
+    }
+    return s;
+}
+
 static double cost_mis(void *ctx, int k, const double sk[4], const cpoly *P, lopt_ws *ws)
 {
     fitctx *F = ctx;
     size_t p0 = F->vs[k], p1 = F->vs[k + 1];
-    if (P->nv == 0) /* all voxels lost, plus a pull towards reappearing */
+    if (P->nv == 0) { /* all voxels lost, plus a pull towards reappearing */
+        if (ws->commit)
+            F->valid[k] = 0;
         return (double)(p1 - p0) * (1.0 + 0.1 * sqrt(lopt_gap(ws, k, sk)));
-    double s = 0, it = 1.0 / F->tau;
-    for (size_t p = p0; p < p1; p++) {
-        double c[3];
-        vox_centre(F, p, c);
-        double e = cpoly_plane_excess(P, c) * it + 0.5;
-        s += e <= 0 ? 0 : (e >= 1 ? 1 : e);
     }
-    return s;
+    if (ws->commit) {
+        double s = mis_full(F, k, P, 1);
+        F->valid[k] = 1;
+        return s;
+    }
+    int i = ws->ov_i;
+    if (i < 0 || i == k || !F->valid[k])
+        return mis_full(F, k, P, 0);
+    /* the plane of cell k against the trial seed i: n . x <= d */
+    const double *si = ws->ov_p;
+    double n[3];
+    v3_sub(n, si, sk);
+    double nn = v3_norm(n);
+    if (!(nn > 0))
+        return mis_full(F, k, P, 0);
+    double d = 0.5 * (v3_norm2(si) - si[3] - v3_norm2(sk) + sk[3]);
+    double un[3] = {n[0] / nn, n[1] / nn, n[2] / nn}, ud = d / nn;
+    double it = 1.0 / F->tau, h = 0.5 * F->tau, delta = 0;
+    for (size_t bi = F->bs[k]; bi < F->bs[k + 1]; bi++) {
+        const struct vbrick *b = F->br + bi;
+        double ec = un[0] * b->c[0] + un[1] * b->c[1] + un[2] * b->c[2] - ud;
+        double er = fabs(un[0]) * b->h[0] + fabs(un[1]) * b->h[1] + fabs(un[2]) * b->h[2];
+        if (b->maxE <= -h && ec + er <= -h)
+            continue; /* zero before and after */
+        for (size_t p = b->v0; p < b->v1; p++) {
+            double c[3];
+            vox_centre(F, p, c);
+            double e = v3_dot(un, c) - ud;
+            if (b->lazy) { /* E <= -h: counted 0 before */
+                if (e > -h)
+                    delta += ramp(cpoly_plane_excess(P, c), it);
+                continue;
+            }
+            double E = F->E[p], En;
+            if (E <= 0 && F->A[p] != i && e <= 0)
+                En = e > E ? e : E;
+            else
+                En = cpoly_plane_excess(P, c);
+            if (En != E)
+                delta += ramp(En, it) - ramp(E, it);
+        }
+    }
+    return lopt_cell_cost(ws->L, k) + delta;
 }
 
 /* Exact count of grain k's voxels outside C_k. */
