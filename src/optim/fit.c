@@ -65,6 +65,8 @@ typedef struct {
     double *cp;          /* 3 per point */
     double *cw;
     rve_gjk_simplex *warm;
+    double *qd;          /* per control point, committed cell: closest point and distance (-1: recompute) */
+    unsigned char *valid_eq; /* n: qd holds the committed cell (non-empty) */
     double W;
     rve_gjk_opts gopts;
     /* voxels of every grain (polishing and accuracy), grouped by cell */
@@ -93,6 +95,8 @@ static void fitctx_free(fitctx *F)
     free(F->cp);
     free(F->cw);
     free(F->warm);
+    free(F->qd);
+    free(F->valid_eq);
     free(F->vs);
     free(F->vijk);
     free(F->bs);
@@ -255,7 +259,9 @@ static rve_status fitctx_init(fitctx *F, const rve_map *m, int res, int with_vox
     F->cp = malloc((bp->n ? bp->n : 1) * 3 * sizeof(double));
     F->cw = malloc((bp->n ? bp->n : 1) * sizeof(double));
     F->warm = calloc(bp->n ? bp->n : 1, sizeof(rve_gjk_simplex));
-    if (!F->cs || !F->cp || !F->cw || !F->warm) {
+    F->qd = malloc((bp->n ? bp->n : 1) * 4 * sizeof(double));
+    F->valid_eq = calloc((size_t)n, 1);
+    if (!F->cs || !F->cp || !F->cw || !F->warm || !F->qd || !F->valid_eq) {
         rve_bpoints_free(bp);
         return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
     }
@@ -287,7 +293,35 @@ static inline void vox_centre(const fitctx *F, size_t p, double c[3])
 }
 
 /* ---------------------------------------------------------- cell costs */
-/* Eq. 6.5 numerator of cell k: sum a_v d(v, C_k)^2. */
+/* distance from control point p to P by GJK (warm start of p; written back at commits) */
+static double cp_gjk(fitctx *F, size_t p, const cpoly *P, lopt_ws *ws, double q[3])
+{
+    rve_gjk_simplex w = F->warm[p];
+    for (int a = 0; a < w.n; a++)
+        if (w.ia[a] >= P->nv || w.ia[a] < 0) {
+            w.n = 0;
+            break;
+        }
+    rve_dist_result out;
+    double d = rve_dist_point_polytope_opts(F->cp + 3 * p, &P->v[0][0], P->nv, &F->gopts, &w, q ? &out : NULL);
+    ws->gjk++;
+    if (ws->commit)
+        F->warm[p] = w; /* commits only (each point belongs to one cell) */
+    if (q)
+        v3_copy(q, out.q);
+    return d;
+}
+
+/* Eq. 6.5 numerator of cell k: sum a_v d(v, C_k)^2.
+ *
+ * A point inside C_k (plane test) needs no GJK call.  When the cell is that
+ * of a neighbour k of the trial seed i, it differs from the committed cell
+ * only by the plane against s_i, and the committed closest point q of each
+ * point is cached: a point inside the committed cell stays inside if the new
+ * plane keeps it; a point outside keeps its distance when the plane is
+ * inactive at q before and after (q stays feasible and its normal cone, made
+ * of the other active constraints, is unchanged, so q stays the closest
+ * point).  Only the points whose closest point involves that plane call GJK. */
 static double cost_eq65(void *ctx, int k, const double sk[4], const cpoly *P, lopt_ws *ws)
 {
     fitctx *F = ctx;
@@ -296,6 +330,8 @@ static double cost_eq65(void *ctx, int k, const double sk[4], const cpoly *P, lo
     if (P->nv == 0) {
         /* empty cell: distance to the seed plus sqrt of the power gap, which
          * continues the cost to the moment the cell reappears at its seed */
+        if (ws->commit)
+            F->valid_eq[k] = 0;
         double g = sqrt(lopt_gap(ws, k, sk));
         for (size_t p = p0; p < p1; p++) {
             double d = v3_dist(F->cp + 3 * p, sk) + g;
@@ -303,23 +339,56 @@ static double cost_eq65(void *ctx, int k, const double sk[4], const cpoly *P, lo
         }
         return s;
     }
+    int i = ws->ov_i;
+    if (!ws->commit && i >= 0 && i != k && F->valid_eq[k]) {
+        const double *si = ws->ov_p, *so = ws->x + 4 * (size_t)i;
+        double nn[3], no[3];
+        v3_sub(nn, si, sk);
+        v3_sub(no, so, sk);
+        double ln = v3_norm(nn), lo = v3_norm(no);
+        if (ln > 0 && lo > 0) {
+            double dn = (0.5 * (v3_norm2(si) - si[3] - v3_norm2(sk) + sk[3])) / ln;
+            double dol = (0.5 * (v3_norm2(so) - so[3] - v3_norm2(sk) + sk[3])) / lo;
+            v3_scale(nn, nn, 1.0 / ln);
+            v3_scale(no, no, 1.0 / lo);
+            const double tol = 1e-8 * (1.0 + F->diag);
+            for (size_t p = p0; p < p1; p++) {
+                const double *x = F->cp + 3 * p, *c = F->qd + 4 * p;
+                if (c[3] == 0) {
+                    if (v3_dot(nn, x) - dn <= 0)
+                        continue; /* still inside */
+                } else if (c[3] > 0 && v3_dot(no, c) - dol < -tol && v3_dot(nn, c) - dn < -tol) {
+                    s += F->cw[p] * c[3] * c[3];
+                    continue;
+                }
+                double d = cp_gjk(F, p, P, ws, NULL);
+                if (isfinite(d))
+                    s += F->cw[p] * d * d;
+            }
+            return s;
+        }
+    }
     for (size_t p = p0; p < p1; p++) {
         const double *x = F->cp + 3 * p;
-        if (cpoly_plane_excess(P, x) <= 0)
-            continue; /* inside: the plane test decides, no GJK call */
-        rve_gjk_simplex w = F->warm[p];
-        for (int a = 0; a < w.n; a++)
-            if (w.ia[a] >= P->nv || w.ia[a] < 0) {
-                w.n = 0;
-                break;
+        double *c = F->qd + 4 * p;
+        if (cpoly_plane_excess(P, x) <= 0) { /* inside: the plane test decides, no GJK call */
+            if (ws->commit) {
+                v3_copy(c, x);
+                c[3] = 0;
             }
-        double d = rve_dist_point_polytope_opts(x, &P->v[0][0], P->nv, &F->gopts, &w, NULL);
-        ws->gjk++;
-        if (ws->commit)
-            F->warm[p] = w; /* commits only (each point belongs to one cell) */
+            continue;
+        }
+        double q[3];
+        double d = cp_gjk(F, p, P, ws, ws->commit ? q : NULL);
+        if (ws->commit) {
+            v3_copy(c, q);
+            c[3] = isfinite(d) && d > 0 ? d : -1;
+        }
         if (isfinite(d))
             s += F->cw[p] * d * d;
     }
+    if (ws->commit)
+        F->valid_eq[k] = 1;
     return s;
 }
 
