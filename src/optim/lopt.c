@@ -69,7 +69,11 @@ lopt *lopt_alloc(int n, const double lo[3], const double hi[3], double *x, int n
         L->ws[t].n = n;
         L->ws[t].x = x;
         L->ws[t].ov_i = -1;
-        if (!L->ws[t].stamp || !L->ws[t].list) {
+        L->ws[t].cache_i = -1;
+        L->ws[t].cache_k = malloc(LOPT_NCACHE * sizeof(int));
+        L->ws[t].cache = malloc(LOPT_NCACHE * sizeof(cpoly));
+        L->ws[t].tmpc = malloc((size_t)n * sizeof(int));
+        if (!L->ws[t].stamp || !L->ws[t].list || !L->ws[t].cache_k || !L->ws[t].cache || !L->ws[t].tmpc) {
             lopt_free(L);
             rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
             return NULL;
@@ -86,6 +90,9 @@ void lopt_free(lopt *L)
         for (int t = 0; t < L->nthreads; t++) {
             free(L->ws[t].stamp);
             free(L->ws[t].list);
+            free(L->ws[t].cache_k);
+            free(L->ws[t].cache);
+            free(L->ws[t].tmpc);
         }
     free(L->ws);
     free(L->c);
@@ -484,6 +491,47 @@ rve_status lopt_recost(lopt *L, rve_err *err)
 }
 
 /* ------------------------------------------------------ local evaluation */
+/* Fill ws's cache with the cells of i's neighbours without the plane of i. */
+static void prepare_cache(lopt *L, lopt_ws *ws, int i)
+{
+    ws->cache_i = i;
+    ws->ncache = 0;
+    const int *nb = L->nb + (size_t)i * NB_MAX;
+    for (int q = 0; q < L->nbc[i] && ws->ncache < LOPT_NCACHE; q++) {
+        int k = nb[q], m = 0;
+        for (int c = L->cs[k]; c < L->cs[k + 1]; c++)
+            if (L->cand[c] != i)
+                ws->tmpc[m++] = L->cand[c];
+        cpoly *dst = &ws->cache[ws->ncache];
+        const cpoly *P = cpoly_laguerre_cell(&ws->work[2], &ws->work[3], L->lo, L->hi, L->x, k, ws->tmpc, m, -1, NULL);
+        memcpy(dst, P, sizeof *dst);
+        ws->cache_k[ws->ncache++] = k;
+    }
+}
+
+/* Cell k (a neighbour of the seed i under trial at p) from the cache: one
+ * clip.  NULL when k is not cached or the planes coincide. */
+static const cpoly *cached_cell(const lopt *L, lopt_ws *ws, int k, int i, const double p[4], cpoly *out)
+{
+    if (ws->cache_i != i)
+        return NULL;
+    for (int c = 0; c < ws->ncache; c++) {
+        if (ws->cache_k[c] != k)
+            continue;
+        const cpoly *B = &ws->cache[c];
+        if (B->nv == 0)
+            return B;
+        const double *sk = L->x + 4 * (size_t)k;
+        double n[3];
+        v3_sub(n, p, sk);
+        if (v3_norm2(n) == 0)
+            return NULL;
+        double d = 0.5 * (v3_norm2(p) - p[3] - v3_norm2(sk) + sk[3]);
+        return cpoly_clip(B, out, n, d, i) ? out : B;
+    }
+    return NULL;
+}
+
 /* Change of F when seed i takes the value p (others frozen).  The affected
  * cells are appended to ws->list (count returned in *na) when na != NULL. */
 static double delta_eval(lopt *L, lopt_ws *ws, int i, const double p[4])
@@ -570,7 +618,9 @@ static double delta_eval(lopt *L, lopt_ws *ws, int i, const double p[4])
         int k = ws->list[a];
         const int *ck = L->cand + L->cs[k];
         int nck = L->cs[k + 1] - L->cs[k];
-        const cpoly *Pk = cpoly_laguerre_cell(&ws->work[2], &ws->work[3], L->lo, L->hi, L->x, k, ck, nck, i, p);
+        const cpoly *Pk = cached_cell(L, ws, k, i, p, &ws->work[2]);
+        if (!Pk)
+            Pk = cpoly_laguerre_cell(&ws->work[2], &ws->work[3], L->lo, L->hi, L->x, k, ck, nck, i, p);
         d += L->cost(L->ctx, k, L->x + 4 * (size_t)k, Pk, ws) - L->c[k];
         ws->cells++;
     }
@@ -708,6 +758,7 @@ rve_status lopt_sweep(lopt *L, const double *step, const double *tstep, int max_
                 cx.bestf = 0;
                 memcpy(cx.bestp, cx.x0, sizeof cx.bestp);
                 cx.nev = 0;
+                prepare_cache(L, ws, i);
                 gsl_multimin_function fn = {nm_f, 4, &cx};
                 gsl_vector_set_zero(y);
                 gsl_vector_set_all(ss, 1.0);
@@ -719,6 +770,7 @@ rve_status lopt_sweep(lopt *L, const double *step, const double *tstep, int max_
                             break;
                     }
                 }
+                ws->cache_i = -1;
                 /* accept only a real improvement */
                 double scale = 1e-12 * (1.0 + fabs(L->c[i]));
                 if (cx.bestf < -scale) {

@@ -40,7 +40,16 @@ typedef struct {
     const double *x;
     int ov_i;          /* seed under trial (-1: none) and its trial value */
     const double *ov_p;
+    /* Cells of the neighbours of the seed under search (cache_i), each
+     * clipped by every candidate but that seed: a trial then needs one clip
+     * per neighbour cell instead of a rebuild. */
+    int cache_i, ncache;
+    int *cache_k;      /* LOPT_NCACHE cell ids */
+    cpoly *cache;      /* LOPT_NCACHE polytopes */
+    int *tmpc;         /* n ints: candidate list scratch */
 } lopt_ws;
+
+#define LOPT_NCACHE 64
 
 /* cost of cell k whose seed is sk (x, y, z, t); P may be empty (P->nv == 0). */
 typedef double (*lopt_cost_fn)(void *ctx, int k, const double sk[4], const cpoly *P, lopt_ws *ws);
