@@ -1048,6 +1048,7 @@ rve_status rve_fit(const rve_map *m, const rve_fit_opts *opts, rve_fit_result *r
         if (rel < o.tol) {
             if (frac > 0.05) {
                 frac *= 0.5; /* refine the search scale before stopping */
+                lopt_invalidate(L);
                 continue;
             }
             r->stopped_by = 0;
@@ -1077,9 +1078,12 @@ rve_status rve_fit(const rve_map *m, const rve_fit_opts *opts, rve_fit_result *r
         double mbest = misassigned(&F, L, nth);
         double pfrac = 0.1;
         for (int s = 1; s <= o.polish; s++) {
-            F.tau = fmax(0.1, pow(0.7, s - 1)); /* ramp width: 1 voxel down to 0.1 */
-            if ((st = lopt_recost(L, err)) != RVE_OK)
-                break;
+            double tau = fmax(0.1, pow(0.7, s - 1)); /* ramp width: 1 voxel down to 0.1 */
+            if (tau != F.tau || s == 1) {
+                F.tau = tau;
+                if ((st = lopt_recost(L, err)) != RVE_OK)
+                    break;
+            }
             cell_steps(L, &F, x, pfrac, 0.05, step, tstep);
             int moved = 0;
             st = lopt_sweep(L, step, tstep, o.max_evals, deadline, &moved, err);

@@ -31,6 +31,16 @@ struct lopt {
     double *best;     /* 4n */
     double *bestd;    /* n */
     int *color;
+    /* adaptive effort: a seed whose last search found nothing is not searched
+     * again while nothing it depends on has changed */
+    int gen;          /* bumped when the cost or the search steps change */
+    long tick;        /* batch commits so far */
+    long *touched;    /* n: tick of the last commit that changed cell k */
+    long *searched;   /* n: tick of seed i's last search */
+    int *sgen;        /* n: gen of that search */
+    unsigned char *fruitless; /* n: that search found no improvement */
+    double *tsearch;  /* n: seconds of the last search (largest first in a batch) */
+    long skipped;
 };
 
 static double now_s(void) { return rve_now(); }
@@ -57,7 +67,14 @@ lopt *lopt_alloc(int n, const double lo[3], const double hi[3], double *x, int n
     L->bestd = malloc((size_t)n * sizeof(double));
     L->color = malloc((size_t)n * sizeof(int));
     L->ws = calloc((size_t)nthreads, sizeof(lopt_ws));
-    if (!L->c || !L->nbc || !L->nb || !L->cs || !L->best || !L->bestd || !L->color || !L->ws) {
+    L->touched = calloc((size_t)n, sizeof(long));
+    L->searched = calloc((size_t)n, sizeof(long));
+    L->sgen = calloc((size_t)n, sizeof(int));
+    L->fruitless = calloc((size_t)n, 1);
+    L->tsearch = calloc((size_t)n, sizeof(double));
+    L->tick = 1;
+    if (!L->c || !L->nbc || !L->nb || !L->cs || !L->best || !L->bestd || !L->color || !L->ws || !L->touched ||
+        !L->searched || !L->sgen || !L->fruitless || !L->tsearch) {
         lopt_free(L);
         rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
         return NULL;
@@ -103,6 +120,11 @@ void lopt_free(lopt *L)
     free(L->best);
     free(L->bestd);
     free(L->color);
+    free(L->touched);
+    free(L->searched);
+    free(L->sgen);
+    free(L->fruitless);
+    free(L->tsearch);
     free(L);
 }
 
@@ -110,6 +132,39 @@ void lopt_set_cost(lopt *L, lopt_cost_fn f, void *ctx)
 {
     L->cost = f;
     L->ctx = ctx;
+    L->gen++;
+}
+
+void lopt_invalidate(lopt *L) { L->gen++; }
+long lopt_skipped(const lopt *L) { return L->skipped; }
+
+/* Seed i needs no search: its last search, with the same cost and steps,
+ * found nothing and no cell of its 2-ring changed since; or its cell and its
+ * neighbours' already cost exactly 0 (a sum of non-negative costs). */
+static int can_skip(const lopt *L, int i)
+{
+    int zero = L->c[i] == 0;
+    for (int q = 0; zero && q < L->nbc[i]; q++)
+        zero = L->c[L->nb[(size_t)i * NB_MAX + q]] == 0;
+    if (zero && L->nbc[i] > 0)
+        return 1;
+    if (!L->fruitless[i] || L->sgen[i] != L->gen || L->touched[i] >= L->searched[i])
+        return 0;
+    for (int q = L->cs[i]; q < L->cs[i + 1]; q++)
+        if (L->touched[L->cand[q]] >= L->searched[i])
+            return 0;
+    return 1;
+}
+
+typedef struct {
+    double t;
+    int i;
+} tsort_t;
+
+static int cmp_tdesc(const void *a, const void *b)
+{
+    double x = ((const tsort_t *)a)->t, y = ((const tsort_t *)b)->t;
+    return (x < y) - (x > y);
 }
 
 void lopt_set_user(lopt *L, void **user)
@@ -479,6 +534,7 @@ rve_status lopt_rebuild(lopt *L, rve_err *err)
 rve_status lopt_recost(lopt *L, rve_err *err)
 {
     (void)err;
+    L->gen++;
 #pragma omp parallel for num_threads(L->nthreads) schedule(dynamic, 4)
     for (int k = 0; k < L->n; k++) {
         lopt_ws *ws = &L->ws[thread_id()];
@@ -705,6 +761,9 @@ rve_status lopt_sweep(lopt *L, const double *step, const double *tstep, int max_
     if (st != RVE_OK)
         return st;
     int ncol = colour(L);
+#ifdef LOPT_DEBUG_COLOURS
+    fprintf(stderr, "colours %d for %d seeds\n", ncol, n);
+#endif
     int *batch = malloc((size_t)n * sizeof(int));
     int *bs = calloc((size_t)ncol + 1, sizeof(int));
     if (!batch || !bs) {
@@ -727,6 +786,22 @@ rve_status lopt_sweep(lopt *L, const double *step, const double *tstep, int max_
         for (int k = 0; k < n; k++)
             batch[pos[L->color[k]]++] = k;
         free(pos);
+        /* longest searches first in each batch: the batch ends at a barrier,
+         * and a long search started last leaves the other threads idle */
+        tsort_t *ts = malloc((size_t)n * sizeof *ts);
+        if (ts) {
+            for (int c = 0; c < ncol; c++) {
+                int len = bs[c + 1] - bs[c];
+                for (int b = 0; b < len; b++) {
+                    ts[b].i = batch[bs[c] + b];
+                    ts[b].t = L->tsearch[ts[b].i];
+                }
+                qsort(ts, (size_t)len, sizeof *ts, cmp_tdesc);
+                for (int b = 0; b < len; b++)
+                    batch[bs[c] + b] = ts[b].i;
+            }
+            free(ts);
+        }
     }
     int nmoved = 0;
     st = RVE_OK;
@@ -748,6 +823,12 @@ rve_status lopt_sweep(lopt *L, const double *step, const double *tstep, int max_
                 L->bestd[i] = 0;
                 if (!M || !y || !ss)
                     continue;
+                if (can_skip(L, i)) {
+#pragma omp atomic update
+                    L->skipped++;
+                    continue;
+                }
+                double ts0 = now_s();
                 nm_ctx cx;
                 cx.L = L;
                 cx.ws = ws;
@@ -777,6 +858,10 @@ rve_status lopt_sweep(lopt *L, const double *step, const double *tstep, int max_
                     L->bestd[i] = cx.bestf;
                     memcpy(L->best + 4 * (size_t)i, cx.bestp, sizeof cx.bestp);
                 }
+                L->fruitless[i] = !(cx.bestf < -scale);
+                L->searched[i] = L->tick;
+                L->sgen[i] = L->gen;
+                L->tsearch[i] = now_s() - ts0;
             }
             gsl_multimin_fminimizer_free(M);
             gsl_vector_free(y);
@@ -843,7 +928,9 @@ rve_status lopt_sweep(lopt *L, const double *step, const double *tstep, int max_
             ws->commit = 1;
             L->c[k] = L->cost(L->ctx, k, L->x + 4 * (size_t)k, P, ws);
             ws->commit = 0;
+            L->touched[k] = L->tick;
         }
+        L->tick++;
         free(aff);
         symmetrise(L);
 #ifdef LOPT_DEBUG

@@ -73,7 +73,9 @@ double lopt_total(const lopt *L);
 double lopt_cell_cost(const lopt *L, int k);
 const int *lopt_neighbours(const lopt *L, int k, int *count);
 
-/* One sweep.  step[k]: position step (length units) of seed k's initial
+/* One sweep.  A seed is not searched when its last search (same cost, same
+ * steps) found nothing and no cell of its 2-ring has changed since, or when
+ * its cell and its neighbours' cost 0.  step[k]: position step (length units) of seed k's initial
  * simplex; tstep[k] the t step.  Stops early (returns RVE_ECAP) when
  * rve_now() passes deadline (> 0).  Accepted moves are counted in *moved. */
 rve_status lopt_sweep(lopt *L, const double *step, const double *tstep, int max_evals,
@@ -83,6 +85,12 @@ rve_status lopt_sweep(lopt *L, const double *step, const double *tstep, int max_
  * g = pd_k(s_k) - min_{j != k} pd_j(s_k) >= 0 (O(n)), which vanishes when the
  * cell reappears at s_k (used to continue costs across empty cells). */
 double lopt_gap(const lopt_ws *ws, int k, const double sk[4]);
+
+/* The cost or the search steps changed: every seed is searched again
+ * (lopt_set_cost and lopt_recost do this themselves). */
+void lopt_invalidate(lopt *L);
+/* Searches skipped so far (see lopt_sweep). */
+long lopt_skipped(const lopt *L);
 
 /* Totals over threads. */
 long lopt_evals(const lopt *L);
