@@ -29,6 +29,7 @@ void rve_fit_opts_init(rve_fit_opts *o)
     o->max_seconds = 0;
     o->sub = RVE_FIT_SUB_SV;
     o->polish = 12;
+    o->classify = 200;
     o->threads = 0;
 }
 
@@ -937,6 +938,222 @@ static int repair_empty(fitctx *F, double *x, double *seed, double *weight, rve_
     return total;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Seeds that left the box are brought back without changing the diagram:
+ * s' = c + l (s - c), t' = |s'|^2 - l |s|^2 + l t (0 < l <= 1, c the box
+ * centre) turns every score 2 s.x - |s|^2 + t into l times itself plus a
+ * term common to all cells, so every point keeps its cell. */
+static void keep_seeds_inside(const fitctx *F, double *x)
+{
+    double c[3], l = 1;
+    v3_scale(c, F->hi, 0.5);
+    for (int k = 0; k < F->n; k++)
+        for (int a = 0; a < 3; a++) {
+            double mg = 1e-3 * (F->hi[a] - F->lo[a]), d = x[4 * k + a] - c[a];
+            double half = 0.5 * (F->hi[a] - F->lo[a]) - mg;
+            if (fabs(d) > half && half / fabs(d) < l)
+                l = half / fabs(d);
+        }
+    if (l >= 1)
+        return;
+    for (int k = 0; k < F->n; k++) {
+        double *s = x + 4 * (size_t)k, s2 = v3_norm2(s), sn[3];
+        for (int a = 0; a < 3; a++)
+            sn[a] = c[a] + l * (s[a] - c[a]);
+        s[3] = v3_norm2(sn) - l * s2 + l * s[3];
+        v3_copy(s, sn);
+    }
+}
+
+/* ------------------------------------------------ classifier refinement */
+/* A power diagram is a linear multi-class classifier of the points: with
+ * u = x - o, cell g has the score f_g(u) = a_g . u + b_g (a_g = 2 s_g,
+ * b_g = 2 s_g . o + t_g - |s_g|^2) and x goes to the cell of largest score
+ * (smallest power distance).  Fitting the voxel labels is thus a linear
+ * classification problem, convex in (a, b); on a raster of a Laguerre
+ * tessellation it is separable.  This stage runs passive-aggressive
+ * updates (Crammer et al. 2006) over the voxels: a voxel of grain g whose
+ * margin f_g - f_j over its best rival j (among the grains touching g in the
+ * map) is below delta |a_g - a_j| (delta voxel lengths) moves both
+ * scores by the least change that restores it, capped at one voxel length
+ * of plane motion.  The exact voxel accuracy (rasterisation) is measured
+ * after every epoch and the best state is kept.  Returns the best accuracy
+ * (or -1 on error). */
+static double classify_refine(fitctx *F, double *x, double *seed, double *weight, int epochs,
+                              double acc0, int *used, rve_err *err)
+{
+    const rve_map *m = F->m;
+    int n = F->n;
+    *used = 0;
+    /* grain adjacency in the map (face neighbours), CSR */
+    size_t cap = 64, na = 0;
+    uint64_t *pairs = malloc(cap * sizeof(uint64_t));
+    double *w = malloc((size_t)n * 4 * sizeof(double)), *xb = malloc((size_t)n * 4 * sizeof(double));
+    int *as = calloc((size_t)n + 1, sizeof(int)), *adj = NULL;
+    if (!pairs || !w || !xb || !as) {
+        free(pairs);
+        free(w);
+        free(xb);
+        free(as);
+        rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+        return -1;
+    }
+    for (int k = 0; k < m->nz; k++)
+        for (int j = 0; j < m->ny; j++)
+            for (int i = 0; i < m->nx; i++) {
+                uint32_t l = m->lab[rve_map_index(m, i, j, k)];
+                if (!l)
+                    continue;
+                for (int a = 0; a < 3; a++) {
+                    int ii = i + (a == 0), jj = j + (a == 1), kk = k + (a == 2);
+                    if (ii >= m->nx || jj >= m->ny || kk >= m->nz)
+                        continue;
+                    uint32_t l2 = m->lab[rve_map_index(m, ii, jj, kk)];
+                    if (!l2 || l2 == l)
+                        continue;
+                    int g = F->cell_of[l], h = F->cell_of[l2];
+                    if (na + 2 > cap) {
+                        uint64_t *np = realloc(pairs, 2 * cap * sizeof(uint64_t));
+                        if (!np)
+                            goto oom;
+                        pairs = np;
+                        cap *= 2;
+                    }
+                    pairs[na++] = ((uint64_t)g << 32) | (uint32_t)h;
+                    pairs[na++] = ((uint64_t)h << 32) | (uint32_t)g;
+                }
+            }
+    qsort(pairs, na, sizeof(uint64_t), cmp_u64);
+    size_t nu = 0;
+    for (size_t q = 0; q < na; q++)
+        if (nu == 0 || pairs[q] != pairs[nu - 1])
+            pairs[nu++] = pairs[q];
+    adj = malloc((nu ? nu : 1) * sizeof(int));
+    if (!adj)
+        goto oom;
+    for (size_t q = 0; q < nu; q++) {
+        as[(pairs[q] >> 32) + 1]++;
+        adj[q] = (int)(uint32_t)pairs[q];
+    }
+    for (int g = 0; g < n; g++)
+        as[g + 1] += as[g];
+    /* per-class coordinates: f_g(x) = a_g . (x - c_g) + b_g, c_g the grain's
+     * centroid, and the bias scaled by the grain's radius r_g: an update then
+     * pulls the seed towards the voxel and leaves the far side of the cell
+     * (x - c_g ~ -r_g) nearly in place, instead of inflating the whole cell */
+    double *cg = malloc((size_t)n * 4 * sizeof(double));
+    if (!cg)
+        goto oom;
+    for (int g = 0; g < n; g++) {
+        double c[3] = {0, 0, 0}, q[3];
+        for (size_t p = F->vs[g]; p < F->vs[g + 1]; p++) {
+            vox_centre(F, p, q);
+            v3_add(c, c, q);
+        }
+        double nv = (double)(F->vs[g + 1] - F->vs[g]);
+        v3_scale(cg + 4 * (size_t)g, c, nv > 0 ? 1.0 / nv : 0);
+        double r = cbrt(3.0 * nv / (4.0 * M_PI));
+        cg[4 * g + 3] = r * r;
+        const double *sg = x + 4 * (size_t)g;
+        for (int a = 0; a < 3; a++)
+            w[4 * g + a] = 2 * sg[a];
+        w[4 * g + 3] = 2 * v3_dot(sg, cg + 4 * (size_t)g) + sg[3] - v3_norm2(sg);
+    }
+    const double delta = 0.02;
+    double best = acc0;
+    memcpy(xb, x, (size_t)n * 4 * sizeof(double));
+    int stale = 0;
+    double runbest = -1;
+    for (int ep = 0; ep < epochs; ep++) {
+        long upd = 0;
+        for (int g = 0; g < n; g++) {
+            double *wg = w + 4 * (size_t)g;
+            const double *cgg = cg + 4 * (size_t)g;
+            for (size_t p = F->vs[g]; p < F->vs[g + 1]; p++) {
+                double v[3], u[3], uj[3];
+                vox_centre(F, p, v);
+                v3_sub(u, v, cgg);
+                double fg = v3_dot(wg, u) + wg[3], worst = 0;
+                int jb = -1;
+                for (int q = as[g]; q < as[g + 1]; q++) {
+                    const double *wj = w + 4 * (size_t)adj[q];
+                    double da[3];
+                    v3_sub(da, wg, wj);
+                    v3_sub(uj, v, cg + 4 * (size_t)adj[q]);
+                    double loss = delta * v3_norm(da) - (fg - v3_dot(wj, uj) - wj[3]);
+                    if (loss > worst) {
+                        worst = loss;
+                        jb = adj[q];
+                    }
+                }
+                if (jb < 0)
+                    continue;
+                double *wj = w + 4 * (size_t)jb, da[3];
+                const double *cj = cg + 4 * (size_t)jb;
+                v3_sub(uj, v, cj);
+                v3_sub(da, wg, wj);
+                double lmax = v3_norm(da); /* one voxel length of plane motion */
+                double tau = fmin(worst, lmax) / (v3_norm2(u) + cgg[3] + v3_norm2(uj) + cj[3]);
+                for (int a = 0; a < 3; a++) {
+                    wg[a] += tau * u[a];
+                    wj[a] -= tau * uj[a];
+                }
+                wg[3] += tau * cgg[3];
+                wj[3] -= tau * cj[3];
+                upd++;
+            }
+        }
+        *used = ep + 1;
+        for (int g = 0; g < n; g++) {
+            double *sg = x + 4 * (size_t)g;
+            for (int a = 0; a < 3; a++)
+                sg[a] = 0.5 * w[4 * g + a];
+            sg[3] = w[4 * g + 3] - 2 * v3_dot(sg, cg + 4 * (size_t)g) + v3_norm2(sg);
+        }
+        keep_seeds_inside(F, x);
+        double acc;
+        to_physical(F, x, seed, weight);
+        if (rve_fit_quality(m, n, seed, weight, &acc, NULL, NULL, NULL, NULL, err) != RVE_OK) {
+            best = -1;
+            break;
+        }
+        if (acc > best) {
+            best = acc;
+            memcpy(xb, x, (size_t)n * 4 * sizeof(double));
+        }
+        /* patience counted against this stage's own progress: its first
+         * epochs may lose accuracy before they gain */
+        if (acc > runbest) {
+            runbest = acc;
+            stale = 0;
+        } else if (++stale >= 8)
+            break;
+        if (upd == 0)
+            break;
+    }
+    memcpy(x, xb, (size_t)n * 4 * sizeof(double));
+    free(cg);
+    free(pairs);
+    free(w);
+    free(xb);
+    free(as);
+    free(adj);
+    return best;
+oom:
+    free(pairs);
+    free(w);
+    free(xb);
+    free(as);
+    free(adj);
+    rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    return -1;
+}
+
 static void cell_steps(lopt *L, fitctx *F, const double *x, double frac, double minstep,
                        double *step, double *tstep)
 {
@@ -1060,6 +1277,17 @@ rve_status rve_fit(const rve_map *m, const rve_fit_opts *opts, rve_fit_result *r
     st = rve_fit_quality(m, n, r->seed, r->weight, &r->acc_stage1, NULL, NULL, NULL, NULL, err);
     if (st != RVE_OK)
         goto done;
+    /* ---- classifier refinement (kept only where it raises the accuracy) ---- */
+    if (o.classify > 0 && !(deadline > 0 && rve_now() > deadline)) {
+        int used = 0;
+        double acc = classify_refine(&F, x, r->seed, r->weight, o.classify, r->acc_stage1, &used, err);
+        if (acc < 0) {
+            st = err->code;
+            goto done;
+        }
+        r->classify_epochs = used;
+        r->acc_classify = acc;
+    }
     /* ---- stage 2: polishing on the misassigned volume ---- */
     if (o.polish > 0 && !(deadline > 0 && rve_now() > deadline)) {
         if (repair_empty(&F, x, r->seed, r->weight, err) < 0) {
