@@ -786,6 +786,7 @@ static double eval_full_eq65(fitctx *F, const double *x, int nthreads, long *gjk
     int n = F->n;
     double s = 0;
     long g = 0;
+    lopt_grid *G = lopt_grid_build(n, x, F->lo, F->hi); /* NULL: sorted scan */
 #pragma omp parallel num_threads(nthreads) reduction(+ : s, g)
     {
         lopt_ws ws;
@@ -799,13 +800,14 @@ static double eval_full_eq65(fitctx *F, const double *x, int nthreads, long *gjk
         for (int k = 0; k < n; k++) {
             if (!w || !scr)
                 continue;
-            const cpoly *P = lopt_full_cell(n, x, F->lo, F->hi, k, &w[0], &w[1], NULL, scr);
+            const cpoly *P = lopt_full_cell(n, x, F->lo, F->hi, k, &w[0], &w[1], G, scr);
             s += cost_eq65(F, k, x + 4 * (size_t)k, P, &ws);
         }
         g += ws.gjk;
         free(w);
         free(scr);
     }
+    lopt_grid_free(G);
     if (gjk)
         *gjk = g;
     return F->W > 0 ? sqrt(s / F->W) : 0;
@@ -862,6 +864,7 @@ static double misassigned(fitctx *F, lopt *L, int nthreads)
 {
     long c = 0;
     (void)L;
+    lopt_grid *G = lopt_grid_build(F->n, F->x, F->lo, F->hi); /* NULL: sorted scan */
 #pragma omp parallel num_threads(nthreads) reduction(+ : c)
     {
         cpoly *w = malloc(2 * sizeof(cpoly));
@@ -870,12 +873,13 @@ static double misassigned(fitctx *F, lopt *L, int nthreads)
         for (int k = 0; k < F->n; k++) {
             if (!w || !scr)
                 continue;
-            const cpoly *P = lopt_full_cell(F->n, F->x, F->lo, F->hi, k, &w[0], &w[1], NULL, scr);
+            const cpoly *P = lopt_full_cell(F->n, F->x, F->lo, F->hi, k, &w[0], &w[1], G, scr);
             c += count_mis(F, k, P);
         }
         free(w);
         free(scr);
     }
+    lopt_grid_free(G);
     return F->nvox ? (double)c / (double)F->nvox : 0;
 }
 

@@ -100,9 +100,17 @@ long lopt_counter(const lopt *L);   /* sum of ws->gjk */
  * list built from the neighbour graph). */
 const cpoly *lopt_cell(lopt *L, int k, cpoly *w0, cpoly *w1);
 
-/* Full, exact cell of k against all seeds of x (sorted by distance, early exit);
- * standalone, thread-safe. order: n ints scratch, dist: n doubles scratch. */
+/* Seeds of x binned on a uniform grid (read-only once built, shared by
+ * threads); NULL when out of memory. */
+typedef struct lopt_grid lopt_grid;
+lopt_grid *lopt_grid_build(int n, const double *x, const double lo[3], const double hi[3]);
+void lopt_grid_free(lopt_grid *G);
+
+/* Full, exact cell of k against all seeds of x (nearest first, early exit):
+ * with G (built from the same x) only the bins near the cell are visited;
+ * with G == NULL all n seeds are sorted.  Standalone, thread-safe.
+ * dist: 2n doubles scratch. */
 const cpoly *lopt_full_cell(int n, const double *x, const double lo[3], const double hi[3], int k,
-                            cpoly *w0, cpoly *w1, int *order, double *dist);
+                            cpoly *w0, cpoly *w1, const lopt_grid *G, double *dist);
 
 #endif
