@@ -34,6 +34,7 @@ typedef struct {
     double max_seconds;   /* wall-time cap of the whole fit (0: none); checked between batches */
     rve_fit_sub sub;      /* GJK sub-algorithm */
     int polish;           /* polishing sweeps on the misassigned volume (0: none) */
+    int classify;         /* epochs of classifier refinement before polishing (0: none) */
     int threads;          /* 0: as set by rve_threads_setup */
     /* Optional progress report (called from the calling thread only):
      * stage 0 = Eq. 6.5 sweeps, 1 = polishing; frac in [0, 1] of the stage's sweep cap. */
@@ -42,7 +43,7 @@ typedef struct {
 } rve_fit_opts;
 
 /* Defaults: res 2, tol 1e-2, max_sweeps 8, max_evals 25, max_seconds 0,
- * SV, polish 12, threads 0. */
+ * SV, polish 12, classify 200, threads 0. */
 void rve_fit_opts_init(rve_fit_opts *o);
 
 typedef struct {
@@ -63,6 +64,8 @@ typedef struct {
     double obj_init, obj_final;        /* Eq. 6.5 */
     double obj_stage1;                 /* Eq. 6.5 after its stage (before polishing) */
     double acc_init, acc_stage1, acc_final; /* voxel accuracy (independent rasterisation) */
+    double acc_classify;  /* after the classifier refinement (= acc_stage1 when it gained nothing) */
+    int classify_epochs;  /* its epochs run */
     double iou_min, iou_median;        /* per-grain IoU of the final fit */
     int empty_cells;                   /* grains whose final cell holds no voxel */
     int empty_cells_init;

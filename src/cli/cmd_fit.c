@@ -26,8 +26,10 @@ const cli_command cli_cmd_fit = {
     "  O = sqrt( sum_i sum_{v in B_i} a_v d(v, C_i)^2 / sum a_v )   [voxel lengths]\n"
     "over the boundary voxels B_i of every grain (d: distance from the voxel\n"
     "centre to the cell by GJK, 0 inside) by sweeps of local simplex searches,\n"
-    "seed by seed (parallel batches of non-neighbouring seeds).  Stage 2\n"
-    "(polishing) minimises the misassigned volume directly.  Voxel accuracy is\n"
+    "seed by seed (parallel batches of non-neighbouring seeds).  Then a\n"
+    "classifier refinement (the diagram as a linear classifier of the voxels,\n"
+    "passive-aggressive updates, kept only where it raises the accuracy) and\n"
+    "stage 2 (polishing) minimise the misassigned volume.  Voxel accuracy is\n"
     "measured independently by power-distance rasterisation.\n"
     "\n"
     "Output:\n"
@@ -44,6 +46,7 @@ const cli_command cli_cmd_fit = {
     "      --sweeps N         sweep cap of stage 1 (default 8)\n"
     "      --evals N          objective evaluations per seed and sweep (default 25)\n"
     "      --polish N         polishing sweeps (default 12; 0: none)\n"
+    "      --classify N       epochs cap of the classifier refinement (default 200; 0: none)\n"
     "      --max-time S       wall-time cap in seconds (default: none)\n"
     "      --sub sv|johnson   GJK sub-algorithm (default sv: signed volumes)\n"
     "      --voxel-size H     override the voxel size (one value or hx,hy,hz)\n"
@@ -67,6 +70,7 @@ enum {
     OPT_SWEEPS,
     OPT_EVALS,
     OPT_POLISH,
+    OPT_CLASSIFY,
     OPT_MAXTIME,
     OPT_SUB,
     OPT_VSIZE,
@@ -272,6 +276,7 @@ static int run(int argc, char **argv)
         {"sweeps", required_argument, NULL, OPT_SWEEPS},
         {"evals", required_argument, NULL, OPT_EVALS},
         {"polish", required_argument, NULL, OPT_POLISH},
+        {"classify", required_argument, NULL, OPT_CLASSIFY},
         {"max-time", required_argument, NULL, OPT_MAXTIME},
         {"sub", required_argument, NULL, OPT_SUB},
         {"voxel-size", required_argument, NULL, OPT_VSIZE},
@@ -328,6 +333,11 @@ static int run(int argc, char **argv)
             if (rve_parse_int_range(optarg, 0, 100000, &lv) != RVE_OK)
                 return cli_usage_error(&cli_cmd_fit, "--polish: expected an integer from 0 to 100000, got '%s'", optarg);
             fo.polish = (int)lv;
+            break;
+        case OPT_CLASSIFY:
+            if (rve_parse_int_range(optarg, 0, 100000, &lv) != RVE_OK)
+                return cli_usage_error(&cli_cmd_fit, "--classify: expected an integer from 0 to 100000, got '%s'", optarg);
+            fo.classify = (int)lv;
             break;
         case OPT_MAXTIME:
             if (rve_parse_double(optarg, &dv) != RVE_OK || dv <= 0)
@@ -424,6 +434,8 @@ static int run(int argc, char **argv)
         rve_json_kv_number(&j, "objective_final", r.obj_final);
         rve_json_kv_number(&j, "voxel_accuracy_initial", r.acc_init);
         rve_json_kv_number(&j, "voxel_accuracy_eq65_stage", r.acc_stage1);
+        rve_json_kv_number(&j, "voxel_accuracy_classify", r.acc_classify);
+        rve_json_kv_int(&j, "classify_epochs", r.classify_epochs);
         rve_json_kv_number(&j, "voxel_accuracy_final", r.acc_final);
         rve_json_kv_number(&j, "iou_min", r.iou_min);
         rve_json_kv_number(&j, "iou_median", r.iou_median);

@@ -29,6 +29,7 @@ void rve_fit_opts_init(rve_fit_opts *o)
     o->max_seconds = 0;
     o->sub = RVE_FIT_SUB_SV;
     o->polish = 12;
+    o->classify = 200;
     o->threads = 0;
 }
 
@@ -44,6 +45,13 @@ void rve_fit_result_free(rve_fit_result *r)
 }
 
 /* ------------------------------------------------------------ fit context */
+struct vbrick {
+    size_t v0, v1;       /* voxels vijk[v0 .. v1-1] of one grain in one brick */
+    double c[3], h[3];   /* centre and half extents of their centres' bounding box */
+    double maxE;         /* committed: largest E of its voxels (lazy: an upper bound <= -tau/2) */
+    int lazy;            /* committed: E, A not stored (every voxel deeper than tau/2) */
+};
+
 typedef struct {
     const rve_map *m;
     double L;            /* voxel length */
@@ -58,12 +66,24 @@ typedef struct {
     double *cp;          /* 3 per point */
     double *cw;
     rve_gjk_simplex *warm;
+    double *qd;          /* per control point, committed cell: closest point and distance (-1: recompute) */
+    unsigned char *valid_eq; /* n: qd holds the committed cell (non-empty) */
     double W;
     rve_gjk_opts gopts;
     /* voxels of every grain (polishing and accuracy), grouped by cell */
     size_t *vs;          /* n + 1 */
     uint16_t *vijk;      /* 3 per voxel */
     size_t nvox;         /* non-void voxels */
+    /* Polishing caches.  Each grain's voxels are stored brick by brick
+     * (global 4^3 bricks), so that whole bricks can be settled by one plane
+     * test on their bounding box.  For the committed cell of every grain:
+     * the face excess E of each voxel and the face attaining it (A), or, for
+     * bricks lying at least tau/2 deep inside the cell (lazy), only a bound. */
+    size_t *bs;          /* n + 1: bricks of cell k are br[bs[k] .. bs[k+1]-1] */
+    struct vbrick *br;
+    double *E;           /* nvox */
+    int32_t *A;          /* nvox */
+    unsigned char *valid;/* n: caches hold the committed cell (non-empty) */
     double tau;          /* ramp width of the polishing cost (voxels) */
     const double *x;     /* current seeds (internal) */
 } fitctx;
@@ -76,8 +96,15 @@ static void fitctx_free(fitctx *F)
     free(F->cp);
     free(F->cw);
     free(F->warm);
+    free(F->qd);
+    free(F->valid_eq);
     free(F->vs);
     free(F->vijk);
+    free(F->bs);
+    free(F->br);
+    free(F->E);
+    free(F->A);
+    free(F->valid);
     memset(F, 0, sizeof *F);
 }
 
@@ -156,24 +183,73 @@ static rve_status fitctx_init(fitctx *F, const rve_map *m, int res, int with_vox
     if (with_voxels) {
         F->vijk = malloc(F->nvox * 3 * sizeof(uint16_t));
         size_t *pos = malloc((size_t)n * sizeof(size_t));
-        if (!F->vijk || !pos) {
+        F->E = malloc((F->nvox ? F->nvox : 1) * sizeof(double));
+        F->A = malloc((F->nvox ? F->nvox : 1) * sizeof(int32_t));
+        F->valid = calloc((size_t)n, 1);
+        F->bs = calloc((size_t)n + 1, sizeof(size_t));
+        if (!F->vijk || !pos || !F->E || !F->A || !F->valid || !F->bs) {
             free(pos);
             return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
         }
         memcpy(pos, F->vs, (size_t)n * sizeof(size_t));
-        size_t v = 0;
-        for (int k = 0; k < m->nz; k++)
-            for (int j = 0; j < m->ny; j++)
-                for (int i = 0; i < m->nx; i++, v++) {
-                    uint32_t l = m->lab[v];
-                    if (!l)
-                        continue;
-                    size_t p = pos[F->cell_of[l]]++;
-                    F->vijk[3 * p] = (uint16_t)i;
-                    F->vijk[3 * p + 1] = (uint16_t)j;
-                    F->vijk[3 * p + 2] = (uint16_t)k;
-                }
+        /* brick by brick, so that each grain's voxels come grouped by brick */
+        for (int bz = 0; bz < m->nz; bz += 4)
+            for (int by = 0; by < m->ny; by += 4)
+                for (int bx = 0; bx < m->nx; bx += 4)
+                    for (int k = bz; k < bz + 4 && k < m->nz; k++)
+                        for (int j = by; j < by + 4 && j < m->ny; j++)
+                            for (int i = bx; i < bx + 4 && i < m->nx; i++) {
+                                uint32_t l = m->lab[rve_map_index(m, i, j, k)];
+                                if (!l)
+                                    continue;
+                                size_t p = pos[F->cell_of[l]]++;
+                                F->vijk[3 * p] = (uint16_t)i;
+                                F->vijk[3 * p + 1] = (uint16_t)j;
+                                F->vijk[3 * p + 2] = (uint16_t)k;
+                            }
         free(pos);
+        /* bricks: runs of a grain's voxels with the same brick index */
+        size_t nb = 0;
+        for (int pass = 0; pass < 2; pass++) {
+            nb = 0;
+            for (int c = 0; c < n; c++) {
+                if (pass == 1)
+                    F->bs[c] = nb;
+                for (size_t p = F->vs[c]; p < F->vs[c + 1];) {
+                    size_t q = p;
+                    while (q < F->vs[c + 1] && F->vijk[3 * q] / 4 == F->vijk[3 * p] / 4 &&
+                           F->vijk[3 * q + 1] / 4 == F->vijk[3 * p + 1] / 4 &&
+                           F->vijk[3 * q + 2] / 4 == F->vijk[3 * p + 2] / 4)
+                        q++;
+                    if (pass == 1) {
+                        struct vbrick *b = F->br + nb;
+                        double lo[3] = {1e300, 1e300, 1e300}, hi[3] = {-1e300, -1e300, -1e300};
+                        for (size_t r = p; r < q; r++)
+                            for (int a = 0; a < 3; a++) {
+                                double x = (F->vijk[3 * r + a] + 0.5) * F->hs[a];
+                                lo[a] = x < lo[a] ? x : lo[a];
+                                hi[a] = x > hi[a] ? x : hi[a];
+                            }
+                        b->v0 = p;
+                        b->v1 = q;
+                        for (int a = 0; a < 3; a++) {
+                            b->c[a] = 0.5 * (lo[a] + hi[a]);
+                            b->h[a] = 0.5 * (hi[a] - lo[a]);
+                        }
+                        b->maxE = 0;
+                        b->lazy = 0;
+                    }
+                    nb++;
+                    p = q;
+                }
+            }
+            if (pass == 0) {
+                F->br = malloc((nb ? nb : 1) * sizeof(struct vbrick));
+                if (!F->br)
+                    return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+            }
+        }
+        F->bs[n] = nb;
     }
     /* control points */
     rve_bpoints *bp = NULL;
@@ -184,7 +260,9 @@ static rve_status fitctx_init(fitctx *F, const rve_map *m, int res, int with_vox
     F->cp = malloc((bp->n ? bp->n : 1) * 3 * sizeof(double));
     F->cw = malloc((bp->n ? bp->n : 1) * sizeof(double));
     F->warm = calloc(bp->n ? bp->n : 1, sizeof(rve_gjk_simplex));
-    if (!F->cs || !F->cp || !F->cw || !F->warm) {
+    F->qd = malloc((bp->n ? bp->n : 1) * 4 * sizeof(double));
+    F->valid_eq = calloc((size_t)n, 1);
+    if (!F->cs || !F->cp || !F->cw || !F->warm || !F->qd || !F->valid_eq) {
         rve_bpoints_free(bp);
         return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
     }
@@ -216,7 +294,43 @@ static inline void vox_centre(const fitctx *F, size_t p, double c[3])
 }
 
 /* ---------------------------------------------------------- cell costs */
-/* Eq. 6.5 numerator of cell k: sum a_v d(v, C_k)^2. */
+/* distance from control point p to P by GJK (warm start of p; written back at commits) */
+static double cp_gjk(fitctx *F, size_t p, const cpoly *P, lopt_ws *ws, double q[3])
+{
+    rve_gjk_simplex w = F->warm[p];
+    for (int a = 0; a < w.n; a++)
+        if (w.ia[a] >= P->nv || w.ia[a] < 0) {
+            w.n = 0;
+            break;
+        }
+    rve_dist_result out;
+    double d = rve_dist_point_polytope_opts(F->cp + 3 * p, &P->v[0][0], P->nv, &F->gopts, &w, q ? &out : NULL);
+    ws->gjk++;
+    if (ws->commit)
+        F->warm[p] = w; /* commits only (each point belongs to one cell) */
+    if (q)
+        v3_copy(q, out.q);
+    /* Distances on a 2^-32 voxel grid: the two GJK sub-algorithms (and warm
+     * starts) agree to ~1e-16, and without this the last-bit differences
+     * flip near-tie comparisons of the simplex search, after which the
+     * two fits follow different (equally good) trajectories.  Quantised,
+     * both see the same objective values except when a distance lies within
+     * ~1e-16 of a grid point, so --sub sv|johnson compares speed alone. */
+    if (isfinite(d))
+        d = ldexp(round(ldexp(d, 32)), -32);
+    return d;
+}
+
+/* Eq. 6.5 numerator of cell k: sum a_v d(v, C_k)^2.
+ *
+ * A point inside C_k (plane test) needs no GJK call.  When the cell is that
+ * of a neighbour k of the trial seed i, it differs from the committed cell
+ * only by the plane against s_i, and the committed closest point q of each
+ * point is cached: a point inside the committed cell stays inside if the new
+ * plane keeps it; a point outside keeps its distance when the plane is
+ * inactive at q before and after (q stays feasible and its normal cone, made
+ * of the other active constraints, is unchanged, so q stays the closest
+ * point).  Only the points whose closest point involves that plane call GJK. */
 static double cost_eq65(void *ctx, int k, const double sk[4], const cpoly *P, lopt_ws *ws)
 {
     fitctx *F = ctx;
@@ -225,6 +339,8 @@ static double cost_eq65(void *ctx, int k, const double sk[4], const cpoly *P, lo
     if (P->nv == 0) {
         /* empty cell: distance to the seed plus sqrt of the power gap, which
          * continues the cost to the moment the cell reappears at its seed */
+        if (ws->commit)
+            F->valid_eq[k] = 0;
         double g = sqrt(lopt_gap(ws, k, sk));
         for (size_t p = p0; p < p1; p++) {
             double d = v3_dist(F->cp + 3 * p, sk) + g;
@@ -232,42 +348,211 @@ static double cost_eq65(void *ctx, int k, const double sk[4], const cpoly *P, lo
         }
         return s;
     }
+    int i = ws->ov_i;
+    if (!ws->commit && i >= 0 && i != k && F->valid_eq[k]) {
+        const double *si = ws->ov_p, *so = ws->x + 4 * (size_t)i;
+        double nn[3], no[3];
+        v3_sub(nn, si, sk);
+        v3_sub(no, so, sk);
+        double ln = v3_norm(nn), lo = v3_norm(no);
+        if (ln > 0 && lo > 0) {
+            double dn = (0.5 * (v3_norm2(si) - si[3] - v3_norm2(sk) + sk[3])) / ln;
+            double dol = (0.5 * (v3_norm2(so) - so[3] - v3_norm2(sk) + sk[3])) / lo;
+            v3_scale(nn, nn, 1.0 / ln);
+            v3_scale(no, no, 1.0 / lo);
+            const double tol = 1e-8 * (1.0 + F->diag);
+            for (size_t p = p0; p < p1; p++) {
+                const double *x = F->cp + 3 * p, *c = F->qd + 4 * p;
+                if (c[3] == 0) {
+                    if (v3_dot(nn, x) - dn <= 0)
+                        continue; /* still inside */
+                } else if (c[3] > 0 && v3_dot(no, c) - dol < -tol && v3_dot(nn, c) - dn < -tol) {
+                    s += F->cw[p] * c[3] * c[3];
+                    continue;
+                }
+                double d = cp_gjk(F, p, P, ws, NULL);
+                if (isfinite(d))
+                    s += F->cw[p] * d * d;
+            }
+            return s;
+        }
+    }
     for (size_t p = p0; p < p1; p++) {
         const double *x = F->cp + 3 * p;
-        if (cpoly_plane_excess(P, x) <= 0)
-            continue; /* inside: the plane test decides, no GJK call */
-        rve_gjk_simplex w = F->warm[p];
-        for (int a = 0; a < w.n; a++)
-            if (w.ia[a] >= P->nv || w.ia[a] < 0) {
-                w.n = 0;
-                break;
+        double *c = F->qd + 4 * p;
+        if (cpoly_plane_excess(P, x) <= 0) { /* inside: the plane test decides, no GJK call */
+            if (ws->commit) {
+                v3_copy(c, x);
+                c[3] = 0;
             }
-        double d = rve_dist_point_polytope_opts(x, &P->v[0][0], P->nv, &F->gopts, &w, NULL);
-        ws->gjk++;
-        if (ws->commit)
-            F->warm[p] = w; /* commits only (each point belongs to one cell) */
+            continue;
+        }
+        double q[3];
+        double d = cp_gjk(F, p, P, ws, ws->commit ? q : NULL);
+        if (ws->commit) {
+            v3_copy(c, q);
+            c[3] = isfinite(d) && d > 0 ? d : -1;
+        }
         if (isfinite(d))
             s += F->cw[p] * d * d;
     }
+    if (ws->commit)
+        F->valid_eq[k] = 1;
     return s;
 }
 
 /* Smoothed misassigned volume of cell k: sum over its grain's voxels of
- * ramp(excess / tau + 1/2), excess = largest signed distance to a face plane. */
+ * ramp(E / tau + 1/2), E = the voxel's face excess (largest signed distance
+ * to a face plane of C_k, <= 0 inside).
+ *
+ * Three exact ways to compute it, the cheapest that applies:
+ * - commit (the cell becomes the committed one): every brick is bounded by
+ *   plane tests on its box; bricks deeper than tau/2 inside the cell count 0
+ *   and are marked lazy, the other voxels get E and its face A cached;
+ * - trial of a neighbour's seed i (the cell differs from the committed one
+ *   only by the plane against s_i): for a voxel inside the committed cell
+ *   whose largest excess is not that plane's, E' = max(E, e_i'), e_i' the
+ *   excess to the new plane (the other half-spaces are unchanged and, inside
+ *   a cell, its face excess is the largest excess over ALL half-spaces); a
+ *   brick whose voxels are all deeper than tau/2 and that the new plane
+ *   misses by tau/2 keeps its zero contribution; other voxels are
+ *   re-evaluated on the trial cell;
+ * - otherwise (the moved cell itself): brick bounds on the trial cell, and
+ *   voxel by voxel in the bricks the bounds cannot settle. */
+static inline double ramp(double e, double it)
+{
+    e = e * it + 0.5;
+    return e <= 0 ? 0 : (e >= 1 ? 1 : e);
+}
+
+/* face excess of p and the id of the face attaining it */
+static inline double excess_arg(const cpoly *P, const double p[3], int32_t *arg)
+{
+    double m = -1e300;
+    int32_t id = 0;
+    for (int f = 0; f < P->nf; f++) {
+        double s = P->fn[f][0] * p[0] + P->fn[f][1] * p[1] + P->fn[f][2] * p[2] - P->fd[f];
+        if (s > m) {
+            m = s;
+            id = P->fid[f];
+        }
+    }
+    *arg = id;
+    return m;
+}
+
+/* bounds of the face excess over brick b: *lo_any = 1 when some face has
+ * every point of the box at least h outside (all voxels count 1); returns the
+ * largest excess over the box (<= -h: all voxels count 0). */
+static inline double brick_bound(const cpoly *P, const struct vbrick *b, double h, int *all_out)
+{
+    double mx = -1e300;
+    *all_out = 0;
+    for (int f = 0; f < P->nf; f++) {
+        const double *nf = P->fn[f];
+        double c = nf[0] * b->c[0] + nf[1] * b->c[1] + nf[2] * b->c[2] - P->fd[f];
+        double r = fabs(nf[0]) * b->h[0] + fabs(nf[1]) * b->h[1] + fabs(nf[2]) * b->h[2];
+        if (c - r >= h) {
+            *all_out = 1;
+            return c + r;
+        }
+        if (c + r > mx)
+            mx = c + r;
+    }
+    return mx;
+}
+
+static double mis_full(fitctx *F, int k, const cpoly *P, int commit)
+{
+    double s = 0, it = 1.0 / F->tau, h = 0.5 * F->tau;
+    for (size_t bi = F->bs[k]; bi < F->bs[k + 1]; bi++) {
+        struct vbrick *b = F->br + bi;
+        int out;
+        double ub = brick_bound(P, b, h, &out);
+        if (!out && ub <= -h) {
+            if (commit) {
+                b->lazy = 1;
+                b->maxE = ub;
+            }
+            continue;
+        }
+        if (out && !commit) {
+            s += (double)(b->v1 - b->v0);
+            continue;
+        }
+        double mx = -1e300;
+        for (size_t p = b->v0; p < b->v1; p++) {
+            double c[3];
+            vox_centre(F, p, c);
+            int32_t a;
+            double e = excess_arg(P, c, &a);
+            if (commit) {
+                F->E[p] = e;
+                F->A[p] = a;
+                mx = e > mx ? e : mx;
+            }
+            s += ramp(e, it);
+        }
+        if (commit) {
+            b->lazy = 0;
+            b->maxE = mx;
+        }
+    }
+    return s;
+}
+
 static double cost_mis(void *ctx, int k, const double sk[4], const cpoly *P, lopt_ws *ws)
 {
     fitctx *F = ctx;
     size_t p0 = F->vs[k], p1 = F->vs[k + 1];
-    if (P->nv == 0) /* all voxels lost, plus a pull towards reappearing */
+    if (P->nv == 0) { /* all voxels lost, plus a pull towards reappearing */
+        if (ws->commit)
+            F->valid[k] = 0;
         return (double)(p1 - p0) * (1.0 + 0.1 * sqrt(lopt_gap(ws, k, sk)));
-    double s = 0, it = 1.0 / F->tau;
-    for (size_t p = p0; p < p1; p++) {
-        double c[3];
-        vox_centre(F, p, c);
-        double e = cpoly_plane_excess(P, c) * it + 0.5;
-        s += e <= 0 ? 0 : (e >= 1 ? 1 : e);
     }
-    return s;
+    if (ws->commit) {
+        double s = mis_full(F, k, P, 1);
+        F->valid[k] = 1;
+        return s;
+    }
+    int i = ws->ov_i;
+    if (i < 0 || i == k || !F->valid[k])
+        return mis_full(F, k, P, 0);
+    /* the plane of cell k against the trial seed i: n . x <= d */
+    const double *si = ws->ov_p;
+    double n[3];
+    v3_sub(n, si, sk);
+    double nn = v3_norm(n);
+    if (!(nn > 0))
+        return mis_full(F, k, P, 0);
+    double d = 0.5 * (v3_norm2(si) - si[3] - v3_norm2(sk) + sk[3]);
+    double un[3] = {n[0] / nn, n[1] / nn, n[2] / nn}, ud = d / nn;
+    double it = 1.0 / F->tau, h = 0.5 * F->tau, delta = 0;
+    for (size_t bi = F->bs[k]; bi < F->bs[k + 1]; bi++) {
+        const struct vbrick *b = F->br + bi;
+        double ec = un[0] * b->c[0] + un[1] * b->c[1] + un[2] * b->c[2] - ud;
+        double er = fabs(un[0]) * b->h[0] + fabs(un[1]) * b->h[1] + fabs(un[2]) * b->h[2];
+        if (b->maxE <= -h && ec + er <= -h)
+            continue; /* zero before and after */
+        for (size_t p = b->v0; p < b->v1; p++) {
+            double c[3];
+            vox_centre(F, p, c);
+            double e = v3_dot(un, c) - ud;
+            if (b->lazy) { /* E <= -h: counted 0 before */
+                if (e > -h)
+                    delta += ramp(cpoly_plane_excess(P, c), it);
+                continue;
+            }
+            double E = F->E[p], En;
+            if (E <= 0 && F->A[p] != i && e <= 0)
+                En = e > E ? e : E;
+            else
+                En = cpoly_plane_excess(P, c);
+            if (En != E)
+                delta += ramp(En, it) - ramp(E, it);
+        }
+    }
+    return lopt_cell_cost(ws->L, k) + delta;
 }
 
 /* Exact count of grain k's voxels outside C_k. */
@@ -501,6 +786,7 @@ static double eval_full_eq65(fitctx *F, const double *x, int nthreads, long *gjk
     int n = F->n;
     double s = 0;
     long g = 0;
+    lopt_grid *G = lopt_grid_build(n, x, F->lo, F->hi); /* NULL: sorted scan */
 #pragma omp parallel num_threads(nthreads) reduction(+ : s, g)
     {
         lopt_ws ws;
@@ -514,13 +800,14 @@ static double eval_full_eq65(fitctx *F, const double *x, int nthreads, long *gjk
         for (int k = 0; k < n; k++) {
             if (!w || !scr)
                 continue;
-            const cpoly *P = lopt_full_cell(n, x, F->lo, F->hi, k, &w[0], &w[1], NULL, scr);
+            const cpoly *P = lopt_full_cell(n, x, F->lo, F->hi, k, &w[0], &w[1], G, scr);
             s += cost_eq65(F, k, x + 4 * (size_t)k, P, &ws);
         }
         g += ws.gjk;
         free(w);
         free(scr);
     }
+    lopt_grid_free(G);
     if (gjk)
         *gjk = g;
     return F->W > 0 ? sqrt(s / F->W) : 0;
@@ -577,6 +864,7 @@ static double misassigned(fitctx *F, lopt *L, int nthreads)
 {
     long c = 0;
     (void)L;
+    lopt_grid *G = lopt_grid_build(F->n, F->x, F->lo, F->hi); /* NULL: sorted scan */
 #pragma omp parallel num_threads(nthreads) reduction(+ : c)
     {
         cpoly *w = malloc(2 * sizeof(cpoly));
@@ -585,12 +873,13 @@ static double misassigned(fitctx *F, lopt *L, int nthreads)
         for (int k = 0; k < F->n; k++) {
             if (!w || !scr)
                 continue;
-            const cpoly *P = lopt_full_cell(F->n, F->x, F->lo, F->hi, k, &w[0], &w[1], NULL, scr);
+            const cpoly *P = lopt_full_cell(F->n, F->x, F->lo, F->hi, k, &w[0], &w[1], G, scr);
             c += count_mis(F, k, P);
         }
         free(w);
         free(scr);
     }
+    lopt_grid_free(G);
     return F->nvox ? (double)c / (double)F->nvox : 0;
 }
 
@@ -659,6 +948,222 @@ static int repair_empty(fitctx *F, double *x, double *seed, double *weight, rve_
     free(as);
     free(nc);
     return total;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Seeds that left the box are brought back without changing the diagram:
+ * s' = c + l (s - c), t' = |s'|^2 - l |s|^2 + l t (0 < l <= 1, c the box
+ * centre) turns every score 2 s.x - |s|^2 + t into l times itself plus a
+ * term common to all cells, so every point keeps its cell. */
+static void keep_seeds_inside(const fitctx *F, double *x)
+{
+    double c[3], l = 1;
+    v3_scale(c, F->hi, 0.5);
+    for (int k = 0; k < F->n; k++)
+        for (int a = 0; a < 3; a++) {
+            double mg = 1e-3 * (F->hi[a] - F->lo[a]), d = x[4 * k + a] - c[a];
+            double half = 0.5 * (F->hi[a] - F->lo[a]) - mg;
+            if (fabs(d) > half && half / fabs(d) < l)
+                l = half / fabs(d);
+        }
+    if (l >= 1)
+        return;
+    for (int k = 0; k < F->n; k++) {
+        double *s = x + 4 * (size_t)k, s2 = v3_norm2(s), sn[3];
+        for (int a = 0; a < 3; a++)
+            sn[a] = c[a] + l * (s[a] - c[a]);
+        s[3] = v3_norm2(sn) - l * s2 + l * s[3];
+        v3_copy(s, sn);
+    }
+}
+
+/* ------------------------------------------------ classifier refinement */
+/* A power diagram is a linear multi-class classifier of the points: with
+ * u = x - o, cell g has the score f_g(u) = a_g . u + b_g (a_g = 2 s_g,
+ * b_g = 2 s_g . o + t_g - |s_g|^2) and x goes to the cell of largest score
+ * (smallest power distance).  Fitting the voxel labels is thus a linear
+ * classification problem, convex in (a, b); on a raster of a Laguerre
+ * tessellation it is separable.  This stage runs passive-aggressive
+ * updates (Crammer et al. 2006) over the voxels: a voxel of grain g whose
+ * margin f_g - f_j over its best rival j (among the grains touching g in the
+ * map) is below delta |a_g - a_j| (delta voxel lengths) moves both
+ * scores by the least change that restores it, capped at one voxel length
+ * of plane motion.  The exact voxel accuracy (rasterisation) is measured
+ * after every epoch and the best state is kept.  Returns the best accuracy
+ * (or -1 on error). */
+static double classify_refine(fitctx *F, double *x, double *seed, double *weight, int epochs,
+                              double acc0, int *used, rve_err *err)
+{
+    const rve_map *m = F->m;
+    int n = F->n;
+    *used = 0;
+    /* grain adjacency in the map (face neighbours), CSR */
+    size_t cap = 64, na = 0;
+    uint64_t *pairs = malloc(cap * sizeof(uint64_t));
+    double *w = malloc((size_t)n * 4 * sizeof(double)), *xb = malloc((size_t)n * 4 * sizeof(double));
+    int *as = calloc((size_t)n + 1, sizeof(int)), *adj = NULL;
+    if (!pairs || !w || !xb || !as) {
+        free(pairs);
+        free(w);
+        free(xb);
+        free(as);
+        rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+        return -1;
+    }
+    for (int k = 0; k < m->nz; k++)
+        for (int j = 0; j < m->ny; j++)
+            for (int i = 0; i < m->nx; i++) {
+                uint32_t l = m->lab[rve_map_index(m, i, j, k)];
+                if (!l)
+                    continue;
+                for (int a = 0; a < 3; a++) {
+                    int ii = i + (a == 0), jj = j + (a == 1), kk = k + (a == 2);
+                    if (ii >= m->nx || jj >= m->ny || kk >= m->nz)
+                        continue;
+                    uint32_t l2 = m->lab[rve_map_index(m, ii, jj, kk)];
+                    if (!l2 || l2 == l)
+                        continue;
+                    int g = F->cell_of[l], h = F->cell_of[l2];
+                    if (na + 2 > cap) {
+                        uint64_t *np = realloc(pairs, 2 * cap * sizeof(uint64_t));
+                        if (!np)
+                            goto oom;
+                        pairs = np;
+                        cap *= 2;
+                    }
+                    pairs[na++] = ((uint64_t)g << 32) | (uint32_t)h;
+                    pairs[na++] = ((uint64_t)h << 32) | (uint32_t)g;
+                }
+            }
+    qsort(pairs, na, sizeof(uint64_t), cmp_u64);
+    size_t nu = 0;
+    for (size_t q = 0; q < na; q++)
+        if (nu == 0 || pairs[q] != pairs[nu - 1])
+            pairs[nu++] = pairs[q];
+    adj = malloc((nu ? nu : 1) * sizeof(int));
+    if (!adj)
+        goto oom;
+    for (size_t q = 0; q < nu; q++) {
+        as[(pairs[q] >> 32) + 1]++;
+        adj[q] = (int)(uint32_t)pairs[q];
+    }
+    for (int g = 0; g < n; g++)
+        as[g + 1] += as[g];
+    /* per-class coordinates: f_g(x) = a_g . (x - c_g) + b_g, c_g the grain's
+     * centroid, and the bias scaled by the grain's radius r_g: an update then
+     * pulls the seed towards the voxel and leaves the far side of the cell
+     * (x - c_g ~ -r_g) nearly in place, instead of inflating the whole cell */
+    double *cg = malloc((size_t)n * 4 * sizeof(double));
+    if (!cg)
+        goto oom;
+    for (int g = 0; g < n; g++) {
+        double c[3] = {0, 0, 0}, q[3];
+        for (size_t p = F->vs[g]; p < F->vs[g + 1]; p++) {
+            vox_centre(F, p, q);
+            v3_add(c, c, q);
+        }
+        double nv = (double)(F->vs[g + 1] - F->vs[g]);
+        v3_scale(cg + 4 * (size_t)g, c, nv > 0 ? 1.0 / nv : 0);
+        double r = cbrt(3.0 * nv / (4.0 * M_PI));
+        cg[4 * g + 3] = r * r;
+        const double *sg = x + 4 * (size_t)g;
+        for (int a = 0; a < 3; a++)
+            w[4 * g + a] = 2 * sg[a];
+        w[4 * g + 3] = 2 * v3_dot(sg, cg + 4 * (size_t)g) + sg[3] - v3_norm2(sg);
+    }
+    const double delta = 0.02;
+    double best = acc0;
+    memcpy(xb, x, (size_t)n * 4 * sizeof(double));
+    int stale = 0;
+    double runbest = -1;
+    for (int ep = 0; ep < epochs; ep++) {
+        long upd = 0;
+        for (int g = 0; g < n; g++) {
+            double *wg = w + 4 * (size_t)g;
+            const double *cgg = cg + 4 * (size_t)g;
+            for (size_t p = F->vs[g]; p < F->vs[g + 1]; p++) {
+                double v[3], u[3], uj[3];
+                vox_centre(F, p, v);
+                v3_sub(u, v, cgg);
+                double fg = v3_dot(wg, u) + wg[3], worst = 0;
+                int jb = -1;
+                for (int q = as[g]; q < as[g + 1]; q++) {
+                    const double *wj = w + 4 * (size_t)adj[q];
+                    double da[3];
+                    v3_sub(da, wg, wj);
+                    v3_sub(uj, v, cg + 4 * (size_t)adj[q]);
+                    double loss = delta * v3_norm(da) - (fg - v3_dot(wj, uj) - wj[3]);
+                    if (loss > worst) {
+                        worst = loss;
+                        jb = adj[q];
+                    }
+                }
+                if (jb < 0)
+                    continue;
+                double *wj = w + 4 * (size_t)jb, da[3];
+                const double *cj = cg + 4 * (size_t)jb;
+                v3_sub(uj, v, cj);
+                v3_sub(da, wg, wj);
+                double lmax = v3_norm(da); /* one voxel length of plane motion */
+                double tau = fmin(worst, lmax) / (v3_norm2(u) + cgg[3] + v3_norm2(uj) + cj[3]);
+                for (int a = 0; a < 3; a++) {
+                    wg[a] += tau * u[a];
+                    wj[a] -= tau * uj[a];
+                }
+                wg[3] += tau * cgg[3];
+                wj[3] -= tau * cj[3];
+                upd++;
+            }
+        }
+        *used = ep + 1;
+        for (int g = 0; g < n; g++) {
+            double *sg = x + 4 * (size_t)g;
+            for (int a = 0; a < 3; a++)
+                sg[a] = 0.5 * w[4 * g + a];
+            sg[3] = w[4 * g + 3] - 2 * v3_dot(sg, cg + 4 * (size_t)g) + v3_norm2(sg);
+        }
+        keep_seeds_inside(F, x);
+        double acc;
+        to_physical(F, x, seed, weight);
+        if (rve_fit_quality(m, n, seed, weight, &acc, NULL, NULL, NULL, NULL, err) != RVE_OK) {
+            best = -1;
+            break;
+        }
+        if (acc > best) {
+            best = acc;
+            memcpy(xb, x, (size_t)n * 4 * sizeof(double));
+        }
+        /* patience counted against this stage's own progress: its first
+         * epochs may lose accuracy before they gain */
+        if (acc > runbest) {
+            runbest = acc;
+            stale = 0;
+        } else if (++stale >= 8)
+            break;
+        if (upd == 0)
+            break;
+    }
+    memcpy(x, xb, (size_t)n * 4 * sizeof(double));
+    free(cg);
+    free(pairs);
+    free(w);
+    free(xb);
+    free(as);
+    free(adj);
+    return best;
+oom:
+    free(pairs);
+    free(w);
+    free(xb);
+    free(as);
+    free(adj);
+    rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    return -1;
 }
 
 static void cell_steps(lopt *L, fitctx *F, const double *x, double frac, double minstep,
@@ -772,6 +1277,7 @@ rve_status rve_fit(const rve_map *m, const rve_fit_opts *opts, rve_fit_result *r
         if (rel < o.tol) {
             if (frac > 0.05) {
                 frac *= 0.5; /* refine the search scale before stopping */
+                lopt_invalidate(L);
                 continue;
             }
             r->stopped_by = 0;
@@ -783,6 +1289,17 @@ rve_status rve_fit(const rve_map *m, const rve_fit_opts *opts, rve_fit_result *r
     st = rve_fit_quality(m, n, r->seed, r->weight, &r->acc_stage1, NULL, NULL, NULL, NULL, err);
     if (st != RVE_OK)
         goto done;
+    /* ---- classifier refinement (kept only where it raises the accuracy) ---- */
+    if (o.classify > 0 && !(deadline > 0 && rve_now() > deadline)) {
+        int used = 0;
+        double acc = classify_refine(&F, x, r->seed, r->weight, o.classify, r->acc_stage1, &used, err);
+        if (acc < 0) {
+            st = err->code;
+            goto done;
+        }
+        r->classify_epochs = used;
+        r->acc_classify = acc;
+    }
     /* ---- stage 2: polishing on the misassigned volume ---- */
     if (o.polish > 0 && !(deadline > 0 && rve_now() > deadline)) {
         if (repair_empty(&F, x, r->seed, r->weight, err) < 0) {
@@ -801,9 +1318,12 @@ rve_status rve_fit(const rve_map *m, const rve_fit_opts *opts, rve_fit_result *r
         double mbest = misassigned(&F, L, nth);
         double pfrac = 0.1;
         for (int s = 1; s <= o.polish; s++) {
-            F.tau = fmax(0.1, pow(0.7, s - 1)); /* ramp width: 1 voxel down to 0.1 */
-            if ((st = lopt_recost(L, err)) != RVE_OK)
-                break;
+            double tau = fmax(0.1, pow(0.7, s - 1)); /* ramp width: 1 voxel down to 0.1 */
+            if (tau != F.tau || s == 1) {
+                F.tau = tau;
+                if ((st = lopt_recost(L, err)) != RVE_OK)
+                    break;
+            }
             cell_steps(L, &F, x, pfrac, 0.05, step, tstep);
             int moved = 0;
             st = lopt_sweep(L, step, tstep, o.max_evals, deadline, &moved, err);

@@ -31,6 +31,16 @@ struct lopt {
     double *best;     /* 4n */
     double *bestd;    /* n */
     int *color;
+    /* adaptive effort: a seed whose last search found nothing is not searched
+     * again while nothing it depends on has changed */
+    int gen;          /* bumped when the cost or the search steps change */
+    long tick;        /* batch commits so far */
+    long *touched;    /* n: tick of the last commit that changed cell k */
+    long *searched;   /* n: tick of seed i's last search */
+    int *sgen;        /* n: gen of that search */
+    unsigned char *fruitless; /* n: that search found no improvement */
+    double *tsearch;  /* n: seconds of the last search (largest first in a batch) */
+    long skipped;
 };
 
 static double now_s(void) { return rve_now(); }
@@ -57,7 +67,14 @@ lopt *lopt_alloc(int n, const double lo[3], const double hi[3], double *x, int n
     L->bestd = malloc((size_t)n * sizeof(double));
     L->color = malloc((size_t)n * sizeof(int));
     L->ws = calloc((size_t)nthreads, sizeof(lopt_ws));
-    if (!L->c || !L->nbc || !L->nb || !L->cs || !L->best || !L->bestd || !L->color || !L->ws) {
+    L->touched = calloc((size_t)n, sizeof(long));
+    L->searched = calloc((size_t)n, sizeof(long));
+    L->sgen = calloc((size_t)n, sizeof(int));
+    L->fruitless = calloc((size_t)n, 1);
+    L->tsearch = calloc((size_t)n, sizeof(double));
+    L->tick = 1;
+    if (!L->c || !L->nbc || !L->nb || !L->cs || !L->best || !L->bestd || !L->color || !L->ws || !L->touched ||
+        !L->searched || !L->sgen || !L->fruitless || !L->tsearch) {
         lopt_free(L);
         rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
         return NULL;
@@ -69,7 +86,11 @@ lopt *lopt_alloc(int n, const double lo[3], const double hi[3], double *x, int n
         L->ws[t].n = n;
         L->ws[t].x = x;
         L->ws[t].ov_i = -1;
-        if (!L->ws[t].stamp || !L->ws[t].list) {
+        L->ws[t].cache_i = -1;
+        L->ws[t].cache_k = malloc(LOPT_NCACHE * sizeof(int));
+        L->ws[t].cache = malloc(LOPT_NCACHE * sizeof(cpoly));
+        L->ws[t].tmpc = malloc((size_t)n * sizeof(int));
+        if (!L->ws[t].stamp || !L->ws[t].list || !L->ws[t].cache_k || !L->ws[t].cache || !L->ws[t].tmpc) {
             lopt_free(L);
             rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
             return NULL;
@@ -86,6 +107,9 @@ void lopt_free(lopt *L)
         for (int t = 0; t < L->nthreads; t++) {
             free(L->ws[t].stamp);
             free(L->ws[t].list);
+            free(L->ws[t].cache_k);
+            free(L->ws[t].cache);
+            free(L->ws[t].tmpc);
         }
     free(L->ws);
     free(L->c);
@@ -96,6 +120,11 @@ void lopt_free(lopt *L)
     free(L->best);
     free(L->bestd);
     free(L->color);
+    free(L->touched);
+    free(L->searched);
+    free(L->sgen);
+    free(L->fruitless);
+    free(L->tsearch);
     free(L);
 }
 
@@ -103,6 +132,39 @@ void lopt_set_cost(lopt *L, lopt_cost_fn f, void *ctx)
 {
     L->cost = f;
     L->ctx = ctx;
+    L->gen++;
+}
+
+void lopt_invalidate(lopt *L) { L->gen++; }
+long lopt_skipped(const lopt *L) { return L->skipped; }
+
+/* Seed i needs no search: its last search, with the same cost and steps,
+ * found nothing and no cell of its 2-ring changed since; or its cell and its
+ * neighbours' already cost exactly 0 (a sum of non-negative costs). */
+static int can_skip(const lopt *L, int i)
+{
+    int zero = L->c[i] == 0;
+    for (int q = 0; zero && q < L->nbc[i]; q++)
+        zero = L->c[L->nb[(size_t)i * NB_MAX + q]] == 0;
+    if (zero && L->nbc[i] > 0)
+        return 1;
+    if (!L->fruitless[i] || L->sgen[i] != L->gen || L->touched[i] >= L->searched[i])
+        return 0;
+    for (int q = L->cs[i]; q < L->cs[i + 1]; q++)
+        if (L->touched[L->cand[q]] >= L->searched[i])
+            return 0;
+    return 1;
+}
+
+typedef struct {
+    double t;
+    int i;
+} tsort_t;
+
+static int cmp_tdesc(const void *a, const void *b)
+{
+    double x = ((const tsort_t *)a)->t, y = ((const tsort_t *)b)->t;
+    return (x < y) - (x > y);
 }
 
 void lopt_set_user(lopt *L, void **user)
@@ -164,12 +226,177 @@ static int cmp_dj(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-const cpoly *lopt_full_cell(int n, const double *x, const double lo[3], const double hi[3], int k,
-                            cpoly *w0, cpoly *w1, int *order, double *dist)
+/* Seeds binned on a uniform grid (about one seed per bin), for full cells
+ * in O(seeds near the cell) instead of sorting all n seeds per cell. */
+struct lopt_grid {
+    int g[3];
+    double lo[3], h[3], hmin, tmax;
+    int *start; /* g0 g1 g2 + 1 */
+    int *idx;   /* n */
+};
+
+static int grid_bin(const lopt_grid *G, const double *p, int a)
 {
-    (void)order;
+    int b = (int)floor((p[a] - G->lo[a]) / G->h[a]);
+    return b < 0 ? 0 : (b >= G->g[a] ? G->g[a] - 1 : b);
+}
+
+lopt_grid *lopt_grid_build(int n, const double *x, const double lo[3], const double hi[3])
+{
+    lopt_grid *G = calloc(1, sizeof *G);
+    if (!G || n < 1) {
+        free(G);
+        return NULL;
+    }
+    double ext[3], vol = 1;
+    for (int a = 0; a < 3; a++) {
+        ext[a] = hi[a] - lo[a] > 0 ? hi[a] - lo[a] : 1;
+        vol *= ext[a];
+    }
+    double side = cbrt(vol / n); /* one seed per bin on average */
+    size_t nb = 1;
+    G->hmin = 1e300;
+    for (int a = 0; a < 3; a++) {
+        double g = floor(ext[a] / side);
+        G->g[a] = g < 1 ? 1 : (g > 1024 ? 1024 : (int)g);
+        G->lo[a] = lo[a];
+        G->h[a] = ext[a] / G->g[a];
+        G->hmin = G->h[a] < G->hmin ? G->h[a] : G->hmin;
+        nb *= (size_t)G->g[a];
+    }
+    G->start = calloc(nb + 1, sizeof(int));
+    G->idx = malloc((size_t)n * sizeof(int));
+    int *bin = malloc((size_t)n * sizeof(int));
+    if (!G->start || !G->idx || !bin) {
+        free(bin);
+        lopt_grid_free(G);
+        return NULL;
+    }
+    G->tmax = -1e300;
+    for (int j = 0; j < n; j++) {
+        const double *p = x + 4 * (size_t)j;
+        bin[j] = grid_bin(G, p, 0) + G->g[0] * (grid_bin(G, p, 1) + G->g[1] * grid_bin(G, p, 2));
+        G->start[bin[j] + 1]++;
+        if (p[3] > G->tmax)
+            G->tmax = p[3];
+    }
+    for (size_t b = 0; b < nb; b++)
+        G->start[b + 1] += G->start[b];
+    int *fill = malloc(nb * sizeof(int));
+    if (!fill) {
+        free(bin);
+        lopt_grid_free(G);
+        return NULL;
+    }
+    memcpy(fill, G->start, nb * sizeof(int));
+    for (int j = 0; j < n; j++)
+        G->idx[fill[bin[j]]++] = j;
+    free(fill);
+    free(bin);
+    return G;
+}
+
+void lopt_grid_free(lopt_grid *G)
+{
+    if (!G)
+        return;
+    free(G->start);
+    free(G->idx);
+    free(G);
+}
+
+static double cell_radius(const cpoly *P, const double *sk)
+{
+    double R = 0;
+    for (int i = 0; i < P->nv; i++) {
+        double r = v3_dist(P->v[i], sk);
+        if (r > R)
+            R = r;
+    }
+    return R;
+}
+
+/* clip P (in *pp, scratch *qq) by the plane of seed j; returns 1 when the
+ * cell became empty */
+static int clip_by(cpoly **pp, cpoly **qq, const double *x, const double *sk, int j, double D, double *R)
+{
+    const double *sj = x + 4 * (size_t)j;
+    double nrm[3];
+    v3_sub(nrm, sj, sk);
+    double d = 0.5 * (v3_norm2(sj) - sj[3] - v3_norm2(sk) + sk[3]);
+    if (D == 0) {
+        if (sk[3] >= sj[3])
+            return 0;
+        (*pp)->nv = (*pp)->nf = (*pp)->ni = 0;
+        return 1;
+    }
+    if ((d - v3_dot(nrm, sk)) >= *R * D)
+        return 0;
+    if (cpoly_clip(*pp, *qq, nrm, d, j)) {
+        cpoly *tmp = *pp;
+        *pp = *qq;
+        *qq = tmp;
+        if ((*pp)->nv == 0)
+            return 1;
+        *R = cell_radius(*pp, sk);
+    }
+    return 0;
+}
+
+const cpoly *lopt_full_cell(int n, const double *x, const double lo[3], const double hi[3], int k,
+                            cpoly *w0, cpoly *w1, const lopt_grid *G, double *dist)
+{
     dist_j_t *o = (dist_j_t *)dist; /* caller gives 2n doubles worth of scratch */
     const double *sk = x + 4 * (size_t)k;
+    cpoly *P = w0, *Q = w1;
+    cpoly_box(P, lo, hi);
+    double R = cell_radius(P, sk);
+    if (G) {
+        /* rings of bins around the seed's bin, nearest seeds first within a
+         * ring; a bin of ring r is at least (r - 1) hmin away, and a plane at
+         * distance D misses the cell once 0.5 D + 0.5 (t_k - tmax) / D >= R
+         * (increasing in D) */
+        int c[3], gmax = 0;
+        for (int a = 0; a < 3; a++) {
+            c[a] = grid_bin(G, sk, a);
+            int e = c[a] > G->g[a] - 1 - c[a] ? c[a] : G->g[a] - 1 - c[a];
+            gmax = e > gmax ? e : gmax;
+        }
+        for (int r = 0; r <= gmax; r++) {
+            double Dm = (r - 1) * G->hmin;
+            if (Dm > 0 && 0.5 * Dm + 0.5 * (sk[3] - G->tmax) / Dm >= R)
+                break;
+            int m = 0;
+            for (int kz = c[2] - r; kz <= c[2] + r; kz++) {
+                if (kz < 0 || kz >= G->g[2])
+                    continue;
+                for (int ky = c[1] - r; ky <= c[1] + r; ky++) {
+                    if (ky < 0 || ky >= G->g[1])
+                        continue;
+                    int onshell = abs(kz - c[2]) == r || abs(ky - c[1]) == r;
+                    int step = onshell ? 1 : 2 * r;
+                    for (int kx = c[0] - r; kx <= c[0] + r; kx += (step > 0 ? step : 1)) {
+                        if (kx < 0 || kx >= G->g[0])
+                            continue;
+                        int b = kx + G->g[0] * (ky + G->g[1] * kz);
+                        for (int q = G->start[b]; q < G->start[b + 1]; q++) {
+                            int j = G->idx[q];
+                            if (j == k)
+                                continue;
+                            o[m].d = v3_dist(sk, x + 4 * (size_t)j);
+                            o[m].j = j;
+                            m++;
+                        }
+                    }
+                }
+            }
+            qsort(o, (size_t)m, sizeof *o, cmp_dj);
+            for (int q = 0; q < m; q++)
+                if (clip_by(&P, &Q, x, sk, o[q].j, o[q].d, &R))
+                    return P;
+        }
+        return P;
+    }
     double tmax = -1e300;
     int m = 0;
     for (int j = 0; j < n; j++) {
@@ -182,43 +409,12 @@ const cpoly *lopt_full_cell(int n, const double *x, const double lo[3], const do
         m++;
     }
     qsort(o, (size_t)m, sizeof *o, cmp_dj);
-    cpoly *P = w0, *Q = w1;
-    cpoly_box(P, lo, hi);
-    double R = 0;
-    for (int i = 0; i < P->nv; i++) {
-        double r = v3_dist(P->v[i], sk);
-        if (r > R)
-            R = r;
-    }
     for (int c = 0; c < m; c++) {
         double D = o[c].d;
         if (D > 0 && 0.5 * D + 0.5 * (sk[3] - tmax) / D >= R)
             break; /* this and every farther plane miss the cell */
-        const double *sj = x + 4 * (size_t)o[c].j;
-        double nrm[3];
-        v3_sub(nrm, sj, sk);
-        double d = 0.5 * (v3_norm2(sj) - sj[3] - v3_norm2(sk) + sk[3]);
-        if (D == 0) {
-            if (sk[3] >= sj[3])
-                continue;
-            P->nv = P->nf = P->ni = 0;
+        if (clip_by(&P, &Q, x, sk, o[c].j, D, &R))
             return P;
-        }
-        if ((d - v3_dot(nrm, sk)) >= R * D)
-            continue;
-        if (cpoly_clip(P, Q, nrm, d, o[c].j)) {
-            cpoly *tmp = P;
-            P = Q;
-            Q = tmp;
-            if (P->nv == 0)
-                return P;
-            R = 0;
-            for (int i = 0; i < P->nv; i++) {
-                double r = v3_dist(P->v[i], sk);
-                if (r > R)
-                    R = r;
-            }
-        }
     }
     return P;
 }
@@ -442,6 +638,7 @@ rve_status lopt_rebuild(lopt *L, rve_err *err)
 {
     int n = L->n;
     int fail = 0;
+    lopt_grid *G = lopt_grid_build(n, L->x, L->lo, L->hi); /* NULL: sorted scan */
 #pragma omp parallel num_threads(L->nthreads)
     {
         lopt_ws *ws = &L->ws[thread_id()];
@@ -455,7 +652,7 @@ rve_status lopt_rebuild(lopt *L, rve_err *err)
             if (!scratch)
                 continue;
             const cpoly *P = lopt_full_cell(n, L->x, L->lo, L->hi, k, &ws->work[0], &ws->work[1],
-                                            NULL, scratch);
+                                            G, scratch);
             set_neighbours(L, k, P);
             ws->commit = 1;
             L->c[k] = L->cost(L->ctx, k, L->x + 4 * (size_t)k, P, ws);
@@ -463,6 +660,7 @@ rve_status lopt_rebuild(lopt *L, rve_err *err)
         }
         free(scratch);
     }
+    lopt_grid_free(G);
     if (fail)
         return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
     symmetrise(L);
@@ -472,6 +670,7 @@ rve_status lopt_rebuild(lopt *L, rve_err *err)
 rve_status lopt_recost(lopt *L, rve_err *err)
 {
     (void)err;
+    L->gen++;
 #pragma omp parallel for num_threads(L->nthreads) schedule(dynamic, 4)
     for (int k = 0; k < L->n; k++) {
         lopt_ws *ws = &L->ws[thread_id()];
@@ -484,6 +683,47 @@ rve_status lopt_recost(lopt *L, rve_err *err)
 }
 
 /* ------------------------------------------------------ local evaluation */
+/* Fill ws's cache with the cells of i's neighbours without the plane of i. */
+static void prepare_cache(lopt *L, lopt_ws *ws, int i)
+{
+    ws->cache_i = i;
+    ws->ncache = 0;
+    const int *nb = L->nb + (size_t)i * NB_MAX;
+    for (int q = 0; q < L->nbc[i] && ws->ncache < LOPT_NCACHE; q++) {
+        int k = nb[q], m = 0;
+        for (int c = L->cs[k]; c < L->cs[k + 1]; c++)
+            if (L->cand[c] != i)
+                ws->tmpc[m++] = L->cand[c];
+        cpoly *dst = &ws->cache[ws->ncache];
+        const cpoly *P = cpoly_laguerre_cell(&ws->work[2], &ws->work[3], L->lo, L->hi, L->x, k, ws->tmpc, m, -1, NULL);
+        memcpy(dst, P, sizeof *dst);
+        ws->cache_k[ws->ncache++] = k;
+    }
+}
+
+/* Cell k (a neighbour of the seed i under trial at p) from the cache: one
+ * clip.  NULL when k is not cached or the planes coincide. */
+static const cpoly *cached_cell(const lopt *L, lopt_ws *ws, int k, int i, const double p[4], cpoly *out)
+{
+    if (ws->cache_i != i)
+        return NULL;
+    for (int c = 0; c < ws->ncache; c++) {
+        if (ws->cache_k[c] != k)
+            continue;
+        const cpoly *B = &ws->cache[c];
+        if (B->nv == 0)
+            return B;
+        const double *sk = L->x + 4 * (size_t)k;
+        double n[3];
+        v3_sub(n, p, sk);
+        if (v3_norm2(n) == 0)
+            return NULL;
+        double d = 0.5 * (v3_norm2(p) - p[3] - v3_norm2(sk) + sk[3]);
+        return cpoly_clip(B, out, n, d, i) ? out : B;
+    }
+    return NULL;
+}
+
 /* Change of F when seed i takes the value p (others frozen).  The affected
  * cells are appended to ws->list (count returned in *na) when na != NULL. */
 static double delta_eval(lopt *L, lopt_ws *ws, int i, const double p[4])
@@ -570,7 +810,9 @@ static double delta_eval(lopt *L, lopt_ws *ws, int i, const double p[4])
         int k = ws->list[a];
         const int *ck = L->cand + L->cs[k];
         int nck = L->cs[k + 1] - L->cs[k];
-        const cpoly *Pk = cpoly_laguerre_cell(&ws->work[2], &ws->work[3], L->lo, L->hi, L->x, k, ck, nck, i, p);
+        const cpoly *Pk = cached_cell(L, ws, k, i, p, &ws->work[2]);
+        if (!Pk)
+            Pk = cpoly_laguerre_cell(&ws->work[2], &ws->work[3], L->lo, L->hi, L->x, k, ck, nck, i, p);
         d += L->cost(L->ctx, k, L->x + 4 * (size_t)k, Pk, ws) - L->c[k];
         ws->cells++;
     }
@@ -655,6 +897,9 @@ rve_status lopt_sweep(lopt *L, const double *step, const double *tstep, int max_
     if (st != RVE_OK)
         return st;
     int ncol = colour(L);
+#ifdef LOPT_DEBUG_COLOURS
+    fprintf(stderr, "colours %d for %d seeds\n", ncol, n);
+#endif
     int *batch = malloc((size_t)n * sizeof(int));
     int *bs = calloc((size_t)ncol + 1, sizeof(int));
     if (!batch || !bs) {
@@ -677,6 +922,22 @@ rve_status lopt_sweep(lopt *L, const double *step, const double *tstep, int max_
         for (int k = 0; k < n; k++)
             batch[pos[L->color[k]]++] = k;
         free(pos);
+        /* longest searches first in each batch: the batch ends at a barrier,
+         * and a long search started last leaves the other threads idle */
+        tsort_t *ts = malloc((size_t)n * sizeof *ts);
+        if (ts) {
+            for (int c = 0; c < ncol; c++) {
+                int len = bs[c + 1] - bs[c];
+                for (int b = 0; b < len; b++) {
+                    ts[b].i = batch[bs[c] + b];
+                    ts[b].t = L->tsearch[ts[b].i];
+                }
+                qsort(ts, (size_t)len, sizeof *ts, cmp_tdesc);
+                for (int b = 0; b < len; b++)
+                    batch[bs[c] + b] = ts[b].i;
+            }
+            free(ts);
+        }
     }
     int nmoved = 0;
     st = RVE_OK;
@@ -698,6 +959,12 @@ rve_status lopt_sweep(lopt *L, const double *step, const double *tstep, int max_
                 L->bestd[i] = 0;
                 if (!M || !y || !ss)
                     continue;
+                if (can_skip(L, i)) {
+#pragma omp atomic update
+                    L->skipped++;
+                    continue;
+                }
+                double ts0 = now_s();
                 nm_ctx cx;
                 cx.L = L;
                 cx.ws = ws;
@@ -708,6 +975,7 @@ rve_status lopt_sweep(lopt *L, const double *step, const double *tstep, int max_
                 cx.bestf = 0;
                 memcpy(cx.bestp, cx.x0, sizeof cx.bestp);
                 cx.nev = 0;
+                prepare_cache(L, ws, i);
                 gsl_multimin_function fn = {nm_f, 4, &cx};
                 gsl_vector_set_zero(y);
                 gsl_vector_set_all(ss, 1.0);
@@ -719,12 +987,17 @@ rve_status lopt_sweep(lopt *L, const double *step, const double *tstep, int max_
                             break;
                     }
                 }
+                ws->cache_i = -1;
                 /* accept only a real improvement */
                 double scale = 1e-12 * (1.0 + fabs(L->c[i]));
                 if (cx.bestf < -scale) {
                     L->bestd[i] = cx.bestf;
                     memcpy(L->best + 4 * (size_t)i, cx.bestp, sizeof cx.bestp);
                 }
+                L->fruitless[i] = !(cx.bestf < -scale);
+                L->searched[i] = L->tick;
+                L->sgen[i] = L->gen;
+                L->tsearch[i] = now_s() - ts0;
             }
             gsl_multimin_fminimizer_free(M);
             gsl_vector_free(y);
@@ -791,7 +1064,9 @@ rve_status lopt_sweep(lopt *L, const double *step, const double *tstep, int max_
             ws->commit = 1;
             L->c[k] = L->cost(L->ctx, k, L->x + 4 * (size_t)k, P, ws);
             ws->commit = 0;
+            L->touched[k] = L->tick;
         }
+        L->tick++;
         free(aff);
         symmetrise(L);
 #ifdef LOPT_DEBUG

@@ -40,7 +40,16 @@ typedef struct {
     const double *x;
     int ov_i;          /* seed under trial (-1: none) and its trial value */
     const double *ov_p;
+    /* Cells of the neighbours of the seed under search (cache_i), each
+     * clipped by every candidate but that seed: a trial then needs one clip
+     * per neighbour cell instead of a rebuild. */
+    int cache_i, ncache;
+    int *cache_k;      /* LOPT_NCACHE cell ids */
+    cpoly *cache;      /* LOPT_NCACHE polytopes */
+    int *tmpc;         /* n ints: candidate list scratch */
 } lopt_ws;
+
+#define LOPT_NCACHE 64
 
 /* cost of cell k whose seed is sk (x, y, z, t); P may be empty (P->nv == 0). */
 typedef double (*lopt_cost_fn)(void *ctx, int k, const double sk[4], const cpoly *P, lopt_ws *ws);
@@ -64,7 +73,9 @@ double lopt_total(const lopt *L);
 double lopt_cell_cost(const lopt *L, int k);
 const int *lopt_neighbours(const lopt *L, int k, int *count);
 
-/* One sweep.  step[k]: position step (length units) of seed k's initial
+/* One sweep.  A seed is not searched when its last search (same cost, same
+ * steps) found nothing and no cell of its 2-ring has changed since, or when
+ * its cell and its neighbours' cost 0.  step[k]: position step (length units) of seed k's initial
  * simplex; tstep[k] the t step.  Stops early (returns RVE_ECAP) when
  * rve_now() passes deadline (> 0).  Accepted moves are counted in *moved. */
 rve_status lopt_sweep(lopt *L, const double *step, const double *tstep, int max_evals,
@@ -75,6 +86,12 @@ rve_status lopt_sweep(lopt *L, const double *step, const double *tstep, int max_
  * cell reappears at s_k (used to continue costs across empty cells). */
 double lopt_gap(const lopt_ws *ws, int k, const double sk[4]);
 
+/* The cost or the search steps changed: every seed is searched again
+ * (lopt_set_cost and lopt_recost do this themselves). */
+void lopt_invalidate(lopt *L);
+/* Searches skipped so far (see lopt_sweep). */
+long lopt_skipped(const lopt *L);
+
 /* Totals over threads. */
 long lopt_evals(const lopt *L);
 long lopt_counter(const lopt *L);   /* sum of ws->gjk */
@@ -83,9 +100,17 @@ long lopt_counter(const lopt *L);   /* sum of ws->gjk */
  * list built from the neighbour graph). */
 const cpoly *lopt_cell(lopt *L, int k, cpoly *w0, cpoly *w1);
 
-/* Full, exact cell of k against all seeds of x (sorted by distance, early exit);
- * standalone, thread-safe. order: n ints scratch, dist: n doubles scratch. */
+/* Seeds of x binned on a uniform grid (read-only once built, shared by
+ * threads); NULL when out of memory. */
+typedef struct lopt_grid lopt_grid;
+lopt_grid *lopt_grid_build(int n, const double *x, const double lo[3], const double hi[3]);
+void lopt_grid_free(lopt_grid *G);
+
+/* Full, exact cell of k against all seeds of x (nearest first, early exit):
+ * with G (built from the same x) only the bins near the cell are visited;
+ * with G == NULL all n seeds are sorted.  Standalone, thread-safe.
+ * dist: 2n doubles scratch. */
 const cpoly *lopt_full_cell(int n, const double *x, const double lo[3], const double hi[3], int k,
-                            cpoly *w0, cpoly *w1, int *order, double *dist);
+                            cpoly *w0, cpoly *w1, const lopt_grid *G, double *dist);
 
 #endif
