@@ -207,7 +207,7 @@ extern "C" const int *tv_cell_fv(const tv_cell *b) { return b->fv.data(); }
 extern "C" int tv_cell_fvlen(const tv_cell *b) { return (int)b->fv.size(); }
 
 extern "C" double tv_plain_all(const double lo[3], const double hi[3], const int periodic[3], int n,
-                               const double *seeds)
+                               const double *seeds, int full)
 {
     try {
         int nb[3];
@@ -218,12 +218,30 @@ extern "C" double tv_plain_all(const double lo[3], const double hi[3], const int
         for (int i = 0; i < n; i++)
             con.put(i, seeds[4 * i], seeds[4 * i + 1], seeds[4 * i + 2], seeds[4 * i + 3]);
         voro::c_loop_all vl(con);
-        voro::voronoicell cell;
         double vol = 0;
+        if (!full) {
+            voro::voronoicell cell;
+            if (vl.start()) do
+                    if (con.compute_cell(cell, vl)) vol += cell.volume();
+                while (vl.inc());
+            return vol;
+        }
+        voro::voronoicell_neighbor cell;
+        std::vector<double> v;
+        std::vector<int> nbr, fv;
+        size_t sink = 0; // keeps the extraction from being optimised away
         if (vl.start()) do
-                if (con.compute_cell(cell, vl)) vol += cell.volume();
+                if (con.compute_cell(cell, vl)) {
+                    double x, y, z;
+                    vl.pos(x, y, z);
+                    cell.vertices(x, y, z, v);
+                    cell.neighbors(nbr);
+                    cell.face_vertices(fv);
+                    vol += cell.volume();
+                    sink += v.size() + nbr.size() + fv.size();
+                }
             while (vl.inc());
-        return vol;
+        return sink > 0 ? vol : -1;
     } catch (...) {
         return -1;
     }
