@@ -118,6 +118,17 @@ static int *spatial_order(const rve_tess *t)
     return order;
 }
 
+/* What the face matching reads of a cell, in the spatial order: the cells
+ * are indexed by seed (scattered in memory), so reading a neighbour's struct
+ * missed the cache on nearly every face; a neighbour's record here is near
+ * the current one. */
+typedef struct {
+    const int *fnbr, *foff, *floop;
+    const int32_t *fimg;
+    const double *v;
+    int nf, cbase, fbase, cell;
+} cell_rec;
+
 #define TALLOC(ptr, count)                                                        \
     do {                                                                          \
         (ptr) = malloc(sizeof(*(ptr)) * ((size_t)(count) > 0 ? (size_t)(count) : 1)); \
@@ -134,73 +145,114 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
     double ext = fmax(t->hi[0] - t->lo[0], fmax(t->hi[1] - t->lo[1], t->hi[2] - t->lo[2]));
     double tol2 = (1e-9 * ext) * (1e-9 * ext);
 
-    int *order = NULL, *cbase = NULL, *fbase = NULL, *par = NULL, *cfg = NULL, *vid = NULL, *fc0 = NULL, *fcf = NULL;
+    int *order = NULL, *cbase = NULL, *par = NULL, *vid = NULL, *rank = NULL, *cfg = NULL;
+    cell_rec *rec = NULL;
+    unsigned char *wall = NULL;
     int32_t *vimg = NULL, *eimg = NULL;
     int *ehead = NULL, *enext = NULL, *cnt = NULL;
     order = spatial_order(t);
     if (!order) goto nomem;
     TALLOC(cbase, n + 1);
-    TALLOC(fbase, n + 1);
     long long ni = 0, nf = 0, nfv = 0;
     for (int oi = 0; oi < n; oi++) {
         int c = order[oi];
         cbase[c] = (int)ni;
-        fbase[c] = (int)nf;
         ni += t->cells[c].nv;
         nf += t->cells[c].nf;
         nfv += t->cells[c].nfv;
     }
-    if (ni >= INT_MAX / 2 || nfv >= INT_MAX / 2)
+    if (ni >= INT_MAX / 2 || nfv >= INT_MAX / 2 || nf >= INT_MAX / 2) {
+        free(order);
+        free(cbase);
         return rve_err_set(err, RVE_ENOMEM, "", "tessellation too large for the topology");
-    cbase[n] = (int)ni; /* totals (the per-cell bases follow the spatial order) */
-    fbase[n] = (int)nf;
+    }
+    cbase[n] = (int)ni; /* total (the per-cell bases follow the spatial order) */
     TALLOC(par, ni);
     for (int k = 0; k < ni; k++) par[k] = k;
+    /* walls through each cell-vertex incidence (bit w for wall -(w + 1)),
+     * recorded while the faces are matched so that the cells and walls at
+     * each vertex are listed later without another sweep over the cells */
+    wall = calloc((size_t)ni + 1, 1);
+    if (!wall) goto nomem;
+    TALLOC(rank, n);
+    TALLOC(rec, n);
+    {
+        int fb = 0;
+        for (int oi = 0; oi < n; oi++) {
+            int c = order[oi];
+            const rve_tess_poly *p = &t->cells[c];
+            rank[c] = oi;
+            rec[oi] = (cell_rec){p->fnbr, p->foff, p->floop, p->fimg, p->v, p->nf, cbase[c], fb, c};
+            fb += p->nf;
+        }
+    }
+    /* global face of each cell face in the spatial order (cells' faces from
+     * rec[].fbase): 2 g on the side that created face g, 2 g + 1 on the
+     * other, -1 while not matched */
     TALLOC(cfg, nf);
     for (int k = 0; k < nf; k++) cfg[k] = -1;
-    /* faces: at most nf; the own side is (fc0, fcf) */
-    TALLOC(fc0, nf);
-    TALLOC(fcf, nf);
+    /* global faces: at most nf (shrunk at the end).  A face's loop, plane,
+     * area and point are written when its first cell creates it, while that
+     * cell's data is in cache; the loop holds cell-vertex incidences until
+     * the global vertices are known. */
     TALLOC(t->face_cell, 2 * nf);
     TALLOC(t->face_img, nf);
+    TALLOC(t->face_voff, nf + 1);
+    TALLOC(t->face_ver, nfv);
+    TALLOC(t->face_plane, 4 * nf);
+    TALLOC(t->face_area, nf);
+    TALLOC(t->face_ptxyz, 3 * nf);
+    t->face_voff[0] = 0;
     int nface = 0;
     for (int oi = 0; oi < n; oi++) {
-        int c = order[oi];
-        const rve_tess_poly *p = &t->cells[c];
+        const cell_rec *p = &rec[oi];
+        int c = p->cell, *cf_c = cfg + p->fbase;
         for (int f = 0; f < p->nf; f++) {
-            if (cfg[fbase[c] + f] >= 0) continue;
+            if (cf_c[f] >= 0) continue;
             int j = p->fnbr[f];
             int g = nface++;
-            fc0[g] = c;
-            fcf[g] = f;
+            {
+                const rve_tess_poly *pp = &t->cells[c];
+                int o = t->face_voff[g];
+                for (int k = p->foff[f]; k < p->foff[f + 1]; k++) t->face_ver[o++] = p->cbase + p->floop[k];
+                t->face_voff[g + 1] = o;
+                memcpy(t->face_plane + 4 * g, pp->fplane + 4 * f, 4 * sizeof(double));
+                t->face_area[g] = pp->farea[f];
+                face_centre(pp, f, t->face_ptxyz + 3 * g);
+            }
             t->face_cell[2 * g] = c;
             t->face_cell[2 * g + 1] = j;
             t->face_img[g] = p->fimg[f];
-            cfg[fbase[c] + f] = g;
-            if (j < 0) continue;
+            cf_c[f] = 2 * g;
+            if (j < 0) {
+                unsigned char bit = (unsigned char)(1u << (-j - 1));
+                for (int k = p->foff[f]; k < p->foff[f + 1]; k++) wall[p->cbase + p->floop[k]] |= bit;
+                continue;
+            }
             /* partner face in cell j */
-            const rve_tess_poly *q = &t->cells[j];
+            const cell_rec *q = &rec[rank[j]];
+            const int *cf_j = cfg + q->fbase;
             int32_t back = img_neg(p->fimg[f]);
             int s[3];
             rve_tess_img_unpack(p->fimg[f], s);
             double sh[3] = {s[0] * P[0], s[1] * P[1], s[2] * P[2]};
             int best = -1, ncand = 0;
             for (int h = 0; h < q->nf; h++) {
-                if (q->fnbr[h] != c || q->fimg[h] != back || cfg[fbase[j] + h] >= 0) continue;
+                if (q->fnbr[h] != c || q->fimg[h] != back || cf_j[h] >= 0) continue;
                 if (j == c && h == f) continue;
                 ncand++;
                 best = h;
             }
             if (ncand > 1) { /* several faces back to c (small periodic domains): nearest centre */
                 double cf[3];
-                face_centre(p, f, cf);
+                face_centre(&t->cells[c], f, cf);
                 double bd = INFINITY;
                 best = -1;
                 for (int h = 0; h < q->nf; h++) {
-                    if (q->fnbr[h] != c || q->fimg[h] != back || cfg[fbase[j] + h] >= 0) continue;
+                    if (q->fnbr[h] != c || q->fimg[h] != back || cf_j[h] >= 0) continue;
                     if (j == c && h == f) continue;
                     double ch[3];
-                    face_centre(q, h, ch);
+                    face_centre(&t->cells[j], h, ch);
                     v3_add(ch, ch, sh);
                     double d = v3_dist2(ch, cf);
                     if (d < bd) {
@@ -210,25 +262,65 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
                 }
             }
             if (best < 0) continue; /* no partner: left single (reported by rve_tess_check) */
-            cfg[fbase[j] + best] = g;
-            /* unite the vertices */
-            for (int k = p->foff[f]; k < p->foff[f + 1]; k++) {
-                const double *x = p->v + 3 * p->floop[k];
-                int bu = -1;
-                double bdu = INFINITY;
-                for (int l = q->foff[best]; l < q->foff[best + 1]; l++) {
-                    const double *y = q->v + 3 * q->floop[l];
-                    double d[3] = {y[0] + sh[0] - x[0], y[1] + sh[1] - x[1], y[2] + sh[2] - x[2]};
-                    double dd = v3_norm2(d);
-                    if (dd < bdu) {
-                        bdu = dd;
-                        bu = q->floop[l];
+            cfg[q->fbase + best] = 2 * g + 1;
+            /* unite the vertices: the partner's loop runs the other way, so
+             * once vertex 0 has its nearest partner the others are expected
+             * in reverse order; each guess is checked against the tolerance
+             * and a full nearest search replaces it when it fails */
+            {
+                int a0 = p->foff[f], m = p->foff[f + 1] - a0;
+                int b0 = q->foff[best], mq = q->foff[best + 1] - b0, l0 = -1;
+                for (int k = 0; k < m; k++) {
+                    const double *x = p->v + 3 * p->floop[a0 + k];
+                    int bu = -1;
+                    double bdu = INFINITY;
+                    if (l0 >= 0) {
+                        int l = ((l0 - k) % mq + mq) % mq;
+                        const double *y = q->v + 3 * q->floop[b0 + l];
+                        double d[3] = {y[0] + sh[0] - x[0], y[1] + sh[1] - x[1], y[2] + sh[2] - x[2]};
+                        double dd = v3_norm2(d);
+                        if (dd <= tol2) {
+                            bu = q->floop[b0 + l];
+                            bdu = dd;
+                        }
                     }
+                    if (bu < 0)
+                        for (int l = 0; l < mq; l++) {
+                            const double *y = q->v + 3 * q->floop[b0 + l];
+                            double d[3] = {y[0] + sh[0] - x[0], y[1] + sh[1] - x[1], y[2] + sh[2] - x[2]};
+                            double dd = v3_norm2(d);
+                            if (dd < bdu) {
+                                bdu = dd;
+                                bu = q->floop[b0 + l];
+                                if (k == 0) l0 = l;
+                            }
+                        }
+                    if (bu >= 0 && bdu <= tol2) uf_union(par, p->cbase + p->floop[a0 + k], q->cbase + bu);
                 }
-                if (bu >= 0 && bdu <= tol2) uf_union(par, cbase[c] + p->floop[k], cbase[j] + bu);
             }
         }
     }
+    /* the cells' faces, in the order of their polyhedra */
+    TALLOC(t->cell_foff, n + 1);
+    t->cell_foff[0] = 0;
+    for (int c = 0; c < n; c++) t->cell_foff[c + 1] = t->cell_foff[c] + t->cells[c].nf;
+    TALLOC(t->cell_faces, nf);
+    TALLOC(t->cell_fsign, nf);
+    for (int oi = 0; oi < n; oi++) {
+        const cell_rec *p = &rec[oi];
+        int o = t->cell_foff[p->cell];
+        for (int f = 0; f < p->nf; f++) {
+            int x = cfg[p->fbase + f];
+            t->cell_faces[o + f] = x >> 1;
+            t->cell_fsign[o + f] = (signed char)(x & 1 ? -1 : 1);
+        }
+    }
+    free(cfg);
+    cfg = NULL;
+    free(rec);
+    rec = NULL;
+    free(rank);
+    rank = NULL;
     /* global vertices */
     TALLOC(vid, ni);
     if (periodic) TALLOC(vimg, ni);
@@ -271,31 +363,27 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
     free(par);
     par = NULL;
     t->nver = nver;
-    /* cells and walls at each vertex */
+    /* cells and walls at each vertex: the incidences are numbered cell by
+     * cell in the spatial order, so one sequential sweep over them counts
+     * and another fills (walls from the bits recorded while matching) */
     TALLOC(t->ver_coff, nver + 1);
     memset(t->ver_coff, 0, sizeof(int) * ((size_t)nver + 1));
-    for (int pass = 0; pass < 2; pass++) {
-        if (pass == 1) {
-            for (int v = 0; v < nver; v++) t->ver_coff[v + 1] += t->ver_coff[v];
-            TALLOC(t->ver_cells, t->ver_coff[nver]);
-            TALLOC(cnt, nver);
-            memcpy(cnt, t->ver_coff, sizeof(int) * (size_t)nver);
-        }
-        for (int oi = 0; oi < n; oi++) {
-            int c = order[oi];
-            const rve_tess_poly *p = &t->cells[c];
-            for (int u = 0; u < p->nv; u++) {
-                int v = vid[cbase[c] + u];
-                if (pass == 0) t->ver_coff[v + 1]++; else t->ver_cells[cnt[v]++] = c;
-            }
-            for (int f = 0; f < p->nf; f++)
-                if (p->fnbr[f] < 0)
-                    for (int k = p->foff[f]; k < p->foff[f + 1]; k++) {
-                        int v = vid[cbase[c] + p->floop[k]];
-                        if (pass == 0) t->ver_coff[v + 1]++; else t->ver_cells[cnt[v]++] = p->fnbr[f];
-                    }
+    for (int k = 0; k < ni; k++) t->ver_coff[vid[k] + 1] += 1 + __builtin_popcount(wall[k]);
+    for (int v = 0; v < nver; v++) t->ver_coff[v + 1] += t->ver_coff[v];
+    TALLOC(t->ver_cells, t->ver_coff[nver]);
+    TALLOC(cnt, nver);
+    memcpy(cnt, t->ver_coff, sizeof(int) * (size_t)nver);
+    for (int oi = 0; oi < n; oi++) {
+        int c = order[oi], nv = t->cells[c].nv;
+        for (int k = cbase[c]; k < cbase[c] + nv; k++) {
+            int v = vid[k];
+            t->ver_cells[cnt[v]++] = c;
+            for (int w = 0; w < 6; w++)
+                if (wall[k] >> w & 1) t->ver_cells[cnt[v]++] = -(w + 1);
         }
     }
+    free(wall);
+    wall = NULL;
     /* sort (cells ascending, then walls -1, -2, ...) and remove duplicates */
     {
         int w = 0;
@@ -320,38 +408,35 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
     }
     free(cnt);
     cnt = NULL;
-    /* face vertex loops */
+    /* face vertex loops: incidences to global vertices; arrays shrunk to
+     * the faces found (realloc of a smaller size does not fail in practice;
+     * the larger block is kept if it does) */
     t->nface = nface;
-    TALLOC(t->face_voff, nface + 1);
-    t->face_voff[0] = 0;
-    for (int g = 0; g < nface; g++) {
-        const rve_tess_poly *p = &t->cells[fc0[g]];
-        t->face_voff[g + 1] = t->face_voff[g] + p->foff[fcf[g] + 1] - p->foff[fcf[g]];
-    }
     int nfl = t->face_voff[nface];
-    TALLOC(t->face_ver, nfl);
-    if (periodic) TALLOC(t->face_vimg, nfl);
+    if (periodic) {
+        TALLOC(t->face_vimg, nfl);
+        for (int o = 0; o < nfl; o++) t->face_vimg[o] = vimg[t->face_ver[o]];
+    }
+    for (int o = 0; o < nfl; o++) t->face_ver[o] = vid[t->face_ver[o]];
+#define SHRINK(ptr, count)                                                               \
+    do {                                                                                 \
+        void *p_ = realloc((ptr), sizeof(*(ptr)) * ((size_t)(count) > 0 ? (size_t)(count) : 1)); \
+        if (p_) (ptr) = p_;                                                              \
+    } while (0)
+    SHRINK(t->face_cell, 2 * nface);
+    SHRINK(t->face_img, nface);
+    SHRINK(t->face_voff, nface + 1);
+    SHRINK(t->face_ver, nfl);
+    SHRINK(t->face_plane, 4 * nface);
+    SHRINK(t->face_area, nface);
+    SHRINK(t->face_ptxyz, 3 * nface);
+#undef SHRINK
     TALLOC(t->face_edge, nfl);
     TALLOC(t->face_esign, nfl);
-    TALLOC(t->face_plane, 4 * nface);
-    TALLOC(t->face_area, nface);
     TALLOC(t->face_state, nface);
     TALLOC(t->face_pt, nface);
-    TALLOC(t->face_ptxyz, 3 * nface);
-    for (int g = 0; g < nface; g++) {
-        int c = fc0[g], f = fcf[g];
-        const rve_tess_poly *p = &t->cells[c];
-        int o = t->face_voff[g];
-        for (int k = p->foff[f]; k < p->foff[f + 1]; k++, o++) {
-            t->face_ver[o] = vid[cbase[c] + p->floop[k]];
-            if (periodic) t->face_vimg[o] = vimg[cbase[c] + p->floop[k]];
-        }
-        memcpy(t->face_plane + 4 * g, p->fplane + 4 * f, 4 * sizeof(double));
-        t->face_area[g] = p->farea[f];
-        t->face_state[g] = 0;
-        t->face_pt[g] = 0;
-        face_centre(p, f, t->face_ptxyz + 3 * g);
-    }
+    memset(t->face_state, 0, sizeof(int) * (size_t)nface);
+    memset(t->face_pt, 0, sizeof(int) * (size_t)nface);
     free(vid);
     vid = NULL;
     free(vimg);
@@ -426,30 +511,13 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
         for (int k = t->face_voff[g]; k < t->face_voff[g + 1]; k++) t->edge_faces[cnt[t->face_edge[k]]++] = g;
     free(cnt);
     cnt = NULL;
-    /* cells' faces, in the order of their polyhedra */
-    TALLOC(t->cell_foff, n + 1);
-    t->cell_foff[0] = 0;
-    for (int c = 0; c < n; c++) t->cell_foff[c + 1] = t->cell_foff[c] + t->cells[c].nf;
-    TALLOC(t->cell_faces, nf);
-    TALLOC(t->cell_fsign, nf);
-    for (int c = 0; c < n; c++)
-        for (int f = 0; f < t->cells[c].nf; f++) {
-            int g = cfg[fbase[c] + f];
-            t->cell_faces[t->cell_foff[c] + f] = g;
-            t->cell_fsign[t->cell_foff[c] + f] = (signed char)((fc0[g] == c && fcf[g] == f) ? 1 : -1);
-        }
-    free(cfg);
-    cfg = NULL;
     free(order);
     free(cbase);
-    free(fbase);
-    free(fc0);
-    free(fcf);
     t->has_topo = 1;
     return RVE_OK;
 nomem:
     free(order);
-    free(cbase); free(fbase); free(par); free(cfg); free(vid); free(fc0); free(fcf);
+    free(cbase); free(par); free(wall); free(vid); free(rank); free(cfg); free(rec);
     free(vimg); free(eimg); free(ehead); free(enext); free(cnt);
     tess_topo_free(t);
     return rve_err_set(err, RVE_ENOMEM, "", "out of memory building the topology");
