@@ -126,8 +126,16 @@ typedef struct {
     const int *fnbr, *foff, *floop;
     const int32_t *fimg;
     const double *v;
-    int nf, cbase, fbase, cell;
+    int nf, nv, cbase, fbase, cell;
 } cell_rec;
+
+/* Number of walls in a 6-bit mask. */
+static int nbits6(unsigned x)
+{
+    int m = 0;
+    for (int w = 0; w < 6; w++) m += (int)(x >> w & 1u);
+    return m;
+}
 
 #define TALLOC(ptr, count)                                                        \
     do {                                                                          \
@@ -182,7 +190,7 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
             int c = order[oi];
             const rve_tess_poly *p = &t->cells[c];
             rank[c] = oi;
-            rec[oi] = (cell_rec){p->fnbr, p->foff, p->floop, p->fimg, p->v, p->nf, cbase[c], fb, c};
+            rec[oi] = (cell_rec){p->fnbr, p->foff, p->floop, p->fimg, p->v, p->nf, p->nv, cbase[c], fb, c};
             fb += p->nf;
         }
     }
@@ -317,8 +325,6 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
     }
     free(cfg);
     cfg = NULL;
-    free(rec);
-    rec = NULL;
     free(rank);
     rank = NULL;
     /* global vertices */
@@ -332,10 +338,9 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
     TALLOC(t->ver, 3 * nver);
     TALLOC(t->ver_state, nver);
     for (int oi = 0; oi < n; oi++) {
-        int c = order[oi];
-        const rve_tess_poly *p = &t->cells[c];
+        const cell_rec *p = &rec[oi];
         for (int u = 0; u < p->nv; u++) {
-            int k = cbase[c] + u;
+            int k = p->cbase + u;
             double *X = t->ver + 3 * vid[k];
             if (par[k] == k) {
                 v3_copy(X, p->v + 3 * u);
@@ -350,10 +355,9 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
     }
     if (periodic)
         for (int oi = 0; oi < n; oi++) {
-            int c = order[oi];
-            const rve_tess_poly *p = &t->cells[c];
+            const cell_rec *p = &rec[oi];
             for (int u = 0; u < p->nv; u++) {
-                int k = cbase[c] + u;
+                int k = p->cbase + u;
                 const double *X = t->ver + 3 * vid[k], *x = p->v + 3 * u;
                 int s[3];
                 for (int a = 0; a < 3; a++) s[a] = P[a] > 0 ? (int)lround((x[a] - X[a]) / P[a]) : 0;
@@ -368,14 +372,14 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
      * and another fills (walls from the bits recorded while matching) */
     TALLOC(t->ver_coff, nver + 1);
     memset(t->ver_coff, 0, sizeof(int) * ((size_t)nver + 1));
-    for (int k = 0; k < ni; k++) t->ver_coff[vid[k] + 1] += 1 + __builtin_popcount(wall[k]);
+    for (int k = 0; k < ni; k++) t->ver_coff[vid[k] + 1] += 1 + nbits6(wall[k]);
     for (int v = 0; v < nver; v++) t->ver_coff[v + 1] += t->ver_coff[v];
     TALLOC(t->ver_cells, t->ver_coff[nver]);
     TALLOC(cnt, nver);
     memcpy(cnt, t->ver_coff, sizeof(int) * (size_t)nver);
     for (int oi = 0; oi < n; oi++) {
-        int c = order[oi], nv = t->cells[c].nv;
-        for (int k = cbase[c]; k < cbase[c] + nv; k++) {
+        int c = rec[oi].cell, k0 = rec[oi].cbase, nv = rec[oi].nv;
+        for (int k = k0; k < k0 + nv; k++) {
             int v = vid[k];
             t->ver_cells[cnt[v]++] = c;
             for (int w = 0; w < 6; w++)
@@ -384,6 +388,8 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
     }
     free(wall);
     wall = NULL;
+    free(rec);
+    rec = NULL;
     /* sort (cells ascending, then walls -1, -2, ...) and remove duplicates */
     {
         int w = 0;
@@ -442,8 +448,13 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
     free(vimg);
     vimg = NULL;
     /* edges: unique (a, b, relative image) over the face loops */
-    TALLOC(ehead, t->nver);
-    for (int v = 0; v < t->nver; v++) ehead[v] = -1;
+    /* edges are looked up from their lower vertex a: up to ESLOT of them
+     * (b, edge) inline in a's record, which holds nearly all (a vertex has
+     * 4 edges where 4 cells meet), further ones in a list from a's record;
+     * one cache line per lookup instead of a chain through three arrays */
+    enum { ESLOT = 3, EREC = 2 * ESLOT + 2 };
+    TALLOC(ehead, (size_t)EREC * t->nver);
+    for (size_t x = 0; x < (size_t)EREC * t->nver; x++) ehead[x] = -1;
     int ecap = nfl / 2 + 16, nedge = 0;
     TALLOC(t->edge_ver, 2 * (size_t)ecap);
     TALLOC(enext, ecap);
@@ -461,9 +472,20 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
                 r = img_neg(r);
                 sign = -1;
             }
-            int e;
-            for (e = ehead[a]; e >= 0; e = enext[e])
-                if (t->edge_ver[2 * e + 1] == b && (!periodic || eimg[e] == r)) break;
+            int e = -1, *erec = ehead + (size_t)EREC * a, slot = -1;
+            for (int x = 0; x < ESLOT; x++) {
+                if (erec[2 * x] < 0) {
+                    slot = x;
+                    break;
+                }
+                if (erec[2 * x] == b && (!periodic || eimg[erec[2 * x + 1]] == r)) {
+                    e = erec[2 * x + 1];
+                    break;
+                }
+            }
+            if (e < 0 && slot < 0)
+                for (e = erec[2 * ESLOT]; e >= 0; e = enext[e])
+                    if (t->edge_ver[2 * e + 1] == b && (!periodic || eimg[e] == r)) break;
             if (e < 0) {
                 if (nedge == ecap) {
                     int nc = ecap * 2;
@@ -484,8 +506,13 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
                 t->edge_ver[2 * e] = a;
                 t->edge_ver[2 * e + 1] = b;
                 if (periodic) eimg[e] = r;
-                enext[e] = ehead[a];
-                ehead[a] = e;
+                if (slot >= 0) {
+                    erec[2 * slot] = b;
+                    erec[2 * slot + 1] = e;
+                } else {
+                    enext[e] = erec[2 * ESLOT];
+                    erec[2 * ESLOT] = e;
+                }
             }
             t->face_edge[a0 + k] = e;
             t->face_esign[a0 + k] = (signed char)sign;
