@@ -77,9 +77,12 @@ static void face_centre(const rve_tess_poly *p, int f, double c[3])
     v3_scale(c, c, 1.0 / m);
 }
 
-/* A spatially coherent order of the cells (seeds bucketed in a grid, buckets
- * in z, y, x order): cells that are neighbours in space are near in memory. */
-static int *spatial_order(const rve_tess *t)
+/* A spatially coherent order of the cells: seeds bucketed in a grid of
+ * 2^k buckets per axis, buckets in Morton (Z) order, so that the cells near a
+ * cell in space are near it in the order along all three axes (in raster
+ * order the neighbours across z are a whole layer of cells away, and the
+ * topology sweep would reread them from memory). */
+int *tess_spatial_order(const rve_tess *t)
 {
     int n = t->n;
     int *order = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
@@ -87,13 +90,21 @@ static int *spatial_order(const rve_tess *t)
     double L[3];
     for (int a = 0; a < 3; a++) L[a] = t->hi[a] - t->lo[a];
     double side = cbrt(L[0] * L[1] * L[2] / (n / 2.0 + 1));
-    int nb[3];
-    size_t nbt = 1;
+    int bits[3], tb = 0;
     for (int a = 0; a < 3; a++) {
-        double k = ceil(L[a] / side);
-        nb[a] = k < 1 ? 1 : (k > 1024 ? 1024 : (int)k);
-        nbt *= (size_t)nb[a];
+        double k = ceil(log2(L[a] / side));
+        bits[a] = k < 0 ? 0 : (k > 10 ? 10 : (int)k);
+        tb += bits[a];
     }
+    /* at most about 8 buckets per seed (each axis rounded up to a power of 2) */
+    for (int guard = 0; guard < 30 && ((size_t)1 << tb) > 8 * (size_t)n + 64; guard++) {
+        int am = 0;
+        for (int a = 1; a < 3; a++)
+            if (bits[a] > bits[am]) am = a;
+        bits[am]--;
+        tb--;
+    }
+    size_t nbt = (size_t)1 << tb;
     int *cnt = calloc(nbt + 1, sizeof(int)), *key = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
     if (!cnt || !key) {
         free(cnt);
@@ -104,12 +115,19 @@ static int *spatial_order(const rve_tess *t)
     for (int i = 0; i < n; i++) {
         int b[3];
         for (int a = 0; a < 3; a++) {
-            double f = (t->seeds[4 * (size_t)i + a] - t->lo[a]) / L[a] * nb[a];
+            int nb = 1 << bits[a];
+            double f = (t->seeds[4 * (size_t)i + a] - t->lo[a]) / L[a] * nb;
             b[a] = f >= 0 ? (int)f : 0;
-            if (b[a] >= nb[a]) b[a] = nb[a] - 1;
+            if (b[a] >= nb) b[a] = nb - 1;
         }
-        key[i] = b[0] + nb[0] * (b[1] + nb[1] * b[2]);
-        cnt[key[i] + 1]++;
+        /* interleave the bits, x fastest; an axis with fewer bits drops out */
+        unsigned code = 0;
+        int pos = 0;
+        for (int bit = 0; bit < 10; bit++)
+            for (int a = 0; a < 3; a++)
+                if (bit < bits[a]) code |= (unsigned)((b[a] >> bit) & 1) << pos++;
+        key[i] = (int)code;
+        cnt[code + 1]++;
     }
     for (size_t b = 0; b < nbt; b++) cnt[b + 1] += cnt[b];
     for (int i = 0; i < n; i++) order[cnt[key[i]]++] = i;
@@ -143,6 +161,14 @@ static int nbits6(unsigned x)
         if (!(ptr)) goto nomem;                                                   \
     } while (0)
 
+/* The state arrays start at 0 and most stay so: calloc leaves their pages
+ * untouched (and out of the resident memory) until something is written. */
+#define CALLOC_(ptr, count)                                                          \
+    do {                                                                             \
+        (ptr) = calloc((size_t)(count) > 0 ? (size_t)(count) : 1, sizeof(*(ptr)));   \
+        if (!(ptr)) goto nomem;                                                      \
+    } while (0)
+
 rve_status rve_tess_topology(rve_tess *t, rve_err *err)
 {
     tess_topo_free(t);
@@ -158,7 +184,7 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
     unsigned char *wall = NULL;
     int32_t *vimg = NULL, *eimg = NULL;
     int *ehead = NULL, *enext = NULL, *cnt = NULL;
-    order = spatial_order(t);
+    order = tess_spatial_order(t);
     if (!order) goto nomem;
     TALLOC(cbase, n + 1);
     long long ni = 0, nf = 0, nfv = 0;
@@ -336,7 +362,7 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
         vid[k] = (r == k) ? nver++ : vid[r]; /* the root is the smallest incidence: already numbered */
     }
     TALLOC(t->ver, 3 * nver);
-    TALLOC(t->ver_state, nver);
+    CALLOC_(t->ver_state, nver);
     for (int oi = 0; oi < n; oi++) {
         const cell_rec *p = &rec[oi];
         for (int u = 0; u < p->nv; u++) {
@@ -349,7 +375,6 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
                         X[a] -= floor((X[a] - t->lo[a]) / P[a]) * P[a];
                         if (X[a] >= t->hi[a]) X[a] -= P[a];
                     }
-                t->ver_state[vid[k]] = 0;
             }
         }
     }
@@ -439,10 +464,8 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
 #undef SHRINK
     TALLOC(t->face_edge, nfl);
     TALLOC(t->face_esign, nfl);
-    TALLOC(t->face_state, nface);
-    TALLOC(t->face_pt, nface);
-    memset(t->face_state, 0, sizeof(int) * (size_t)nface);
-    memset(t->face_pt, 0, sizeof(int) * (size_t)nface);
+    CALLOC_(t->face_state, nface);
+    CALLOC_(t->face_pt, nface);
     free(vid);
     vid = NULL;
     free(vimg);
@@ -525,8 +548,7 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
     free(eimg);
     eimg = NULL;
     t->nedge = nedge;
-    TALLOC(t->edge_state, nedge);
-    memset(t->edge_state, 0, sizeof(int) * (size_t)nedge);
+    CALLOC_(t->edge_state, nedge);
     TALLOC(t->edge_foff, nedge + 1);
     memset(t->edge_foff, 0, sizeof(int) * ((size_t)nedge + 1));
     for (int k = 0; k < nfl; k++) t->edge_foff[t->face_edge[k] + 1]++;
