@@ -226,7 +226,7 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
     TALLOC(cfg, nf);
     for (int k = 0; k < nf; k++) cfg[k] = -1;
     /* global faces: at most nf (shrunk at the end).  A face's loop, plane,
-     * area and point are written when its first cell creates it, while that
+     * area and point are written when its cell face_cell[2 g] creates it, while that
      * cell's data is in cache; the loop holds cell-vertex incidences until
      * the global vertices are known. */
     TALLOC(t->face_cell, 2 * nf);
@@ -244,6 +244,11 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
         for (int f = 0; f < p->nf; f++) {
             if (cf_c[f] >= 0) continue;
             int j = p->fnbr[f];
+            /* a face is created by the later of its two cells in the sweep:
+             * the partner was swept a moment ago and is still in cache, while
+             * the current cell is read in order (rve_tess_build computes, and
+             * so allocates, the cells in this same order) */
+            if (j >= 0 && rank[j] > oi) continue;
             int g = nface++;
             {
                 const rve_tess_poly *pp = &t->cells[c];
