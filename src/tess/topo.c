@@ -314,7 +314,8 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
                     int bu = -1;
                     double bdu = INFINITY;
                     if (l0 >= 0) {
-                        int l = ((l0 - k) % mq + mq) % mq;
+                        int l = l0 - k % mq; /* (l0 - k) mod mq without a second division */
+                        if (l < 0) l += mq;
                         const double *y = q->v + 3 * q->floop[b0 + l];
                         double d[3] = {y[0] + sh[0] - x[0], y[1] + sh[1] - x[1], y[2] + sh[2] - x[2]};
                         double dd = v3_norm2(d);
@@ -490,8 +491,9 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
     for (int g = 0; g < nface; g++) {
         int a0 = t->face_voff[g], m = t->face_voff[g + 1] - a0;
         for (int k = 0; k < m; k++) {
-            int a = t->face_ver[a0 + k], b = t->face_ver[a0 + (k + 1) % m];
-            int32_t r = periodic ? img_sub(t->face_vimg[a0 + (k + 1) % m], t->face_vimg[a0 + k]) : 0;
+            int k1 = k + 1 < m ? k + 1 : 0;
+            int a = t->face_ver[a0 + k], b = t->face_ver[a0 + k1];
+            int32_t r = periodic ? img_sub(t->face_vimg[a0 + k1], t->face_vimg[a0 + k]) : 0;
             int sign = 1;
             if (a > b || (a == b && r < 0)) {
                 int tmp = a;
