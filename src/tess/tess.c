@@ -154,11 +154,6 @@ rve_status tess_poly_from_raw(const rve_tess *t, int i, int nv, const double *v,
     const double *si = t->seeds + 4 * (size_t)i;
     double P[3];
     tess_period(t, P);
-    /* the measures (as tess_poly_measure: pyramids from the vertex mean) are
-     * taken in the same pass over the faces, while the loop is in cache */
-    double apex[3] = {0, 0, 0}, vol = 0, area = 0, cen[3] = {0, 0, 0};
-    for (int k = 0; k < nv; k++) v3_add(apex, apex, v + 3 * k);
-    v3_scale(apex, apex, 1.0 / nv);
     int pos = 0, off = 0;
     for (int f = 0; f < nf; f++) {
         int m = fv[pos++];
@@ -178,27 +173,11 @@ rve_status tess_poly_from_raw(const rve_tess *t, int i, int nv, const double *v,
             v3_add(cf, cf, v + 3 * a);
         }
         v3_scale(cf, cf, 1.0 / m);
-        /* fan from the loop's first vertex: N = twice the area vector (for a
-         * planar loop, Newell's normal); fvol, fcen = signed volume and first
-         * moment of the pyramid from the apex, as the loop is oriented now */
-        double fvol = 0, fcen[3] = {0, 0, 0}, ra[3];
-        {
-            const double *a = v + 3 * fv[pos];
-            v3_sub(ra, a, apex);
-            for (int k = 1; k + 1 < m; k++) {
-                const double *b = v + 3 * fv[pos + k], *c = v + 3 * fv[pos + k + 1];
-                double ab[3], ac[3], cr[3], rb[3], rc[3], tv[3];
-                v3_sub(ab, b, a);
-                v3_sub(ac, c, a);
-                v3_cross(cr, ab, ac);
-                v3_add(N, N, cr);
-                v3_sub(rb, b, apex);
-                v3_sub(rc, c, apex);
-                v3_cross(tv, rb, rc);
-                double vt = v3_dot(ra, tv) / 6.0;
-                fvol += vt;
-                for (int x = 0; x < 3; x++) fcen[x] += vt * (ra[x] + rb[x] + rc[x]) / 4.0;
-            }
+        for (int k = 0; k < m; k++) { /* Newell normal */
+            const double *a = v + 3 * fv[pos + k], *b = v + 3 * fv[pos + (k + 1) % m];
+            N[0] += (a[1] - b[1]) * (a[2] + b[2]);
+            N[1] += (a[2] - b[2]) * (a[0] + b[0]);
+            N[2] += (a[0] - b[0]) * (a[1] + b[1]);
         }
         pos += m;
         off += m;
@@ -233,9 +212,7 @@ rve_status tess_poly_from_raw(const rve_tess *t, int i, int nv, const double *v,
                 pl[3] = v3_dot(pl, cf);
             }
         }
-        /* loops counter-clockwise seen from outside; reversing a loop
-         * negates its pyramid's signed volume and moment */
-        double sg = 1;
+        /* loops counter-clockwise seen from outside */
         if (v3_dot(N, pl) < 0) {
             int *L = p->floop + p->foff[f];
             for (int a = 0, b = m - 1; a < b; a++, b--) {
@@ -243,18 +220,10 @@ rve_status tess_poly_from_raw(const rve_tess *t, int i, int nv, const double *v,
                 L[a] = L[b];
                 L[b] = tmp;
             }
-            sg = -1;
         }
-        double fa = 0.5 * v3_norm(N);
-        p->farea[f] = fa;
-        area += fa;
-        vol += sg * fvol;
-        for (int x = 0; x < 3; x++) cen[x] += sg * fcen[x];
     }
     p->foff[nf] = off;
-    p->vol = vol;
-    p->area = area;
-    for (int x = 0; x < 3; x++) p->centroid[x] = apex[x] + (vol > 0 ? cen[x] / vol : 0);
+    tess_poly_measure(p);
     return RVE_OK;
 }
 
