@@ -618,8 +618,9 @@ rve_status rve_tess_check(const rve_tess *t, rve_err *err)
     for (int g = 0; g < t->nface; g++) {
         int want = t->face_cell[2 * g + 1] >= 0 ? 2 : 1;
         if (use[g] != want) {
+            int got = use[g]; /* read before the free (the message needs it) */
             free(use);
-            return rve_err_set(err, RVE_EINTERNAL, "", "face %d is used by %d cells, not %d", g + 1, use[g], want);
+            return rve_err_set(err, RVE_EINTERNAL, "", "face %d is used by %d cells, not %d", g + 1, got, want);
         }
     }
     free(use);
