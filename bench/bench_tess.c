@@ -3,7 +3,9 @@
  * incremental update after moving one seed against a full rebuild.
  *
  * Every measurement runs in a forked child so that its peak memory (max RSS)
- * is its own.  RVE_BENCH_MAXN caps the largest size (default 1000000). */
+ * is its own.  RVE_BENCH_MAXN caps the largest size (default 1000000),
+ * RVE_BENCH_MINN skips smaller ones, RVE_BENCH_REPS sets the repetitions,
+ * RVE_BENCH_NOUPDATE skips the incremental benchmark. */
 #define _DEFAULT_SOURCE
 #include "config.h"
 #include <rve/tess.h>
@@ -16,6 +18,7 @@
 #include <sys/time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static uint64_t rs = 0x9E3779B97F4A7C15ULL;
@@ -39,22 +42,34 @@ static double *make_seeds(int n, double wmax)
     return s;
 }
 
-enum { M_VORO, M_CELLS, M_TOPO, M_TOPO2 };
+enum { M_VORO0, M_VORO, M_CELLS, M_TOPO, M_TOPO2, M_COUNT };
 
-/* Run one measurement in a child: returns seconds, *rss_mb the child's peak. */
-static double measure(int mode, int n, double wmax, double *rss_mb)
+static double cpu_now(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* Run one measurement in a forked child (so that its peak memory is its
+ * own): returns wall seconds; *cpu the CPU seconds of the computing thread
+ * (CLOCK_THREAD_CPUTIME_ID; with two threads the process's CPU time), *rss_mb
+ * the child's peak resident memory. */
+static double measure(int mode, int n, double wmax, double *cpu, double *rss_mb)
 {
     int fd[2];
     if (pipe(fd) != 0) return -1;
+    fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
         close(fd[0]);
         rs = 0x9E3779B97F4A7C15ULL + (uint64_t)n;
         double *s = make_seeds(n, wmax);
         double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
-        double t0 = rve_now(), check = 0;
-        if (mode == M_VORO) {
-            check = tv_plain_all(lo, hi, NULL, n, s);
+        clockid_t cid = mode == M_TOPO2 ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_THREAD_CPUTIME_ID;
+        double c0 = cpu_now(cid), t0 = rve_now(), check = 0;
+        if (mode == M_VORO0 || mode == M_VORO) {
+            check = tv_plain_all(lo, hi, NULL, n, s, mode == M_VORO);
         } else {
             rve_tess_opts o;
             rve_tess_opts_default(&o);
@@ -65,27 +80,23 @@ static double measure(int mode, int n, double wmax, double *rss_mb)
             rve_err e;
             if (rve_tess_build(s, n, lo, hi, NULL, &o, &t, &e) != RVE_OK) _exit(1);
             for (int i = 0; i < n; i++) check += t->cells[i].vol;
-            double dt = rve_now() - t0;
-            if (write(fd[1], &dt, sizeof dt) != sizeof dt) _exit(1);
-            if (write(fd[1], &check, sizeof check) != sizeof check) _exit(1);
-            _exit(0); /* the tessellation is freed by the exit (not timed either way) */
+            /* the tessellation is freed by the exit (not timed either way) */
         }
-        double dt = rve_now() - t0;
-        if (write(fd[1], &dt, sizeof dt) != sizeof dt) _exit(1);
-        if (write(fd[1], &check, sizeof check) != sizeof check) _exit(1);
+        double r[3] = {rve_now() - t0, cpu_now(cid) - c0, check};
+        if (write(fd[1], r, sizeof r) != sizeof r) _exit(1);
         _exit(0);
     }
     close(fd[1]);
-    double dt = -1, check = 0;
-    if (read(fd[0], &dt, sizeof dt) != sizeof dt) dt = -1;
-    if (read(fd[0], &check, sizeof check) != sizeof check) dt = -1;
+    double r[3] = {-1, -1, 0};
+    if (read(fd[0], r, sizeof r) != sizeof r) r[0] = -1;
     close(fd[0]);
     int status;
     struct rusage ru;
     wait4(pid, &status, 0, &ru);
     *rss_mb = ru.ru_maxrss / 1024.0;
-    if (!(check > 1 - 1e-9 && check < 1 + 1e-9)) fprintf(stderr, "volume check failed: %.17g\n", check);
-    return dt;
+    *cpu = r[1];
+    if (!(r[2] > 1 - 1e-9 && r[2] < 1 + 1e-9)) fprintf(stderr, "mode %d: volume check failed: %.17g\n", mode, r[2]);
+    return r[0];
 }
 
 static int cmp_d(const void *a, const void *b)
@@ -100,25 +111,51 @@ static double median(double *v, int n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+static void print_uptime(void)
+{
+    char buf[256] = "";
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (!fgets(buf, sizeof buf, f)) buf[0] = 0;
+        fclose(f);
+    }
+    double l1 = 0, l5 = 0, l15 = 0;
+    if (sscanf(buf, "%lf %lf %lf", &l1, &l5, &l15) != 3) l1 = l5 = l15 = -1;
+    printf("   load average (1, 5, 15 min): %.2f %.2f %.2f\n", l1, l5, l15);
+}
+
+enum { MAXREP = 15 };
+
 static void bench_build(int n, int reps, double wmax)
 {
-    double tv[9], tc[9], tt[9], t2[9], mv = 0, mc = 0, mt = 0, m2 = 0, r;
-    for (int k = 0; k < reps; k++) { /* interleaved: noise hits every side */
-        tv[k] = measure(M_VORO, n, wmax, &r);
-        if (r > mv) mv = r;
-        tc[k] = measure(M_CELLS, n, wmax, &r);
-        if (r > mc) mc = r;
-        tt[k] = measure(M_TOPO, n, wmax, &r);
-        if (r > mt) mt = r;
-        t2[k] = measure(M_TOPO2, n, wmax, &r);
-        if (r > m2) m2 = r;
-    }
-    double a = median(tv, reps), b = median(tc, reps), c = median(tt, reps), d = median(t2, reps);
-    printf("%8d %s reps %d\n", n, wmax > 0 ? "Laguerre" : "Voronoi", reps);
-    printf("   voro++ alone (1 thread)        %8.3f s %8.0f MB\n", a, mv);
-    printf("   ours, cells only (1 thread)    %8.3f s %8.0f MB   %.2fx voro++\n", b, mc, b / a);
-    printf("   ours, cells+topology (1 thr.)  %8.3f s %8.0f MB   %.2fx voro++\n", c, mt, c / a);
-    printf("   ours, cells+topology (2 thr.)  %8.3f s %8.0f MB   %.2fx voro++ (target <= 1.5x)\n", d, m2, d / a);
+    static const char *names[M_COUNT] = {
+        "voro++ alone, volumes only      ", "voro++ alone, nbr+verts+faces   ",
+        "ours, cells only (1 thread)     ", "ours, cells+topology (1 thread) ",
+        "ours, cells+topology (2 threads)"};
+    double tw[M_COUNT][MAXREP], tc[M_COUNT][MAXREP], rw[M_COUNT][MAXREP], rc[M_COUNT][MAXREP];
+    double mem[M_COUNT] = {0};
+    if (reps > MAXREP) reps = MAXREP;
+    printf("%8d %s, %d interleaved repetitions\n", n, wmax > 0 ? "Laguerre" : "Voronoi", reps);
+    print_uptime();
+    for (int k = 0; k < reps; k++) /* interleaved: noise hits every side */
+        for (int m = 0; m < M_COUNT; m++) {
+            double r = 0;
+            tw[m][k] = measure(m, n, wmax, &tc[m][k], &r);
+            if (r > mem[m]) mem[m] = r;
+        }
+    /* ratios to the fair peer (M_VORO) within each repetition, then medians */
+    for (int m = 0; m < M_COUNT; m++)
+        for (int k = 0; k < reps; k++) {
+            rw[m][k] = tw[m][k] / tw[M_VORO][k];
+            rc[m][k] = tc[m][k] / tc[M_VORO][k];
+        }
+    printf("   %-33s %9s %9s %8s %12s %12s\n", "", "wall", "cpu", "peak", "wall ratio", "cpu ratio");
+    for (int m = 0; m < M_COUNT; m++)
+        printf("   %s %8.3fs %8.3fs %6.0fMB %11.2fx %11.2fx\n", names[m], median(tw[m], reps),
+               median(tc[m], reps), mem[m], median(rw[m], reps), median(rc[m], reps));
+    printf("   (ratios: medians of per-repetition ratios to 'voro++ alone, nbr+verts+faces'; "
+           "target <= 1.5x single thread; cpu = thread CPU time, process CPU time for 2 threads)\n");
+    print_uptime();
     fflush(stdout);
 }
 
@@ -179,16 +216,18 @@ static void bench_update(int n)
 
 int main(void)
 {
-    const char *mx = getenv("RVE_BENCH_MAXN");
-    long maxn = mx ? atol(mx) : 1000000;
-    printf("tessellation of n random seeds in a unit cube, one thread; peak memory = max RSS of a forked child\n");
-    printf("voro++ alone = container_poly + compute_cell(voronoicell) over all cells (volumes only)\n");
+    const char *mx = getenv("RVE_BENCH_MAXN"), *mn = getenv("RVE_BENCH_MINN"), *rp = getenv("RVE_BENCH_REPS");
+    long maxn = mx ? atol(mx) : 1000000, minn = mn ? atol(mn) : 0;
+    printf("tessellation of n random seeds in a unit cube; each run in a forked child, peak memory = its max RSS\n");
+    printf("voro++ alone, volumes only = container_poly + compute_cell(voronoicell) + volume() (lower bound)\n");
+    printf("voro++ alone, nbr+verts+faces = compute_cell(voronoicell_neighbor) + vertices(), neighbors(),\n"
+           "   face_vertices(), volume(): the information our polyhedra are built from (the fair peer)\n");
     printf("ours cells = per-cell polyhedra (vertices, faces, neighbours, planes, areas, volumes, centroids)\n");
     printf("ours +topology = also unique vertices/edges/faces shared between cells\n");
-    int sizes[3] = {10000, 100000, 1000000}, reps[3] = {5, 3, 1};
+    int sizes[3] = {10000, 100000, 1000000}, reps[3] = {7, 5, 3};
     for (int k = 0; k < 3; k++)
-        if (sizes[k] <= maxn) bench_build(sizes[k], reps[k], 0.0);
-    if (100000 <= maxn) bench_build(100000, 1, 0.2 / cbrt(100000.0));
-    bench_update(maxn >= 100000 ? 100000 : (int)maxn);
+        if (sizes[k] <= maxn && sizes[k] >= minn) bench_build(sizes[k], rp ? atoi(rp) : reps[k], 0.0);
+    if (100000 <= maxn && 100000 >= minn) bench_build(100000, rp ? atoi(rp) : 3, 0.2 / cbrt(100000.0));
+    if (!getenv("RVE_BENCH_NOUPDATE")) bench_update(maxn >= 100000 ? 100000 : (int)maxn);
     return 0;
 }

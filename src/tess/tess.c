@@ -354,7 +354,16 @@ rve_status rve_tess_build(const double *seeds, int n, const double lo[3], const 
     if (!pv->buf || !pv->con) goto nomem;
     /* keep the (wrapped) positions the container stores */
     for (int i = 0; i < n; i++) tv_con_pos(pv->con, i, t->seeds + 4 * (size_t)i);
-    tv_con_order(pv->con, order);
+    /* cells computed (and their polyhedra allocated) in the order the
+     * topology sweeps them */
+    {
+        int *so = tess_spatial_order(t);
+        if (so) {
+            free(order);
+            order = so;
+        } else
+            tv_con_order(pv->con, order);
+    }
     int nth = o.threads > 0 ? o.threads : rve_threads_get();
     if (n < 4096) nth = 1;
     if (nth > 64) nth = 64;

@@ -34,6 +34,9 @@ void tess_topo_free(rve_tess *t);
 /* Allocate an empty tessellation shell for n seeds (seeds copied). */
 rve_tess *tess_alloc(int n, const double *seeds, const double lo[3], const double hi[3],
                      const int periodic[3]);
+/* The cells in a spatially coherent (Morton) order of their seeds; malloc'd,
+ * NULL when out of memory. */
+int *tess_spatial_order(const rve_tess *t);
 /* Period lengths (0 on non-periodic axes). */
 void tess_period(const rve_tess *t, double P[3]);
 

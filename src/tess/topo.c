@@ -77,9 +77,12 @@ static void face_centre(const rve_tess_poly *p, int f, double c[3])
     v3_scale(c, c, 1.0 / m);
 }
 
-/* A spatially coherent order of the cells (seeds bucketed in a grid, buckets
- * in z, y, x order): cells that are neighbours in space are near in memory. */
-static int *spatial_order(const rve_tess *t)
+/* A spatially coherent order of the cells: seeds bucketed in a grid of
+ * 2^k buckets per axis, buckets in Morton (Z) order, so that the cells near a
+ * cell in space are near it in the order along all three axes (in raster
+ * order the neighbours across z are a whole layer of cells away, and the
+ * topology sweep would reread them from memory). */
+int *tess_spatial_order(const rve_tess *t)
 {
     int n = t->n;
     int *order = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
@@ -87,13 +90,21 @@ static int *spatial_order(const rve_tess *t)
     double L[3];
     for (int a = 0; a < 3; a++) L[a] = t->hi[a] - t->lo[a];
     double side = cbrt(L[0] * L[1] * L[2] / (n / 2.0 + 1));
-    int nb[3];
-    size_t nbt = 1;
+    int bits[3], tb = 0;
     for (int a = 0; a < 3; a++) {
-        double k = ceil(L[a] / side);
-        nb[a] = k < 1 ? 1 : (k > 1024 ? 1024 : (int)k);
-        nbt *= (size_t)nb[a];
+        double k = ceil(log2(L[a] / side));
+        bits[a] = k < 0 ? 0 : (k > 10 ? 10 : (int)k);
+        tb += bits[a];
     }
+    /* at most about 8 buckets per seed (each axis rounded up to a power of 2) */
+    for (int guard = 0; guard < 30 && ((size_t)1 << tb) > 8 * (size_t)n + 64; guard++) {
+        int am = 0;
+        for (int a = 1; a < 3; a++)
+            if (bits[a] > bits[am]) am = a;
+        bits[am]--;
+        tb--;
+    }
+    size_t nbt = (size_t)1 << tb;
     int *cnt = calloc(nbt + 1, sizeof(int)), *key = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
     if (!cnt || !key) {
         free(cnt);
@@ -104,12 +115,19 @@ static int *spatial_order(const rve_tess *t)
     for (int i = 0; i < n; i++) {
         int b[3];
         for (int a = 0; a < 3; a++) {
-            double f = (t->seeds[4 * (size_t)i + a] - t->lo[a]) / L[a] * nb[a];
+            int nb = 1 << bits[a];
+            double f = (t->seeds[4 * (size_t)i + a] - t->lo[a]) / L[a] * nb;
             b[a] = f >= 0 ? (int)f : 0;
-            if (b[a] >= nb[a]) b[a] = nb[a] - 1;
+            if (b[a] >= nb) b[a] = nb - 1;
         }
-        key[i] = b[0] + nb[0] * (b[1] + nb[1] * b[2]);
-        cnt[key[i] + 1]++;
+        /* interleave the bits, x fastest; an axis with fewer bits drops out */
+        unsigned code = 0;
+        int pos = 0;
+        for (int bit = 0; bit < 10; bit++)
+            for (int a = 0; a < 3; a++)
+                if (bit < bits[a]) code |= (unsigned)((b[a] >> bit) & 1) << pos++;
+        key[i] = (int)code;
+        cnt[code + 1]++;
     }
     for (size_t b = 0; b < nbt; b++) cnt[b + 1] += cnt[b];
     for (int i = 0; i < n; i++) order[cnt[key[i]]++] = i;
@@ -118,10 +136,37 @@ static int *spatial_order(const rve_tess *t)
     return order;
 }
 
+/* What the face matching reads of a cell, in the spatial order: the cells
+ * are indexed by seed (scattered in memory), so reading a neighbour's struct
+ * missed the cache on nearly every face; a neighbour's record here is near
+ * the current one. */
+typedef struct {
+    const int *fnbr, *foff, *floop;
+    const int32_t *fimg;
+    const double *v;
+    int nf, nv, cbase, fbase, cell;
+} cell_rec;
+
+/* Number of walls in a 6-bit mask. */
+static int nbits6(unsigned x)
+{
+    int m = 0;
+    for (int w = 0; w < 6; w++) m += (int)(x >> w & 1u);
+    return m;
+}
+
 #define TALLOC(ptr, count)                                                        \
     do {                                                                          \
         (ptr) = malloc(sizeof(*(ptr)) * ((size_t)(count) > 0 ? (size_t)(count) : 1)); \
         if (!(ptr)) goto nomem;                                                   \
+    } while (0)
+
+/* The state arrays start at 0 and most stay so: calloc leaves their pages
+ * untouched (and out of the resident memory) until something is written. */
+#define CALLOC_(ptr, count)                                                          \
+    do {                                                                             \
+        (ptr) = calloc((size_t)(count) > 0 ? (size_t)(count) : 1, sizeof(*(ptr)));   \
+        if (!(ptr)) goto nomem;                                                      \
     } while (0)
 
 rve_status rve_tess_topology(rve_tess *t, rve_err *err)
@@ -134,73 +179,119 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
     double ext = fmax(t->hi[0] - t->lo[0], fmax(t->hi[1] - t->lo[1], t->hi[2] - t->lo[2]));
     double tol2 = (1e-9 * ext) * (1e-9 * ext);
 
-    int *order = NULL, *cbase = NULL, *fbase = NULL, *par = NULL, *cfg = NULL, *vid = NULL, *fc0 = NULL, *fcf = NULL;
+    int *order = NULL, *cbase = NULL, *par = NULL, *vid = NULL, *rank = NULL, *cfg = NULL;
+    cell_rec *rec = NULL;
+    unsigned char *wall = NULL;
     int32_t *vimg = NULL, *eimg = NULL;
     int *ehead = NULL, *enext = NULL, *cnt = NULL;
-    order = spatial_order(t);
+    order = tess_spatial_order(t);
     if (!order) goto nomem;
     TALLOC(cbase, n + 1);
-    TALLOC(fbase, n + 1);
     long long ni = 0, nf = 0, nfv = 0;
     for (int oi = 0; oi < n; oi++) {
         int c = order[oi];
         cbase[c] = (int)ni;
-        fbase[c] = (int)nf;
         ni += t->cells[c].nv;
         nf += t->cells[c].nf;
         nfv += t->cells[c].nfv;
     }
-    if (ni >= INT_MAX / 2 || nfv >= INT_MAX / 2)
+    if (ni >= INT_MAX / 2 || nfv >= INT_MAX / 2 || nf >= INT_MAX / 2) {
+        free(order);
+        free(cbase);
         return rve_err_set(err, RVE_ENOMEM, "", "tessellation too large for the topology");
-    cbase[n] = (int)ni; /* totals (the per-cell bases follow the spatial order) */
-    fbase[n] = (int)nf;
+    }
+    cbase[n] = (int)ni; /* total (the per-cell bases follow the spatial order) */
     TALLOC(par, ni);
     for (int k = 0; k < ni; k++) par[k] = k;
+    /* walls through each cell-vertex incidence (bit w for wall -(w + 1)),
+     * recorded while the faces are matched so that the cells and walls at
+     * each vertex are listed later without another sweep over the cells */
+    wall = calloc((size_t)ni + 1, 1);
+    if (!wall) goto nomem;
+    TALLOC(rank, n);
+    TALLOC(rec, n);
+    {
+        int fb = 0;
+        for (int oi = 0; oi < n; oi++) {
+            int c = order[oi];
+            const rve_tess_poly *p = &t->cells[c];
+            rank[c] = oi;
+            rec[oi] = (cell_rec){p->fnbr, p->foff, p->floop, p->fimg, p->v, p->nf, p->nv, cbase[c], fb, c};
+            fb += p->nf;
+        }
+    }
+    /* global face of each cell face in the spatial order (cells' faces from
+     * rec[].fbase): 2 g on the side that created face g, 2 g + 1 on the
+     * other, -1 while not matched */
     TALLOC(cfg, nf);
     for (int k = 0; k < nf; k++) cfg[k] = -1;
-    /* faces: at most nf; the own side is (fc0, fcf) */
-    TALLOC(fc0, nf);
-    TALLOC(fcf, nf);
+    /* global faces: at most nf (shrunk at the end).  A face's loop, plane,
+     * area and point are written when its cell face_cell[2 g] creates it, while that
+     * cell's data is in cache; the loop holds cell-vertex incidences until
+     * the global vertices are known. */
     TALLOC(t->face_cell, 2 * nf);
     TALLOC(t->face_img, nf);
+    TALLOC(t->face_voff, nf + 1);
+    TALLOC(t->face_ver, nfv);
+    TALLOC(t->face_plane, 4 * nf);
+    TALLOC(t->face_area, nf);
+    TALLOC(t->face_ptxyz, 3 * nf);
+    t->face_voff[0] = 0;
     int nface = 0;
     for (int oi = 0; oi < n; oi++) {
-        int c = order[oi];
-        const rve_tess_poly *p = &t->cells[c];
+        const cell_rec *p = &rec[oi];
+        int c = p->cell, *cf_c = cfg + p->fbase;
         for (int f = 0; f < p->nf; f++) {
-            if (cfg[fbase[c] + f] >= 0) continue;
+            if (cf_c[f] >= 0) continue;
             int j = p->fnbr[f];
+            /* a face is created by the later of its two cells in the sweep:
+             * the partner was swept a moment ago and is still in cache, while
+             * the current cell is read in order (rve_tess_build computes, and
+             * so allocates, the cells in this same order) */
+            if (j >= 0 && rank[j] > oi) continue;
             int g = nface++;
-            fc0[g] = c;
-            fcf[g] = f;
+            {
+                const rve_tess_poly *pp = &t->cells[c];
+                int o = t->face_voff[g];
+                for (int k = p->foff[f]; k < p->foff[f + 1]; k++) t->face_ver[o++] = p->cbase + p->floop[k];
+                t->face_voff[g + 1] = o;
+                memcpy(t->face_plane + 4 * g, pp->fplane + 4 * f, 4 * sizeof(double));
+                t->face_area[g] = pp->farea[f];
+                face_centre(pp, f, t->face_ptxyz + 3 * g);
+            }
             t->face_cell[2 * g] = c;
             t->face_cell[2 * g + 1] = j;
             t->face_img[g] = p->fimg[f];
-            cfg[fbase[c] + f] = g;
-            if (j < 0) continue;
+            cf_c[f] = 2 * g;
+            if (j < 0) {
+                unsigned char bit = (unsigned char)(1u << (-j - 1));
+                for (int k = p->foff[f]; k < p->foff[f + 1]; k++) wall[p->cbase + p->floop[k]] |= bit;
+                continue;
+            }
             /* partner face in cell j */
-            const rve_tess_poly *q = &t->cells[j];
+            const cell_rec *q = &rec[rank[j]];
+            const int *cf_j = cfg + q->fbase;
             int32_t back = img_neg(p->fimg[f]);
             int s[3];
             rve_tess_img_unpack(p->fimg[f], s);
             double sh[3] = {s[0] * P[0], s[1] * P[1], s[2] * P[2]};
             int best = -1, ncand = 0;
             for (int h = 0; h < q->nf; h++) {
-                if (q->fnbr[h] != c || q->fimg[h] != back || cfg[fbase[j] + h] >= 0) continue;
+                if (q->fnbr[h] != c || q->fimg[h] != back || cf_j[h] >= 0) continue;
                 if (j == c && h == f) continue;
                 ncand++;
                 best = h;
             }
             if (ncand > 1) { /* several faces back to c (small periodic domains): nearest centre */
                 double cf[3];
-                face_centre(p, f, cf);
+                face_centre(&t->cells[c], f, cf);
                 double bd = INFINITY;
                 best = -1;
                 for (int h = 0; h < q->nf; h++) {
-                    if (q->fnbr[h] != c || q->fimg[h] != back || cfg[fbase[j] + h] >= 0) continue;
+                    if (q->fnbr[h] != c || q->fimg[h] != back || cf_j[h] >= 0) continue;
                     if (j == c && h == f) continue;
                     double ch[3];
-                    face_centre(q, h, ch);
+                    face_centre(&t->cells[j], h, ch);
                     v3_add(ch, ch, sh);
                     double d = v3_dist2(ch, cf);
                     if (d < bd) {
@@ -210,25 +301,64 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
                 }
             }
             if (best < 0) continue; /* no partner: left single (reported by rve_tess_check) */
-            cfg[fbase[j] + best] = g;
-            /* unite the vertices */
-            for (int k = p->foff[f]; k < p->foff[f + 1]; k++) {
-                const double *x = p->v + 3 * p->floop[k];
-                int bu = -1;
-                double bdu = INFINITY;
-                for (int l = q->foff[best]; l < q->foff[best + 1]; l++) {
-                    const double *y = q->v + 3 * q->floop[l];
-                    double d[3] = {y[0] + sh[0] - x[0], y[1] + sh[1] - x[1], y[2] + sh[2] - x[2]};
-                    double dd = v3_norm2(d);
-                    if (dd < bdu) {
-                        bdu = dd;
-                        bu = q->floop[l];
+            cfg[q->fbase + best] = 2 * g + 1;
+            /* unite the vertices: the partner's loop runs the other way, so
+             * once vertex 0 has its nearest partner the others are expected
+             * in reverse order; each guess is checked against the tolerance
+             * and a full nearest search replaces it when it fails */
+            {
+                int a0 = p->foff[f], m = p->foff[f + 1] - a0;
+                int b0 = q->foff[best], mq = q->foff[best + 1] - b0, l0 = -1;
+                for (int k = 0; k < m; k++) {
+                    const double *x = p->v + 3 * p->floop[a0 + k];
+                    int bu = -1;
+                    double bdu = INFINITY;
+                    if (l0 >= 0) {
+                        int l = l0 - k % mq; /* (l0 - k) mod mq without a second division */
+                        if (l < 0) l += mq;
+                        const double *y = q->v + 3 * q->floop[b0 + l];
+                        double d[3] = {y[0] + sh[0] - x[0], y[1] + sh[1] - x[1], y[2] + sh[2] - x[2]};
+                        double dd = v3_norm2(d);
+                        if (dd <= tol2) {
+                            bu = q->floop[b0 + l];
+                            bdu = dd;
+                        }
                     }
+                    if (bu < 0)
+                        for (int l = 0; l < mq; l++) {
+                            const double *y = q->v + 3 * q->floop[b0 + l];
+                            double d[3] = {y[0] + sh[0] - x[0], y[1] + sh[1] - x[1], y[2] + sh[2] - x[2]};
+                            double dd = v3_norm2(d);
+                            if (dd < bdu) {
+                                bdu = dd;
+                                bu = q->floop[b0 + l];
+                                if (k == 0) l0 = l;
+                            }
+                        }
+                    if (bu >= 0 && bdu <= tol2) uf_union(par, p->cbase + p->floop[a0 + k], q->cbase + bu);
                 }
-                if (bu >= 0 && bdu <= tol2) uf_union(par, cbase[c] + p->floop[k], cbase[j] + bu);
             }
         }
     }
+    /* the cells' faces, in the order of their polyhedra */
+    TALLOC(t->cell_foff, n + 1);
+    t->cell_foff[0] = 0;
+    for (int c = 0; c < n; c++) t->cell_foff[c + 1] = t->cell_foff[c] + t->cells[c].nf;
+    TALLOC(t->cell_faces, nf);
+    TALLOC(t->cell_fsign, nf);
+    for (int oi = 0; oi < n; oi++) {
+        const cell_rec *p = &rec[oi];
+        int o = t->cell_foff[p->cell];
+        for (int f = 0; f < p->nf; f++) {
+            int x = cfg[p->fbase + f];
+            t->cell_faces[o + f] = x >> 1;
+            t->cell_fsign[o + f] = (signed char)(x & 1 ? -1 : 1);
+        }
+    }
+    free(cfg);
+    cfg = NULL;
+    free(rank);
+    rank = NULL;
     /* global vertices */
     TALLOC(vid, ni);
     if (periodic) TALLOC(vimg, ni);
@@ -238,12 +368,11 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
         vid[k] = (r == k) ? nver++ : vid[r]; /* the root is the smallest incidence: already numbered */
     }
     TALLOC(t->ver, 3 * nver);
-    TALLOC(t->ver_state, nver);
+    CALLOC_(t->ver_state, nver);
     for (int oi = 0; oi < n; oi++) {
-        int c = order[oi];
-        const rve_tess_poly *p = &t->cells[c];
+        const cell_rec *p = &rec[oi];
         for (int u = 0; u < p->nv; u++) {
-            int k = cbase[c] + u;
+            int k = p->cbase + u;
             double *X = t->ver + 3 * vid[k];
             if (par[k] == k) {
                 v3_copy(X, p->v + 3 * u);
@@ -252,16 +381,14 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
                         X[a] -= floor((X[a] - t->lo[a]) / P[a]) * P[a];
                         if (X[a] >= t->hi[a]) X[a] -= P[a];
                     }
-                t->ver_state[vid[k]] = 0;
             }
         }
     }
     if (periodic)
         for (int oi = 0; oi < n; oi++) {
-            int c = order[oi];
-            const rve_tess_poly *p = &t->cells[c];
+            const cell_rec *p = &rec[oi];
             for (int u = 0; u < p->nv; u++) {
-                int k = cbase[c] + u;
+                int k = p->cbase + u;
                 const double *X = t->ver + 3 * vid[k], *x = p->v + 3 * u;
                 int s[3];
                 for (int a = 0; a < 3; a++) s[a] = P[a] > 0 ? (int)lround((x[a] - X[a]) / P[a]) : 0;
@@ -271,31 +398,29 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
     free(par);
     par = NULL;
     t->nver = nver;
-    /* cells and walls at each vertex */
+    /* cells and walls at each vertex: the incidences are numbered cell by
+     * cell in the spatial order, so one sequential sweep over them counts
+     * and another fills (walls from the bits recorded while matching) */
     TALLOC(t->ver_coff, nver + 1);
     memset(t->ver_coff, 0, sizeof(int) * ((size_t)nver + 1));
-    for (int pass = 0; pass < 2; pass++) {
-        if (pass == 1) {
-            for (int v = 0; v < nver; v++) t->ver_coff[v + 1] += t->ver_coff[v];
-            TALLOC(t->ver_cells, t->ver_coff[nver]);
-            TALLOC(cnt, nver);
-            memcpy(cnt, t->ver_coff, sizeof(int) * (size_t)nver);
-        }
-        for (int oi = 0; oi < n; oi++) {
-            int c = order[oi];
-            const rve_tess_poly *p = &t->cells[c];
-            for (int u = 0; u < p->nv; u++) {
-                int v = vid[cbase[c] + u];
-                if (pass == 0) t->ver_coff[v + 1]++; else t->ver_cells[cnt[v]++] = c;
-            }
-            for (int f = 0; f < p->nf; f++)
-                if (p->fnbr[f] < 0)
-                    for (int k = p->foff[f]; k < p->foff[f + 1]; k++) {
-                        int v = vid[cbase[c] + p->floop[k]];
-                        if (pass == 0) t->ver_coff[v + 1]++; else t->ver_cells[cnt[v]++] = p->fnbr[f];
-                    }
+    for (int k = 0; k < ni; k++) t->ver_coff[vid[k] + 1] += 1 + nbits6(wall[k]);
+    for (int v = 0; v < nver; v++) t->ver_coff[v + 1] += t->ver_coff[v];
+    TALLOC(t->ver_cells, t->ver_coff[nver]);
+    TALLOC(cnt, nver);
+    memcpy(cnt, t->ver_coff, sizeof(int) * (size_t)nver);
+    for (int oi = 0; oi < n; oi++) {
+        int c = rec[oi].cell, k0 = rec[oi].cbase, nv = rec[oi].nv;
+        for (int k = k0; k < k0 + nv; k++) {
+            int v = vid[k];
+            t->ver_cells[cnt[v]++] = c;
+            for (int w = 0; w < 6; w++)
+                if (wall[k] >> w & 1) t->ver_cells[cnt[v]++] = -(w + 1);
         }
     }
+    free(wall);
+    wall = NULL;
+    free(rec);
+    rec = NULL;
     /* sort (cells ascending, then walls -1, -2, ...) and remove duplicates */
     {
         int w = 0;
@@ -320,45 +445,45 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
     }
     free(cnt);
     cnt = NULL;
-    /* face vertex loops */
+    /* face vertex loops: incidences to global vertices; arrays shrunk to
+     * the faces found (realloc of a smaller size does not fail in practice;
+     * the larger block is kept if it does) */
     t->nface = nface;
-    TALLOC(t->face_voff, nface + 1);
-    t->face_voff[0] = 0;
-    for (int g = 0; g < nface; g++) {
-        const rve_tess_poly *p = &t->cells[fc0[g]];
-        t->face_voff[g + 1] = t->face_voff[g] + p->foff[fcf[g] + 1] - p->foff[fcf[g]];
-    }
     int nfl = t->face_voff[nface];
-    TALLOC(t->face_ver, nfl);
-    if (periodic) TALLOC(t->face_vimg, nfl);
+    if (periodic) {
+        TALLOC(t->face_vimg, nfl);
+        for (int o = 0; o < nfl; o++) t->face_vimg[o] = vimg[t->face_ver[o]];
+    }
+    for (int o = 0; o < nfl; o++) t->face_ver[o] = vid[t->face_ver[o]];
+#define SHRINK(ptr, count)                                                               \
+    do {                                                                                 \
+        void *p_ = realloc((ptr), sizeof(*(ptr)) * ((size_t)(count) > 0 ? (size_t)(count) : 1)); \
+        if (p_) (ptr) = p_;                                                              \
+    } while (0)
+    SHRINK(t->face_cell, 2 * nface);
+    SHRINK(t->face_img, nface);
+    SHRINK(t->face_voff, nface + 1);
+    SHRINK(t->face_ver, nfl);
+    SHRINK(t->face_plane, 4 * nface);
+    SHRINK(t->face_area, nface);
+    SHRINK(t->face_ptxyz, 3 * nface);
+#undef SHRINK
     TALLOC(t->face_edge, nfl);
     TALLOC(t->face_esign, nfl);
-    TALLOC(t->face_plane, 4 * nface);
-    TALLOC(t->face_area, nface);
-    TALLOC(t->face_state, nface);
-    TALLOC(t->face_pt, nface);
-    TALLOC(t->face_ptxyz, 3 * nface);
-    for (int g = 0; g < nface; g++) {
-        int c = fc0[g], f = fcf[g];
-        const rve_tess_poly *p = &t->cells[c];
-        int o = t->face_voff[g];
-        for (int k = p->foff[f]; k < p->foff[f + 1]; k++, o++) {
-            t->face_ver[o] = vid[cbase[c] + p->floop[k]];
-            if (periodic) t->face_vimg[o] = vimg[cbase[c] + p->floop[k]];
-        }
-        memcpy(t->face_plane + 4 * g, p->fplane + 4 * f, 4 * sizeof(double));
-        t->face_area[g] = p->farea[f];
-        t->face_state[g] = 0;
-        t->face_pt[g] = 0;
-        face_centre(p, f, t->face_ptxyz + 3 * g);
-    }
+    CALLOC_(t->face_state, nface);
+    CALLOC_(t->face_pt, nface);
     free(vid);
     vid = NULL;
     free(vimg);
     vimg = NULL;
     /* edges: unique (a, b, relative image) over the face loops */
-    TALLOC(ehead, t->nver);
-    for (int v = 0; v < t->nver; v++) ehead[v] = -1;
+    /* edges are looked up from their lower vertex a: up to ESLOT of them
+     * (b, edge) inline in a's record, which holds nearly all (a vertex has
+     * 4 edges where 4 cells meet), further ones in a list from a's record;
+     * one cache line per lookup instead of a chain through three arrays */
+    enum { ESLOT = 3, EREC = 2 * ESLOT + 2 };
+    TALLOC(ehead, (size_t)EREC * t->nver);
+    for (size_t x = 0; x < (size_t)EREC * t->nver; x++) ehead[x] = -1;
     int ecap = nfl / 2 + 16, nedge = 0;
     TALLOC(t->edge_ver, 2 * (size_t)ecap);
     TALLOC(enext, ecap);
@@ -366,8 +491,9 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
     for (int g = 0; g < nface; g++) {
         int a0 = t->face_voff[g], m = t->face_voff[g + 1] - a0;
         for (int k = 0; k < m; k++) {
-            int a = t->face_ver[a0 + k], b = t->face_ver[a0 + (k + 1) % m];
-            int32_t r = periodic ? img_sub(t->face_vimg[a0 + (k + 1) % m], t->face_vimg[a0 + k]) : 0;
+            int k1 = k + 1 < m ? k + 1 : 0;
+            int a = t->face_ver[a0 + k], b = t->face_ver[a0 + k1];
+            int32_t r = periodic ? img_sub(t->face_vimg[a0 + k1], t->face_vimg[a0 + k]) : 0;
             int sign = 1;
             if (a > b || (a == b && r < 0)) {
                 int tmp = a;
@@ -376,9 +502,20 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
                 r = img_neg(r);
                 sign = -1;
             }
-            int e;
-            for (e = ehead[a]; e >= 0; e = enext[e])
-                if (t->edge_ver[2 * e + 1] == b && (!periodic || eimg[e] == r)) break;
+            int e = -1, *erec = ehead + (size_t)EREC * a, slot = -1;
+            for (int x = 0; x < ESLOT; x++) {
+                if (erec[2 * x] < 0) {
+                    slot = x;
+                    break;
+                }
+                if (erec[2 * x] == b && (!periodic || eimg[erec[2 * x + 1]] == r)) {
+                    e = erec[2 * x + 1];
+                    break;
+                }
+            }
+            if (e < 0 && slot < 0)
+                for (e = erec[2 * ESLOT]; e >= 0; e = enext[e])
+                    if (t->edge_ver[2 * e + 1] == b && (!periodic || eimg[e] == r)) break;
             if (e < 0) {
                 if (nedge == ecap) {
                     int nc = ecap * 2;
@@ -399,8 +536,13 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
                 t->edge_ver[2 * e] = a;
                 t->edge_ver[2 * e + 1] = b;
                 if (periodic) eimg[e] = r;
-                enext[e] = ehead[a];
-                ehead[a] = e;
+                if (slot >= 0) {
+                    erec[2 * slot] = b;
+                    erec[2 * slot + 1] = e;
+                } else {
+                    enext[e] = erec[2 * ESLOT];
+                    erec[2 * ESLOT] = e;
+                }
             }
             t->face_edge[a0 + k] = e;
             t->face_esign[a0 + k] = (signed char)sign;
@@ -413,8 +555,7 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
     free(eimg);
     eimg = NULL;
     t->nedge = nedge;
-    TALLOC(t->edge_state, nedge);
-    memset(t->edge_state, 0, sizeof(int) * (size_t)nedge);
+    CALLOC_(t->edge_state, nedge);
     TALLOC(t->edge_foff, nedge + 1);
     memset(t->edge_foff, 0, sizeof(int) * ((size_t)nedge + 1));
     for (int k = 0; k < nfl; k++) t->edge_foff[t->face_edge[k] + 1]++;
@@ -426,30 +567,13 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
         for (int k = t->face_voff[g]; k < t->face_voff[g + 1]; k++) t->edge_faces[cnt[t->face_edge[k]]++] = g;
     free(cnt);
     cnt = NULL;
-    /* cells' faces, in the order of their polyhedra */
-    TALLOC(t->cell_foff, n + 1);
-    t->cell_foff[0] = 0;
-    for (int c = 0; c < n; c++) t->cell_foff[c + 1] = t->cell_foff[c] + t->cells[c].nf;
-    TALLOC(t->cell_faces, nf);
-    TALLOC(t->cell_fsign, nf);
-    for (int c = 0; c < n; c++)
-        for (int f = 0; f < t->cells[c].nf; f++) {
-            int g = cfg[fbase[c] + f];
-            t->cell_faces[t->cell_foff[c] + f] = g;
-            t->cell_fsign[t->cell_foff[c] + f] = (signed char)((fc0[g] == c && fcf[g] == f) ? 1 : -1);
-        }
-    free(cfg);
-    cfg = NULL;
     free(order);
     free(cbase);
-    free(fbase);
-    free(fc0);
-    free(fcf);
     t->has_topo = 1;
     return RVE_OK;
 nomem:
     free(order);
-    free(cbase); free(fbase); free(par); free(cfg); free(vid); free(fc0); free(fcf);
+    free(cbase); free(par); free(wall); free(vid); free(rank); free(cfg); free(rec);
     free(vimg); free(eimg); free(ehead); free(enext); free(cnt);
     tess_topo_free(t);
     return rve_err_set(err, RVE_ENOMEM, "", "out of memory building the topology");
@@ -494,8 +618,9 @@ rve_status rve_tess_check(const rve_tess *t, rve_err *err)
     for (int g = 0; g < t->nface; g++) {
         int want = t->face_cell[2 * g + 1] >= 0 ? 2 : 1;
         if (use[g] != want) {
+            int got = use[g]; /* read before the free (the message needs it) */
             free(use);
-            return rve_err_set(err, RVE_EINTERNAL, "", "face %d is used by %d cells, not %d", g + 1, use[g], want);
+            return rve_err_set(err, RVE_EINTERNAL, "", "face %d is used by %d cells, not %d", g + 1, got, want);
         }
     }
     free(use);

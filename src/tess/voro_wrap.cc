@@ -178,6 +178,50 @@ extern "C" tv_cell *tv_cell_new(void)
 
 extern "C" void tv_cell_free(tv_cell *b) { delete b; }
 
+// The cell's vertices, neighbours and face vertex lists, as voro++'s
+// vertices(), neighbors() and face_vertices() give them (same faces, same
+// order), in one walk over the faces instead of two: each of those walks
+// marks the edges it follows by flipping them to -1 - k and then resets them.
+// The layout (pts holding doubled coordinates relative to the particle) is
+// that of voro++ 0.4.6, the version this file is built against.
+static void extract(tv_cell *b, double x, double y, double z)
+{
+    voro::voronoicell_neighbor &c = b->c;
+    int p = c.p;
+    b->v.resize(3 * (size_t)p);
+    double *v = b->v.data();
+    for (int i = 0; i < p; i++) {
+        v[3 * i] = x + 0.5 * c.pts[3 * i];
+        v[3 * i + 1] = y + 0.5 * c.pts[3 * i + 1];
+        v[3 * i + 2] = z + 0.5 * c.pts[3 * i + 2];
+    }
+    b->nbr.clear();
+    b->fv.clear();
+    for (int i = 1; i < p; i++)
+        for (int j = 0; j < c.nu[i]; j++) {
+            int k = c.ed[i][j];
+            if (k < 0) continue;
+            b->nbr.push_back(c.ne[i][j]);
+            size_t head = b->fv.size();
+            b->fv.push_back(0);
+            b->fv.push_back(i);
+            c.ed[i][j] = -1 - k;
+            int l = c.cycle_up(c.ed[i][c.nu[i] + j], k);
+            int guard = 0; // a face has at most p vertices
+            do {
+                b->fv.push_back(k);
+                int m = c.ed[k][l];
+                c.ed[k][l] = -1 - m;
+                l = c.cycle_up(c.ed[k][c.nu[k] + l], m);
+                k = m;
+            } while (k != i && ++guard <= p);
+            b->fv[head] = (int)(b->fv.size() - head - 1);
+        }
+    for (int i = 0; i < p; i++)
+        for (int j = 0; j < c.nu[i]; j++)
+            if (c.ed[i][j] < 0) c.ed[i][j] = -1 - c.ed[i][j];
+}
+
 extern "C" int tv_compute(tv_con *c, int i, tv_cell *b)
 {
     try {
@@ -190,9 +234,7 @@ extern "C" int tv_compute(tv_con *c, int i, tv_cell *b)
             return 0;
         }
         const double *pp = k.p[ijk] + 4 * q;
-        b->c.vertices(pp[0], pp[1], pp[2], b->v);
-        b->c.neighbors(b->nbr);
-        b->c.face_vertices(b->fv);
+        extract(b, pp[0], pp[1], pp[2]);
         return 1;
     } catch (...) {
         return -1;
@@ -207,7 +249,7 @@ extern "C" const int *tv_cell_fv(const tv_cell *b) { return b->fv.data(); }
 extern "C" int tv_cell_fvlen(const tv_cell *b) { return (int)b->fv.size(); }
 
 extern "C" double tv_plain_all(const double lo[3], const double hi[3], const int periodic[3], int n,
-                               const double *seeds)
+                               const double *seeds, int full)
 {
     try {
         int nb[3];
@@ -218,12 +260,30 @@ extern "C" double tv_plain_all(const double lo[3], const double hi[3], const int
         for (int i = 0; i < n; i++)
             con.put(i, seeds[4 * i], seeds[4 * i + 1], seeds[4 * i + 2], seeds[4 * i + 3]);
         voro::c_loop_all vl(con);
-        voro::voronoicell cell;
         double vol = 0;
+        if (!full) {
+            voro::voronoicell cell;
+            if (vl.start()) do
+                    if (con.compute_cell(cell, vl)) vol += cell.volume();
+                while (vl.inc());
+            return vol;
+        }
+        voro::voronoicell_neighbor cell;
+        std::vector<double> v;
+        std::vector<int> nbr, fv;
+        size_t sink = 0; // keeps the extraction from being optimised away
         if (vl.start()) do
-                if (con.compute_cell(cell, vl)) vol += cell.volume();
+                if (con.compute_cell(cell, vl)) {
+                    double x, y, z;
+                    vl.pos(x, y, z);
+                    cell.vertices(x, y, z, v);
+                    cell.neighbors(nbr);
+                    cell.face_vertices(fv);
+                    vol += cell.volume();
+                    sink += v.size() + nbr.size() + fv.size();
+                }
             while (vl.inc());
-        return vol;
+        return sink > 0 ? vol : -1;
     } catch (...) {
         return -1;
     }

@@ -37,10 +37,13 @@ const int *tv_cell_fv(const tv_cell *b);
 int tv_cell_fvlen(const tv_cell *b);
 
 /* voro++ alone (for benchmarks): build a container and compute every cell
- * with a plain voronoicell, as voro++'s own examples do; returns the sum of
- * the volumes (negative on failure). */
+ * in voro++'s loop order; returns the sum of the volumes (negative on
+ * failure).  full = 0: a plain voronoicell and its volume only, as voro++'s
+ * own examples do (a lower bound).  full = 1: what a voro++ user needs for
+ * the same polyhedra we build: voronoicell_neighbor, and per cell its
+ * vertices, neighbours, face vertex lists and volume. */
 double tv_plain_all(const double lo[3], const double hi[3], const int periodic[3], int n,
-                    const double *seeds);
+                    const double *seeds, int full);
 
 #ifdef __cplusplus
 }
