@@ -189,8 +189,11 @@ static void random_seeds(double *s, size_t n, const double dom[3], unsigned long
         s[i] = urand(&z) * dom[i % 3];
 }
 
-/* Volumes of a fresh tessellation of the returned seeds and weights. */
-static void fresh_volumes(size_t n, const double *s, const double *w, const double dom[3], int periodic, double *vol)
+/* Volumes (and, when sph is not NULL, sphericities) of a fresh tessellation
+ * of the returned seeds and weights: an oracle independent of gen's own
+ * incremental cells. */
+static void fresh_cells(size_t n, const double *s, const double *w, const double dom[3], int periodic, double *vol,
+                        double *sph)
 {
     double *s4 = malloc(4 * n * sizeof *s4);
     for (size_t i = 0; i < n; i++) {
@@ -207,8 +210,13 @@ static void fresh_volumes(size_t n, const double *s, const double *w, const doub
     rve_tess *t;
     rve_err e;
     ck_assert_msg(rve_tess_build(s4, (int)n, lo, dom, per, &o, &t, &e) == RVE_OK, "%s", e.msg);
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         vol[i] = t->cells[i].vol;
+        if (sph) {
+            ck_assert(vol[i] > 0 && t->cells[i].area > 0);
+            sph[i] = cbrt(3.14159265358979323846) * pow(6 * vol[i], 2.0 / 3.0) / t->cells[i].area;
+        }
+    }
     rve_tess_free(t);
     free(s4);
 }
@@ -233,7 +241,7 @@ static void check_pvol(size_t n, int periodic, int equal)
     rve_err e;
     rve_status st = rve_pvol_solve(n, s, dom, periodic, t, w, &p, &info, &e);
     ck_assert_msg(st == RVE_OK, "%s", e.msg);
-    fresh_volumes(n, s, w, dom, periodic, vol);
+    fresh_cells(n, s, w, dom, periodic, vol, NULL);
     double emax = 0, vs = 0;
     for (size_t i = 0; i < n; i++) {
         double tg = t[i] * V / sum;
@@ -349,7 +357,7 @@ START_TEST(test_gen_gg_diameq_ks)
     rve_gen_info info;
     ck_assert_msg(rve_gen(&m, &p, s, w, NULL, &info, &e) == RVE_OK, "%s", e.msg);
     /* independent: diameq of a fresh tessellation, relative to its mean */
-    fresh_volumes(n, s, w, p.domain, 0, vol);
+    fresh_cells(n, s, w, p.domain, 0, vol, NULL);
     double mean = 0;
     for (size_t i = 0; i < n; i++) {
         ck_assert(vol[i] > 0);
@@ -370,34 +378,6 @@ START_TEST(test_gen_gg_diameq_ks)
     free(d);
 }
 END_TEST
-
-/* Sphericities of a fresh tessellation: pi^(1/3) (6 V)^(2/3) / A. */
-static void fresh_sphericity(size_t n, const double *s, const double *w, const double dom[3], int periodic,
-                             double *vol, double *sph)
-{
-    double *s4 = malloc(4 * n * sizeof *s4);
-    for (size_t i = 0; i < n; i++) {
-        for (int a = 0; a < 3; a++)
-            s4[4 * i + a] = s[3 * i + a];
-        s4[4 * i + 3] = w[i];
-    }
-    rve_tess_opts o;
-    rve_tess_opts_default(&o);
-    o.topology = 0;
-    o.keep_container = 0;
-    double lo[3] = {0, 0, 0};
-    int per[3] = {periodic, periodic, periodic};
-    rve_tess *t;
-    rve_err e;
-    ck_assert_msg(rve_tess_build(s4, (int)n, lo, dom, per, &o, &t, &e) == RVE_OK, "%s", e.msg);
-    for (size_t i = 0; i < n; i++) {
-        vol[i] = t->cells[i].vol;
-        ck_assert(vol[i] > 0 && t->cells[i].area > 0);
-        sph[i] = cbrt(3.14159265358979323846) * pow(6 * vol[i], 2.0 / 3.0) / t->cells[i].area;
-    }
-    rve_tess_free(t);
-    free(s4);
-}
 
 static int cmp_dbl(const void *a, const void *b)
 {
@@ -444,7 +424,7 @@ static void check_gg_sphericity(size_t n, int periodic, double size_corr, unsign
            *x = malloc(n * sizeof *x);
     rve_gen_info info;
     ck_assert_msg(rve_gen(&m, &p, s, w, NULL, &info, &e) == RVE_OK, "%s", e.msg);
-    fresh_sphericity(n, s, w, p.domain, periodic, vol, x);
+    fresh_cells(n, s, w, p.domain, periodic, vol, x);
     for (size_t i = 0; i < n; i++)
         x[i] = 1 - x[i];
     const double par[2] = {0.145, 0.03};
