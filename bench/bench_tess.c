@@ -5,7 +5,11 @@
  * Every measurement runs in a forked child so that its peak memory (max RSS)
  * is its own.  RVE_BENCH_MAXN caps the largest size (default 1000000),
  * RVE_BENCH_MINN skips smaller ones, RVE_BENCH_REPS sets the repetitions,
- * RVE_BENCH_NOUPDATE skips the incremental benchmark. */
+ * RVE_BENCH_NOUPDATE skips the incremental benchmark, RVE_BENCH_PAIR runs only
+ * the fair peer and ours with topology on one thread (the ratio that the
+ * target is about, in a third of the time), RVE_BENCH_FAULTS prints each
+ * run's minor page faults (fresh pages the kernel zeroes: at 10^6 cells they
+ * are a large share of our time). */
 #define _DEFAULT_SOURCE
 #include "config.h"
 #include <rve/tess.h>
@@ -94,6 +98,8 @@ static double measure(int mode, int n, double wmax, double *cpu, double *rss_mb)
     struct rusage ru;
     wait4(pid, &status, 0, &ru);
     *rss_mb = ru.ru_maxrss / 1024.0;
+    if (getenv("RVE_BENCH_FAULTS")) /* pages first touched: each one zeroed by the kernel */
+        fprintf(stderr, "mode %d n %d: %ld minor page faults\n", mode, n, ru.ru_minflt);
     *cpu = r[1];
     if (!(r[2] > 1 - 1e-9 && r[2] < 1 + 1e-9)) fprintf(stderr, "mode %d: volume check failed: %.17g\n", mode, r[2]);
     return r[0];
@@ -137,8 +143,13 @@ static void bench_build(int n, int reps, double wmax)
     if (reps > MAXREP) reps = MAXREP;
     printf("%8d %s, %d interleaved repetitions\n", n, wmax > 0 ? "Laguerre" : "Voronoi", reps);
     print_uptime();
+    int pair = getenv("RVE_BENCH_PAIR") != NULL;
     for (int k = 0; k < reps; k++) /* interleaved: noise hits every side */
         for (int m = 0; m < M_COUNT; m++) {
+            if (pair && m != M_VORO && m != M_TOPO) {
+                tw[m][k] = tc[m][k] = 0;
+                continue;
+            }
             double r = 0;
             tw[m][k] = measure(m, n, wmax, &tc[m][k], &r);
             if (r > mem[m]) mem[m] = r;
@@ -150,9 +161,11 @@ static void bench_build(int n, int reps, double wmax)
             rc[m][k] = tc[m][k] / tc[M_VORO][k];
         }
     printf("   %-33s %9s %9s %8s %12s %12s\n", "", "wall", "cpu", "peak", "wall ratio", "cpu ratio");
-    for (int m = 0; m < M_COUNT; m++)
+    for (int m = 0; m < M_COUNT; m++) {
+        if (pair && m != M_VORO && m != M_TOPO) continue;
         printf("   %s %8.3fs %8.3fs %6.0fMB %11.2fx %11.2fx\n", names[m], median(tw[m], reps),
                median(tc[m], reps), mem[m], median(rw[m], reps), median(rc[m], reps));
+    }
     printf("   (ratios: medians of per-repetition ratios to 'voro++ alone, nbr+verts+faces'; "
            "target <= 1.5x single thread; cpu = thread CPU time, process CPU time for 2 threads)\n");
     print_uptime();

@@ -161,6 +161,79 @@ static int nbits6(unsigned x)
         if (!(ptr)) goto nomem;                                                   \
     } while (0)
 
+/* Temporaries that are done with, kept for the arrays allocated later in
+ * the same call.  glibc returns a large freed block to the kernel (munmap)
+ * and a new large block comes back as fresh pages that the kernel zeroes on
+ * first touch, one fault per page; realloc of a kept block to the new size
+ * keeps the pages it already has (mremap).  At 10^6 cells this takes 13 %
+ * of the page faults and of the time off a rebuild of the topology (the
+ * first build in a process is bound by its peak memory, which this leaves
+ * as it is). */
+enum { POOL_MAX = 8 };
+typedef struct {
+    void *p[POOL_MAX];
+    size_t sz[POOL_MAX];
+    int n;
+} blk_pool;
+
+static void pool_put(blk_pool *b, void *p, size_t sz)
+{
+    if (!p) return;
+    if (b->n == POOL_MAX) { /* full: free the smallest (fewest pages to keep) */
+        int m = 0;
+        for (int k = 1; k < b->n; k++)
+            if (b->sz[k] < b->sz[m]) m = k;
+        if (b->sz[m] >= sz) {
+            free(p);
+            return;
+        }
+        free(b->p[m]);
+        b->p[m] = b->p[--b->n];
+        b->sz[m] = b->sz[b->n];
+    }
+    b->p[b->n] = p;
+    b->sz[b->n++] = sz;
+}
+
+/* A block of sz bytes: the smallest kept block that holds sz (least tail
+ * given back), else the largest (most pages already there), else malloc. */
+static void *pool_take(blk_pool *b, size_t sz)
+{
+    if (sz == 0) sz = 1;
+    int best = -1;
+    for (int k = 0; k < b->n; k++)
+        if (b->sz[k] >= sz && (best < 0 || b->sz[k] < b->sz[best])) best = k;
+    if (best < 0)
+        for (int k = 0; k < b->n; k++)
+            if (best < 0 || b->sz[k] > b->sz[best]) best = k;
+    if (best >= 0) {
+        void *q = realloc(b->p[best], sz);
+        if (q) {
+            b->p[best] = b->p[--b->n];
+            b->sz[best] = b->sz[b->n];
+            return q;
+        }
+    }
+    return malloc(sz);
+}
+
+static void pool_free(blk_pool *b)
+{
+    for (int k = 0; k < b->n; k++) free(b->p[k]);
+    b->n = 0;
+}
+
+#define PTAKE(ptr, count)                                                          \
+    do {                                                                           \
+        (ptr) = pool_take(&pool, sizeof(*(ptr)) * (size_t)(count));                \
+        if (!(ptr)) goto nomem;                                                    \
+    } while (0)
+#define PPUT(ptr, count)                                                           \
+    do {                                                                           \
+        pool_put(&pool, (ptr), sizeof(*(ptr)) * ((size_t)(count) > 0 ? (size_t)(count) : 1)); \
+        (ptr) = NULL;                                                              \
+    } while (0)
+
 /* The state arrays start at 0 and most stay so: calloc leaves their pages
  * untouched (and out of the resident memory) until something is written. */
 #define CALLOC_(ptr, count)                                                          \
@@ -184,6 +257,7 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
     unsigned char *wall = NULL;
     int32_t *vimg = NULL, *eimg = NULL;
     int *ehead = NULL, *enext = NULL, *cnt = NULL;
+    blk_pool pool = {{NULL}, {0}, 0};
     order = tess_spatial_order(t);
     if (!order) goto nomem;
     TALLOC(cbase, n + 1);
@@ -220,6 +294,7 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
             fb += p->nf;
         }
     }
+    PPUT(order, n);
     /* global face of each cell face in the spatial order (cells' faces from
      * rec[].fbase): 2 g on the side that created face g, 2 g + 1 on the
      * other, -1 while not matched */
@@ -355,26 +430,31 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
             t->cell_fsign[o + f] = (signed char)(x & 1 ? -1 : 1);
         }
     }
-    free(cfg);
-    cfg = NULL;
-    free(rank);
-    rank = NULL;
-    /* global vertices */
-    TALLOC(vid, ni);
-    if (periodic) TALLOC(vimg, ni);
+    PPUT(cfg, nf);
+    PPUT(rank, n);
+    PPUT(cbase, n + 1);
+    /* global vertices, numbered in place of the union-find parents (one
+     * array of ni fewer): a parent is never above its incidence and a root
+     * is the smallest incidence of its set, so in ascending order par[par[k]]
+     * is first k's root, then (once the roots are numbered) its number */
+    for (long long k = 0; k < ni; k++) par[k] = par[par[k]];
     int nver = 0;
-    for (int k = 0; k < ni; k++) {
-        int r = uf_find(par, k);
-        vid[k] = (r == k) ? nver++ : vid[r]; /* the root is the smallest incidence: already numbered */
-    }
-    TALLOC(t->ver, 3 * nver);
+    for (long long k = 0; k < ni; k++) par[k] = par[k] == k ? nver++ : par[par[k]];
+    vid = par;
+    par = NULL;
+    if (periodic) PTAKE(vimg, ni);
+    PTAKE(t->ver, 3 * (size_t)nver);
     CALLOC_(t->ver_state, nver);
+    int nseen = 0;
     for (int oi = 0; oi < n; oi++) {
         const cell_rec *p = &rec[oi];
         for (int u = 0; u < p->nv; u++) {
             int k = p->cbase + u;
             double *X = t->ver + 3 * vid[k];
-            if (par[k] == k) {
+            /* the incidences are swept in ascending order, so a vertex
+             * first appears at its root, numbered in that order */
+            if (vid[k] == nseen) {
+                nseen++;
                 v3_copy(X, p->v + 3 * u);
                 for (int a = 0; a < 3; a++)
                     if (P[a] > 0) {
@@ -395,18 +475,16 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
                 vimg[k] = rve_tess_img_pack(s[0], s[1], s[2]);
             }
         }
-    free(par);
-    par = NULL;
     t->nver = nver;
     /* cells and walls at each vertex: the incidences are numbered cell by
      * cell in the spatial order, so one sequential sweep over them counts
      * and another fills (walls from the bits recorded while matching) */
-    TALLOC(t->ver_coff, nver + 1);
+    PTAKE(t->ver_coff, (size_t)nver + 1);
     memset(t->ver_coff, 0, sizeof(int) * ((size_t)nver + 1));
     for (int k = 0; k < ni; k++) t->ver_coff[vid[k] + 1] += 1 + nbits6(wall[k]);
     for (int v = 0; v < nver; v++) t->ver_coff[v + 1] += t->ver_coff[v];
-    TALLOC(t->ver_cells, t->ver_coff[nver]);
-    TALLOC(cnt, nver);
+    PTAKE(t->ver_cells, t->ver_coff[nver]);
+    PTAKE(cnt, nver);
     memcpy(cnt, t->ver_coff, sizeof(int) * (size_t)nver);
     for (int oi = 0; oi < n; oi++) {
         int c = rec[oi].cell, k0 = rec[oi].cbase, nv = rec[oi].nv;
@@ -417,10 +495,8 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
                 if (wall[k] >> w & 1) t->ver_cells[cnt[v]++] = -(w + 1);
         }
     }
-    free(wall);
-    wall = NULL;
-    free(rec);
-    rec = NULL;
+    PPUT(wall, ni + 1);
+    PPUT(rec, n);
     /* sort (cells ascending, then walls -1, -2, ...) and remove duplicates */
     {
         int w = 0;
@@ -443,15 +519,14 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
         }
         t->ver_coff[nver] = w;
     }
-    free(cnt);
-    cnt = NULL;
+    PPUT(cnt, nver);
     /* face vertex loops: incidences to global vertices; arrays shrunk to
      * the faces found (realloc of a smaller size does not fail in practice;
      * the larger block is kept if it does) */
     t->nface = nface;
     int nfl = t->face_voff[nface];
     if (periodic) {
-        TALLOC(t->face_vimg, nfl);
+        PTAKE(t->face_vimg, nfl);
         for (int o = 0; o < nfl; o++) t->face_vimg[o] = vimg[t->face_ver[o]];
     }
     for (int o = 0; o < nfl; o++) t->face_ver[o] = vid[t->face_ver[o]];
@@ -468,26 +543,24 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
     SHRINK(t->face_area, nface);
     SHRINK(t->face_ptxyz, 3 * nface);
 #undef SHRINK
-    TALLOC(t->face_edge, nfl);
-    TALLOC(t->face_esign, nfl);
+    PTAKE(t->face_edge, nfl);
+    PTAKE(t->face_esign, nfl);
     CALLOC_(t->face_state, nface);
     CALLOC_(t->face_pt, nface);
-    free(vid);
-    vid = NULL;
-    free(vimg);
-    vimg = NULL;
+    PPUT(vid, ni);
+    if (vimg) PPUT(vimg, ni);
     /* edges: unique (a, b, relative image) over the face loops */
     /* edges are looked up from their lower vertex a: up to ESLOT of them
      * (b, edge) inline in a's record, which holds nearly all (a vertex has
      * 4 edges where 4 cells meet), further ones in a list from a's record;
      * one cache line per lookup instead of a chain through three arrays */
     enum { ESLOT = 3, EREC = 2 * ESLOT + 2 };
-    TALLOC(ehead, (size_t)EREC * t->nver);
+    PTAKE(ehead, (size_t)EREC * t->nver);
     for (size_t x = 0; x < (size_t)EREC * t->nver; x++) ehead[x] = -1;
     int ecap = nfl / 2 + 16, nedge = 0;
-    TALLOC(t->edge_ver, 2 * (size_t)ecap);
-    TALLOC(enext, ecap);
-    if (periodic) TALLOC(eimg, ecap);
+    PTAKE(t->edge_ver, 2 * (size_t)ecap);
+    PTAKE(enext, ecap);
+    if (periodic) PTAKE(eimg, ecap);
     for (int g = 0; g < nface; g++) {
         int a0 = t->face_voff[g], m = t->face_voff[g + 1] - a0;
         for (int k = 0; k < m; k++) {
@@ -548,33 +621,30 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
             t->face_esign[a0 + k] = (signed char)sign;
         }
     }
-    free(ehead);
-    ehead = NULL;
-    free(enext);
-    enext = NULL;
-    free(eimg);
-    eimg = NULL;
+    PPUT(ehead, (size_t)EREC * t->nver);
+    PPUT(enext, ecap);
+    if (eimg) PPUT(eimg, ecap);
     t->nedge = nedge;
     CALLOC_(t->edge_state, nedge);
-    TALLOC(t->edge_foff, nedge + 1);
+    PTAKE(t->edge_foff, (size_t)nedge + 1);
     memset(t->edge_foff, 0, sizeof(int) * ((size_t)nedge + 1));
     for (int k = 0; k < nfl; k++) t->edge_foff[t->face_edge[k] + 1]++;
     for (int e = 0; e < nedge; e++) t->edge_foff[e + 1] += t->edge_foff[e];
-    TALLOC(t->edge_faces, nfl);
-    TALLOC(cnt, nedge);
+    PTAKE(t->edge_faces, nfl);
+    PTAKE(cnt, nedge);
     memcpy(cnt, t->edge_foff, sizeof(int) * (size_t)nedge);
     for (int g = 0; g < nface; g++)
         for (int k = t->face_voff[g]; k < t->face_voff[g + 1]; k++) t->edge_faces[cnt[t->face_edge[k]]++] = g;
     free(cnt);
     cnt = NULL;
-    free(order);
-    free(cbase);
+    pool_free(&pool);
     t->has_topo = 1;
     return RVE_OK;
 nomem:
     free(order);
     free(cbase); free(par); free(wall); free(vid); free(rank); free(cfg); free(rec);
     free(vimg); free(eimg); free(ehead); free(enext); free(cnt);
+    pool_free(&pool);
     tess_topo_free(t);
     return rve_err_set(err, RVE_ENOMEM, "", "out of memory building the topology");
 }
