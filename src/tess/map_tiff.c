@@ -196,6 +196,12 @@ static rve_status read_pages(TIFF *tif, int p0, int p1, rve_map *m, tiff_log *lg
             tmsize_t ts = TIFFTileSize(tif);
             if (ts <= 0 || (uint64_t)ts < (uint64_t)tw * th * bytes)
                 PTFAIL("bad tile size");
+            /* Tiles may overhang the page (they are multiples of 16, often
+             * 256 x 256 on small images), but one far larger than the page
+             * comes from a corrupt header: refuse it before allocating it. */
+            if ((uint64_t)ts > 4 * (uint64_t)w * hgt * bytes && (uint64_t)ts > ((uint64_t)16 << 20))
+                PFAIL("page %d: tiles of %ux%u are far larger than the %ux%u page (corrupt header?)", page + 1, tw,
+                      th, w, hgt);
             if ((size_t)ts > bufsize) {
                 unsigned char *nb = realloc(buf, (size_t)ts);
                 if (!nb) {
