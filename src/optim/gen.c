@@ -363,14 +363,7 @@ static double inc_lii(const synth_ctx *c, const rve_tess *t, const double *seeds
         int j = p->fnbr[f];
         if (j < 0 || (size_t)j == i)
             continue;
-        int sh[3] = {0, 0, 0};
-        if (c->periodic)
-            rve_tess_img_unpack(p->fimg[f], sh);
-        double d2 = 0;
-        for (int a = 0; a < 3; a++) {
-            double x = seeds[3 * (size_t)j + a] + sh[a] * c->domain[a] - seeds[3 * i + a];
-            d2 += x * x;
-        }
+        double d2 = synth_face_dist2(c, seeds, i, p, f);
         if (d2 > 0)
             d += p->farea[f] / (2 * sqrt(d2));
     }

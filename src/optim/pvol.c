@@ -113,14 +113,7 @@ static rve_status build_laplacian(synth_ctx *c, const rve_tess *t, const double 
             int j = p->fnbr[f];
             if (j < 0 || (size_t)j == i || !(p->farea[f] > 0))
                 continue;
-            int sh[3] = {0, 0, 0};
-            if (c->periodic)
-                rve_tess_img_unpack(p->fimg[f], sh);
-            double d2 = 0;
-            for (int a = 0; a < 3; a++) {
-                double dx = seeds[3 * (size_t)j + a] + sh[a] * c->domain[a] - seeds[3 * i + a];
-                d2 += dx * dx;
-            }
+            double d2 = synth_face_dist2(c, seeds, i, p, f);
             if (!(d2 > 0)) {
                 bad = 1;
                 continue;

@@ -22,6 +22,23 @@ typedef struct {
     double tess_seconds;
 } synth_ctx;
 
+/* Squared distance from seed i to the seed across face f of its cell p (the
+ * periodic image of it when the domain is periodic): the |s_i - s_j| of the
+ * volume Hessian's entries area / (2 |s_i - s_j|). */
+static inline double synth_face_dist2(const synth_ctx *c, const double *seeds, size_t i, const rve_tess_poly *p, int f)
+{
+    size_t j = (size_t)p->fnbr[f];
+    int sh[3] = {0, 0, 0};
+    if (c->periodic)
+        rve_tess_img_unpack(p->fimg[f], sh);
+    double d2 = 0;
+    for (int a = 0; a < 3; a++) {
+        double x = seeds[3 * j + a] + sh[a] * c->domain[a] - seeds[3 * i + a];
+        d2 += x * x;
+    }
+    return d2;
+}
+
 rve_status synth_ctx_init(synth_ctx *c, size_t n, const double domain[3], int periodic, rve_err *err);
 void synth_ctx_free(synth_ctx *c);
 /* Tessellation of seeds (3 n) with psi = squared radii (shifted so min is 0). */
