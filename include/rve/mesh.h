@@ -44,7 +44,16 @@ typedef struct {
     int max_passes;    /* default 20 */
     int remove_small_cells; /* 1: cells smaller than threshold^3 (grains of a few voxels:
                                only short edges, or slivers) are merged into one vertex and
-                               vanish (their grain is then absent); default 0: kept */
+                               vanish (their grain is then absent): grains too small to mesh at
+                               that size; default 1 (0: kept, with their short edges) */
+    double min_angle;  /* degrees: after the collapses, vertices move to open face corners
+                          and dihedral angles below this (thin wedges force flat
+                          tetrahedra); 0: off; default 15 */
+    const rve_map *map;/* grain map of the fit (may be NULL): vertices then also move to
+                          win back voxel accuracy, never narrowing an angle below
+                          min_angle.  NULL: the polish keeps to the input tessellation
+                          instead (its raster at threshold / 2) */
+    const int *ids;    /* grain label of each cell in map (NULL: cell i is grain i + 1) */
 } rve_reg_opts;
 
 void rve_reg_opts_default(rve_reg_opts *o);
@@ -62,6 +71,14 @@ typedef struct {
     size_t short_tiny;                 /* short edges left on cells smaller than threshold^3
                                           (they cannot go without the cell vanishing) */
     size_t cells_removed;              /* small cells merged into one vertex */
+    /* polish (vertex moves after the collapses) */
+    size_t polish_moves;
+    double angle_before, angle_after;  /* smallest face corner or dihedral angle (degrees) */
+    size_t sharp_before, sharp_after;  /* angles below min_angle */
+    double acc_reg, acc_polish;        /* voxel accuracy after the collapses and after the
+                                          polish: against the map, or (acc_vs_input) against
+                                          a raster of the input at threshold / 2 */
+    int acc_vs_input;
 } rve_reg_report;
 
 /* Regularise t into a new tessellation *out (free with rve_tess_free). */

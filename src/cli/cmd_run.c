@@ -33,8 +33,10 @@ const cli_command cli_cmd_run = {
     "                     (e.g. \"--max-time 30 --polish 4\"; see rve help fit)\n"
     "  --rsel R           regularisation threshold R * 0.25 * (V/N)^(1/3) (default 1)\n"
     "  --max-angle DEG    largest face bend allowed by regularisation (default 20)\n"
-    "  --remove-small-cells  regularisation merges the cells smaller than a cube of its\n"
-    "                     threshold into one vertex (see rve reg)\n"
+    "  --keep-small-cells regularisation keeps the cells smaller than a cube of its\n"
+    "                     threshold (default: merged into one vertex, see rve reg)\n"
+    "  --min-angle DEG    regularisation opens angles below DEG (default 15)\n"
+    "  --no-polish        no polish of the regularised vertices against MAP\n"
     "  --no-reg           mesh the fitted tessellation without regularising it\n"
     "  --rcl R            element size relative to the grain size (default 1)\n"
     "  --cl L             absolute element size (overrides --rcl)\n"
@@ -53,7 +55,7 @@ const cli_command cli_cmd_run = {
 };
 
 enum {
-    OPT_FITOPT = CLI_OPT_FIRST, OPT_RSEL, OPT_ANGLE, OPT_RMSMALL, OPT_NOREG, OPT_RCL, OPT_CL, OPT_ORDER,
+    OPT_FITOPT = CLI_OPT_FIRST, OPT_RSEL, OPT_ANGLE, OPT_RMSMALL, OPT_KEEPSMALL, OPT_MINANGLE, OPT_NOPOLISH, OPT_NOREG, OPT_RCL, OPT_CL, OPT_ORDER,
     OPT_FORMAT, OPT_NOMESH
 };
 
@@ -144,6 +146,9 @@ static int run(int argc, char **argv)
         {"max-angle", required_argument, NULL, OPT_ANGLE},
         {"no-reg", no_argument, NULL, OPT_NOREG},
         {"remove-small-cells", no_argument, NULL, OPT_RMSMALL},
+        {"keep-small-cells", no_argument, NULL, OPT_KEEPSMALL},
+        {"min-angle", required_argument, NULL, OPT_MINANGLE},
+        {"no-polish", no_argument, NULL, OPT_NOPOLISH},
         {"rcl", required_argument, NULL, OPT_RCL},
         {"cl", required_argument, NULL, OPT_CL},
         {"order", required_argument, NULL, OPT_ORDER},
@@ -155,6 +160,7 @@ static int run(int argc, char **argv)
     cli_common_init(&com);
     rve_reg_opts ro;
     rve_reg_opts_default(&ro);
+    int nopolish = 0;
     rve_mesh_opts mo;
     rve_mesh_opts_default(&mo);
     const char *dir = NULL, *fitopt = NULL;
@@ -175,7 +181,13 @@ static int run(int argc, char **argv)
         case 'o': dir = optarg; break;
         case OPT_FITOPT: fitopt = optarg; break;
         case OPT_NOREG: noreg = 1; break;
-        case OPT_RMSMALL: ro.remove_small_cells = 1; break;
+        case OPT_RMSMALL: ro.remove_small_cells = 1; break; /* the default; kept for old scripts */
+        case OPT_KEEPSMALL: ro.remove_small_cells = 0; break;
+        case OPT_NOPOLISH: nopolish = 1; break;
+        case OPT_MINANGLE:
+            if (rve_parse_double(optarg, &ro.min_angle) != RVE_OK || !(ro.min_angle >= 0 && ro.min_angle < 60))
+                return cli_usage_error(cmd, "--min-angle: expected degrees in [0, 60), got '%s'", optarg);
+            break;
         case OPT_NOMESH: nomesh = 1; break;
         case OPT_RSEL:
             if (rve_parse_double(optarg, &ro.rsel) != RVE_OK || !(ro.rsel > 0))
@@ -226,6 +238,7 @@ static int run(int argc, char **argv)
     rve_tess *t = NULL, *r = NULL;
     int *ids = NULL, rc = 0;
     rve_mesh *m = NULL;
+    rve_map *gmap = NULL;
     rve_reg_report rep;
     memset(&rep, 0, sizeof rep);
     rve_mesh_quality q;
@@ -252,6 +265,12 @@ static int run(int argc, char **argv)
     double t1 = rve_now();
     if (!noreg) {
         cli_info(&com, "rve run: [2/3] regularising (%d cells)", t->n - t->nempty);
+        if (!nopolish && rve_map_read(map, RVE_MAP_AUTO, NULL, &gmap, &err) != RVE_OK) {
+            rc = cli_fail(cmd, &err);
+            goto done;
+        }
+        ro.map = gmap;
+        ro.ids = ids;
         if (rve_reg(t, &ro, &r, &rep, &err) != RVE_OK ||
             rve_tess_write_tess(r, reg_tess, ids, &err) != RVE_OK) {
             if (!err.file[0])
@@ -260,6 +279,7 @@ static int run(int argc, char **argv)
             goto done;
         }
         meshcli_print_reg(&com, &rep);
+        meshcli_print_removed(&com, t, r, ids);
     }
     double treg = rve_now() - t1;
     double t2 = rve_now(), tmesh = 0;
@@ -329,6 +349,7 @@ static int run(int argc, char **argv)
     }
 done:
     rve_mesh_free(m);
+    rve_map_free(gmap);
     rve_tess_free(t);
     rve_tess_free(r);
     free(ids);

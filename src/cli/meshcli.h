@@ -25,6 +25,15 @@ static inline void meshcli_print_reg(const cli_common *com, const rve_reg_report
                     "%.2f deg\n",
             r->min_before, r->min_after, r->min_before / r->threshold, r->min_after / r->threshold,
             r->max_bend);
+    if (r->polish_moves || r->sharp_before)
+        fprintf(stderr, "  polish: %zu vertex moves; smallest face corner or dihedral angle %.2f -> %.2f deg, "
+                        "%zu -> %zu angles below the minimum\n",
+                r->polish_moves, r->angle_before, r->angle_after, r->sharp_before, r->sharp_after);
+    if (r->acc_reg > 0)
+        fprintf(stderr, "  %s after the collapses %.2f %%, after the polish %.2f %%\n",
+                r->acc_vs_input ? "agreement with the input tessellation (raster at threshold/2):"
+                                : "voxel accuracy",
+                100 * r->acc_reg, 100 * r->acc_polish);
     fprintf(stderr, "  edge length / threshold   before   after\n");
     for (int i = 0; i < RVE_REG_HIST; i++) {
         if (i < RVE_REG_HIST - 1)
@@ -34,6 +43,29 @@ static inline void meshcli_print_reg(const cli_common *com, const rve_reg_report
             fprintf(stderr, "    [%4.2f, inf)           %7zu %7zu\n", 0.25 * i, r->hist_before[i],
                     r->hist_after[i]);
     }
+}
+
+/* Grains whose cells regularisation merged away (cells empty in r only). */
+static inline void meshcli_print_removed(const cli_common *com, const rve_tess *t, const rve_tess *r,
+                                         const int *ids)
+{
+    if (com->verbosity < RVE_NORMAL || !r || r->n != t->n)
+        return;
+    int n = 0;
+    for (int k = 0; k < t->n; k++) {
+        int gone = t->cell_foff[k + 1] > t->cell_foff[k] && r->cell_foff[k + 1] == r->cell_foff[k];
+        if (!gone)
+            continue;
+        if (n == 0)
+            fprintf(stderr, "  grains removed (cells smaller than threshold^3):");
+        if (n < 40)
+            fprintf(stderr, " %d", ids ? ids[k] : k + 1);
+        n++;
+    }
+    if (n > 40)
+        fprintf(stderr, " ... (%d in all)", n);
+    if (n)
+        fputc('\n', stderr);
 }
 
 static inline void meshcli_json_reg(rve_json *j, const rve_reg_report *r)
@@ -50,6 +82,17 @@ static inline void meshcli_json_reg(rve_json *j, const rve_reg_report *r)
     rve_json_kv_number(j, "shortest_edge_after", r->min_after);
     rve_json_kv_number(j, "max_face_bend_deg", r->max_bend);
     rve_json_kv_int(j, "passes", r->passes);
+    rve_json_kv_int(j, "polish_moves", (long long)r->polish_moves);
+    rve_json_kv_number(j, "min_angle_before_deg", r->angle_before);
+    rve_json_kv_number(j, "min_angle_after_deg", r->angle_after);
+    rve_json_kv_int(j, "sharp_angles_before", (long long)r->sharp_before);
+    rve_json_kv_int(j, "sharp_angles_after", (long long)r->sharp_after);
+    if (r->acc_reg > 0) {
+        rve_json_kv_number(j, r->acc_vs_input ? "agreement_after_collapses" : "accuracy_after_collapses",
+                           r->acc_reg);
+        rve_json_kv_number(j, r->acc_vs_input ? "agreement_after_polish" : "accuracy_after_polish",
+                           r->acc_polish);
+    }
     rve_json_key(j, "histogram_before");
     rve_json_begin_array(j);
     for (int i = 0; i < RVE_REG_HIST; i++)

@@ -393,6 +393,52 @@ fail:
     return st;
 }
 
+/* Without a grain map, the polish keeps to the input tessellation: its
+ * raster at half the threshold (at most 2^23 voxels), by power
+ * distance, or by geometry when the input was regularised already. */
+static rve_status input_raster(const rve_tess *t, double thr, rve_map **out, rve_err *err)
+{
+    double h = thr / 2, ext[3];
+    for (int a = 0; a < 3; a++)
+        ext[a] = t->hi[a] - t->lo[a];
+    double cells = ext[0] * ext[1] * ext[2] / (h * h * h);
+    if (cells > 8388608.0)
+        h *= cbrt(cells / 8388608.0);
+    /* The grid is shifted by an irrational share of a voxel so that voxel
+     * centres do not fall on the faces of lattice-like inputs (ties the
+     * polish would win by nudging whole faces). */
+    const double shift = 0.3819660112501051; /* 2 - golden ratio */
+    int n[3];
+    for (int a = 0; a < 3; a++)
+        n[a] = (int)ceil(ext[a] / h - 1e-9) + 1;
+    rve_map *m = rve_map_alloc(n[0], n[1], n[2]);
+    if (!m)
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    for (int a = 0; a < 3; a++) {
+        m->h[a] = h;
+        m->origin[a] = t->lo[a] - shift * h;
+    }
+    int planar = 1;
+    for (int f = 0; f < t->nface && planar; f++)
+        planar = !(t->face_state && t->face_state[f]);
+    rve_status st = planar ? rve_tess_rasterize(t, NULL, m, err) : rve_mesh_rasterize(t, NULL, m, err);
+    if (st != RVE_OK) {
+        rve_map_free(m);
+        return st;
+    }
+    for (int k = 0; k < n[2]; k++) /* centres outside the domain: void */
+        for (int j = 0; j < n[1]; j++)
+            for (int i = 0; i < n[0]; i++) {
+                double x[3];
+                rve_map_voxel_centre(m, i, j, k, x);
+                if (x[0] > t->hi[0] || x[1] > t->hi[1] || x[2] > t->hi[2] || x[0] < t->lo[0] ||
+                    x[1] < t->lo[1] || x[2] < t->lo[2])
+                    m->lab[rve_map_index(m, i, j, k)] = 0;
+            }
+    *out = m;
+    return RVE_OK;
+}
+
 rve_status rve_reg(const rve_tess *t, const rve_reg_opts *o, rve_tess **out, rve_reg_report *rep,
                    rve_err *err)
 {
@@ -409,6 +455,8 @@ rve_status rve_reg(const rve_tess *t, const rve_reg_opts *o, rve_tess **out, rve
         return rve_err_set(err, RVE_EUSAGE, NULL, "maximum face bend must be in (0, 90) degrees");
     if (o->max_passes < 1)
         return rve_err_set(err, RVE_EUSAGE, NULL, "at least one pass is needed");
+    if (!(o->min_angle >= 0 && o->min_angle < 60))
+        return rve_err_set(err, RVE_EUSAGE, NULL, "the minimum angle must be in [0, 60) degrees");
     int nonempty = t->n - t->nempty;
     if (nonempty < 1)
         return rve_err_set(err, RVE_EDATA, NULL, "the tessellation has no cell");
@@ -430,6 +478,17 @@ rve_status rve_reg(const rve_tess *t, const rve_reg_opts *o, rve_tess **out, rve
         return rve_err_set(err, RVE_EDATA, NULL, "invalid tessellation: %s", why);
     }
     st = rve_cx_reg(c, plane0, thr, o->max_angle, o->max_passes, o->remove_small_cells, rep, err);
+    rve_map *own = NULL;
+    if (st == RVE_OK && o->min_angle > 0 && !o->map)
+        st = input_raster(t, thr, &own, err);
+    if (st == RVE_OK && (o->min_angle > 0 || o->map)) {
+        rep->acc_vs_input = own != NULL;
+        st = rve_cx_polish(c, o->map ? o->map : own, o->map ? o->ids : NULL, thr, o->max_angle,
+                           o->min_angle, rep, err);
+        if (st == RVE_OK && rve_cx_reg_measure(c, thr, rep) != 0)
+            st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    }
+    rve_map_free(own);
     if (st == RVE_OK && rve_cx_check(c, why, sizeof why))
         st = rve_err_set(err, RVE_EINTERNAL, NULL, "regularisation broke the topology: %s", why);
     if (st == RVE_OK)

@@ -18,7 +18,10 @@ void rve_reg_opts_default(rve_reg_opts *o)
     o->length = 0;
     o->max_angle = 20;
     o->max_passes = 20;
-    o->remove_small_cells = 0;
+    o->remove_small_cells = 1;
+    o->min_angle = 15;
+    o->map = NULL;
+    o->ids = NULL;
 }
 
 /* ------------------------------------------------------------- int lists */
@@ -992,6 +995,15 @@ int rve_reg_cmp_u64(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
+int rve_cx_reg_measure(const rve_cx *c, double threshold, rve_reg_report *rep)
+{
+    histogram(c, NULL, threshold, rep->hist_after, &rep->edges_after, &rep->short_after,
+              &rep->min_after);
+    rep->refused = rep->short_after;
+    rep->short_tiny = 0;
+    return rep->short_after ? count_short_tiny(c, threshold, &rep->short_tiny) : 0;
+}
+
 rve_status rve_cx_reg(rve_cx *c, double *plane0, double threshold, double max_angle,
                       int max_passes, int remove_small, rve_reg_report *rep, rve_err *err)
 {
@@ -1220,13 +1232,8 @@ rve_status rve_cx_reg(rve_cx *c, double *plane0, double threshold, double max_an
             maxbend = ang;
     }
     rep->max_bend = maxbend;
-    histogram(c, NULL, threshold, rep->hist_after, &rep->edges_after, &rep->short_after,
-              &rep->min_after);
-    rep->refused = rep->short_after;
-    if (rep->short_after && count_short_tiny(c, threshold, &rep->short_tiny) != 0) {
+    if (rve_cx_reg_measure(c, threshold, rep) != 0)
         st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-        goto out;
-    }
 out:
     free(r.flen);
     free(r.mask);
