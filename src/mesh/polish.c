@@ -498,6 +498,85 @@ static void next_tick(pol *P)
     }
 }
 
+/* Signed crossing of the ray x + s d (s > 0) with triangle (a, b, c):
+ * +1 leaving through its right-hand side, -1 entering, 0 missing; 2 when the
+ * ray grazes an edge or x lies on the triangle (then solid angles decide). */
+static int ray_cross(const double x[3], const double d[3], const double a[3], const double b[3],
+                     const double c[3])
+{
+    double e1[3], e2[3], pv[3], tv[3], qv[3];
+    v3_sub(e1, b, a);
+    v3_sub(e2, c, a);
+    v3_cross(pv, d, e2);
+    double det = v3_dot(e1, pv);
+    double scale = v3_norm(e1) * v3_norm(e2);
+    if (fabs(det) <= 1e-12 * scale)
+        return 0; /* parallel: a ray in the triangle's plane is a grazing case handled below */
+    double inv = 1 / det;
+    v3_sub(tv, x, a);
+    double u = v3_dot(tv, pv) * inv;
+    if (u < -1e-9 || u > 1 + 1e-9)
+        return 0;
+    v3_cross(qv, tv, e1);
+    double v = v3_dot(d, qv) * inv, t = v3_dot(e2, qv) * inv;
+    if (v < -1e-9 || u + v > 1 + 1e-9 || t < -1e-9 * sqrt(scale))
+        return 0;
+    if (u < 1e-9 || v < 1e-9 || u + v > 1 - 1e-9 || t < 1e-9 * sqrt(scale))
+        return 2;
+    return det < 0 ? 1 : -1; /* det = -d . (e1 x e2) */
+}
+
+/* New cell of the centre x (now in cell old, a cell of the star) after the
+ * move: the winding numbers of the star cells change only through the
+ * moving triangles, by their signed ray crossings after minus before (an
+ * integer), or, when the ray grazes one of them, their solid angles. */
+static int winding_change(const pol *P, const double x[3], int slot[][2], int old)
+{
+    /* a direction unlikely to run along the faces of grids or lattices */
+    static const double dir[3] = {0.5377380816, 0.3145192436, 0.7822325495};
+    const rve_cx *c = P->c;
+    int dw[MAXS] = {0}, graze = 0;
+    for (int t = 0; t < P->ntri && !graze; t++) {
+        const ptri *T = &P->tri[t];
+        int k1 = ray_cross(x, dir, fpos(P, T->f), pos(P, T->a), pos(P, T->b));
+        int k0 = ray_cross(x, dir, c->fpt + 3 * T->f, c->v + 3 * T->a, c->v + 3 * T->b);
+        if (k1 == 2 || k0 == 2) {
+            graze = 1;
+            break;
+        }
+        if (slot[t][0] >= 0)
+            dw[slot[t][0]] += k1 - k0;
+        if (slot[t][1] >= 0)
+            dw[slot[t][1]] -= k1 - k0;
+    }
+    if (!graze) {
+        for (int s = 0; s < P->nstar; s++)
+            if (dw[s] + (P->star[s] == old) == 1)
+                return P->star[s];
+        return -1;
+    }
+    double w[MAXS] = {0};
+    for (int t = 0; t < P->ntri; t++) {
+        const ptri *T = &P->tri[t];
+        double d = tri_omega(x, fpos(P, T->f), pos(P, T->a), pos(P, T->b)) -
+                   tri_omega(x, c->fpt + 3 * T->f, c->v + 3 * T->a, c->v + 3 * T->b);
+        if (slot[t][0] >= 0)
+            w[slot[t][0]] += d;
+        if (slot[t][1] >= 0)
+            w[slot[t][1]] -= d;
+    }
+    int best = -1;
+    double wbest = 2 * PI;
+    for (int s = 0; s < P->nstar; s++) {
+        double ws = w[s] + (P->star[s] == old ? 4 * PI : 0);
+        if (ws > wbest + 1e-9) {
+            wbest = ws;
+            best = P->star[s];
+        }
+    }
+    return best;
+}
+
 /* Change of the count of voxels in their grain's cell when v moves to P->p;
  * the candidates' new cells are left in cnew.  -1 on allocation failure. */
 static int count_gain(pol *P, long long *gain)
@@ -528,35 +607,22 @@ static int count_gain(pol *P, long long *gain)
                 return -1;
         }
     }
+    /* the two cells of each moving triangle, as slots of the star */
+    int slot[MAXT][2];
+    for (int t = 0; t < P->ntri; t++) {
+        int f = P->tri[t].f;
+        slot[t][0] = star_slot(P, c->fc[2 * f]);
+        slot[t][1] = c->fc[2 * f + 1] >= 0 ? star_slot(P, c->fc[2 * f + 1]) : -1;
+    }
     long long g = 0;
     for (size_t q = 0; q < P->ncand; q++) {
         size_t idx = P->cand[q];
-        double dw[MAXS] = {0}, x[3];
+        double x[3];
         int ix = (int)(idx % (size_t)P->map->nx);
         int jy = (int)((idx / (size_t)P->map->nx) % (size_t)P->map->ny);
         int kz = (int)(idx / ((size_t)P->map->nx * (size_t)P->map->ny));
         rve_map_voxel_centre(P->map, ix, jy, kz, x);
-        for (int t = 0; t < P->ntri; t++) {
-            const ptri *T = &P->tri[t];
-            double d = tri_omega(x, fpos(P, T->f), pos(P, T->a), pos(P, T->b)) -
-                       tri_omega(x, c->fpt + 3 * T->f, c->v + 3 * T->a, c->v + 3 * T->b);
-            int s0 = star_slot(P, c->fc[2 * T->f]), s1 = c->fc[2 * T->f + 1] >= 0
-                                                             ? star_slot(P, c->fc[2 * T->f + 1])
-                                                             : -1;
-            if (s0 >= 0)
-                dw[s0] += d;
-            if (s1 >= 0)
-                dw[s1] -= d;
-        }
-        int old = P->cur[idx], best = -1;
-        double wbest = 2 * PI;
-        for (int s = 0; s < P->nstar; s++) {
-            double w = dw[s] + (P->star[s] == old ? 4 * PI : 0);
-            if (w > wbest + 1e-9) {
-                wbest = w;
-                best = P->star[s];
-            }
-        }
+        int old = P->cur[idx], best = winding_change(P, x, slot, old);
         P->cnew[q] = best;
         int tr = P->truth[idx];
         g += (best == tr && tr >= 0) - (old == tr && tr >= 0);
@@ -593,54 +659,114 @@ static double winding(const pol *P, int k, const double x[3])
     return w;
 }
 
-/* cur for every voxel: each centre tested against its own grain's cell
- * first (most are there), then against the other cells whose box holds it. */
-static void rasterise(pol *P)
+/* Voxel index range of cell k's bounding box; 0 when the cell is empty. */
+static int cell_box(const pol *P, int k, int i0[3], int i1[3])
+{
+    const rve_cx *c = P->c;
+    const rve_map *m = P->map;
+    if (P->cfo[k + 1] == P->cfo[k])
+        return 0;
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int j = P->cfo[k]; j < P->cfo[k + 1]; j++) {
+        int f = P->cfl[j];
+        for (int i = c->foff[f]; i < c->foff[f + 1]; i++)
+            for (int a = 0; a < 3; a++) {
+                lo[a] = fmin(lo[a], c->v[3 * c->fv[i] + a]);
+                hi[a] = fmax(hi[a], c->v[3 * c->fv[i] + a]);
+            }
+    }
+    int dims[3] = {m->nx, m->ny, m->nz};
+    for (int a = 0; a < 3; a++) {
+        i0[a] = (int)ceil((lo[a] - m->origin[a]) / m->h[a] - 0.5);
+        i1[a] = (int)floor((hi[a] - m->origin[a]) / m->h[a] - 0.5);
+        if (i0[a] < 0)
+            i0[a] = 0;
+        if (i1[a] > dims[a] - 1)
+            i1[a] = dims[a] - 1;
+    }
+    return 1;
+}
+
+static int inside_cell(const pol *P, int k, const double x[3])
+{
+    return winding(P, k, x) > 2 * PI + 1e-9;
+}
+
+/* cur for every voxel of a grain with a cell: tested against that cell first
+ * (most are there), then against the cells next to it, then against every
+ * cell whose box holds it.  Void voxels, and those of grains without a cell,
+ * never count, so they are left at -1 (and never become candidates). */
+static rve_status rasterise(pol *P, rve_err *err)
 {
     const rve_cx *c = P->c;
     const rve_map *m = P->map;
     size_t nvox = rve_map_nvox(m);
     for (size_t i = 0; i < nvox; i++)
         P->cur[i] = -1;
-    int dims[3] = {m->nx, m->ny, m->nz};
-    for (int stage = 0; stage < 2; stage++)
-        for (int k = 0; k < c->nc; k++) {
-            double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-            for (int j = P->cfo[k]; j < P->cfo[k + 1]; j++) {
-                int f = P->cfl[j];
-                for (int i = c->foff[f]; i < c->foff[f + 1]; i++)
-                    for (int a = 0; a < 3; a++) {
-                        lo[a] = fmin(lo[a], c->v[3 * c->fv[i] + a]);
-                        hi[a] = fmax(hi[a], c->v[3 * c->fv[i] + a]);
-                    }
-            }
-            if (P->cfo[k + 1] == P->cfo[k])
-                continue;
-            int i0[3], i1[3];
-            for (int a = 0; a < 3; a++) {
-                i0[a] = (int)ceil((lo[a] - m->origin[a]) / m->h[a] - 0.5);
-                i1[a] = (int)floor((hi[a] - m->origin[a]) / m->h[a] - 0.5);
-                if (i0[a] < 0)
-                    i0[a] = 0;
-                if (i1[a] > dims[a] - 1)
-                    i1[a] = dims[a] - 1;
-            }
-#pragma omp parallel for schedule(dynamic, 1) collapse(2)
-            for (int kz = i0[2]; kz <= i1[2]; kz++)
-                for (int jy = i0[1]; jy <= i1[1]; jy++)
-                    for (int ix = i0[0]; ix <= i1[0]; ix++) {
-                        size_t idx = rve_map_index(m, ix, jy, kz);
-                        if (P->cur[idx] >= 0 || (stage == 0) != (P->truth[idx] == k))
-                            continue;
-                        double x[3];
-                        rve_map_voxel_centre(m, ix, jy, kz, x);
-                        if (winding(P, k, x) > 2 * PI + 1e-9)
-                            P->cur[idx] = k;
-                    }
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int k = 0; k < c->nc; k++) {
+        int i0[3], i1[3];
+        if (!cell_box(P, k, i0, i1))
+            continue;
+        for (int kz = i0[2]; kz <= i1[2]; kz++)
+            for (int jy = i0[1]; jy <= i1[1]; jy++)
+                for (int ix = i0[0]; ix <= i1[0]; ix++) {
+                    size_t idx = rve_map_index(m, ix, jy, kz);
+                    double x[3];
+                    if (P->truth[idx] != k)
+                        continue;
+                    rve_map_voxel_centre(m, ix, jy, kz, x);
+                    if (inside_cell(P, k, x))
+                        P->cur[idx] = k;
+                }
+    }
+    /* the rest (misclassified voxels): a list, then one pass in parallel */
+    size_t nrest = 0;
+    for (size_t i = 0; i < nvox; i++)
+        nrest += P->truth[i] >= 0 && P->cur[i] < 0;
+    size_t *rest = malloc((nrest + 1) * sizeof(size_t));
+    int *box = malloc(((size_t)c->nc * 6 + 1) * sizeof(int));
+    if (!rest || !box) {
+        free(rest);
+        free(box);
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    }
+    nrest = 0;
+    for (size_t i = 0; i < nvox; i++)
+        if (P->truth[i] >= 0 && P->cur[i] < 0)
+            rest[nrest++] = i;
+    for (int k = 0; k < c->nc; k++)
+        if (!cell_box(P, k, box + 6 * k, box + 6 * k + 3))
+            box[6 * k] = 1, box[6 * k + 3] = 0; /* empty box */
+#pragma omp parallel for schedule(dynamic, 64)
+    for (size_t q = 0; q < nrest; q++) {
+        size_t idx = rest[q];
+        int ix = (int)(idx % (size_t)m->nx), jy = (int)((idx / (size_t)m->nx) % (size_t)m->ny);
+        int kz = (int)(idx / ((size_t)m->nx * (size_t)m->ny)), tk = P->truth[idx], found = -1;
+        int ijk[3] = {ix, jy, kz};
+        double x[3];
+        rve_map_voxel_centre(m, ix, jy, kz, x);
+        /* neighbours of its grain's cell first */
+        for (int j = P->cfo[tk]; j < P->cfo[tk + 1] && found < 0; j++) {
+            int f = P->cfl[j], o = c->fc[2 * f] == tk ? c->fc[2 * f + 1] : c->fc[2 * f];
+            if (o >= 0 && inside_cell(P, o, x))
+                found = o;
         }
+        for (int k = 0; k < c->nc && found < 0; k++) {
+            int in = 1;
+            for (int a = 0; a < 3; a++)
+                in &= ijk[a] >= box[6 * k + a] && ijk[a] <= box[6 * k + 3 + a];
+            if (in && k != tk && inside_cell(P, k, x))
+                found = k;
+        }
+        P->cur[idx] = found;
+    }
+    free(rest);
+    free(box);
     P->good = 0;
     for (size_t i = 0; i < nvox; i++)
         P->good += P->truth[i] >= 0 && P->cur[i] == P->truth[i];
+    return RVE_OK;
 }
 
 /* ------------------------------------------------------------------ setup */
@@ -884,8 +1010,9 @@ rve_status rve_cx_polish(rve_cx *c, const rve_map *map, const int *ids, double t
             st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
         if (st == RVE_OK)
             st = build_truth(&P, ids, err);
+        if (st == RVE_OK)
+            st = rasterise(&P, err);
         if (st == RVE_OK) {
-            rasterise(&P);
             rep->acc_reg = P.nvox ? (double)P.good / (double)P.nvox : 0;
         }
     }
