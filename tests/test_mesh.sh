@@ -66,7 +66,7 @@ acc=$(sed -n 's/.*"accuracy_after":\([0-9.e+-]*\).*/\1/p' "$d/out")
 ok "reg --map: accuracy after >= 0.999 (got $acc)" "awk -v a=\"$acc\" 'BEGIN{exit !(a != \"\" && a >= 0.999 && a <= 1)}'"
 check "reg --map missing map" 1 "$RVE" reg "$d/four.tess" -o "$d/four-regx.tess" --map "$d/none.tif"
 ok "reg --map missing map: no output" "[ ! -e \"$d/four-regx.tess\" ]"
-# small cells (default; --keep-small-cells keeps them): a tiny octahedral cell (faces 0.05 from the centre of a
+# --remove-small-cells: a tiny octahedral cell (faces 0.05 from the centre of a
 # 2 x 2 x 2 lattice, all 12 edges short) is merged into the lattice point: the
 # lattice of unit cubes is back (54 edges), no short edge left.
 cat >"$d/oct.txt" <<'S'
@@ -81,10 +81,10 @@ cat >"$d/oct.txt" <<'S'
 1 1 1 0
 S
 check "tess oct" 0 "$RVE" tess --seeds "$d/oct.txt" --domain 2,2,2 -o "$d/oct.tess" -q
-check "reg --keep-small-cells" 0 "$RVE" reg "$d/oct.tess" -o "$d/oct-k.tess" --keep-small-cells --json -q
+check "reg keeps small cells by default" 0 "$RVE" reg "$d/oct.tess" -o "$d/oct-k.tess" --json -q
 grep_f "oct: 12 short edges" '"short_edges_before":12,' "$d/out"
 grep_f "oct: no cell removed" '"small_cells_removed":0,' "$d/out"
-check "reg removes small cells by default" 0 "$RVE" reg "$d/oct.tess" -o "$d/oct-r.tess" --json -q
+check "reg --remove-small-cells" 0 "$RVE" reg "$d/oct.tess" -o "$d/oct-r.tess" --remove-small-cells --json -q
 grep_f "oct: one cell removed" '"small_cells_removed":1,' "$d/out"
 grep_f "oct: no short edge left" '"short_edges_after":0,' "$d/out"
 grep_f "oct: lattice edges" '"edges_after":54,' "$d/out"

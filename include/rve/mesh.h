@@ -44,8 +44,8 @@ typedef struct {
     int max_passes;    /* default 20 */
     int remove_small_cells; /* 1: cells smaller than threshold^3 (grains of a few voxels:
                                only short edges, or slivers) are merged into one vertex and
-                               vanish (their grain is then absent): grains too small to mesh at
-                               that size; default 1 (0: kept, with their short edges) */
+                               vanish (their grain is then absent); default 0: kept (the
+                               polish then lengthens most of their edges) */
     double min_angle;  /* degrees: after the collapses, vertices move to open face corners
                           and dihedral angles below this (thin wedges force flat
                           tetrahedra); 0: off; default 15 */

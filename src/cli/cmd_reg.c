@@ -21,8 +21,6 @@ const cli_command cli_cmd_reg = {
     "maximum angle, turn a cell inside out, pinch a face or make two cells share two\n"
     "faces; passes repeat until nothing more can be removed.  Prints the edges\n"
     "removed, the shortest edge left and the edge-length histogram before and after.\n"
-    "Cells smaller than a cube of the threshold (grains of a few voxels, too small to\n"
-    "mesh at that size) are merged into one vertex first; their ids are printed.\n"
     "\n"
     "Then the polish moves vertices (pattern search, face points at the vertex\n"
     "means, topology and all the checks above kept): first to open face corners,\n"
@@ -38,9 +36,9 @@ const cli_command cli_cmd_reg = {
     "  --length L         absolute threshold (overrides --rsel)\n"
     "  --max-angle DEG    largest bend of a face allowed (default 20; Neper's -fmax)\n"
     "  --passes N         at most N passes (default 20)\n"
-    "  --keep-small-cells keep the cells smaller than a cube of the threshold (their\n"
-    "                     short edges then stay; default: merged into one vertex,\n"
-    "                     their grains absent from OUT)\n"
+    "  --remove-small-cells  merge every cell smaller than a cube of the threshold\n"
+    "                     (grains of a few voxels) into one vertex; their grains are\n"
+    "                     then absent from OUT (ids printed)\n"
     "  --min-angle DEG    open angles below DEG (default 15; 0: no angle polish)\n"
     "  --map MAP          the grain map of the fit: polish against it, and report\n"
     "                     the voxel accuracy of TESS and OUT (share of its non-void\n"
@@ -58,11 +56,11 @@ const cli_command cli_cmd_reg = {
     "  rve reg fit.tess -o fit-reg.tess\n"
     "  rve reg fit.tess --rsel 1.5 --max-angle 15 -o fit-reg.tess --json\n"
     "  rve reg fit.tess -o fit-reg.tess --map grains.tif\n"
-    "  rve reg fit.tess -o fit-reg.tess --keep-small-cells --min-angle 0\n",
+    "  rve reg fit.tess -o fit-reg.tess --remove-small-cells --min-angle 20\n",
     run,
 };
 
-enum { OPT_RSEL = CLI_OPT_FIRST, OPT_LENGTH, OPT_ANGLE, OPT_PASSES, OPT_MAP, OPT_RMSMALL, OPT_MINANGLE, OPT_KEEPSMALL, OPT_NOPOLISH };
+enum { OPT_RSEL = CLI_OPT_FIRST, OPT_LENGTH, OPT_ANGLE, OPT_PASSES, OPT_MAP, OPT_RMSMALL, OPT_MINANGLE, OPT_NOPOLISH };
 
 /* Voxel accuracy of t against map: share of the non-void voxels whose
  * grain id is the label of the cell containing their centre (geometric
@@ -111,7 +109,6 @@ static int run(int argc, char **argv)
         {"map", required_argument, NULL, OPT_MAP},
         {"remove-small-cells", no_argument, NULL, OPT_RMSMALL},
         {"min-angle", required_argument, NULL, OPT_MINANGLE},
-        {"keep-small-cells", no_argument, NULL, OPT_KEEPSMALL},
         {"no-polish", no_argument, NULL, OPT_NOPOLISH},
         {NULL, 0, NULL, 0},
     };
@@ -135,8 +132,7 @@ static int run(int argc, char **argv)
         switch (c) {
         case 'o': out = optarg; break;
         case OPT_MAP: mpath = optarg; break;
-        case OPT_RMSMALL: o.remove_small_cells = 1; break; /* the default; kept for old scripts */
-        case OPT_KEEPSMALL: o.remove_small_cells = 0; break;
+        case OPT_RMSMALL: o.remove_small_cells = 1; break;
         case OPT_NOPOLISH: nopolish = 1; break;
         case OPT_RSEL:
             if (rve_parse_double(optarg, &o.rsel) != RVE_OK || !(o.rsel > 0))

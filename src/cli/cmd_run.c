@@ -33,8 +33,8 @@ const cli_command cli_cmd_run = {
     "                     (e.g. \"--max-time 30 --polish 4\"; see rve help fit)\n"
     "  --rsel R           regularisation threshold R * 0.25 * (V/N)^(1/3) (default 1)\n"
     "  --max-angle DEG    largest face bend allowed by regularisation (default 20)\n"
-    "  --keep-small-cells regularisation keeps the cells smaller than a cube of its\n"
-    "                     threshold (default: merged into one vertex, see rve reg)\n"
+    "  --remove-small-cells  regularisation merges the cells smaller than a cube of its\n"
+    "                     threshold into one vertex (see rve reg)\n"
     "  --min-angle DEG    regularisation opens angles below DEG (default 15)\n"
     "  --no-polish        no polish of the regularised vertices against MAP\n"
     "  --no-reg           mesh the fitted tessellation without regularising it\n"
@@ -55,7 +55,7 @@ const cli_command cli_cmd_run = {
 };
 
 enum {
-    OPT_FITOPT = CLI_OPT_FIRST, OPT_RSEL, OPT_ANGLE, OPT_RMSMALL, OPT_KEEPSMALL, OPT_MINANGLE, OPT_NOPOLISH, OPT_NOREG, OPT_RCL, OPT_CL, OPT_ORDER,
+    OPT_FITOPT = CLI_OPT_FIRST, OPT_RSEL, OPT_ANGLE, OPT_RMSMALL, OPT_MINANGLE, OPT_NOPOLISH, OPT_NOREG, OPT_RCL, OPT_CL, OPT_ORDER,
     OPT_FORMAT, OPT_NOMESH
 };
 
@@ -146,7 +146,6 @@ static int run(int argc, char **argv)
         {"max-angle", required_argument, NULL, OPT_ANGLE},
         {"no-reg", no_argument, NULL, OPT_NOREG},
         {"remove-small-cells", no_argument, NULL, OPT_RMSMALL},
-        {"keep-small-cells", no_argument, NULL, OPT_KEEPSMALL},
         {"min-angle", required_argument, NULL, OPT_MINANGLE},
         {"no-polish", no_argument, NULL, OPT_NOPOLISH},
         {"rcl", required_argument, NULL, OPT_RCL},
@@ -181,8 +180,7 @@ static int run(int argc, char **argv)
         case 'o': dir = optarg; break;
         case OPT_FITOPT: fitopt = optarg; break;
         case OPT_NOREG: noreg = 1; break;
-        case OPT_RMSMALL: ro.remove_small_cells = 1; break; /* the default; kept for old scripts */
-        case OPT_KEEPSMALL: ro.remove_small_cells = 0; break;
+        case OPT_RMSMALL: ro.remove_small_cells = 1; break;
         case OPT_NOPOLISH: nopolish = 1; break;
         case OPT_MINANGLE:
             if (rve_parse_double(optarg, &ro.min_angle) != RVE_OK || !(ro.min_angle >= 0 && ro.min_angle < 60))

@@ -204,6 +204,17 @@ static double local_min_angle(const pol *P, int v, int moved)
     return m;
 }
 
+/* Quality of v's neighbourhood, 1 when it needs nothing: the smallest angle
+ * over the minimum angle, and the shortest edge at v over the threshold. */
+static double local_quality(const pol *P, int v, int moved)
+{
+    double q = P->qang > 0 ? local_min_angle(P, v, moved) / P->qang : 1;
+    for (int t = 0; t < P->ntri; t++)
+        if (P->tri[t].a == v || P->tri[t].b == v)
+            q = fmin(q, v3_dist(pos(P, P->tri[t].a), pos(P, P->tri[t].b)) / P->thr);
+    return fmin(q, 1);
+}
+
 /* ------------------------------------------------------------ validity */
 /* Faces at v: no fan triangle folded over (normals along the face's vector
  * area, which keeps its side), bend atan(h / r) within the maximum (or not
@@ -926,10 +937,11 @@ static void global_angles(pol *P, double *amin, size_t *below)
     *below = nb;
 }
 
-/* One pattern-search sweep over the vertices in order.  Mode 0 opens the
- * angles below qang (the best accuracy among the moves that widen the
- * vertex's smallest angle); mode 1 wins accuracy without narrowing any angle
- * below qang.  Returns the moves made, -1 on allocation failure. */
+/* One pattern-search sweep over the vertices in order.  Mode 0 mends the
+ * neighbourhoods of quality below 1 (angles under qang, edges shorter than
+ * the threshold): the best accuracy among the moves that raise the vertex's
+ * local quality; mode 1 wins accuracy without lowering any local quality.
+ * Returns the moves made, -1 on allocation failure. */
 static long sweep(pol *P, int mode, double step, size_t *moves)
 {
     rve_cx *c = P->c;
@@ -944,8 +956,8 @@ static long sweep(pol *P, int mode, double step, size_t *moves)
         int nd = directions(P, v, dir);
         if (!nd)
             continue;
-        double m0 = local_min_angle(P, v, 0);
-        if (mode == 0 && m0 >= P->qang)
+        double m0 = local_quality(P, v, 0);
+        if (mode == 0 && m0 >= 1)
             continue;
         double v0[3], best_p[3] = {0, 0, 0};
         v3_copy(v0, c->v + 3 * v);
@@ -958,8 +970,8 @@ static long sweep(pol *P, int mode, double step, size_t *moves)
             place(P, p);
             if (!inside_domain(P, P->p) || !edges_ok(P) || !faces_ok(P) || !cells_ok(P))
                 continue;
-            double m1 = local_min_angle(P, v, 1);
-            if (mode == 0 ? !(m1 > m0 + 1e-9) : m1 < fmin(m0, P->qang))
+            double m1 = local_quality(P, v, 1);
+            if (mode == 0 ? !(m1 > m0 + 1e-9) : m1 < m0)
                 continue;
             long long g = 0;
             if (P->map && count_gain(P, &g))
@@ -1025,8 +1037,6 @@ rve_status rve_cx_polish(rve_cx *c, const rve_map *map, const int *ids, double t
     for (int mode = 0; mode < 2; mode++) {
         if (mode == 1 && !map)
             break;
-        if (mode == 0 && !(P.qang > 0))
-            continue;
         for (int s = 0; s < 3; s++) {
             memset(P.dirty, 1, (size_t)c->nv);
             for (int it = 0; it < 12; it++) {
