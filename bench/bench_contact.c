@@ -252,10 +252,11 @@ int main(int argc, char **argv)
                 if (v < T[i * M_N + m])
                     T[i * M_N + m] = v;
             }
-    if (getenv("BENCH_CONTACT_PAIRS")) /* per-pair times: vertex counts, ours, Bullet, MPR */
+    if (getenv("BENCH_CONTACT_PAIRS")) /* per-pair times: vertex counts, ours, the peers, our GJK alone */
         for (int i = 0; i < np; i++)
-            fprintf(stderr, "pair %3d nv %3d %3d  epa %7.0f  bullet %7.0f  mpr %7.0f  gjk %6.0f\n", i, P[i].na, P[i].nb,
-                    T[i * M_N + M_EPA], T[i * M_N + M_BULLET], T[i * M_N + M_CCD_MPR], T[i * M_N + M_GJK]);
+            fprintf(stderr, "pair %3d nv %3d %3d  epa %7.0f  bullet %7.0f  ccd-epa %7.0f  mpr %7.0f  gjk %6.0f\n", i,
+                    P[i].na, P[i].nb, T[i * M_N + M_EPA], T[i * M_N + M_BULLET], T[i * M_N + M_CCD_EPA],
+                    T[i * M_N + M_CCD_MPR], T[i * M_N + M_GJK]);
     double *t = malloc(np * sizeof *t), base_med = 0;
     double *eo = malloc(np * sizeof *eo), *ao = malloc(np * sizeof *ao);
     for (int m = 0; m < M_N; m++) {

@@ -87,8 +87,9 @@ static void vert_fill(epa_vert *x) { v3_sub(x->w, x->a, x->b); }
 /* a - b in long double (exact for coordinates of similar magnitude) */
 static inline void vert_wl(const epa_vert *x, long double wl[3])
 {
-    for (int j = 0; j < 3; j++)
-        wl[j] = (long double)x->a[j] - (long double)x->b[j];
+    wl[0] = (long double)x->a[0] - (long double)x->b[0];
+    wl[1] = (long double)x->a[1] - (long double)x->b[1];
+    wl[2] = (long double)x->a[2] - (long double)x->b[2];
 }
 
 static long double ldotl(const long double a[3], const long double b[3])
@@ -150,11 +151,9 @@ static int face_above_l(const epa_ws *W, int i, const epa_vert *w, long double e
     vert_wl(&W->V[f->v[pv3[f->apex]]], c);
     vert_wl(w, x);
     long double ab[3], ac[3], ax[3], n[3];
-    for (int j = 0; j < 3; j++) {
-        ab[j] = b[j] - a[j];
-        ac[j] = c[j] - a[j];
-        ax[j] = x[j] - a[j];
-    }
+    ab[0] = b[0] - a[0], ab[1] = b[1] - a[1], ab[2] = b[2] - a[2];
+    ac[0] = c[0] - a[0], ac[1] = c[1] - a[1], ac[2] = c[2] - a[2];
+    ax[0] = x[0] - a[0], ax[1] = x[1] - a[1], ax[2] = x[2] - a[2];
     n[0] = ab[1] * ac[2] - ab[2] * ac[1];
     n[1] = ab[2] * ac[0] - ab[0] * ac[2];
     n[2] = ab[0] * ac[1] - ab[1] * ac[0];
@@ -174,17 +173,16 @@ static void face_plane_l(epa_ws *W, int i)
     vert_wl(&W->V[f->v[nx3[f->apex]]], b);
     vert_wl(&W->V[f->v[pv3[f->apex]]], c);
     long double x[3], y[3], n[3];
-    for (int j = 0; j < 3; j++) {
-        x[j] = b[j] - a[j];
-        y[j] = c[j] - a[j];
-    }
+    x[0] = b[0] - a[0], x[1] = b[1] - a[1], x[2] = b[2] - a[2];
+    y[0] = c[0] - a[0], y[1] = c[1] - a[1], y[2] = c[2] - a[2];
     n[0] = x[1] * y[2] - x[2] * y[1];
     n[1] = x[2] * y[0] - x[0] * y[2];
     n[2] = x[0] * y[1] - x[1] * y[0];
     long double r = 1 / sqrtl(ldotl(n, n));
     epa_facel *fl = &W->FL[i];
-    for (int j = 0; j < 3; j++)
-        fl->nl[j] = n[j] * r;
+    fl->nl[0] = n[0] * r;
+    fl->nl[1] = n[1] * r;
+    fl->nl[2] = n[2] * r;
     fl->dl = ldotl(fl->nl, a);
     f->lplane = 1;
 }
