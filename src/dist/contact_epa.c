@@ -60,7 +60,7 @@ typedef struct {
     const rve_shape *A, *B;
     dist_frame fa, fb;
     int ha, hb;
-    epa_vert V[EPA_MAX_VERTS];
+    epa_vert V[EPA_MAX_VERTS + 1]; /* + 1: the candidate support point */
     epa_face F[EPA_MAX_FACES];
     epa_facel FL[EPA_MAX_FACES];
     int nv, nf;
@@ -74,7 +74,7 @@ typedef struct {
 } epa_ws;
 
 /* support of K = A - B in direction d: w = s_A(d) - s_B(-d) */
-static void epa_support(epa_ws *W, const double d[3], epa_vert *x)
+DIST_INLINE void epa_support(epa_ws *W, const double d[3], epa_vert *x)
 {
     double m[3] = {-d[0], -d[1], -d[2]};
     dist_support_world(W->A, &W->fa, d, x->a, &W->ha);
@@ -494,15 +494,16 @@ rve_status rve_contact_epa(const rve_shape *A, const rve_shape *B, const rve_epa
             break;
         }
         epa_face *f = &W->F[best];
-        epa_vert x;
-        epa_support(W, f->n, &x);
+        /* the support point goes straight into the next vertex slot (kept when added) */
+        epa_vert *const x = &W->V[W->nv];
+        epa_support(W, f->n, x);
         long double eps = (long double)tol * W->scale;
         /* quick decision in double when far from convergence */
-        double hd = v3_dot(f->n, x.w) - f->d;
+        double hd = v3_dot(f->n, x->w) - f->d;
         int near = !(hd > 1e-11 * W->scale);
         if (near) {
             face_plane_l(W, best);
-            if (face_height(W, best, &x) <= eps) {
+            if (face_height(W, best, x) <= eps) {
                 /* best is a face of K: stop, unless a face within rounding of its
                  * offset lies closer in long double (then expand that one) */
                 double lim = W->fd[best] + 1e-11 * W->scale;
@@ -517,6 +518,16 @@ rve_status rve_contact_epa(const rve_shape *A, const rve_shape *B, const rve_epa
                     }
                 if (forced < 0 || it >= maxit)
                     break;
+                /* the closer face lies in the plane of best (every vertex within
+                 * eps of it, e.g. another triangle of the same face of K): it is
+                 * a face of K too (best's plane supports K), no support needed */
+                const epa_face *fg = &W->F[forced];
+                if (face_height(W, best, &W->V[fg->v[0]]) >= -eps && face_height(W, best, &W->V[fg->v[1]]) >= -eps &&
+                    face_height(W, best, &W->V[fg->v[2]]) >= -eps) {
+                    best = forced;
+                    forced = -1;
+                    break;
+                }
                 continue;
             }
         }
@@ -528,12 +539,11 @@ rve_status rve_contact_epa(const rve_shape *A, const rve_shape *B, const rve_epa
          * is within rounding of the face's plane: every vertex lies below it) */
         int dup = 0;
         for (int i = 0; near && i < W->nv && !dup; i++)
-            if (v3_dist2(W->V[i].w, x.w) <= 0)
+            if (v3_dist2(W->V[i].w, x->w) <= 0)
                 dup = 1;
         if (dup)
             break;
-        int wi = W->nv;
-        W->V[W->nv++] = x;
+        int wi = W->nv++;
         if (!epa_horizon2(W, best, &W->V[wi], 0.25L * eps)) {
             W->nv--;
             break; /* cannot expand consistently: keep the current face */
@@ -643,3 +653,4 @@ rve_status rve_contact_epa_polyhedra(const rve_polyhedron *A, const rve_polyhedr
     rve_shape_polytope(&b, B->v, (int)B->nv, NULL);
     return rve_contact_epa(&a, &b, opts, out, err);
 }
+
