@@ -252,13 +252,11 @@ int main(int argc, char **argv)
                 if (v < T[i * M_N + m])
                     T[i * M_N + m] = v;
             }
-    if (getenv("BENCH_CONTACT_PAIRS")) /* per-pair times: vertex counts, ours, the peers, our GJK alone */
-        for (int i = 0; i < np; i++)
-            fprintf(stderr, "pair %3d nv %3d %3d  epa %7.0f  bullet %7.0f  ccd-epa %7.0f  mpr %7.0f  gjk %6.0f\n", i,
-                    P[i].na, P[i].nb, T[i * M_N + M_EPA], T[i * M_N + M_BULLET], T[i * M_N + M_CCD_EPA],
-                    T[i * M_N + M_CCD_MPR], T[i * M_N + M_GJK]);
     double *t = malloc(np * sizeof *t), base_med = 0;
     double *eo = malloc(np * sizeof *eo), *ao = malloc(np * sizeof *ao);
+    double *E = malloc((size_t)np * M_N * sizeof *E); /* depth error / size, by pair and method */
+    for (int i = 0; i < np * M_N; i++)
+        E[i] = NAN;
     for (int m = 0; m < M_N; m++) {
         if (!available(m)) {
             printf("%-22s (not built: peer library absent)\n", mname[m]);
@@ -280,6 +278,7 @@ int main(int argc, char **argv)
             if (!ok && m != M_GJK)
                 fails++;
             el[i] = err / p->size;
+            E[i * M_N + m] = el[i];
             if (el[i] > emax)
                 emax = el[i];
             if (err / d0 > erel)
@@ -318,6 +317,36 @@ int main(int argc, char **argv)
             printf("\n");
         free(el);
     }
+    /* the pairs where a peer is faster than ours: how accurate it is there */
+    {
+        static const int peers[3] = {M_BULLET, M_CCD_EPA, M_CCD_MPR};
+        printf("\npairs where a peer is faster than ours GJK-TD/EPA, and its depth error |dd|/L there:\n");
+        double *ev = malloc(np * sizeof *ev);
+        for (int k = 0; k < 3; k++) {
+            int m = peers[k], cnt = 0;
+            if (!available(m))
+                continue;
+            double emx = 0, eours = 0;
+            for (int i = 0; i < np; i++)
+                if (T[i * M_N + m] < T[i * M_N + M_EPA]) {
+                    ev[cnt++] = E[i * M_N + m];
+                    emx = fmax(emx, E[i * M_N + m]);
+                    eours = fmax(eours, E[i * M_N + M_EPA]);
+                }
+            printf("  %-18s faster on %3d of %d pairs", mname[m], cnt, np);
+            if (cnt)
+                printf("; its depth error there: median %.2g, max %.2g (ours: max %.2g)", median(ev, cnt), emx, eours);
+            printf("\n");
+        }
+        free(ev);
+    }
+    if (getenv("BENCH_CONTACT_PAIRS")) /* per pair: vertex counts, times (ns), peers' depth errors / L */
+        for (int i = 0; i < np; i++)
+            fprintf(stderr,
+                    "pair %3d nv %3d %3d  epa %7.0f  bullet %7.0f (err %7.1e)  ccd-epa %7.0f (err %7.1e)  mpr %7.0f (err %7.1e)  gjk %6.0f\n",
+                    i, P[i].na, P[i].nb, T[i * M_N + M_EPA], T[i * M_N + M_BULLET], E[i * M_N + M_BULLET],
+                    T[i * M_N + M_CCD_EPA], E[i * M_N + M_CCD_EPA], T[i * M_N + M_CCD_MPR], E[i * M_N + M_CCD_MPR],
+                    T[i * M_N + M_GJK]);
     /* by size class: the vertex counts of the pairs matter (supports are O(n),
      * the polytope work is not) */
     {
@@ -375,5 +404,6 @@ int main(int argc, char **argv)
     free(T);
     free(eo);
     free(ao);
+    free(E);
     return 0;
 }
