@@ -90,8 +90,8 @@ static void ccd_cen(const void *obj, ccd_vec3_t *c)
 }
 #endif
 
-enum { M_GJK, M_EPA, M_EPA_GRAPH, M_NEZAMI, M_CUNDALL, M_CCD_EPA, M_CCD_MPR, M_BULLET, M_N };
-static const char *mname[M_N] = {"(ours GJK alone)", "ours GJK-TD/EPA", "ours EPA + hull graph", "ours Nezami (rev.)", "ours Cundall (rev.)",
+enum { M_GJK, M_EPA, M_EPA_GRAPH, M_EPA_TOL, M_NEZAMI, M_CUNDALL, M_CCD_EPA, M_CCD_MPR, M_BULLET, M_N };
+static const char *mname[M_N] = {"(ours GJK alone)", "ours GJK-TD/EPA", "ours EPA + hull graph", "ours EPA tol 1e-2", "ours Nezami (rev.)", "ours Cundall (rev.)",
                                  "libccd GJK+EPA", "libccd MPR", "Bullet btGjkEpa2"};
 
 /* one query; returns 1 when a penetration was reported (depth >= 0, n A to B) */
@@ -113,6 +113,11 @@ static int run_query(int m, bpair *p, double *depth, double n[3])
     case M_EPA_GRAPH:
         rve_contact_epa(&p->ga, &p->gb, NULL, &c, &e);
         break;
+    case M_EPA_TOL: { /* stopped at a coarse tolerance: a depth error bound of 1e-2 the size of A - B */
+        rve_epa_opts o = {1e-2, 0};
+        rve_contact_epa(&p->sa, &p->sb, &o, &c, &e);
+        break;
+    }
     case M_NEZAMI:
         rve_contact_nezami(p->A, p->B, &c, &e);
         break;

@@ -501,6 +501,8 @@ rve_status rve_contact_epa(const rve_shape *A, const rve_shape *B, const rve_epa
         /* quick decision in double when far from convergence */
         double hd = v3_dot(f->n, x->w) - f->d;
         int near = !(hd > 1e-11 * W->scale);
+        if (tol > 1e-11 && hd <= tol * W->scale)
+            break; /* a coarse tolerance is met (decided in double; no near-tie search) */
         if (near) {
             face_plane_l(W, best);
             if (face_height(W, best, x) <= eps) {
@@ -544,7 +546,9 @@ rve_status rve_contact_epa(const rve_shape *A, const rve_shape *B, const rve_epa
         if (dup)
             break;
         int wi = W->nv++;
-        if (!epa_horizon2(W, best, &W->V[wi], 0.25L * eps)) {
+        /* visibility ties within rounding only: a coarse tolerance must not change
+         * the polytope, only where the loop stops */
+        if (!epa_horizon2(W, best, &W->V[wi], 0.25L * (tol > 1e-11 ? 1e-18L * W->scale : eps))) {
             W->nv--;
             break; /* cannot expand consistently: keep the current face */
         }
