@@ -74,7 +74,7 @@ typedef struct {
 } epa_ws;
 
 /* support of K = A - B in direction d: w = s_A(d) - s_B(-d) */
-DIST_INLINE void epa_support(epa_ws *W, const double d[3], epa_vert *x)
+static void epa_support(epa_ws *W, const double d[3], epa_vert *x)
 {
     double m[3] = {-d[0], -d[1], -d[2]};
     dist_support_world(W->A, &W->fa, d, x->a, &W->ha);
