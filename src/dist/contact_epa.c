@@ -56,21 +56,23 @@ typedef struct {
 
 static const int nx3[3] = {1, 2, 0}, pv3[3] = {2, 0, 1}; /* i + 1, i + 2 (mod 3) */
 
+/* EPA_PAD: the arrays indexed by face are 4 KB or 8 KB long; without padding their
+ * starts (and the counters after them) would all fall into the same L1 cache set */
+#define EPA_PAD 16
+
 typedef struct {
     const rve_shape *A, *B;
     dist_frame fa, fb;
     int ha, hb;
+    int nv, nf, nh, nfree, nvis, pass;
+    double scale;
     epa_vert V[EPA_MAX_VERTS + 1]; /* + 1: the candidate support point */
     epa_face F[EPA_MAX_FACES];
     epa_facel FL[EPA_MAX_FACES];
-    int nv, nf;
-    double scale;
-    int horizon_f[EPA_MAX_FACES], horizon_e[EPA_MAX_FACES], nh;
-    int freeslot[EPA_MAX_FACES], nfree;
-    int visl[EPA_MAX_FACES], nvis;
-    double fd[EPA_MAX_FACES]; /* offsets of living faces, +inf for dead slots (hot scan) */
-    int pass;
-    int stack[EPA_MAX_FACES];
+    int horizon_f[EPA_MAX_FACES + EPA_PAD], horizon_e[EPA_MAX_FACES + 2 * EPA_PAD];
+    int freeslot[EPA_MAX_FACES + 3 * EPA_PAD];
+    int visl[EPA_MAX_FACES + 4 * EPA_PAD];
+    double fd[EPA_MAX_FACES + 5 * EPA_PAD]; /* offsets of living faces, +inf for dead slots (hot scan) */
 } epa_ws;
 
 /* support of K = A - B in direction d: w = s_A(d) - s_B(-d) */
@@ -359,7 +361,7 @@ static int epa_init(epa_ws *W, const rve_dist_result *g)
  * or a horizon that does not close into one loop. */
 static int epa_horizon2(epa_ws *W, int f0, const epa_vert *w, long double eps)
 {
-    int sf[EPA_MAX_FACES], sstart[EPA_MAX_FACES], scnt[EPA_MAX_FACES], sp = 0;
+    int sf[EPA_MAX_FACES + 6 * EPA_PAD], sstart[EPA_MAX_FACES + 7 * EPA_PAD], scnt[EPA_MAX_FACES + 8 * EPA_PAD], sp = 0;
     W->nh = 0;
     const int pass = ++W->pass;
     W->F[f0].mark = pass;
