@@ -349,6 +349,55 @@ START_TEST(test_epa_random)
 END_TEST
 
 
+/* A coarse tolerance (opts.tol above 1e-11) is honoured: the depth reported is a face
+ * offset of an inner polytope, so at most the true depth, and within tol x the size of
+ * K = A - B (bounded here by the largest |coordinate| of a - b over all vertex pairs);
+ * the run stops no later than the exact one. */
+START_TEST(test_epa_coarse_tol)
+{
+    cp_rng r = {4242};
+    int n = (int)(400 * test_scale()), checked = 0, fewer = 0;
+    if (n < 100)
+        n = 100;
+    for (int i = 0; i < n; i++) {
+        pair_t p;
+        if (pair_make(&p, &r, i % 4, i % 2 ? 0 : 2))
+            ck_abort_msg("pair generation failed");
+        if (!(p.orc.s < 0)) {
+            pair_free(&p);
+            continue;
+        }
+        /* size of K = A - B: the largest |coordinate| of a - b over all vertex pairs */
+        double kmax = 0;
+        for (size_t a = 0; a < p.na; a++)
+            for (size_t b = 0; b < p.nb; b++)
+                for (int j = 0; j < 3; j++)
+                    kmax = fmax(kmax, fabs(p.a[3 * a + j] - p.b[3 * b + j]));
+        rve_shape sa, sb;
+        rve_shape_polytope(&sa, p.a, (int)p.na, NULL);
+        rve_shape_polytope(&sb, p.b, (int)p.nb, NULL);
+        rve_epa_opts o = {1e-2, 0};
+        rve_contact c, c0;
+        rve_err e;
+        ck_assert_int_eq(rve_contact_epa(&sa, &sb, &o, &c, &e), RVE_OK);
+        ck_assert_int_eq(rve_contact_epa(&sa, &sb, NULL, &c0, &e), RVE_OK);
+        double depth = -c.s, d0 = (double)-p.orc.s;
+        ck_assert_msg(depth <= d0 * (1 + 1e-12) + 1e-15 * p.scale, "pair %d: depth %.17g above the oracle %.17g", i,
+                      depth, d0);
+        ck_assert_msg(d0 - depth <= 1e-2 * kmax * (1 + 1e-12), "pair %d: depth %.17g, oracle %.17g, bound %.3g", i,
+                      depth, d0, 1e-2 * kmax);
+        ck_assert_msg(c.iterations <= c0.iterations, "pair %d: %d iterations, exact %d; depth %.17g exact %.17g", i, c.iterations, c0.iterations, -c.s, -c0.s);
+        fewer += c.iterations < c0.iterations;
+        checked++;
+        pair_free(&p);
+    }
+    fprintf(stderr, "EPA tol 1e-2: %d overlapping pairs within the bound, %d stopped earlier than the exact run\n",
+            checked, fewer);
+    ck_assert_int_gt(checked, n / 4);
+    ck_assert_int_gt(fewer, 0);
+}
+END_TEST
+
 /* ------------------------------------------------------------ intersections */
 static rve_polyhedron *box_poly(double x0, double x1, double y0, double y1, double z0, double z1, const double q[4],
                                 const double c[3])
@@ -789,6 +838,7 @@ static Suite *suite(void)
     t = tcase_create("epa");
     tcase_set_timeout(t, 900);
     tcase_add_test(t, test_epa_random);
+    tcase_add_test(t, test_epa_coarse_tol);
     tcase_add_test(t, test_epa_stress);
     suite_add_tcase(s, t);
     return s;

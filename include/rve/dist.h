@@ -256,7 +256,8 @@ rve_status rve_contact_nezami(const rve_polyhedron *A, const rve_polyhedron *B, 
  * Never NaN for valid shapes, touching and flat (zero-volume) overlaps included. */
 typedef struct {
     double tol;   /* stop when support - face offset <= tol * size of A - B; 0: 1e-18 (the
-                     face planes are kept in long double) */
+                     face planes are kept in long double); a coarse tol (above 1e-11)
+                     gives a depth at most the true one and within tol * size of it */
     int max_iter; /* 0: the maximum, 316 */
 } rve_epa_opts;
 rve_status rve_contact_epa(const rve_shape *A, const rve_shape *B, const rve_epa_opts *opts,

@@ -56,21 +56,23 @@ typedef struct {
 
 static const int nx3[3] = {1, 2, 0}, pv3[3] = {2, 0, 1}; /* i + 1, i + 2 (mod 3) */
 
+/* EPA_PAD: the arrays indexed by face are 4 KB or 8 KB long; without padding their
+ * starts (and the counters after them) would all fall into the same L1 cache set */
+#define EPA_PAD 16
+
 typedef struct {
     const rve_shape *A, *B;
     dist_frame fa, fb;
     int ha, hb;
-    epa_vert V[EPA_MAX_VERTS];
+    int nv, nf, nh, nfree, nvis, pass;
+    double scale;
+    epa_vert V[EPA_MAX_VERTS + 1]; /* + 1: the candidate support point */
     epa_face F[EPA_MAX_FACES];
     epa_facel FL[EPA_MAX_FACES];
-    int nv, nf;
-    double scale;
-    int horizon_f[EPA_MAX_FACES], horizon_e[EPA_MAX_FACES], nh;
-    int freeslot[EPA_MAX_FACES], nfree;
-    int visl[EPA_MAX_FACES], nvis;
-    double fd[EPA_MAX_FACES]; /* offsets of living faces, +inf for dead slots (hot scan) */
-    int pass;
-    int stack[EPA_MAX_FACES];
+    int horizon_f[EPA_MAX_FACES + EPA_PAD], horizon_e[EPA_MAX_FACES + 2 * EPA_PAD];
+    int freeslot[EPA_MAX_FACES + 3 * EPA_PAD];
+    int visl[EPA_MAX_FACES + 4 * EPA_PAD];
+    double fd[EPA_MAX_FACES + 5 * EPA_PAD]; /* offsets of living faces, +inf for dead slots (hot scan) */
 } epa_ws;
 
 /* support of K = A - B in direction d: w = s_A(d) - s_B(-d) */
@@ -87,8 +89,9 @@ static void vert_fill(epa_vert *x) { v3_sub(x->w, x->a, x->b); }
 /* a - b in long double (exact for coordinates of similar magnitude) */
 static inline void vert_wl(const epa_vert *x, long double wl[3])
 {
-    for (int j = 0; j < 3; j++)
-        wl[j] = (long double)x->a[j] - (long double)x->b[j];
+    wl[0] = (long double)x->a[0] - (long double)x->b[0];
+    wl[1] = (long double)x->a[1] - (long double)x->b[1];
+    wl[2] = (long double)x->a[2] - (long double)x->b[2];
 }
 
 static long double ldotl(const long double a[3], const long double b[3])
@@ -150,11 +153,9 @@ static int face_above_l(const epa_ws *W, int i, const epa_vert *w, long double e
     vert_wl(&W->V[f->v[pv3[f->apex]]], c);
     vert_wl(w, x);
     long double ab[3], ac[3], ax[3], n[3];
-    for (int j = 0; j < 3; j++) {
-        ab[j] = b[j] - a[j];
-        ac[j] = c[j] - a[j];
-        ax[j] = x[j] - a[j];
-    }
+    ab[0] = b[0] - a[0], ab[1] = b[1] - a[1], ab[2] = b[2] - a[2];
+    ac[0] = c[0] - a[0], ac[1] = c[1] - a[1], ac[2] = c[2] - a[2];
+    ax[0] = x[0] - a[0], ax[1] = x[1] - a[1], ax[2] = x[2] - a[2];
     n[0] = ab[1] * ac[2] - ab[2] * ac[1];
     n[1] = ab[2] * ac[0] - ab[0] * ac[2];
     n[2] = ab[0] * ac[1] - ab[1] * ac[0];
@@ -174,17 +175,16 @@ static void face_plane_l(epa_ws *W, int i)
     vert_wl(&W->V[f->v[nx3[f->apex]]], b);
     vert_wl(&W->V[f->v[pv3[f->apex]]], c);
     long double x[3], y[3], n[3];
-    for (int j = 0; j < 3; j++) {
-        x[j] = b[j] - a[j];
-        y[j] = c[j] - a[j];
-    }
+    x[0] = b[0] - a[0], x[1] = b[1] - a[1], x[2] = b[2] - a[2];
+    y[0] = c[0] - a[0], y[1] = c[1] - a[1], y[2] = c[2] - a[2];
     n[0] = x[1] * y[2] - x[2] * y[1];
     n[1] = x[2] * y[0] - x[0] * y[2];
     n[2] = x[0] * y[1] - x[1] * y[0];
     long double r = 1 / sqrtl(ldotl(n, n));
     epa_facel *fl = &W->FL[i];
-    for (int j = 0; j < 3; j++)
-        fl->nl[j] = n[j] * r;
+    fl->nl[0] = n[0] * r;
+    fl->nl[1] = n[1] * r;
+    fl->nl[2] = n[2] * r;
     fl->dl = ldotl(fl->nl, a);
     f->lplane = 1;
 }
@@ -361,7 +361,7 @@ static int epa_init(epa_ws *W, const rve_dist_result *g)
  * or a horizon that does not close into one loop. */
 static int epa_horizon2(epa_ws *W, int f0, const epa_vert *w, long double eps)
 {
-    int sf[EPA_MAX_FACES], sstart[EPA_MAX_FACES], scnt[EPA_MAX_FACES], sp = 0;
+    int sf[EPA_MAX_FACES + 6 * EPA_PAD], sstart[EPA_MAX_FACES + 7 * EPA_PAD], scnt[EPA_MAX_FACES + 8 * EPA_PAD], sp = 0;
     W->nh = 0;
     const int pass = ++W->pass;
     W->F[f0].mark = pass;
@@ -496,15 +496,18 @@ rve_status rve_contact_epa(const rve_shape *A, const rve_shape *B, const rve_epa
             break;
         }
         epa_face *f = &W->F[best];
-        epa_vert x;
-        epa_support(W, f->n, &x);
+        /* the support point goes straight into the next vertex slot (kept when added) */
+        epa_vert *const x = &W->V[W->nv];
+        epa_support(W, f->n, x);
         long double eps = (long double)tol * W->scale;
         /* quick decision in double when far from convergence */
-        double hd = v3_dot(f->n, x.w) - f->d;
+        double hd = v3_dot(f->n, x->w) - f->d;
         int near = !(hd > 1e-11 * W->scale);
+        if (tol > 1e-11 && hd <= tol * W->scale)
+            break; /* a coarse tolerance is met (decided in double; no near-tie search) */
         if (near) {
             face_plane_l(W, best);
-            if (face_height(W, best, &x) <= eps) {
+            if (face_height(W, best, x) <= eps) {
                 /* best is a face of K: stop, unless a face within rounding of its
                  * offset lies closer in long double (then expand that one) */
                 double lim = W->fd[best] + 1e-11 * W->scale;
@@ -519,6 +522,16 @@ rve_status rve_contact_epa(const rve_shape *A, const rve_shape *B, const rve_epa
                     }
                 if (forced < 0 || it >= maxit)
                     break;
+                /* the closer face lies in the plane of best (every vertex within
+                 * eps of it, e.g. another triangle of the same face of K): it is
+                 * a face of K too (best's plane supports K), no support needed */
+                const epa_face *fg = &W->F[forced];
+                if (face_height(W, best, &W->V[fg->v[0]]) >= -eps && face_height(W, best, &W->V[fg->v[1]]) >= -eps &&
+                    face_height(W, best, &W->V[fg->v[2]]) >= -eps) {
+                    best = forced;
+                    forced = -1;
+                    break;
+                }
                 continue;
             }
         }
@@ -530,13 +543,14 @@ rve_status rve_contact_epa(const rve_shape *A, const rve_shape *B, const rve_epa
          * is within rounding of the face's plane: every vertex lies below it) */
         int dup = 0;
         for (int i = 0; near && i < W->nv && !dup; i++)
-            if (v3_dist2(W->V[i].w, x.w) <= 0)
+            if (v3_dist2(W->V[i].w, x->w) <= 0)
                 dup = 1;
         if (dup)
             break;
-        int wi = W->nv;
-        W->V[W->nv++] = x;
-        if (!epa_horizon2(W, best, &W->V[wi], 0.25L * eps)) {
+        int wi = W->nv++;
+        /* visibility ties within rounding only: a coarse tolerance must not change
+         * the polytope, only where the loop stops */
+        if (!epa_horizon2(W, best, &W->V[wi], 0.25L * (tol > 1e-11 ? 1e-18L * W->scale : eps))) {
             W->nv--;
             break; /* cannot expand consistently: keep the current face */
         }
@@ -645,3 +659,4 @@ rve_status rve_contact_epa_polyhedra(const rve_polyhedron *A, const rve_polyhedr
     rve_shape_polytope(&b, B->v, (int)B->nv, NULL);
     return rve_contact_epa(&a, &b, opts, out, err);
 }
+

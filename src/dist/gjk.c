@@ -444,41 +444,79 @@ static void vertex_ptpoly(const gjk_pair *P, int ia, int ib, double a[3], double
     v3_copy(b, P->V + 3 * ib);
 }
 
+/* The simplex: n points in logical order (slot s[i] of the storage), so that
+ * dropping and reordering points moves indices only (no copy of the coordinates). */
 typedef struct {
     int n;
-    double y[4][3], a[4][3], b[4][3];
-    int ia[4], ib[4];
-    double lam[4];
+    int s[4];                          /* storage slot of point i */
+    double y[4][3], a[4][3], b[4][3]; /* by slot */
+    int ia[4], ib[4];                  /* by slot */
+    double lam[4];                     /* by point */
 } gjk_simplex;
 
+#define SY(S, i) ((S).y[(S).s[i]])
+#define SA(S, i) ((S).a[(S).s[i]])
+#define SB(S, i) ((S).b[(S).s[i]])
+#define SIA(S, i) ((S).ia[(S).s[i]])
+#define SIB(S, i) ((S).ib[(S).s[i]])
+
+/* keep the points r->idx (storage slots) in that order */
 static inline void simplex_compact(gjk_simplex *S, const sv_res *r)
 {
-    double y[4][3], a[4][3], b[4][3];
-    int ia[4], ib[4];
     for (int i = 0; i < r->n; i++) {
-        int j = r->idx[i];
-        v3_copy(y[i], S->y[j]);
-        v3_copy(a[i], S->a[j]);
-        v3_copy(b[i], S->b[j]);
-        ia[i] = S->ia[j];
-        ib[i] = S->ib[j];
-    }
-    for (int i = 0; i < r->n; i++) {
-        v3_copy(S->y[i], y[i]);
-        v3_copy(S->a[i], a[i]);
-        v3_copy(S->b[i], b[i]);
-        S->ia[i] = ia[i];
-        S->ib[i] = ib[i];
+        S->s[i] = r->idx[i];
         S->lam[i] = r->lam[i];
     }
     S->n = r->n;
+}
+
+/* a storage slot not used by the n points */
+static inline int simplex_free_slot(const gjk_simplex *S)
+{
+    int used = 0;
+    for (int i = 0; i < S->n; i++)
+        used |= 1 << S->s[i];
+    int k = 0;
+    while (used & (1 << k))
+        k++;
+    return k;
+}
+
+/* Signed Volumes (or Johnson) on the points of S with newest point `newest`
+ * (logical index, or -1); r->idx gets storage slots.  The same visiting order
+ * as sv_run on the compacted points: the newest first, then the others in order. */
+static inline void simplex_solve(const gjk_simplex *S, int newest, int johnson, sv_res *r)
+{
+    if (johnson) {
+        double y[4][3];
+        for (int i = 0; i < S->n; i++)
+            v3_copy(y[i], SY(*S, i));
+        johnson_run((const double(*)[3])y, S->n, newest, r);
+        for (int i = 0; i < r->n; i++)
+            r->idx[i] = S->s[r->idx[i]];
+        return;
+    }
+    const double(*y)[3] = (const double(*)[3])S->y;
+    int tail = newest >= 0;
+    int o[4], m = 0;
+    if (tail)
+        o[m++] = S->s[newest];
+    for (int i = 0; i < S->n; i++)
+        if (i != newest)
+            o[m++] = S->s[i];
+    switch (S->n) {
+    case 1: sv_vertex(y, o[0], r); break;
+    case 2: S1D(y, o[0], o[1], tail, r); break;
+    case 3: S2D(y, o[0], o[1], o[2], tail, r); break;
+    default: S3D(y, o[0], o[1], o[2], o[3], tail, r); break;
+    }
 }
 
 static inline double simplex_maxy2(const gjk_simplex *S)
 {
     double m = 0;
     for (int i = 0; i < S->n; i++) {
-        double t = v3_dot(S->y[i], S->y[i]);
+        double t = v3_dot(SY(*S, i), SY(*S, i));
         if (t > m)
             m = t;
     }
@@ -510,15 +548,13 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
     if (warm_ok) {
         S.n = warm->n;
         for (int i = 0; i < S.n; i++) {
+            S.s[i] = i;
             S.ia[i] = warm->ia[i];
             S.ib[i] = warm->ib[i];
             vertex(P, S.ia[i], S.ib[i], S.a[i], S.b[i]);
             v3_sub(S.y[i], S.a[i], S.b[i]);
         }
-        if (johnson)
-            johnson_run((const double(*)[3])S.y, S.n, -1, &r);
-        else
-            sv_run((const double(*)[3])S.y, S.n, -1, &r);
+        simplex_solve(&S, -1, johnson, &r);
         simplex_compact(&S, &r);
         v3_copy(v, r.v);
         vv = r.vv;
@@ -560,24 +596,23 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
             }
             int dup = 0;
             for (int i = 0; i < S.n; i++)
-                if ((ia >= 0 && ib >= 0) ? (S.ia[i] == ia && S.ib[i] == ib)
-                                         : (S.y[i][0] == w[0] && S.y[i][1] == w[1] && S.y[i][2] == w[2]))
+                if ((ia >= 0 && ib >= 0) ? (SIA(S, i) == ia && SIB(S, i) == ib)
+                                         : (SY(S, i)[0] == w[0] && SY(S, i)[1] == w[1] && SY(S, i)[2] == w[2]))
                     dup = 1;
             if (dup) {
                 status = RVE_GJK_CONVERGED;
                 break;
             }
         }
+        int slot = simplex_free_slot(&S);
         int k = S.n++;
-        v3_copy(S.y[k], w);
-        v3_copy(S.a[k], a);
-        v3_copy(S.b[k], b);
-        S.ia[k] = ia;
-        S.ib[k] = ib;
-        if (johnson)
-            johnson_run((const double(*)[3])S.y, S.n, k, &r);
-        else
-            sv_run((const double(*)[3])S.y, S.n, k, &r);
+        S.s[k] = slot;
+        v3_copy(S.y[slot], w);
+        v3_copy(S.a[slot], a);
+        v3_copy(S.b[slot], b);
+        S.ia[slot] = ia;
+        S.ib[slot] = ib;
+        simplex_solve(&S, k, johnson, &r);
         if (!(r.vv < vv)) {
             /* no progress (rounding): keep the previous simplex */
             if (k > 0) {
@@ -606,10 +641,10 @@ done:
     {
         double p[3] = {0, 0, 0}, q[3] = {0, 0, 0};
         for (int i = 0; i < S.n; i++) {
-            v3_axpy(p, p, S.lam[i], S.a[i]);
-            v3_axpy(q, q, S.lam[i], S.b[i]);
-            v3_copy(out->a[i], S.a[i]);
-            v3_copy(out->b[i], S.b[i]);
+            v3_axpy(p, p, S.lam[i], SA(S, i));
+            v3_axpy(q, q, S.lam[i], SB(S, i));
+            v3_copy(out->a[i], SA(S, i));
+            v3_copy(out->b[i], SB(S, i));
             out->lambda[i] = S.lam[i];
         }
         if (status == RVE_GJK_INTERSECT) {
@@ -633,12 +668,12 @@ done:
     if (warm) {
         int keep = S.n > 0 && status != RVE_GJK_DEGENERATE;
         for (int i = 0; i < S.n && keep; i++)
-            if (S.ia[i] < 0 || S.ib[i] < 0)
+            if (SIA(S, i) < 0 || SIB(S, i) < 0)
                 keep = 0;
         warm->n = keep ? S.n : 0;
         for (int i = 0; i < 4; i++) {
-            warm->ia[i] = i < S.n ? S.ia[i] : -1;
-            warm->ib[i] = i < S.n ? S.ib[i] : -1;
+            warm->ia[i] = i < S.n ? SIA(S, i) : -1;
+            warm->ib[i] = i < S.n ? SIB(S, i) : -1;
         }
         if (status == RVE_GJK_CONVERGED || status == RVE_GJK_CAP)
             v3_copy(warm->v, v);
