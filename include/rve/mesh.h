@@ -54,6 +54,10 @@ typedef struct {
                           min_angle.  NULL: the polish keeps to the input tessellation
                           instead (its raster at threshold / 2) */
     const int *ids;    /* grain label of each cell in map (NULL: cell i is grain i + 1) */
+    /* optional progress of the polish (the long part): fraction done in [0, 1],
+     * vertex moves so far and the current accuracy (0 before it is known) */
+    void (*progress)(void *ctx, double frac, size_t moves, double accuracy);
+    void *progress_ctx;
 } rve_reg_opts;
 
 void rve_reg_opts_default(rve_reg_opts *o);

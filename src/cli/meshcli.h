@@ -6,6 +6,17 @@
 #include <rve/mesh.h>
 #include <stdio.h>
 
+/* Progress bar of the regularisation's polish. */
+static inline void meshcli_reg_progress(void *ctx, double frac, size_t moves, double acc)
+{
+    char extra[96];
+    if (acc > 0)
+        snprintf(extra, sizeof extra, "%zu moves, accuracy %.2f%%", moves, 100 * acc);
+    else
+        snprintf(extra, sizeof extra, "%zu moves", moves);
+    rve_progress_update((rve_progress *)ctx, 1000 * frac, extra);
+}
+
 static inline void meshcli_print_reg(const cli_common *com, const rve_reg_report *r)
 {
     if (com->verbosity < RVE_NORMAL)

@@ -484,7 +484,7 @@ rve_status rve_reg(const rve_tess *t, const rve_reg_opts *o, rve_tess **out, rve
     if (st == RVE_OK && (o->min_angle > 0 || o->map)) {
         rep->acc_vs_input = own != NULL;
         st = rve_cx_polish(c, o->map ? o->map : own, o->map ? o->ids : NULL, thr, o->max_angle,
-                           o->min_angle, rep, err);
+                           o->min_angle, o, rep, err);
         if (st == RVE_OK && rve_cx_reg_measure(c, thr, rep) != 0)
             st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
     }

@@ -1003,7 +1003,8 @@ static long sweep(pol *P, int mode, double step, size_t *moves)
 }
 
 rve_status rve_cx_polish(rve_cx *c, const rve_map *map, const int *ids, double threshold,
-                         double max_angle, double min_angle, rve_reg_report *rep, rve_err *err)
+                         double max_angle, double min_angle, const rve_reg_opts *o,
+                         rve_reg_report *rep, rve_err *err)
 {
     pol P;
     memset(&P, 0, sizeof P);
@@ -1041,6 +1042,9 @@ rve_status rve_cx_polish(rve_cx *c, const rve_map *map, const int *ids, double t
             memset(P.dirty, 1, (size_t)c->nv);
             for (int it = 0; it < 12; it++) {
                 long made = sweep(&P, mode, steps[s] * h, &rep->polish_moves);
+                if (o && o->progress) /* stages of equal weight: 2 modes x 3 steps */
+                    o->progress(o->progress_ctx, (mode * 3 + s + (it + 1) / 12.0) / 6.0,
+                                rep->polish_moves, P.nvox ? (double)P.good / (double)P.nvox : 0);
                 if (made < 0) {
                     st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
                     goto out;

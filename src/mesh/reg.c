@@ -22,6 +22,8 @@ void rve_reg_opts_default(rve_reg_opts *o)
     o->min_angle = 15;
     o->map = NULL;
     o->ids = NULL;
+    o->progress = NULL;
+    o->progress_ctx = NULL;
 }
 
 /* ------------------------------------------------------------- int lists */

@@ -13,7 +13,8 @@ rve_status rve_cx_reg(rve_cx *c, double *plane0, double threshold, double max_an
 /* Move vertices of a regularised complex (face points fixed) to open angles
  * below min_angle and, when map is given, to win back voxel accuracy. */
 rve_status rve_cx_polish(rve_cx *c, const rve_map *map, const int *ids, double threshold,
-                         double max_angle, double min_angle, rve_reg_report *rep, rve_err *err);
+                         double max_angle, double min_angle, const rve_reg_opts *o,
+                         rve_reg_report *rep, rve_err *err);
 /* Edge histogram, shortest edge and short edges left (after) of c into rep; -1 out of memory. */
 int rve_cx_reg_measure(const rve_cx *c, double threshold, rve_reg_report *rep);
 int rve_reg_cmp_u64(const void *x, const void *y);
