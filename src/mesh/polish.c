@@ -43,7 +43,6 @@ typedef struct {
     int *vfo, *vfl;       /* vertex -> faces */
     int *cfo, *cfl;       /* cell -> faces */
     unsigned *mask;       /* domain planes through each vertex */
-    char *moved;          /* vertices the polish moved */
     char *dirty;          /* vertices whose neighbourhood changed since they were last tried */
     double thr;           /* short-edge threshold: no edge is made shorter than min(thr, its length) */
     double max_bend;      /* radians */
@@ -827,12 +826,11 @@ static rve_status build_incidence(pol *P, rve_err *err)
     P->vfo = calloc((size_t)c->nv + 2, sizeof(int));
     P->cfo = calloc((size_t)c->nc + 2, sizeof(int));
     P->mask = calloc((size_t)c->nv + 1, sizeof(unsigned));
-    P->moved = calloc((size_t)c->nv + 1, 1);
     P->dirty = calloc((size_t)c->nv + 1, 1);
     int nfv = c->foff[c->nf];
     P->vfl = malloc(((size_t)nfv + 1) * sizeof(int));
     P->cfl = malloc(((size_t)c->nf * 2 + 1) * sizeof(int));
-    if (!P->vfo || !P->cfo || !P->mask || !P->moved || !P->dirty || !P->vfl || !P->cfl)
+    if (!P->vfo || !P->cfo || !P->mask || !P->dirty || !P->vfl || !P->cfl)
         return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
     for (int f = 0; f < c->nf; f++) {
         for (int i = c->foff[f]; i < c->foff[f + 1]; i++) {
@@ -992,7 +990,6 @@ static long sweep(pol *P, int mode, double step, size_t *moves)
             return -1;
         commit(P);
         P->good += g;
-        P->moved[v] = 1;
         for (int j = 0; j < P->nvf; j++)
             for (int i = c->foff[P->vf[j]]; i < c->foff[P->vf[j] + 1]; i++)
                 P->dirty[c->fv[i]] = 1;
@@ -1066,7 +1063,6 @@ out:
     free(P.cfo);
     free(P.cfl);
     free(P.mask);
-    free(P.moved);
     free(P.dirty);
     free(P.truth);
     free(P.cur);
