@@ -424,9 +424,9 @@ static double det3(const double a[3], const double b[3], const double c[3])
 }
 
 /* Voxels inside the tetrahedron (a, b, c, d) whose cell is around v join the
- * candidates.  Each row of voxels along x meets the tetrahedron in one
- * interval, cut out by its four face planes; the margin is generous since a
- * spare candidate costs time, never correctness. */
+ * candidates.  Each row of voxels meets the tetrahedron in one interval,
+ * cut out by its four face planes; the margin is generous since a spare
+ * candidate costs time, never correctness. */
 static int tet_candidates(pol *P, const double *a, const double *b, const double *c, const double *d)
 {
     const rve_map *m = P->map;
@@ -469,25 +469,39 @@ static int tet_candidates(pol *P, const double *a, const double *b, const double
         if (i1[k] > dims[k] - 1)
             i1[k] = dims[k] - 1;
     }
-    for (int kz = i0[2]; kz <= i1[2]; kz++)
-        for (int jy = i0[1]; jy <= i1[1]; jy++) {
-            double y = m->origin[1] + (jy + 0.5) * m->h[1], z = m->origin[2] + (kz + 0.5) * m->h[2];
-            double xlo = -INFINITY, xhi = INFINITY;
-            for (int i = 0; i < 4 && xlo <= xhi; i++) {
-                double rest = o[i] - tol - n[i][1] * y - n[i][2] * z; /* need n_x x >= rest */
-                if (n[i][0] > 0)
-                    xlo = fmax(xlo, rest / n[i][0]);
-                else if (n[i][0] < 0)
-                    xhi = fmin(xhi, rest / n[i][0]);
+    /* rows along the axis that leaves the fewest rows (thin sweeps lie
+     * across few rows of their long axis) */
+    int r = 0;
+    double best = INFINITY;
+    for (int ax = 0; ax < 3; ax++) {
+        double rows = (double)(i1[(ax + 1) % 3] - i0[(ax + 1) % 3] + 1) *
+                      (double)(i1[(ax + 2) % 3] - i0[(ax + 2) % 3] + 1);
+        if (rows < best) {
+            best = rows;
+            r = ax;
+        }
+    }
+    int p = (r + 1) % 3, q = (r + 2) % 3, ijk[3];
+    for (ijk[q] = i0[q]; ijk[q] <= i1[q]; ijk[q]++)
+        for (ijk[p] = i0[p]; ijk[p] <= i1[p]; ijk[p]++) {
+            double xp = m->origin[p] + (ijk[p] + 0.5) * m->h[p];
+            double xq = m->origin[q] + (ijk[q] + 0.5) * m->h[q];
+            double lo = -INFINITY, hi = INFINITY;
+            for (int i = 0; i < 4 && lo <= hi; i++) {
+                double rest = o[i] - tol - n[i][p] * xp - n[i][q] * xq; /* need n_r x_r >= rest */
+                if (n[i][r] > 0)
+                    lo = fmax(lo, rest / n[i][r]);
+                else if (n[i][r] < 0)
+                    hi = fmin(hi, rest / n[i][r]);
                 else if (rest > 0)
-                    xlo = INFINITY;
+                    lo = INFINITY;
             }
-            if (!(xlo <= xhi))
+            if (!(lo <= hi))
                 continue;
-            int ia = (int)fmax(i0[0], ceil((xlo - m->origin[0]) / m->h[0] - 0.5));
-            int ib = (int)fmin(i1[0], floor((xhi - m->origin[0]) / m->h[0] - 0.5));
-            for (int ix = ia; ix <= ib; ix++) {
-                size_t idx = rve_map_index(m, ix, jy, kz);
+            int ia = (int)fmax(i0[r], ceil((lo - m->origin[r]) / m->h[r] - 0.5));
+            int ib = (int)fmin(i1[r], floor((hi - m->origin[r]) / m->h[r] - 0.5));
+            for (ijk[r] = ia; ijk[r] <= ib; ijk[r]++) {
+                size_t idx = rve_map_index(m, ijk[0], ijk[1], ijk[2]);
                 if (P->stamp[idx] == P->tick || P->cur[idx] < 0)
                     continue;
                 P->stamp[idx] = P->tick;
