@@ -920,11 +920,14 @@ static void global_angles(pol *P, double *amin, size_t *below)
     P->nvf = 0;
     for (int f = 0; f < c->nf; f++) {
         int n = loop_len(c, f);
-        if (c->fdom[f] < 0 && !c->fflat[f]) {
-            double fa = fan_min_angle(P, f);
-            m = fmin(m, fa);
-            nb += fa < P->qang;
-        }
+        if (c->fdom[f] < 0 && !c->fflat[f]) /* each fan triangle: its smallest angle */
+            for (int i = 0; i < n; i++) {
+                const double *o = c->fpt + 3 * f, *a = c->v + 3 * loop_at(c, f, i),
+                             *b = c->v + 3 * loop_at(c, f, i + 1);
+                double fa = fmin(corner(o, a, b), fmin(corner(a, o, b), corner(b, a, o)));
+                m = fmin(m, fa);
+                nb += fa < P->qang;
+            }
         for (int i = 0; i < n; i++) {
             int a = loop_at(c, f, i - 1), q = loop_at(c, f, i), b = loop_at(c, f, i + 1);
             double ang = corner(c->v + 3 * q, c->v + 3 * a, c->v + 3 * b);
