@@ -58,6 +58,15 @@ grep_in "gg json has KS" '"ks"' "$T/out"
 grep_in "gg json names 1-sphericity" '"1-sphericity"' "$T/out"
 if [ -s "$T/g.png" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: no plot"; fi
 grep_in "gg json counts the search's moves" '"moves":' "$T/out"
+# a constant target: equal cells; the deviation is reported, not a KS distance (a
+# step CDF would read about 0.5 for a perfect result); the values table is the oracle
+check "constant diameq" 0 "$RVE" gen -q -n 50 --morpho diameq:1 -o "$T/k.tess" --values "$T/k.val" --json
+grep_in "constant: max_rel_dev in json" '"max_rel_dev":' "$T/out"
+if grep -q '"diameq":{"ks"' "$T/out"; then fail=$((fail + 1)); echo "FAIL: KS for a constant target"; else pass=$((pass + 1)); fi
+dev=$(sed -n 's/.*"max_rel_dev":\([0-9.e+-]*\).*/\1/p' "$T/out")
+if awk -v d="$dev" '!/^#/ { n++; v[n] = $6 } END { m = 0; for (i = 1; i <= n; i++) m += v[i]; m /= n;
+        w = 0; for (i = 1; i <= n; i++) { e = (v[i] - m) / m; if (e < 0) e = -e; if (e > w) w = e }
+        exit !(d != "" && d < 1e-3 && w < 3e-3) }' "$T/k.val"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: constant target not met (dev $dev)"; fi
 check "correlated sizes" 0 "$RVE" gen -q -n 100 --morpho gg --size-corr 3 --max-iter 5 -o "$T/c.tess" --json
 grep_in "json echoes --size-corr" '"size_corr":3' "$T/out"
 grep_in "json has the neighbour size correlation" '"neighbour_size_correlation":' "$T/out"

@@ -218,8 +218,10 @@ typedef struct {
     int iterations;               /* shape iterations done */
     int tess_calls;
     double objective;             /* final smoothed weighted-L2 objective (sum over properties) */
-    double ks[RVE_PROP_COUNT];    /* KS distance per prescribed property (-1 when absent) */
+    double ks[RVE_PROP_COUNT];    /* KS distance per prescribed property (-1 when absent, and
+                                     for constant (Dirac) targets, where it means nothing) */
     double pvalue[RVE_PROP_COUNT];
+    double max_dev[RVE_PROP_COUNT]; /* constant targets: largest |x - value| / value (else -1) */
     double max_vol_err;           /* max relative volume error of the size stage (0 if none) */
     double seconds;
     long moves, moves_accepted;   /* trial moves of the incremental search */

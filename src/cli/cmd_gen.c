@@ -523,7 +523,10 @@ static int run(int argc, char **argv)
                  gi.seconds, gi.iterations, gi.tess_calls, gi.moves, gi.moves_accepted);
         cli_info(&com, "  neighbour log-volume correlation %.3f", gi.nb_size_corr);
         for (int p = 0; p < RVE_PROP_COUNT; p++)
-            if (m.has[p])
+            if (m.has[p] && gi.max_dev[p] >= 0)
+                cli_info(&com, "  %-12s constant %g: largest relative deviation %.3g", rve_prop_name(p),
+                         m.dist[p].p1, gi.max_dev[p]);
+            else if (m.has[p])
                 cli_info(&com, "  %-12s KS distance %.4f (p-value %.3g)", rve_prop_name(p), gi.ks[p], gi.pvalue[p]);
     } else
         cli_info(&com, "rve gen: %zu cells, max relative volume error %.3g after %d Newton iterations in %.2f s", n,
@@ -580,8 +583,12 @@ static int run(int argc, char **argv)
                 double mean = s1 / n, var = s2 / n - mean * mean;
                 rve_json_key(&j, rve_prop_name(p));
                 rve_json_begin_object(&j);
-                rve_json_kv_number(&j, "ks", gi.ks[p]);
-                rve_json_kv_number(&j, "ks_pvalue", gi.pvalue[p]);
+                if (gi.max_dev[p] >= 0) {
+                    rve_json_kv_number(&j, "max_rel_dev", gi.max_dev[p]);
+                } else {
+                    rve_json_kv_number(&j, "ks", gi.ks[p]);
+                    rve_json_kv_number(&j, "ks_pvalue", gi.pvalue[p]);
+                }
                 rve_json_kv_number(&j, "target_mean", rve_distrib_mean(&m.dist[p]));
                 rve_json_kv_number(&j, "mean", mean);
                 rve_json_kv_number(&j, "sd", var > 0 ? sqrt(var) : 0);

@@ -151,8 +151,18 @@ static void report_ks(const rve_morpho *m, size_t n, const double *vals, double 
     for (int p = 0; p < RVE_PROP_COUNT; p++) {
         info->ks[p] = -1;
         info->pvalue[p] = -1;
+        info->max_dev[p] = -1;
         if (!m->has[p])
             continue;
+        if (m->dist[p].kind == RVE_DISTRIB_DIRAC) {
+            /* a step CDF: rounding puts half the values on either side of the
+             * step, so KS would read about 0.5 for a perfect result */
+            double v = m->dist[p].p1, dev = 0;
+            for (size_t i = 0; i < n; i++)
+                dev = fmax(dev, fabs(vals[RVE_PROP_COUNT * i + p] - v));
+            info->max_dev[p] = v != 0 ? dev / fabs(v) : dev;
+            continue;
+        }
         for (size_t i = 0; i < n; i++)
             col[i] = vals[RVE_PROP_COUNT * i + p];
         info->ks[p] = rve_ks_distance(col, n, &m->dist[p]);
