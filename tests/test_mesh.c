@@ -750,6 +750,7 @@ START_TEST(test_reg_polish)
     rve_tess *r3 = NULL;
     rve_reg_report rep3;
     rve_reg_opts_default(&o);
+    o.min_angle = 15;
     ck_assert_int_eq(rve_reg(t, &o, &r3, &rep3, &e), RVE_OK);
     ck_assert_int_eq(rep3.acc_vs_input, 1);
     size_t b3;

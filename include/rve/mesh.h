@@ -48,7 +48,7 @@ typedef struct {
                                polish then lengthens most of their edges) */
     double min_angle;  /* degrees: after the collapses, vertices move to open face corners
                           and dihedral angles below this (thin wedges force flat
-                          tetrahedra); 0: off; default 15 */
+                          tetrahedra); 0: off; default 12 */
     const rve_map *map;/* grain map of the fit (may be NULL): vertices then also move to
                           win back voxel accuracy, never narrowing an angle below
                           min_angle.  NULL: the polish keeps to the input tessellation

@@ -39,7 +39,7 @@ const cli_command cli_cmd_reg = {
     "  --remove-small-cells  merge every cell smaller than a cube of the threshold\n"
     "                     (grains of a few voxels) into one vertex; their grains are\n"
     "                     then absent from OUT (ids printed)\n"
-    "  --min-angle DEG    open angles below DEG (default 15; 0: no angle polish)\n"
+    "  --min-angle DEG    open angles below DEG (default 12; 0: no angle polish)\n"
     "  --map MAP          the grain map of the fit: polish against it, and report\n"
     "                     the voxel accuracy of TESS and OUT (share of its non-void\n"
     "                     voxels inside the cell of their grain; cells rasterised by\n"

@@ -35,7 +35,7 @@ const cli_command cli_cmd_run = {
     "  --max-angle DEG    largest face bend allowed by regularisation (default 20)\n"
     "  --remove-small-cells  regularisation merges the cells smaller than a cube of its\n"
     "                     threshold into one vertex (see rve reg)\n"
-    "  --min-angle DEG    regularisation opens angles below DEG (default 15)\n"
+    "  --min-angle DEG    regularisation opens angles below DEG (default 12)\n"
     "  --no-polish        no polish of the regularised vertices against MAP\n"
     "  --no-reg           mesh the fitted tessellation without regularising it\n"
     "  --rcl R            element size relative to the grain size (default 1)\n"

@@ -19,7 +19,7 @@ void rve_reg_opts_default(rve_reg_opts *o)
     o->max_angle = 20;
     o->max_passes = 20;
     o->remove_small_cells = 0;
-    o->min_angle = 15;
+    o->min_angle = 12;
     o->map = NULL;
     o->ids = NULL;
     o->progress = NULL;
