@@ -11,3 +11,5 @@ check_PROGRAMS += tests/test_mesh_data
 tests_test_mesh_data_SOURCES = tests/test_mesh_data.c
 tests_test_mesh_data_CFLAGS = $(TEST_CFLAGS)
 tests_test_mesh_data_LDADD = $(TEST_LIBS)
+BENCH_SHELL += bench/bench_mesh.sh
+EXTRA_DIST += bench/bench_mesh.sh
