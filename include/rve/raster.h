@@ -3,6 +3,7 @@
 #define RVE_RASTER_H
 
 #include <rve/util.h>
+#include <math.h>
 #include <stdint.h>
 #include <stddef.h>
 
@@ -46,6 +47,25 @@ static inline void rve_map_voxel_centre(const rve_map *m, int i, int j, int k, d
     c[0] = m->origin[0] + (i + 0.5) * m->h[0];
     c[1] = m->origin[1] + (j + 0.5) * m->h[1];
     c[2] = m->origin[2] + (k + 0.5) * m->h[2];
+}
+
+/* Index ranges i0[a] .. i1[a] of the voxels whose centres lie in the box
+ * [lo, hi], clipped to the map (empty along an axis when i0 > i1). */
+static inline void rve_map_box_voxels(const rve_map *m, const double lo[3], const double hi[3],
+                                      int i0[3], int i1[3])
+{
+    int dims[3] = {m->nx, m->ny, m->nz};
+    for (int a = 0; a < 3; a++) {
+        double l = (lo[a] - m->origin[a]) / m->h[a] - 0.5, u = (hi[a] - m->origin[a]) / m->h[a] - 0.5;
+        l = l < -1 ? -1 : l > dims[a] ? dims[a] : l; /* keep the int conversions in range */
+        u = u < -1 ? -1 : u > dims[a] ? dims[a] : u;
+        i0[a] = (int)ceil(l);
+        i1[a] = (int)floor(u);
+        if (i0[a] < 0)
+            i0[a] = 0;
+        if (i1[a] > dims[a] - 1)
+            i1[a] = dims[a] - 1;
+    }
 }
 
 static inline size_t rve_map_nvox(const rve_map *m)

@@ -182,12 +182,7 @@ static int run(int argc, char **argv)
     o.map = nopolish ? NULL : map;
     o.ids = ids;
     double t0 = rve_now();
-    rve_progress pb;
-    rve_progress_start(&pb, "polish", 1000, com.verbosity);
-    o.progress = meshcli_reg_progress;
-    o.progress_ctx = &pb;
-    rve_status st = rve_reg(t, &o, &r, &rep, &err);
-    rve_progress_finish(&pb);
+    rve_status st = meshcli_reg(&com, t, &o, &r, &rep, &err);
     double secs = rve_now() - t0;
     if (st != RVE_OK) {
         if (!err.file[0])

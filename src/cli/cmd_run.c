@@ -269,13 +269,7 @@ static int run(int argc, char **argv)
         }
         ro.map = gmap;
         ro.ids = ids;
-        rve_progress pb;
-        rve_progress_start(&pb, "polish", 1000, com.verbosity);
-        ro.progress = meshcli_reg_progress;
-        ro.progress_ctx = &pb;
-        rve_status rst = rve_reg(t, &ro, &r, &rep, &err);
-        rve_progress_finish(&pb);
-        if (rst != RVE_OK ||
+        if (meshcli_reg(&com, t, &ro, &r, &rep, &err) != RVE_OK ||
             rve_tess_write_tess(r, reg_tess, ids, &err) != RVE_OK) {
             if (!err.file[0])
                 snprintf(err.file, sizeof err.file, "%s", fit_tess);

@@ -79,23 +79,13 @@ static const double *fpos(const pol *P, int f)
     return P->c->fpt + 3 * f;
 }
 
-/* Solid angle of triangle (a, b, c) seen from the origin (Van Oosterom-Strackee). */
-static double solid_angle(const double a[3], const double b[3], const double c[3])
-{
-    double la = v3_norm(a), lb = v3_norm(b), lc = v3_norm(c), bc[3];
-    v3_cross(bc, b, c);
-    double num = v3_dot(a, bc);
-    double den = la * lb * lc + v3_dot(a, b) * lc + v3_dot(a, c) * lb + v3_dot(b, c) * la;
-    return 2 * atan2(num, den);
-}
-
 static double tri_omega(const double x[3], const double o[3], const double a[3], const double b[3])
 {
     double u[3], w[3], z[3];
     v3_sub(u, o, x);
     v3_sub(w, a, x);
     v3_sub(z, b, x);
-    return solid_angle(u, w, z);
+    return v3_solid_angle(u, w, z);
 }
 
 /* Angle at q between q->a and q->b. */
@@ -455,20 +445,17 @@ static int tet_candidates(pol *P, const double *a, const double *b, const double
         diag = fmax(diag, v3_norm(u));
     }
     double tol = 1e-7 * diag + 1e-9 * m->h[0];
-    int i0[3], i1[3], dims[3] = {m->nx, m->ny, m->nz};
+    int i0[3], i1[3];
+    double lo[3], hi[3];
     for (int k = 0; k < 3; k++) {
-        double lo = INFINITY, hi = -INFINITY;
+        lo[k] = INFINITY;
+        hi[k] = -INFINITY;
         for (int q = 0; q < 4; q++) {
-            lo = fmin(lo, pts[q][k]);
-            hi = fmax(hi, pts[q][k]);
+            lo[k] = fmin(lo[k], pts[q][k] - tol);
+            hi[k] = fmax(hi[k], pts[q][k] + tol);
         }
-        i0[k] = (int)ceil((lo - tol - m->origin[k]) / m->h[k] - 0.5);
-        i1[k] = (int)floor((hi + tol - m->origin[k]) / m->h[k] - 0.5);
-        if (i0[k] < 0)
-            i0[k] = 0;
-        if (i1[k] > dims[k] - 1)
-            i1[k] = dims[k] - 1;
     }
+    rve_map_box_voxels(m, lo, hi, i0, i1);
     /* rows along the axis that leaves the fewest rows (thin sweeps lie
      * across few rows of their long axis) */
     int r = 0;
@@ -486,20 +473,20 @@ static int tet_candidates(pol *P, const double *a, const double *b, const double
         for (ijk[p] = i0[p]; ijk[p] <= i1[p]; ijk[p]++) {
             double xp = m->origin[p] + (ijk[p] + 0.5) * m->h[p];
             double xq = m->origin[q] + (ijk[q] + 0.5) * m->h[q];
-            double lo = -INFINITY, hi = INFINITY;
-            for (int i = 0; i < 4 && lo <= hi; i++) {
+            double rlo = -INFINITY, rhi = INFINITY;
+            for (int i = 0; i < 4 && rlo <= rhi; i++) {
                 double rest = o[i] - tol - n[i][p] * xp - n[i][q] * xq; /* need n_r x_r >= rest */
                 if (n[i][r] > 0)
-                    lo = fmax(lo, rest / n[i][r]);
+                    rlo = fmax(rlo, rest / n[i][r]);
                 else if (n[i][r] < 0)
-                    hi = fmin(hi, rest / n[i][r]);
+                    rhi = fmin(rhi, rest / n[i][r]);
                 else if (rest > 0)
-                    lo = INFINITY;
+                    rlo = INFINITY;
             }
-            if (!(lo <= hi))
+            if (!(rlo <= rhi))
                 continue;
-            int ia = (int)fmax(i0[r], ceil((lo - m->origin[r]) / m->h[r] - 0.5));
-            int ib = (int)fmin(i1[r], floor((hi - m->origin[r]) / m->h[r] - 0.5));
+            int ia = (int)fmax(i0[r], ceil((rlo - m->origin[r]) / m->h[r] - 0.5));
+            int ib = (int)fmin(i1[r], floor((rhi - m->origin[r]) / m->h[r] - 0.5));
             for (ijk[r] = ia; ijk[r] <= ib; ijk[r]++) {
                 size_t idx = rve_map_index(m, ijk[0], ijk[1], ijk[2]);
                 if (P->stamp[idx] == P->tick || P->cur[idx] < 0)
@@ -699,15 +686,7 @@ static int cell_box(const pol *P, int k, int i0[3], int i1[3])
                 hi[a] = fmax(hi[a], c->v[3 * c->fv[i] + a]);
             }
     }
-    int dims[3] = {m->nx, m->ny, m->nz};
-    for (int a = 0; a < 3; a++) {
-        i0[a] = (int)ceil((lo[a] - m->origin[a]) / m->h[a] - 0.5);
-        i1[a] = (int)floor((hi[a] - m->origin[a]) / m->h[a] - 0.5);
-        if (i0[a] < 0)
-            i0[a] = 0;
-        if (i1[a] > dims[a] - 1)
-            i1[a] = dims[a] - 1;
-    }
+    rve_map_box_voxels(m, lo, hi, i0, i1);
     return 1;
 }
 

@@ -25,16 +25,6 @@ static void face_point(const rve_tess *t, int f, double p[3])
     v3_scale(p, p, 1.0 / (a1 - a0));
 }
 
-/* Solid angle of triangle (a, b, c) seen from the origin (Van Oosterom-Strackee). */
-static double solid_angle(const double a[3], const double b[3], const double c[3])
-{
-    double la = v3_norm(a), lb = v3_norm(b), lc = v3_norm(c), bc[3];
-    v3_cross(bc, b, c);
-    double num = v3_dot(a, bc);
-    double den = la * lb * lc + v3_dot(a, b) * lc + v3_dot(a, c) * lb + v3_dot(b, c) * la;
-    return 2 * atan2(num, den);
-}
-
 rve_status rve_mesh_rasterize(const rve_tess *t, const uint32_t *labels, rve_map *map, rve_err *err)
 {
     if (!t->has_topo)
@@ -50,7 +40,6 @@ rve_status rve_mesh_rasterize(const rve_tess *t, const uint32_t *labels, rve_map
         face_point(t, f, fp + 3 * f);
     memset(map->lab, 0, total * sizeof(uint32_t));
     uint32_t maxlab = 0;
-    int dims[3] = {map->nx, map->ny, map->nz};
     for (int c = 0; c < t->n; c++) {
         if (t->cell_foff[c + 1] == t->cell_foff[c])
             continue;
@@ -67,14 +56,7 @@ rve_status rve_mesh_rasterize(const rve_tess *t, const uint32_t *labels, rve_map
                 }
         }
         int i0[3], i1[3];
-        for (int k = 0; k < 3; k++) {
-            i0[k] = (int)ceil((lo[k] - map->origin[k]) / map->h[k] - 0.5);
-            i1[k] = (int)floor((hi[k] - map->origin[k]) / map->h[k] - 0.5);
-            if (i0[k] < 0)
-                i0[k] = 0;
-            if (i1[k] > dims[k] - 1)
-                i1[k] = dims[k] - 1;
-        }
+        rve_map_box_voxels(map, lo, hi, i0, i1);
 #pragma omp parallel for schedule(dynamic, 1) collapse(2)
         for (int kz = i0[2]; kz <= i1[2]; kz++)
             for (int jy = i0[1]; jy <= i1[1]; jy++)
@@ -91,7 +73,7 @@ rve_status rve_mesh_rasterize(const rve_tess *t, const uint32_t *labels, rve_map
                             double b[3], d[3];
                             v3_sub(b, t->ver + 3 * t->face_ver[i], x);
                             v3_sub(d, t->ver + 3 * t->face_ver[i + 1 < a1 ? i + 1 : a0], x);
-                            w += s * solid_angle(o, b, d);
+                            w += s * v3_solid_angle(o, b, d);
                         }
                     }
                     size_t idx = rve_map_index(map, ix, jy, kz);

@@ -58,4 +58,15 @@ static inline void v3_qrot_inv(double r[3], const double q[4], const double v[3]
     v3_qrot(r, qc, v);
 }
 
+/* Solid angle of triangle (a, b, c) seen from the origin (Van Oosterom and
+ * Strackee 1983); signed by the orientation. */
+static inline double v3_solid_angle(const double a[3], const double b[3], const double c[3])
+{
+    double la = v3_norm(a), lb = v3_norm(b), lc = v3_norm(c), bc[3];
+    v3_cross(bc, b, c);
+    double num = v3_dot(a, bc);
+    double den = la * lb * lc + v3_dot(a, b) * lc + v3_dot(a, c) * lb + v3_dot(b, c) * la;
+    return 2 * atan2(num, den);
+}
+
 #endif
