@@ -128,11 +128,16 @@ typedef struct {
     int *face_cell;       /* 2 nface: the two cells; the second is a wall (< 0) on the boundary.
                            * The plane normal points from the first to the second. */
     int32_t *face_img;    /* nface: image of the second cell relative to the first (periodic; else 0) */
-    double *face_plane;   /* 4 nface: {a, b, c, d} */
-    double *face_area;    /* nface */
+    /* Face planes, areas and points: NULL when they are those of the
+     * creating cell's face (face_cell[2f]'s fplane, farea, vertex mean), as
+     * rve_tess_build and rve_tess_topology leave them (they are not stored
+     * twice); set when they differ or come from a file (rve_tess_read_tess,
+     * regularisation).  Read them with rve_tess_face_plane, _area, _point. */
+    double *face_plane;   /* 4 nface: {a, b, c, d}, or NULL */
+    double *face_area;    /* nface, or NULL */
     int *face_state;      /* nface, 0 unless modified by regularisation */
     int *face_pt;         /* nface, Neper's face point: 0 barycentre, k k-th vertex (1-based), -1 undefined */
-    double *face_ptxyz;   /* 3 nface */
+    double *face_ptxyz;   /* 3 nface, or NULL */
 
     int *cell_foff;       /* n + 1: cell c's faces are */
     int *cell_faces;      /*   cell_faces[cell_foff[c] .. cell_foff[c+1]) */
@@ -207,6 +212,14 @@ double rve_tess_face_area_between(const rve_tess *t, int i, int j);
 int rve_tess_cell_neighbours(const rve_tess *t, int i, int *nb, int max);
 /* Length of global edge e (needs topology). */
 double rve_tess_edge_length(const rve_tess *t, int e);
+/* Plane {a, b, c, d} of global face f (normal from face_cell[2f] to
+ * face_cell[2f+1]), its area, and its point (the stored face_ptxyz, else the
+ * mean of its vertices as seen from face_cell[2f]): from the arrays when
+ * they are set, else from the polyhedron of cell face_cell[2f] (needs
+ * topology; NaN for a face no cell lists). */
+void rve_tess_face_plane(const rve_tess *t, int f, double pl[4]);
+double rve_tess_face_area(const rve_tess *t, int f);
+void rve_tess_face_point(const rve_tess *t, int f, double x[3]);
 /* Coordinates of vertex k of global face f as seen from cell c (one of its two
  * cells; periodic unwrapping), into x. */
 void rve_tess_face_vertex(const rve_tess *t, int f, int k, int c, double x[3]);

@@ -65,7 +65,8 @@ rve_status rve_cx_from_tess(const rve_tess *t, rve_cx **out, double **plane0, rv
         c->fc[2 * f] = c0;
         c->fc[2 * f + 1] = c1 >= 0 ? c1 : -1;
         c->fdom[f] = c1 >= 0 ? -1 : -c1 - 1;
-        const double *fp = t->face_plane + 4 * f;
+        double fp[4];
+        rve_tess_face_plane(t, f, fp);
         if (pl)
             memcpy(pl + 4 * f, fp, 4 * sizeof(double));
         /* face point: the stored one when the face was regularised, else the mean */
