@@ -286,7 +286,8 @@ START_TEST(test_random_laguerre)
             const rve_tess_poly *p = &t->cells[c];
             for (int k = 0; k < p->nv; k++)
                 for (int f = 0; f < p->nf; f++) {
-                    const double *pl = p->fplane + 4 * f;
+                    double pl[4];
+                    rve_tess_cell_plane(t, c, f, pl);
                     ck_assert(pl[0] * p->v[3 * k] + pl[1] * p->v[3 * k + 1] + pl[2] * p->v[3 * k + 2] - pl[3] <= 1e-10);
                 }
         }
@@ -673,6 +674,16 @@ START_TEST(test_tess_roundtrip)
             rve_tess_face_plane(u, g, pu);
             rve_tess_face_plane(t, g, pt);
             for (int k = 0; k < 4; k++) ck_assert_double_eq_tol(pu[k], pt[k], 1e-15);
+        }
+        /* per-cell planes: from the file's planes in u, from the seeds in t */
+        for (int c = 0; c < n; c++) {
+            ck_assert_int_eq(u->cells[c].nf, t->cells[c].nf);
+            for (int f = 0; f < t->cells[c].nf; f++) {
+                double pu[4], pt[4];
+                rve_tess_cell_plane(u, c, f, pu);
+                rve_tess_cell_plane(t, c, f, pt);
+                for (int k = 0; k < 4; k++) ck_assert_double_eq_tol(pu[k], pt[k], 1e-15);
+            }
         }
         for (int c = 0; c <= n; c++) ck_assert_int_eq(u->cell_foff[c], t->cell_foff[c]);
         for (int k = 0; k < t->cell_foff[n]; k++) {

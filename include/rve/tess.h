@@ -8,7 +8,8 @@
  * The rve_tess structure holds two levels, both plain flat arrays:
  *
  *  1. PER-CELL POLYHEDRA (always valid): cell i is an rve_tess_poly with its
- *     own vertices, faces (vertex loops, neighbour cell or wall, plane, area),
+ *     own vertices, faces (vertex loops, neighbour cell or wall, area; planes
+ *     from rve_tess_cell_plane),
  *     volume, centroid and area.  This is what fitting and synthesis use; it
  *     is kept current by rve_tess_update (incremental, after seeds move).
  *
@@ -85,8 +86,7 @@ typedef struct {
     int32_t *fimg;    /* nf: periodic image of the neighbour (0 when not periodic) */
     int *foff;        /* nf + 1: face k's loop is floop[foff[k] .. foff[k+1]) */
     int *floop;       /* nfv local vertex indices, counter-clockwise seen from outside */
-    double *fplane;   /* 4 nf: {a, b, c, d}, outward unit normal */
-    double *farea;    /* nf face areas */
+    double *farea;    /* nf face areas (planes: rve_tess_cell_plane) */
     double vol;       /* volume */
     double area;      /* surface area */
     double centroid[3];
@@ -129,10 +129,11 @@ typedef struct {
                            * The plane normal points from the first to the second. */
     int32_t *face_img;    /* nface: image of the second cell relative to the first (periodic; else 0) */
     /* Face planes, areas and points: NULL when they are those of the
-     * creating cell's face (face_cell[2f]'s fplane, farea, vertex mean), as
-     * rve_tess_build and rve_tess_topology leave them (they are not stored
-     * twice); set when they differ or come from a file (rve_tess_read_tess,
-     * regularisation).  Read them with rve_tess_face_plane, _area, _point. */
+     * creating cell's face (rve_tess_cell_plane of face_cell[2f], its farea,
+     * its vertex mean), as rve_tess_build and rve_tess_topology leave them
+     * (not stored twice); set when they differ or come from a file
+     * (rve_tess_read_tess, regularisation).  Read them with
+     * rve_tess_face_plane, rve_tess_face_area and rve_tess_face_point. */
     double *face_plane;   /* 4 nface: {a, b, c, d}, or NULL */
     double *face_area;    /* nface, or NULL */
     int *face_state;      /* nface, 0 unless modified by regularisation */
@@ -212,6 +213,13 @@ double rve_tess_face_area_between(const rve_tess *t, int i, int j);
 int rve_tess_cell_neighbours(const rve_tess *t, int i, int *nb, int max);
 /* Length of global edge e (needs topology). */
 double rve_tess_edge_length(const rve_tess *t, int e);
+/* Plane {a, b, c, d} of face f of cell i, outward unit normal.  Not stored
+ * in the polyhedron: from the arrays t->face_plane when they are set (files,
+ * regularisation: cell_fsign times the global plane), else from the seeds
+ * (the power bisector of seed i and neighbour fnbr[f] at image fimg[f], or
+ * the wall; the face polygon's Newell normal and vertex mean if the two
+ * seeds coincide), exactly as rve_tess_build oriented the loop with it. */
+void rve_tess_cell_plane(const rve_tess *t, int i, int f, double pl[4]);
 /* Plane {a, b, c, d} of global face f (normal from face_cell[2f] to
  * face_cell[2f+1]), its area, and its point (the stored face_ptxyz, else the
  * mean of its vertices as seen from face_cell[2f]): from the arrays when

@@ -369,9 +369,7 @@ static rve_status cx_to_tess(const rve_cx *c, const rve_tess *t0, const double *
                     v3_copy(p->v + 3 * loc[v], c->v + 3 * v);
                 }
                 p->fnbr[j] = t->face_cell[2 * f + (s > 0 ? 1 : 0)];
-                p->fimg[j] = 0;
-                for (int a = 0; a < 4; a++)
-                    p->fplane[4 * j + a] = s * t->face_plane[4 * f + a];
+                p->fimg[j] = 0; /* planes: s * t->face_plane[f] (rve_tess_cell_plane) */
             }
             p->foff[nf] = q;
             tess_poly_measure(p);

@@ -732,8 +732,7 @@ rve_status rve_tess_read_tess(const char *path, rve_tess **out, int **ids_out, r
                 for (int q = 0; q < m; q++) p->floop[o + q] = loc[t->face_ver[a0 + (s > 0 ? q : m - 1 - q)]];
                 o += m;
                 p->fnbr[f] = t->face_cell[2 * g + (s > 0 ? 1 : 0)];
-                p->fimg[f] = 0;
-                for (int a = 0; a < 4; a++) p->fplane[4 * f + a] = s * t->face_plane[4 * g + a];
+                p->fimg[f] = 0; /* planes: s * t->face_plane[g] (rve_tess_cell_plane) */
             }
             p->foff[nf] = o;
             tess_poly_measure(p);

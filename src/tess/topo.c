@@ -716,7 +716,7 @@ void rve_tess_face_plane(const rve_tess *t, int f, double pl[4])
         pl[0] = pl[1] = pl[2] = pl[3] = NAN;
         return;
     }
-    memcpy(pl, t->cells[t->face_cell[2 * f]].fplane + 4 * k, 4 * sizeof(double));
+    rve_tess_cell_plane(t, t->face_cell[2 * f], k, pl);
 }
 
 double rve_tess_face_area(const rve_tess *t, int f)
