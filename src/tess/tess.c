@@ -213,6 +213,13 @@ rve_status tess_poly_from_raw(const rve_tess *t, int i, int nv, const double *v,
     if (nv < 4 || nf < 4 || nfv < 3 * nf) return RVE_EINTERNAL;
     if (tess_poly_alloc(p, nv, nf, nfv) != RVE_OK) return RVE_ENOMEM;
     memcpy(p->v, v, sizeof(double) * 3 * (size_t)nv);
+#if defined(__GNUC__)
+    /* the neighbours' seeds (for the planes) are anywhere in t->seeds: ask
+     * for all of them now, so that their cache misses overlap instead of
+     * coming one per face */
+    for (int f = 0; f < nf; f++)
+        if (nbr[f] >= 0) __builtin_prefetch(t->seeds + 4 * (size_t)nbr[f]);
+#endif
     double P[3];
     tess_period(t, P);
     int pos = 0, off = 0;

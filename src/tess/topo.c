@@ -314,6 +314,13 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
     for (int oi = 0; oi < n; oi++) {
         const cell_rec *p = &rec[oi];
         int c = p->cell, *cf_c = cfg + p->fbase;
+#if defined(__GNUC__)
+        /* rank[] of the next cell's neighbours: anywhere in the array (indexed
+         * by cell), asked for a cell ahead so that the misses overlap */
+        if (oi + 1 < n)
+            for (int f = 0; f < rec[oi + 1].nf; f++)
+                if (rec[oi + 1].fnbr[f] >= 0) __builtin_prefetch(rank + rec[oi + 1].fnbr[f]);
+#endif
         for (int f = 0; f < p->nf; f++) {
             if (cf_c[f] >= 0) continue;
             int j = p->fnbr[f];
