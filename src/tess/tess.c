@@ -311,6 +311,18 @@ void rve_tess_free(rve_tess *t)
     free(t);
 }
 
+/* Ask for what computing cell i reads at random (its polyhedron's slot,
+ * its place in the container) while the cell before it is computed. */
+static void tess_prefetch_cell(const rve_tess *t, const tv_con *con, int i)
+{
+#if defined(__GNUC__)
+    __builtin_prefetch(&t->cells[i], 1);
+#else
+    (void)t;
+#endif
+    tv_con_prefetch(con, i);
+}
+
 /* Compute cell i with a container into t->cells[i]. */
 static rve_status compute_with(rve_tess *t, tv_con *con, tv_cell *buf, int i)
 {
@@ -404,11 +416,13 @@ rve_status rve_tess_build(const double *seeds, int n, const double lo[3], const 
     for (int i = 0; i < n; i++) tv_con_pos(pv->con, i, t->seeds + 4 * (size_t)i);
     /* cells computed (and their polyhedra allocated) in the order the
      * topology sweeps them */
+    int spatial = 0; /* order is tess_spatial_order's (the topology takes it) */
     {
         int *so = tess_spatial_order(t);
         if (so) {
             free(order);
             order = so;
+            spatial = 1;
         } else
             tv_con_order(pv->con, order);
     }
@@ -418,6 +432,7 @@ rve_status rve_tess_build(const double *seeds, int n, const double lo[3], const 
     if (nth <= 1) {
         for (int k = 0; k < n; k++) {
             int i = order[k];
+            if (k + 1 < n) tess_prefetch_cell(t, pv->con, order[k + 1]);
             st = compute_one(t, pv, i);
             if (st == RVE_ENOMEM) goto nomem;
             if (st) {
@@ -446,6 +461,7 @@ rve_status rve_tess_build(const double *seeds, int n, const double lo[3], const 
             for (int k = 0; k < n; k++) {
                 int tid = omp_get_thread_num();
                 int i = order[k];
+                if (k + 1 < n) tess_prefetch_cell(t, cons[tid], order[k + 1]);
                 rve_status s1 = compute_with(t, cons[tid], bufs[tid], i);
                 if (s1 == RVE_ENOMEM) {
 #pragma omp atomic write
@@ -469,7 +485,11 @@ rve_status rve_tess_build(const double *seeds, int n, const double lo[3], const 
         }
         t->nempty = nempty;
     }
-    free(order);
+    int *torder = NULL;
+    if (spatial && o.topology)
+        torder = order;
+    else
+        free(order);
     order = NULL;
     /* the cells must fill the box: coincident seeds of equal weight make
      * voro++ drop both cells */
@@ -480,6 +500,7 @@ rve_status rve_tess_build(const double *seeds, int n, const double lo[3], const 
         if (fabsl(vs - V) > 1e-9L * V) {
             int a = -1, b = -1;
             find_coincident(t->seeds, n, &a, &b);
+            free(torder);
             rve_tess_free(t);
             if (a >= 0)
                 return rve_err_set(err, RVE_EDATA, "", "seeds %d and %d coincide", a + 1, b + 1);
@@ -488,7 +509,7 @@ rve_status rve_tess_build(const double *seeds, int n, const double lo[3], const 
     }
     if (!o.keep_container) tess_priv_free(t);
     if (o.topology) {
-        st = rve_tess_topology(t, err);
+        st = tess_topology_ordered(t, torder, err);
         if (st) {
             rve_tess_free(t);
             return st;

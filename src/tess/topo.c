@@ -244,6 +244,11 @@ static void pool_free(blk_pool *b)
 
 rve_status rve_tess_topology(rve_tess *t, rve_err *err)
 {
+    return tess_topology_ordered(t, NULL, err);
+}
+
+rve_status tess_topology_ordered(rve_tess *t, int *given, rve_err *err)
+{
     tess_topo_free(t);
     int n = t->n;
     double P[3];
@@ -258,7 +263,7 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
     int32_t *vimg = NULL, *eimg = NULL;
     int *ehead = NULL, *enext = NULL, *cnt = NULL;
     blk_pool pool = {{NULL}, {0}, 0};
-    order = tess_spatial_order(t);
+    order = given ? given : tess_spatial_order(t);
     if (!order) goto nomem;
     TALLOC(cbase, n + 1);
     long long ni = 0, nf = 0, nfv = 0;
