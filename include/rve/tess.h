@@ -24,9 +24,12 @@
  *      RVE_WALL_XLO = -1 (x = lo[0]), RVE_WALL_XHI = -2, RVE_WALL_YLO = -3,
  *      RVE_WALL_YHI = -4, RVE_WALL_ZLO = -5, RVE_WALL_ZHI = -6.
  *    Neper's domain faces x0 x1 y0 y1 z0 z1 are walls 1..6 in that order.
- *  - Planes are stored {a, b, c, d}: a x + b y + c z = d, unit normal
- *    (a, b, c).  A per-cell face plane points OUT of the cell; a global face
- *    plane points from face_cell[2f] to face_cell[2f+1].
+ *  - Planes are {a, b, c, d}: a x + b y + c z = d, unit normal (a, b, c).
+ *    A per-cell face plane (rve_tess_cell_plane) points OUT of the cell; a
+ *    global face plane (rve_tess_face_plane) points from face_cell[2f] to
+ *    face_cell[2f+1].  Neither is stored after a build (they are derived
+ *    from the seeds, bit-identically); files and regularisation keep theirs
+ *    in t->face_plane.
  *    (Neper writes "d a b c"; the .tess writer reorders.)
  *  - Vertex loops are counter-clockwise seen from the side the normal points
  *    to (right-hand rule around the normal).
