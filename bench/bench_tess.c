@@ -235,7 +235,8 @@ int main(void)
     printf("voro++ alone, volumes only = container_poly + compute_cell(voronoicell) + volume() (lower bound)\n");
     printf("voro++ alone, nbr+verts+faces = compute_cell(voronoicell_neighbor) + vertices(), neighbors(),\n"
            "   face_vertices(), volume(): the information our polyhedra are built from (the fair peer)\n");
-    printf("ours cells = per-cell polyhedra (vertices, faces, neighbours, planes, areas, volumes, centroids)\n");
+    printf("ours cells = per-cell polyhedra (vertices, faces, neighbours, areas, volumes, centroids;\n"
+           "   face planes oriented, then derived on demand)\n");
     printf("ours +topology = also unique vertices/edges/faces shared between cells\n");
     int sizes[3] = {10000, 100000, 1000000}, reps[3] = {7, 5, 3};
     for (int k = 0; k < 3; k++)

@@ -142,6 +142,56 @@ static void check_topology(const rve_tess *t)
     }
     free(vb);
     free(eb);
+    /* face planes, areas and points (rve_tess_face_plane, _area, _point)
+     * against the global vertices: the vertices lie on the plane, the loop
+     * turns counter-clockwise about the unit normal, which points along the
+     * seed-to-seed direction (the outward axis for a wall); the area is the
+     * loop's Newell area, the point its vertex mean; a cell's face areas sum
+     * to its area */
+    double *asum = calloc((size_t)t->n, sizeof(double));
+    for (int g = 0; g < t->nface; g++) {
+        int c0 = t->face_cell[2 * g], c1 = t->face_cell[2 * g + 1];
+        int m = t->face_voff[g + 1] - t->face_voff[g];
+        double pl[4], pt[3], x[64][3], N[3] = {0, 0, 0}, mean[3] = {0, 0, 0};
+        rve_tess_face_plane(t, g, pl);
+        rve_tess_face_point(t, g, pt);
+        double area = rve_tess_face_area(t, g);
+        ck_assert_int_le(m, 64);
+        for (int k = 0; k < m; k++) {
+            rve_tess_face_vertex(t, g, k, c0, x[k]);
+            for (int a = 0; a < 3; a++) mean[a] += x[k][a] / m;
+        }
+        for (int k = 0; k < m; k++) {
+            const double *a = x[k], *b = x[(k + 1) % m];
+            N[0] += (a[1] - b[1]) * (a[2] + b[2]);
+            N[1] += (a[2] - b[2]) * (a[0] + b[0]);
+            N[2] += (a[0] - b[0]) * (a[1] + b[1]);
+            ck_assert(fabs(pl[0] * a[0] + pl[1] * a[1] + pl[2] * a[2] - pl[3]) <= 1e-10);
+        }
+        double nn = sqrt(N[0] * N[0] + N[1] * N[1] + N[2] * N[2]);
+        ck_assert(fabs(pl[0] * pl[0] + pl[1] * pl[1] + pl[2] * pl[2] - 1) <= 1e-12);
+        ck_assert(N[0] * pl[0] + N[1] * pl[1] + N[2] * pl[2] >= 0);
+        ck_assert(fabs(area - 0.5 * nn) <= 1e-10);
+        for (int a = 0; a < 3; a++) ck_assert(fabs(pt[a] - mean[a]) <= 1e-10);
+        double D[3];
+        if (c1 < 0) {
+            int ax = (-c1 - 1) / 2;
+            D[0] = D[1] = D[2] = 0;
+            D[ax] = (-c1 - 1) % 2 ? 1 : -1;
+        } else {
+            int sh[3];
+            rve_tess_img_unpack(t->face_img[g], sh);
+            for (int a = 0; a < 3; a++)
+                D[a] = t->seeds[4 * c1 + a] + sh[a] * (t->hi[a] - t->lo[a]) - t->seeds[4 * c0 + a];
+        }
+        double dn = sqrt(D[0] * D[0] + D[1] * D[1] + D[2] * D[2]);
+        if (dn > 0)
+            for (int a = 0; a < 3; a++) ck_assert(fabs(pl[a] - D[a] / dn) <= 1e-9);
+        asum[c0] += area;
+        if (c1 >= 0) asum[c1] += area;
+    }
+    for (int c = 0; c < t->n; c++) ck_assert(fabs(asum[c] - t->cells[c].area) <= 1e-10 * (1 + t->cells[c].area));
+    free(asum);
 }
 
 /* Volumes (long double sum) against the domain volume. */
@@ -236,7 +286,8 @@ START_TEST(test_random_laguerre)
             const rve_tess_poly *p = &t->cells[c];
             for (int k = 0; k < p->nv; k++)
                 for (int f = 0; f < p->nf; f++) {
-                    const double *pl = p->fplane + 4 * f;
+                    double pl[4];
+                    rve_tess_cell_plane(t, c, f, pl);
                     ck_assert(pl[0] * p->v[3 * k] + pl[1] * p->v[3 * k + 1] + pl[2] * p->v[3 * k + 2] - pl[3] <= 1e-10);
                 }
         }
@@ -618,7 +669,22 @@ START_TEST(test_tess_roundtrip)
             ck_assert_int_eq(u->face_esign[k], t->face_esign[k]);
         }
         for (int k = 0; k < 2 * t->nface; k++) ck_assert_int_eq(u->face_cell[k], t->face_cell[k]);
-        for (int k = 0; k < 4 * t->nface; k++) ck_assert_double_eq_tol(u->face_plane[k], t->face_plane[k], 1e-15);
+        for (int g = 0; g < t->nface; g++) {
+            double pu[4], pt[4];
+            rve_tess_face_plane(u, g, pu);
+            rve_tess_face_plane(t, g, pt);
+            for (int k = 0; k < 4; k++) ck_assert_double_eq_tol(pu[k], pt[k], 1e-15);
+        }
+        /* per-cell planes: from the file's planes in u, from the seeds in t */
+        for (int c = 0; c < n; c++) {
+            ck_assert_int_eq(u->cells[c].nf, t->cells[c].nf);
+            for (int f = 0; f < t->cells[c].nf; f++) {
+                double pu[4], pt[4];
+                rve_tess_cell_plane(u, c, f, pu);
+                rve_tess_cell_plane(t, c, f, pt);
+                for (int k = 0; k < 4; k++) ck_assert_double_eq_tol(pu[k], pt[k], 1e-15);
+            }
+        }
         for (int c = 0; c <= n; c++) ck_assert_int_eq(u->cell_foff[c], t->cell_foff[c]);
         for (int k = 0; k < t->cell_foff[n]; k++) {
             ck_assert_int_eq(u->cell_faces[k], t->cell_faces[k]);

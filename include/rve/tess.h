@@ -8,7 +8,8 @@
  * The rve_tess structure holds two levels, both plain flat arrays:
  *
  *  1. PER-CELL POLYHEDRA (always valid): cell i is an rve_tess_poly with its
- *     own vertices, faces (vertex loops, neighbour cell or wall, plane, area),
+ *     own vertices, faces (vertex loops, neighbour cell or wall, area; planes
+ *     from rve_tess_cell_plane),
  *     volume, centroid and area.  This is what fitting and synthesis use; it
  *     is kept current by rve_tess_update (incremental, after seeds move).
  *
@@ -23,9 +24,12 @@
  *      RVE_WALL_XLO = -1 (x = lo[0]), RVE_WALL_XHI = -2, RVE_WALL_YLO = -3,
  *      RVE_WALL_YHI = -4, RVE_WALL_ZLO = -5, RVE_WALL_ZHI = -6.
  *    Neper's domain faces x0 x1 y0 y1 z0 z1 are walls 1..6 in that order.
- *  - Planes are stored {a, b, c, d}: a x + b y + c z = d, unit normal
- *    (a, b, c).  A per-cell face plane points OUT of the cell; a global face
- *    plane points from face_cell[2f] to face_cell[2f+1].
+ *  - Planes are {a, b, c, d}: a x + b y + c z = d, unit normal (a, b, c).
+ *    A per-cell face plane (rve_tess_cell_plane) points OUT of the cell; a
+ *    global face plane (rve_tess_face_plane) points from face_cell[2f] to
+ *    face_cell[2f+1].  Neither is stored after a build (they are derived
+ *    from the seeds, bit-identically); files and regularisation keep theirs
+ *    in t->face_plane.
  *    (Neper writes "d a b c"; the .tess writer reorders.)
  *  - Vertex loops are counter-clockwise seen from the side the normal points
  *    to (right-hand rule around the normal).
@@ -85,8 +89,7 @@ typedef struct {
     int32_t *fimg;    /* nf: periodic image of the neighbour (0 when not periodic) */
     int *foff;        /* nf + 1: face k's loop is floop[foff[k] .. foff[k+1]) */
     int *floop;       /* nfv local vertex indices, counter-clockwise seen from outside */
-    double *fplane;   /* 4 nf: {a, b, c, d}, outward unit normal */
-    double *farea;    /* nf face areas */
+    double *farea;    /* nf face areas (planes: rve_tess_cell_plane) */
     double vol;       /* volume */
     double area;      /* surface area */
     double centroid[3];
@@ -128,11 +131,17 @@ typedef struct {
     int *face_cell;       /* 2 nface: the two cells; the second is a wall (< 0) on the boundary.
                            * The plane normal points from the first to the second. */
     int32_t *face_img;    /* nface: image of the second cell relative to the first (periodic; else 0) */
-    double *face_plane;   /* 4 nface: {a, b, c, d} */
-    double *face_area;    /* nface */
+    /* Face planes, areas and points: NULL when they are those of the
+     * creating cell's face (rve_tess_cell_plane of face_cell[2f], its farea,
+     * its vertex mean), as rve_tess_build and rve_tess_topology leave them
+     * (not stored twice); set when they differ or come from a file
+     * (rve_tess_read_tess, regularisation).  Read them with
+     * rve_tess_face_plane, rve_tess_face_area and rve_tess_face_point. */
+    double *face_plane;   /* 4 nface: {a, b, c, d}, or NULL */
+    double *face_area;    /* nface, or NULL */
     int *face_state;      /* nface, 0 unless modified by regularisation */
     int *face_pt;         /* nface, Neper's face point: 0 barycentre, k k-th vertex (1-based), -1 undefined */
-    double *face_ptxyz;   /* 3 nface */
+    double *face_ptxyz;   /* 3 nface, or NULL */
 
     int *cell_foff;       /* n + 1: cell c's faces are */
     int *cell_faces;      /*   cell_faces[cell_foff[c] .. cell_foff[c+1]) */
@@ -207,6 +216,21 @@ double rve_tess_face_area_between(const rve_tess *t, int i, int j);
 int rve_tess_cell_neighbours(const rve_tess *t, int i, int *nb, int max);
 /* Length of global edge e (needs topology). */
 double rve_tess_edge_length(const rve_tess *t, int e);
+/* Plane {a, b, c, d} of face f of cell i, outward unit normal.  Not stored
+ * in the polyhedron: from the arrays t->face_plane when they are set (files,
+ * regularisation: cell_fsign times the global plane), else from the seeds
+ * (the power bisector of seed i and neighbour fnbr[f] at image fimg[f], or
+ * the wall; the face polygon's Newell normal and vertex mean if the two
+ * seeds coincide), exactly as rve_tess_build oriented the loop with it. */
+void rve_tess_cell_plane(const rve_tess *t, int i, int f, double pl[4]);
+/* Plane {a, b, c, d} of global face f (normal from face_cell[2f] to
+ * face_cell[2f+1]), its area, and its point (the stored face_ptxyz, else the
+ * mean of its vertices as seen from face_cell[2f]): from the arrays when
+ * they are set, else from the polyhedron of cell face_cell[2f] (needs
+ * topology; NaN for a face no cell lists). */
+void rve_tess_face_plane(const rve_tess *t, int f, double pl[4]);
+double rve_tess_face_area(const rve_tess *t, int f);
+void rve_tess_face_point(const rve_tess *t, int f, double x[3]);
 /* Coordinates of vertex k of global face f as seen from cell c (one of its two
  * cells; periodic unwrapping), into x. */
 void rve_tess_face_vertex(const rve_tess *t, int f, int k, int c, double x[3]);

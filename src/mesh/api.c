@@ -65,7 +65,8 @@ rve_status rve_cx_from_tess(const rve_tess *t, rve_cx **out, double **plane0, rv
         c->fc[2 * f] = c0;
         c->fc[2 * f + 1] = c1 >= 0 ? c1 : -1;
         c->fdom[f] = c1 >= 0 ? -1 : -c1 - 1;
-        const double *fp = t->face_plane + 4 * f;
+        double fp[4];
+        rve_tess_face_plane(t, f, fp);
         if (pl)
             memcpy(pl + 4 * f, fp, 4 * sizeof(double));
         /* face point: the stored one when the face was regularised, else the mean */
@@ -368,9 +369,7 @@ static rve_status cx_to_tess(const rve_cx *c, const rve_tess *t0, const double *
                     v3_copy(p->v + 3 * loc[v], c->v + 3 * v);
                 }
                 p->fnbr[j] = t->face_cell[2 * f + (s > 0 ? 1 : 0)];
-                p->fimg[j] = 0;
-                for (int a = 0; a < 4; a++)
-                    p->fplane[4 * j + a] = s * t->face_plane[4 * f + a];
+                p->fimg[j] = 0; /* planes: s * t->face_plane[f] (rve_tess_cell_plane) */
             }
             p->foff[nf] = q;
             tess_poly_measure(p);

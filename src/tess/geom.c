@@ -57,7 +57,8 @@ double rve_tess_cell_dist(const rve_tess *t, int i, const double x[3])
     if (p->nv == 0) return INFINITY;
     double smax = -INFINITY;
     for (int f = 0; f < p->nf; f++) {
-        const double *pl = p->fplane + 4 * f;
+        double pl[4];
+        rve_tess_cell_plane(t, i, f, pl);
         double s = v3_dot(pl, x) - pl[3];
         if (s > smax) smax = s;
     }
@@ -65,7 +66,8 @@ double rve_tess_cell_dist(const rve_tess *t, int i, const double x[3])
     /* outside: distance to the nearest face polygon among the faces x sees */
     double best = INFINITY;
     for (int f = 0; f < p->nf; f++) {
-        const double *pl = p->fplane + 4 * f;
+        double pl[4];
+        rve_tess_cell_plane(t, i, f, pl);
         double s = v3_dot(pl, x) - pl[3];
         if (s <= 0) continue;
         double y[3];

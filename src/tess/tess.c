@@ -49,14 +49,13 @@ rve_tess *tess_alloc(int n, const double *seeds, const double lo[3], const doubl
 
 rve_status tess_poly_alloc(rve_tess_poly *p, int nv, int nf, int nfv)
 {
-    size_t nd = 3 * (size_t)nv + 5 * (size_t)nf;
+    size_t nd = 3 * (size_t)nv + (size_t)nf;
     size_t ni = 3 * (size_t)nf + 1 + (size_t)nfv;
     char *blk = malloc(nd * sizeof(double) + ni * sizeof(int32_t));
     if (!blk) return RVE_ENOMEM;
     double *d = (double *)blk;
     p->v = d;
-    p->fplane = d + 3 * (size_t)nv;
-    p->farea = p->fplane + 4 * (size_t)nf;
+    p->farea = d + 3 * (size_t)nv;
     int32_t *q = (int32_t *)(d + nd);
     p->fnbr = q;
     p->fimg = q + nf;
@@ -144,6 +143,69 @@ static int32_t face_image(const rve_tess *t, int i, int j, const double cf[3])
     return rve_tess_img_pack(bs[0], bs[1], bs[2]);
 }
 
+/* Outward plane of cell i across a face to cell or wall j with periodic
+ * image img, from the seeds (the bisector of the power distances); 0 when
+ * the two seeds coincide (no bisector: the caller falls back on the face
+ * polygon). */
+static int seed_plane(const rve_tess *t, int i, int j, int32_t img, double pl[4])
+{
+    if (j < 0) {
+        int ax = (-j - 1) / 2, hi = (-j - 1) % 2;
+        pl[0] = pl[1] = pl[2] = 0;
+        pl[ax] = hi ? 1 : -1;
+        pl[3] = hi ? t->hi[ax] : -t->lo[ax];
+        return 1;
+    }
+    const double *si = t->seeds + 4 * (size_t)i, *sj = t->seeds + 4 * (size_t)j;
+    double q[3];
+    if (img != 0) {
+        double P[3];
+        tess_period(t, P);
+        int s[3];
+        rve_tess_img_unpack(img, s);
+        for (int a = 0; a < 3; a++) q[a] = sj[a] + s[a] * P[a];
+    } else
+        v3_copy(q, sj);
+    double D[3];
+    v3_sub(D, q, si);
+    double L = v3_norm(D);
+    if (!(L > 0 && isfinite(L))) return 0;
+    v3_scale(pl, D, 1.0 / L);
+    pl[3] = v3_dot(pl, si) + (L * L + si[3] * si[3] - sj[3] * sj[3]) / (2 * L);
+    return 1;
+}
+
+/* The fallback plane of a face with coincident seeds: Newell normal and
+ * vertex mean of its loop (as stored: the loop is never reversed then). */
+static void poly_plane(const double *v, const int *L, int m, double pl[4])
+{
+    double cf[3] = {0, 0, 0}, N[3] = {0, 0, 0};
+    for (int k = 0; k < m; k++) v3_add(cf, cf, v + 3 * L[k]);
+    v3_scale(cf, cf, 1.0 / m);
+    for (int k = 0; k < m; k++) {
+        const double *a = v + 3 * L[k], *b = v + 3 * L[(k + 1) % m];
+        N[0] += (a[1] - b[1]) * (a[2] + b[2]);
+        N[1] += (a[2] - b[2]) * (a[0] + b[0]);
+        N[2] += (a[0] - b[0]) * (a[1] + b[1]);
+    }
+    double nn = v3_norm(N);
+    v3_scale(pl, N, nn > 0 ? 1.0 / nn : 0);
+    pl[3] = v3_dot(pl, cf);
+}
+
+void rve_tess_cell_plane(const rve_tess *t, int i, int f, double pl[4])
+{
+    if (t->face_plane && t->cell_faces) { /* planes of a file or of regularisation */
+        int k = t->cell_foff[i] + f, g = t->cell_faces[k];
+        double s = t->cell_fsign[k];
+        for (int a = 0; a < 4; a++) pl[a] = s * t->face_plane[4 * (size_t)g + a];
+        return;
+    }
+    const rve_tess_poly *p = &t->cells[i];
+    if (!seed_plane(t, i, p->fnbr[f], p->fimg[f], pl))
+        poly_plane(p->v, p->floop + p->foff[f], p->foff[f + 1] - p->foff[f], pl);
+}
+
 rve_status tess_poly_from_raw(const rve_tess *t, int i, int nv, const double *v, int nf,
                               const int *nbr, const int *fv, int fvlen, rve_tess_poly *p)
 {
@@ -151,7 +213,13 @@ rve_status tess_poly_from_raw(const rve_tess *t, int i, int nv, const double *v,
     if (nv < 4 || nf < 4 || nfv < 3 * nf) return RVE_EINTERNAL;
     if (tess_poly_alloc(p, nv, nf, nfv) != RVE_OK) return RVE_ENOMEM;
     memcpy(p->v, v, sizeof(double) * 3 * (size_t)nv);
-    const double *si = t->seeds + 4 * (size_t)i;
+#if defined(__GNUC__)
+    /* the neighbours' seeds (for the planes) are anywhere in t->seeds: ask
+     * for all of them now, so that their cache misses overlap instead of
+     * coming one per face */
+    for (int f = 0; f < nf; f++)
+        if (nbr[f] >= 0) __builtin_prefetch(t->seeds + 4 * (size_t)nbr[f]);
+#endif
     double P[3];
     tess_period(t, P);
     int pos = 0, off = 0;
@@ -183,34 +251,14 @@ rve_status tess_poly_from_raw(const rve_tess *t, int i, int nv, const double *v,
         off += m;
         int j = nbr[f];
         p->fnbr[f] = j;
-        p->fimg[f] = 0;
-        double *pl = p->fplane + 4 * f;
-        if (j < 0) {
-            int ax = (-j - 1) / 2, hi = (-j - 1) % 2;
-            pl[0] = pl[1] = pl[2] = 0;
-            pl[ax] = hi ? 1 : -1;
-            pl[3] = hi ? t->hi[ax] : -t->lo[ax];
-        } else {
-            double q[3];
-            const double *sj = t->seeds + 4 * (size_t)j;
-            if (P[0] > 0 || P[1] > 0 || P[2] > 0) {
-                p->fimg[f] = face_image(t, i, j, cf);
-                int s[3];
-                rve_tess_img_unpack(p->fimg[f], s);
-                for (int a = 0; a < 3; a++) q[a] = sj[a] + s[a] * P[a];
-            } else
-                v3_copy(q, sj);
-            double D[3];
-            v3_sub(D, q, si);
-            double L = v3_norm(D);
-            if (L > 0 && isfinite(L)) {
-                v3_scale(pl, D, 1.0 / L);
-                pl[3] = v3_dot(pl, si) + (L * L + si[3] * si[3] - sj[3] * sj[3]) / (2 * L);
-            } else { /* coincident seeds: fall back on the polygon */
-                double nn = v3_norm(N);
-                v3_scale(pl, N, nn > 0 ? 1.0 / nn : 0);
-                pl[3] = v3_dot(pl, cf);
-            }
+        p->fimg[f] = j >= 0 && (P[0] > 0 || P[1] > 0 || P[2] > 0) ? face_image(t, i, j, cf) : 0;
+        /* the plane orients the loop and is not stored: rve_tess_cell_plane
+         * gives it again from the same seeds (or the same polygon) */
+        double pl[4];
+        if (!seed_plane(t, i, j, p->fimg[f], pl)) { /* coincident seeds: the polygon */
+            double nn = v3_norm(N);
+            v3_scale(pl, N, nn > 0 ? 1.0 / nn : 0);
+            pl[3] = v3_dot(pl, cf);
         }
         /* loops counter-clockwise seen from outside */
         if (v3_dot(N, pl) < 0) {
@@ -261,6 +309,18 @@ void rve_tess_free(rve_tess *t)
     free(t->cells);
     free(t->seeds);
     free(t);
+}
+
+/* Ask for what computing cell i reads at random (its polyhedron's slot,
+ * its place in the container) while the cell before it is computed. */
+static void tess_prefetch_cell(const rve_tess *t, const tv_con *con, int i)
+{
+#if defined(__GNUC__)
+    __builtin_prefetch(&t->cells[i], 1);
+#else
+    (void)t;
+#endif
+    tv_con_prefetch(con, i);
 }
 
 /* Compute cell i with a container into t->cells[i]. */
@@ -356,11 +416,13 @@ rve_status rve_tess_build(const double *seeds, int n, const double lo[3], const 
     for (int i = 0; i < n; i++) tv_con_pos(pv->con, i, t->seeds + 4 * (size_t)i);
     /* cells computed (and their polyhedra allocated) in the order the
      * topology sweeps them */
+    int spatial = 0; /* order is tess_spatial_order's (the topology takes it) */
     {
         int *so = tess_spatial_order(t);
         if (so) {
             free(order);
             order = so;
+            spatial = 1;
         } else
             tv_con_order(pv->con, order);
     }
@@ -370,6 +432,7 @@ rve_status rve_tess_build(const double *seeds, int n, const double lo[3], const 
     if (nth <= 1) {
         for (int k = 0; k < n; k++) {
             int i = order[k];
+            if (k + 1 < n) tess_prefetch_cell(t, pv->con, order[k + 1]);
             st = compute_one(t, pv, i);
             if (st == RVE_ENOMEM) goto nomem;
             if (st) {
@@ -398,6 +461,7 @@ rve_status rve_tess_build(const double *seeds, int n, const double lo[3], const 
             for (int k = 0; k < n; k++) {
                 int tid = omp_get_thread_num();
                 int i = order[k];
+                if (k + 1 < n) tess_prefetch_cell(t, cons[tid], order[k + 1]);
                 rve_status s1 = compute_with(t, cons[tid], bufs[tid], i);
                 if (s1 == RVE_ENOMEM) {
 #pragma omp atomic write
@@ -421,7 +485,11 @@ rve_status rve_tess_build(const double *seeds, int n, const double lo[3], const 
         }
         t->nempty = nempty;
     }
-    free(order);
+    int *torder = NULL;
+    if (spatial && o.topology)
+        torder = order;
+    else
+        free(order);
     order = NULL;
     /* the cells must fill the box: coincident seeds of equal weight make
      * voro++ drop both cells */
@@ -432,6 +500,7 @@ rve_status rve_tess_build(const double *seeds, int n, const double lo[3], const 
         if (fabsl(vs - V) > 1e-9L * V) {
             int a = -1, b = -1;
             find_coincident(t->seeds, n, &a, &b);
+            free(torder);
             rve_tess_free(t);
             if (a >= 0)
                 return rve_err_set(err, RVE_EDATA, "", "seeds %d and %d coincide", a + 1, b + 1);
@@ -440,7 +509,7 @@ rve_status rve_tess_build(const double *seeds, int n, const double lo[3], const 
     }
     if (!o.keep_container) tess_priv_free(t);
     if (o.topology) {
-        st = rve_tess_topology(t, err);
+        st = tess_topology_ordered(t, torder, err);
         if (st) {
             rve_tess_free(t);
             return st;

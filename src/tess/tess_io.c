@@ -74,9 +74,10 @@ rve_status rve_tess_write_tess(rve_tess *t, const char *path, const int *ids, rv
         for (int k = 0; k < m; k++) fprintf(fp, " %d", t->face_ver[a0 + k] + 1);
         fprintf(fp, "\n     %d", m);
         for (int k = 0; k < m; k++) fprintf(fp, " %d", t->face_esign[a0 + k] * (t->face_edge[a0 + k] + 1));
-        const double *pl = t->face_plane + 4 * g;
+        double pl[4], q[3];
+        rve_tess_face_plane(t, g, pl);
         fprintf(fp, "\n     %.17g %.17g %.17g %.17g\n", pl[3], pl[0], pl[1], pl[2]);
-        const double *q = t->face_ptxyz + 3 * g;
+        rve_tess_face_point(t, g, q);
         fprintf(fp, "     %d %d %.17g %.17g %.17g\n", t->face_state[g], t->face_pt[g], q[0], q[1], q[2]);
     }
     fprintf(fp, " **polyhedron\n   %d\n", t->n);
@@ -731,8 +732,7 @@ rve_status rve_tess_read_tess(const char *path, rve_tess **out, int **ids_out, r
                 for (int q = 0; q < m; q++) p->floop[o + q] = loc[t->face_ver[a0 + (s > 0 ? q : m - 1 - q)]];
                 o += m;
                 p->fnbr[f] = t->face_cell[2 * g + (s > 0 ? 1 : 0)];
-                p->fimg[f] = 0;
-                for (int a = 0; a < 4; a++) p->fplane[4 * f + a] = s * t->face_plane[4 * g + a];
+                p->fimg[f] = 0; /* planes: s * t->face_plane[g] (rve_tess_cell_plane) */
             }
             p->foff[nf] = o;
             tess_poly_measure(p);

@@ -244,6 +244,11 @@ static void pool_free(blk_pool *b)
 
 rve_status rve_tess_topology(rve_tess *t, rve_err *err)
 {
+    return tess_topology_ordered(t, NULL, err);
+}
+
+rve_status tess_topology_ordered(rve_tess *t, int *given, rve_err *err)
+{
     tess_topo_free(t);
     int n = t->n;
     double P[3];
@@ -258,7 +263,7 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
     int32_t *vimg = NULL, *eimg = NULL;
     int *ehead = NULL, *enext = NULL, *cnt = NULL;
     blk_pool pool = {{NULL}, {0}, 0};
-    order = tess_spatial_order(t);
+    order = given ? given : tess_spatial_order(t);
     if (!order) goto nomem;
     TALLOC(cbase, n + 1);
     long long ni = 0, nf = 0, nfv = 0;
@@ -300,22 +305,27 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
      * other, -1 while not matched */
     TALLOC(cfg, nf);
     for (int k = 0; k < nf; k++) cfg[k] = -1;
-    /* global faces: at most nf (shrunk at the end).  A face's loop, plane,
-     * area and point are written when its cell face_cell[2 g] creates it, while that
-     * cell's data is in cache; the loop holds cell-vertex incidences until
-     * the global vertices are known. */
+    /* global faces: at most nf (shrunk at the end).  A face's loop is
+     * written when its cell face_cell[2 g] creates it, while that cell's data
+     * is in cache, and holds cell-vertex incidences until the global
+     * vertices are known.  Planes, areas and points are not copied: they are
+     * those of the creating cell's face (rve_tess_face_plane and co.). */
     TALLOC(t->face_cell, 2 * nf);
     TALLOC(t->face_img, nf);
     TALLOC(t->face_voff, nf + 1);
     TALLOC(t->face_ver, nfv);
-    TALLOC(t->face_plane, 4 * nf);
-    TALLOC(t->face_area, nf);
-    TALLOC(t->face_ptxyz, 3 * nf);
     t->face_voff[0] = 0;
     int nface = 0;
     for (int oi = 0; oi < n; oi++) {
         const cell_rec *p = &rec[oi];
         int c = p->cell, *cf_c = cfg + p->fbase;
+#if defined(__GNUC__)
+        /* rank[] of the next cell's neighbours: anywhere in the array (indexed
+         * by cell), asked for a cell ahead so that the misses overlap */
+        if (oi + 1 < n)
+            for (int f = 0; f < rec[oi + 1].nf; f++)
+                if (rec[oi + 1].fnbr[f] >= 0) __builtin_prefetch(rank + rec[oi + 1].fnbr[f]);
+#endif
         for (int f = 0; f < p->nf; f++) {
             if (cf_c[f] >= 0) continue;
             int j = p->fnbr[f];
@@ -326,13 +336,9 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
             if (j >= 0 && rank[j] > oi) continue;
             int g = nface++;
             {
-                const rve_tess_poly *pp = &t->cells[c];
                 int o = t->face_voff[g];
                 for (int k = p->foff[f]; k < p->foff[f + 1]; k++) t->face_ver[o++] = p->cbase + p->floop[k];
                 t->face_voff[g + 1] = o;
-                memcpy(t->face_plane + 4 * g, pp->fplane + 4 * f, 4 * sizeof(double));
-                t->face_area[g] = pp->farea[f];
-                face_centre(pp, f, t->face_ptxyz + 3 * g);
             }
             t->face_cell[2 * g] = c;
             t->face_cell[2 * g + 1] = j;
@@ -539,9 +545,6 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
     SHRINK(t->face_img, nface);
     SHRINK(t->face_voff, nface + 1);
     SHRINK(t->face_ver, nfl);
-    SHRINK(t->face_plane, 4 * nface);
-    SHRINK(t->face_area, nface);
-    SHRINK(t->face_ptxyz, 3 * nface);
 #undef SHRINK
     PTAKE(t->face_edge, nfl);
     PTAKE(t->face_esign, nfl);
@@ -698,4 +701,53 @@ rve_status rve_tess_check(const rve_tess *t, rve_err *err)
         if (t->edge_foff[e + 1] - t->edge_foff[e] < 2)
             return rve_err_set(err, RVE_EINTERNAL, "", "edge %d belongs to fewer than two faces", e + 1);
     return RVE_OK;
+}
+
+/* Face of cell face_cell[2 f] (the side whose outward normal is face f's
+ * normal) that is global face f: its index in the cell's polyhedron, -1 if
+ * none (a broken topology). */
+static int creator_face(const rve_tess *t, int f)
+{
+    int c = t->face_cell[2 * f];
+    if (c < 0 || c >= t->n) return -1;
+    int a = t->cell_foff[c], b = t->cell_foff[c + 1];
+    if (b - a != t->cells[c].nf) return -1;
+    for (int k = a; k < b; k++)
+        if (t->cell_faces[k] == f && t->cell_fsign[k] > 0) return k - a;
+    return -1;
+}
+
+void rve_tess_face_plane(const rve_tess *t, int f, double pl[4])
+{
+    if (t->face_plane) {
+        memcpy(pl, t->face_plane + 4 * (size_t)f, 4 * sizeof(double));
+        return;
+    }
+    int k = creator_face(t, f);
+    if (k < 0) {
+        pl[0] = pl[1] = pl[2] = pl[3] = NAN;
+        return;
+    }
+    rve_tess_cell_plane(t, t->face_cell[2 * f], k, pl);
+}
+
+double rve_tess_face_area(const rve_tess *t, int f)
+{
+    if (t->face_area) return t->face_area[f];
+    int k = creator_face(t, f);
+    return k < 0 ? NAN : t->cells[t->face_cell[2 * f]].farea[k];
+}
+
+void rve_tess_face_point(const rve_tess *t, int f, double x[3])
+{
+    if (t->face_ptxyz) {
+        memcpy(x, t->face_ptxyz + 3 * (size_t)f, 3 * sizeof(double));
+        return;
+    }
+    int k = creator_face(t, f);
+    if (k < 0) {
+        x[0] = x[1] = x[2] = NAN;
+        return;
+    }
+    face_centre(&t->cells[t->face_cell[2 * f]], k, x);
 }

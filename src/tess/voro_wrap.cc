@@ -132,6 +132,17 @@ extern "C" void tv_con_pos(const tv_con *c, int i, double p[4])
     p[3] = pp[3];
 }
 
+extern "C" void tv_con_prefetch(const tv_con *c, int i)
+{
+#if defined(__GNUC__)
+    __builtin_prefetch(c->ijk.data() + i);
+    __builtin_prefetch(c->q.data() + i);
+#else
+    (void)c;
+    (void)i;
+#endif
+}
+
 extern "C" int tv_con_move(tv_con *c, int i, const double s[4])
 {
     try {

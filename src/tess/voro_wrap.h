@@ -19,6 +19,8 @@ void tv_con_free(tv_con *c);
 void tv_con_order(const tv_con *c, int *order);
 /* Stored position of seed i (periodic axes wrapped into the box). */
 void tv_con_pos(const tv_con *c, int i, double p[4]);
+/* A hint: seed i is computed next (its location is read ahead). */
+void tv_con_prefetch(const tv_con *c, int i);
 /* Move seed i to s (x y z w).  0 on success, -1 out of memory. */
 int tv_con_move(tv_con *c, int i, const double s[4]);
 
