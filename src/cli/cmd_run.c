@@ -278,6 +278,17 @@ static int run(int argc, char **argv)
         }
         meshcli_print_reg(&com, &rep);
         meshcli_print_removed(&com, t, r, ids);
+        /* mesh what was written, so that `rve mesh DIR/reg.tess` gives this
+         * mesh again (the file's planes decide which faces are plane surfaces) */
+        rve_tess *back = NULL;
+        int *ids2 = NULL;
+        if (rve_tess_read_tess(reg_tess, &back, &ids2, &err) != RVE_OK) {
+            rc = cli_fail(cmd, &err);
+            goto done;
+        }
+        free(ids2);
+        rve_tess_free(r);
+        r = back;
     }
     double treg = rve_now() - t1;
     double t2 = rve_now(), tmesh = 0;
