@@ -25,6 +25,9 @@ for s in reg mesh run; do
 done
 check "reg without output" 2 "$RVE" reg x.tess
 check "reg bad angle" 2 "$RVE" reg x.tess --max-angle 95 -o "$d/x.tess"
+check "reg bad minimum angle" 2 "$RVE" reg x.tess --min-angle 60 -o "$d/x.tess"
+check "reg negative minimum angle" 2 "$RVE" reg x.tess --min-angle -1 -o "$d/x.tess"
+check "run bad minimum angle" 2 "$RVE" run x.tif --min-angle nan -o "$d/x"
 check "mesh bad order" 2 "$RVE" mesh x.tess --order 3 -o "$d/x.msh"
 check "mesh bad format" 2 "$RVE" mesh x.tess --format stl -o "$d/x"
 check "mesh bad algo" 2 "$RVE" mesh x.tess --algo frontal -o "$d/x"
@@ -64,6 +67,12 @@ check "reg --map" 0 "$RVE" reg "$d/four.tess" -o "$d/four-regm.tess" --map "$d/f
 grep_f "reg --map: 100 % before" '"accuracy_before":1,' "$d/out"
 acc=$(sed -n 's/.*"accuracy_after":\([0-9.e+-]*\).*/\1/p' "$d/out")
 ok "reg --map: accuracy after >= 0.999 (got $acc)" "awk -v a=\"$acc\" 'BEGIN{exit !(a != \"\" && a >= 0.999 && a <= 1)}'"
+grep_f "reg --map: the polish is reported" '"polish_moves":' "$d/out"
+grep_f "reg --map: accuracy after the polish" '"accuracy_after_polish":' "$d/out"
+# --no-polish: the accuracy is only reported, measured by the rasteriser
+check "reg --map --no-polish" 0 "$RVE" reg "$d/four.tess" -o "$d/four-regn.tess" --map "$d/four.tif" --no-polish --min-angle 0 --json -q
+grep_f "reg --no-polish: no move" '"polish_moves":0,' "$d/out"
+ok "reg --no-polish: no polish accuracy" "! grep -q accuracy_after_polish \"$d/out\""
 check "reg --map missing map" 1 "$RVE" reg "$d/four.tess" -o "$d/four-regx.tess" --map "$d/none.tif"
 ok "reg --map missing map: no output" "[ ! -e \"$d/four-regx.tess\" ]"
 # --remove-small-cells: a tiny octahedral cell (faces 0.05 from the centre of a
