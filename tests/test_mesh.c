@@ -716,6 +716,20 @@ START_TEST(test_reg_polish)
     /* both (the default with a map) */
     o.min_angle = 15;
     ck_assert_int_eq(rve_reg(t, &o, &r2, &rep2, &e), RVE_OK);
+    /* the steps of a vertex are tried in parallel: the same result on one thread */
+    {
+        int nth = rve_threads_get();
+        rve_threads_setup(1);
+        rve_tess *r2s = NULL;
+        rve_reg_report reps;
+        ck_assert_int_eq(rve_reg(t, &o, &r2s, &reps, &e), RVE_OK);
+        rve_threads_setup(nth);
+        ck_assert_int_eq(r2s->nver, r2->nver);
+        ck_assert_int_eq(r2s->nface, r2->nface);
+        ck_assert_uint_eq(reps.polish_moves, rep2.polish_moves);
+        ck_assert_int_eq(memcmp(r2s->ver, r2->ver, sizeof(double) * 3 * (size_t)r2->nver), 0);
+        rve_tess_free(r2s);
+    }
     double a0 = voxel_accuracy(r0, map), a1 = voxel_accuracy(r1, map), a2 = voxel_accuracy(r2, map);
     fprintf(stderr, "polish: accuracy %.3f%% after the collapses, %.3f%% polished (%zu moves), "
                     "%.3f%% with angles (%zu moves)\n",

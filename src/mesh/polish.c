@@ -18,6 +18,9 @@
 #include "mesh/reg_internal.h"
 #include "util/vec3.h"
 #include <limits.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -931,12 +934,42 @@ static void global_angles(pol *P, double *amin, size_t *below)
     *below = nb;
 }
 
+/* One trial step of vertex v (set up in Q) along dir: whether it passes the
+ * checks and the mode's rule, its local quality, gain and convexity. */
+typedef struct {
+    int pass, convex, fail;
+    double m1, p[3];
+    long long gain;
+} step_result;
+
+static void try_step(pol *Q, int v, int mode, double m0, const double v0[3], double step,
+                     const double dir[3], step_result *r)
+{
+    memset(r, 0, sizeof *r);
+    v3_axpy(r->p, v0, step, dir);
+    place(Q, r->p);
+    if (!inside_domain(Q, Q->p) || !edges_ok(Q) || !faces_ok(Q) || !cells_ok(Q))
+        return;
+    r->m1 = local_quality(Q, v, 1);
+    if (mode == 0 ? !(r->m1 > m0 + 1e-9) : r->m1 < m0)
+        return;
+    if (Q->map && count_gain(Q, &r->gain)) {
+        r->fail = 1;
+        return;
+    }
+    r->pass = 1;
+    r->convex = convex_ok(Q);
+}
+
 /* One pattern-search sweep over the vertices in order.  Mode 0 mends the
  * neighbourhoods of quality below 1 (angles under qang, edges shorter than
  * the threshold): the best accuracy among the moves that raise the vertex's
  * local quality; mode 1 wins accuracy without lowering any local quality.
- * Returns the moves made, -1 on allocation failure. */
-static long sweep(pol *P, int mode, double step, size_t *moves)
+ * The steps of one vertex are tried by nw workers (copies of P with their
+ * own trial buffers) at once; the choice is made in direction order, so the
+ * result does not depend on the number of workers.  Returns the moves made,
+ * -1 on allocation failure. */
+static long sweep(pol *P, pol *W, int nw, int mode, double step, size_t *moves)
 {
     rve_cx *c = P->c;
     long made = 0;
@@ -953,34 +986,44 @@ static long sweep(pol *P, int mode, double step, size_t *moves)
         double m0 = local_quality(P, v, 0);
         if (mode == 0 && m0 >= 1)
             continue;
-        double v0[3], best_p[3] = {0, 0, 0};
+        double v0[3];
         v3_copy(v0, c->v + 3 * v);
+        step_result res[6];
+        if (nw > 1) {
+#pragma omp parallel num_threads(nw)
+            {
+#ifdef _OPENMP
+                pol *Q = &W[omp_get_thread_num()];
+#else
+                pol *Q = &W[0];
+#endif
+                setup_vertex(Q, v);
+#pragma omp for schedule(static)
+                for (int d = 0; d < nd; d++)
+                    try_step(Q, v, mode, m0, v0, step, dir[d], &res[d]);
+            }
+        } else {
+            for (int d = 0; d < nd; d++)
+                try_step(P, v, mode, m0, v0, step, dir[d], &res[d]);
+        }
         long long best_gain = mode == 0 ? LLONG_MIN : 0;
         double best_m = m0;
-        int have = 0;
+        int best = -1;
         for (int d = 0; d < nd; d++) {
-            double p[3];
-            v3_axpy(p, v0, step, dir[d]);
-            place(P, p);
-            if (!inside_domain(P, P->p) || !edges_ok(P) || !faces_ok(P) || !cells_ok(P))
-                continue;
-            double m1 = local_quality(P, v, 1);
-            if (mode == 0 ? !(m1 > m0 + 1e-9) : m1 < m0)
-                continue;
-            long long g = 0;
-            if (P->map && count_gain(P, &g))
+            if (res[d].fail)
                 return -1;
-            int better = g > best_gain || (mode == 0 && g == best_gain && m1 > best_m);
-            if (better && convex_ok(P)) {
-                best_gain = g;
-                best_m = m1;
-                v3_copy(best_p, P->p);
-                have = 1;
+            if (!res[d].pass)
+                continue;
+            int better = res[d].gain > best_gain || (mode == 0 && res[d].gain == best_gain && res[d].m1 > best_m);
+            if (better && res[d].convex) {
+                best_gain = res[d].gain;
+                best_m = res[d].m1;
+                best = d;
             }
         }
-        if (!have)
+        if (best < 0)
             continue;
-        place(P, best_p);
+        place(P, res[best].p);
         long long g = 0;
         if (P->map && count_gain(P, &g))
             return -1;
@@ -999,7 +1042,8 @@ rve_status rve_cx_polish(rve_cx *c, const rve_map *map, const int *ids, double t
                          double max_angle, double min_angle, const rve_reg_opts *o,
                          rve_reg_report *rep, rve_err *err)
 {
-    pol P;
+    pol P, *W = NULL; /* W: workers, see below */
+    int nw = 1;
     memset(&P, 0, sizeof P);
     P.c = c;
     P.map = map;
@@ -1026,6 +1070,33 @@ rve_status rve_cx_polish(rve_cx *c, const rve_map *map, const int *ids, double t
         goto out;
     global_angles(&P, &rep->angle_before, &rep->sharp_before);
     double h = map ? fmin(map->h[0], fmin(map->h[1], map->h[2])) : threshold / 4;
+    /* workers for the steps of one vertex: copies of P with their own trial
+     * buffers (candidates, voxel stamps); at most one per direction */
+#ifdef _OPENMP
+    nw = omp_get_max_threads();
+#endif
+    if (nw > 6)
+        nw = 6;
+    if (nw > 1) {
+        W = calloc((size_t)nw, sizeof *W);
+        if (!W)
+            nw = 1;
+        for (int w = 0; w < nw && W; w++) {
+            W[w] = P;
+            W[w].cand = NULL;
+            W[w].cnew = NULL;
+            W[w].ncand = W[w].capcand = 0;
+            W[w].tick = 0;
+            W[w].stamp = map ? calloc(rve_map_nvox(map), sizeof(uint32_t)) : NULL;
+            if (map && !W[w].stamp) {
+                for (int x = 0; x < w; x++)
+                    free(W[x].stamp);
+                free(W);
+                W = NULL;
+                nw = 1; /* no room for per-worker stamps: one worker */
+            }
+        }
+    }
     /* angles first (they need the room), then accuracy; coarse to fine */
     static const double steps[3] = {0.5, 0.25, 0.125};
     for (int mode = 0; mode < 2; mode++) {
@@ -1034,7 +1105,7 @@ rve_status rve_cx_polish(rve_cx *c, const rve_map *map, const int *ids, double t
         for (int s = 0; s < 3; s++) {
             memset(P.dirty, 1, (size_t)c->nv);
             for (int it = 0; it < 12; it++) {
-                long made = sweep(&P, mode, steps[s] * h, &rep->polish_moves);
+                long made = sweep(&P, W, nw, mode, steps[s] * h, &rep->polish_moves);
                 if (o && o->progress) /* stages of equal weight: 2 modes x 3 steps */
                     o->progress(o->progress_ctx, (mode * 3 + s + (it + 1) / 12.0) / 6.0,
                                 rep->polish_moves, P.nvox ? (double)P.good / (double)P.nvox : 0);
@@ -1054,6 +1125,13 @@ rve_status rve_cx_polish(rve_cx *c, const rve_map *map, const int *ids, double t
     if (map)
         rep->acc_polish = P.nvox ? (double)P.good / (double)P.nvox : 0;
 out:
+    if (W)
+        for (int w = 0; w < nw; w++) {
+            free(W[w].stamp);
+            free(W[w].cand);
+            free(W[w].cnew);
+        }
+    free(W);
     free(P.vfo);
     free(P.vfl);
     free(P.cfo);
