@@ -41,12 +41,19 @@ typedef struct {
     const rve_map *map;
     int32_t *truth;       /* per voxel: cell of its grain, -1 void or grain without a cell */
     int32_t *cur;         /* per voxel: cell holding its centre, -1 none */
-    uint32_t *stamp;
-    uint32_t tick;
+    struct seen_ent {
+        size_t idx;
+        uint32_t gen;
+    } *seen;              /* voxels met by this trial: open addressing, entries of older
+                             trials (gen) count as empty; small, so it stays in cache */
+    size_t seen_cap, seen_n;
+    uint32_t gen;
     int *vfo, *vfl;       /* vertex -> faces */
     int *cfo, *cfl;       /* cell -> faces */
     unsigned *mask;       /* domain planes through each vertex */
     char *dirty;          /* vertices whose neighbourhood changed since they were last tried */
+    uint32_t *vmark;      /* per vertex: vgen when met (distinct vertices of a cell) */
+    uint32_t vgen;
     double thr;           /* short-edge threshold: no edge is made shorter than min(thr, its length) */
     double max_bend;      /* radians */
     double qang;          /* radians: angles below are opened */
@@ -287,18 +294,32 @@ static int cells_ok(const pol *P)
 /* Cells around v stay convex within tolerance: no vertex of a cell rises
  * above the plane of one of its fan triangles by more than sin(max bend)
  * times the cell's diameter (what regularisation itself guarantees). */
-static int convex_ok(const pol *P)
+static int convex_ok(pol *P)
 {
+    enum { MAXU = 1024 };
     const rve_cx *c = P->c;
-    double lim = sin(P->max_bend);
+    double lim = sin(P->max_bend), u[MAXU][3];
     for (int s = 0; s < P->nstar; s++) {
-        int k = P->star[s];
-        double diam2 = 0;
+        int k = P->star[s], nu = 0;
+        /* the cell's distinct vertices (each is on three or more of its faces) */
+        if (++P->vgen == 0) {
+            memset(P->vmark, 0, (size_t)c->nv * sizeof(uint32_t));
+            P->vgen = 1;
+        }
         for (int j = P->cfo[k]; j < P->cfo[k + 1]; j++)
-            for (int i = c->foff[P->cfl[j]]; i < c->foff[P->cfl[j] + 1]; i++)
-                for (int j2 = j; j2 < P->cfo[k + 1]; j2++)
-                    for (int i2 = c->foff[P->cfl[j2]]; i2 < c->foff[P->cfl[j2] + 1]; i2++)
-                        diam2 = fmax(diam2, v3_dist2(pos(P, c->fv[i]), pos(P, c->fv[i2])));
+            for (int i = c->foff[P->cfl[j]]; i < c->foff[P->cfl[j] + 1]; i++) {
+                int w = c->fv[i];
+                if (P->vmark[w] == P->vgen)
+                    continue;
+                if (nu == MAXU)
+                    return 0; /* a cell beyond any real one: refuse the move */
+                P->vmark[w] = P->vgen;
+                v3_copy(u[nu++], pos(P, w));
+            }
+        double diam2 = 0;
+        for (int a = 0; a < nu; a++)
+            for (int b = a + 1; b < nu; b++)
+                diam2 = fmax(diam2, v3_dist2(u[a], u[b]));
         double tol = lim * sqrt(diam2);
         for (int j = P->cfo[k]; j < P->cfo[k + 1]; j++) {
             int f = P->cfl[j], n = loop_len(c, f);
@@ -308,13 +329,12 @@ static int convex_ok(const pol *P)
                 fan_normal(P, f, loop_at(c, f, i), loop_at(c, f, i + 1), k, nn);
                 if (!(v3_normalize(nn) > 0))
                     continue;
-                for (int j2 = P->cfo[k]; j2 < P->cfo[k + 1]; j2++)
-                    for (int i2 = c->foff[P->cfl[j2]]; i2 < c->foff[P->cfl[j2] + 1]; i2++) {
-                        double x[3];
-                        v3_sub(x, pos(P, c->fv[i2]), o);
-                        if (v3_dot(x, nn) > tol)
-                            return 0;
-                    }
+                for (int a = 0; a < nu; a++) {
+                    double x[3];
+                    v3_sub(x, u[a], o);
+                    if (v3_dot(x, nn) > tol)
+                        return 0;
+                }
             }
         }
     }
@@ -416,6 +436,44 @@ static double det3(const double a[3], const double b[3], const double c[3])
     return v3_dot(a, x);
 }
 
+static size_t seen_slot(const pol *P, size_t idx)
+{
+    return (size_t)(((uint64_t)idx * 0x9E3779B97F4A7C15ULL) >> 20) & (P->seen_cap - 1);
+}
+
+/* 1 if voxel idx was met already in this trial, else records it and returns
+ * 0; -1 when out of memory. */
+static int seen_insert(pol *P, size_t idx)
+{
+    if (2 * (P->seen_n + 1) > P->seen_cap) {
+        size_t cap = P->seen_cap ? 2 * P->seen_cap : 1024;
+        struct seen_ent *old = P->seen, *t = calloc(cap, sizeof *t);
+        if (!t)
+            return -1;
+        size_t ocap = P->seen_cap;
+        P->seen = t;
+        P->seen_cap = cap;
+        for (size_t i = 0; i < ocap; i++)
+            if (old[i].gen == P->gen) {
+                size_t h = seen_slot(P, old[i].idx);
+                while (t[h].gen == P->gen)
+                    h = (h + 1) & (cap - 1);
+                t[h] = old[i];
+            }
+        free(old);
+    }
+    size_t h = seen_slot(P, idx);
+    while (P->seen[h].gen == P->gen) {
+        if (P->seen[h].idx == idx)
+            return 1;
+        h = (h + 1) & (P->seen_cap - 1);
+    }
+    P->seen[h].idx = idx;
+    P->seen[h].gen = P->gen;
+    P->seen_n++;
+    return 0;
+}
+
 /* Voxels inside the tetrahedron (a, b, c, d) whose cell is around v join the
  * candidates.  Each row of voxels meets the tetrahedron in one interval,
  * cut out by its four face planes; the margin is generous since a spare
@@ -492,9 +550,13 @@ static int tet_candidates(pol *P, const double *a, const double *b, const double
             int ib = (int)fmin(i1[r], floor((rhi - m->origin[r]) / m->h[r] - 0.5));
             for (ijk[r] = ia; ijk[r] <= ib; ijk[r]++) {
                 size_t idx = rve_map_index(m, ijk[0], ijk[1], ijk[2]);
-                if (P->stamp[idx] == P->tick || P->cur[idx] < 0)
+                if (P->cur[idx] < 0)
                     continue;
-                P->stamp[idx] = P->tick;
+                int met = seen_insert(P, idx);
+                if (met < 0)
+                    return -1;
+                if (met)
+                    continue;
                 if (star_slot(P, P->cur[idx]) < 0)
                     continue;
                 if (cand_push(P, idx))
@@ -506,9 +568,11 @@ static int tet_candidates(pol *P, const double *a, const double *b, const double
 
 static void next_tick(pol *P)
 {
-    if (++P->tick == 0) {
-        memset(P->stamp, 0, rve_map_nvox(P->map) * sizeof(uint32_t));
-        P->tick = 1;
+    P->seen_n = 0;
+    if (++P->gen == 0) {
+        if (P->seen)
+            memset(P->seen, 0, P->seen_cap * sizeof *P->seen);
+        P->gen = 1;
     }
 }
 
@@ -823,10 +887,11 @@ static rve_status build_incidence(pol *P, rve_err *err)
     P->cfo = calloc((size_t)c->nc + 2, sizeof(int));
     P->mask = calloc((size_t)c->nv + 1, sizeof(unsigned));
     P->dirty = calloc((size_t)c->nv + 1, 1);
+    P->vmark = calloc((size_t)c->nv + 1, sizeof(uint32_t));
     int nfv = c->foff[c->nf];
     P->vfl = malloc(((size_t)nfv + 1) * sizeof(int));
     P->cfl = malloc(((size_t)c->nf * 2 + 1) * sizeof(int));
-    if (!P->vfo || !P->cfo || !P->mask || !P->dirty || !P->vfl || !P->cfl)
+    if (!P->vfo || !P->cfo || !P->mask || !P->dirty || !P->vmark || !P->vfl || !P->cfl)
         return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
     for (int f = 0; f < c->nf; f++) {
         for (int i = c->foff[f]; i < c->foff[f + 1]; i++) {
@@ -958,7 +1023,8 @@ static void try_step(pol *Q, int v, int mode, double m0, const double v0[3], dou
         return;
     }
     r->pass = 1;
-    r->convex = convex_ok(Q);
+    /* mode 1 takes only gains (> 0): no need to check the others' convexity */
+    r->convex = (mode == 0 || r->gain > 0) && convex_ok(Q);
 }
 
 /* One pattern-search sweep over the vertices in order.  Mode 0 mends the
@@ -1055,8 +1121,7 @@ rve_status rve_cx_polish(rve_cx *c, const rve_map *map, const int *ids, double t
         size_t nvox = rve_map_nvox(map);
         P.truth = malloc(nvox * sizeof(int32_t));
         P.cur = malloc(nvox * sizeof(int32_t));
-        P.stamp = calloc(nvox, sizeof(uint32_t));
-        if (!P.truth || !P.cur || !P.stamp)
+        if (!P.truth || !P.cur)
             st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
         if (st == RVE_OK)
             st = build_truth(&P, ids, err);
@@ -1071,7 +1136,7 @@ rve_status rve_cx_polish(rve_cx *c, const rve_map *map, const int *ids, double t
     global_angles(&P, &rep->angle_before, &rep->sharp_before);
     double h = map ? fmin(map->h[0], fmin(map->h[1], map->h[2])) : threshold / 4;
     /* workers for the steps of one vertex: copies of P with their own trial
-     * buffers (candidates, voxel stamps); at most one per direction */
+     * buffers (candidates, voxels met); at most one per direction */
 #ifdef _OPENMP
     nw = omp_get_max_threads();
 #endif
@@ -1086,14 +1151,17 @@ rve_status rve_cx_polish(rve_cx *c, const rve_map *map, const int *ids, double t
             W[w].cand = NULL;
             W[w].cnew = NULL;
             W[w].ncand = W[w].capcand = 0;
-            W[w].tick = 0;
-            W[w].stamp = map ? calloc(rve_map_nvox(map), sizeof(uint32_t)) : NULL;
-            if (map && !W[w].stamp) {
+            W[w].seen = NULL;
+            W[w].seen_cap = W[w].seen_n = 0;
+            W[w].gen = 0;
+            W[w].vmark = calloc((size_t)c->nv + 1, sizeof(uint32_t));
+            W[w].vgen = 0;
+            if (!W[w].vmark) {
                 for (int x = 0; x < w; x++)
-                    free(W[x].stamp);
+                    free(W[x].vmark);
                 free(W);
                 W = NULL;
-                nw = 1; /* no room for per-worker stamps: one worker */
+                nw = 1; /* no room for the workers: one */
             }
         }
     }
@@ -1127,7 +1195,8 @@ rve_status rve_cx_polish(rve_cx *c, const rve_map *map, const int *ids, double t
 out:
     if (W)
         for (int w = 0; w < nw; w++) {
-            free(W[w].stamp);
+            free(W[w].seen);
+            free(W[w].vmark);
             free(W[w].cand);
             free(W[w].cnew);
         }
@@ -1138,9 +1207,10 @@ out:
     free(P.cfl);
     free(P.mask);
     free(P.dirty);
+    free(P.vmark);
     free(P.truth);
     free(P.cur);
-    free(P.stamp);
+    free(P.seen);
     free(P.cand);
     free(P.cnew);
     return st;
