@@ -711,9 +711,8 @@ static int count_gain(pol *P, long long *gain)
 
 static void commit(pol *P)
 {
-    if (P->map)
-        for (size_t q = 0; q < P->ncand; q++)
-            P->cur[P->cand[q]] = P->cnew[q];
+    for (size_t q = 0; q < P->ncand; q++)
+        P->cur[P->cand[q]] = P->cnew[q];
     v3_copy(P->c->v + 3 * P->v, P->p);
     for (int j = 0; j < P->nvf; j++) {
         v3_copy(P->c->fpt + 3 * P->vf[j], P->vfpt[j]);
@@ -1018,7 +1017,7 @@ static void try_step(pol *Q, int v, int mode, double m0, const double v0[3], dou
     r->m1 = local_quality(Q, v, 1);
     if (mode == 0 ? !(r->m1 > m0 + 1e-9) : r->m1 < m0)
         return;
-    if (Q->map && count_gain(Q, &r->gain)) {
+    if (count_gain(Q, &r->gain)) {
         r->fail = 1;
         return;
     }
@@ -1089,9 +1088,11 @@ static long sweep(pol *P, pol *W, int nw, int mode, double step, size_t *moves)
         }
         if (best < 0)
             continue;
+        /* recount on the master: the trial's candidate lists were overwritten
+         * by later trials (one count per move against about six per vertex) */
         place(P, res[best].p);
         long long g = 0;
-        if (P->map && count_gain(P, &g))
+        if (count_gain(P, &g))
             return -1;
         commit(P);
         P->good += g;
@@ -1116,8 +1117,10 @@ rve_status rve_cx_polish(rve_cx *c, const rve_map *map, const int *ids, double t
     P.thr = threshold;
     P.max_bend = max_angle * PI / 180;
     P.qang = min_angle * PI / 180;
+    if (!map)
+        return rve_err_set(err, RVE_EUSAGE, NULL, "the polish needs a grain map");
     rve_status st = build_incidence(&P, err);
-    if (st == RVE_OK && map) {
+    if (st == RVE_OK) {
         size_t nvox = rve_map_nvox(map);
         P.truth = malloc(nvox * sizeof(int32_t));
         P.cur = malloc(nvox * sizeof(int32_t));
@@ -1134,7 +1137,7 @@ rve_status rve_cx_polish(rve_cx *c, const rve_map *map, const int *ids, double t
     if (st != RVE_OK)
         goto out;
     global_angles(&P, &rep->angle_before, &rep->sharp_before);
-    double h = map ? fmin(map->h[0], fmin(map->h[1], map->h[2])) : threshold / 4;
+    double h = fmin(map->h[0], fmin(map->h[1], map->h[2]));
     /* workers for the steps of one vertex: copies of P with their own trial
      * buffers (candidates, voxels met); at most one per direction */
 #ifdef _OPENMP
@@ -1168,8 +1171,6 @@ rve_status rve_cx_polish(rve_cx *c, const rve_map *map, const int *ids, double t
     /* angles first (they need the room), then accuracy; coarse to fine */
     static const double steps[3] = {0.5, 0.25, 0.125};
     for (int mode = 0; mode < 2; mode++) {
-        if (mode == 1 && !map)
-            break;
         for (int s = 0; s < 3; s++) {
             memset(P.dirty, 1, (size_t)c->nv);
             for (int it = 0; it < 12; it++) {
@@ -1186,12 +1187,10 @@ rve_status rve_cx_polish(rve_cx *c, const rve_map *map, const int *ids, double t
             }
         }
     }
-    P.v = -1;
     global_angles(&P, &rep->angle_after, &rep->sharp_after);
     rep->angle_before *= 180 / PI;
     rep->angle_after *= 180 / PI;
-    if (map)
-        rep->acc_polish = P.nvox ? (double)P.good / (double)P.nvox : 0;
+    rep->acc_polish = P.nvox ? (double)P.good / (double)P.nvox : 0;
 out:
     if (W)
         for (int w = 0; w < nw; w++) {

@@ -10,8 +10,10 @@
  * fc[2f]), compacted along with the faces.  Faces left are compacted, vertices renumbered, face points set. */
 rve_status rve_cx_reg(rve_cx *c, double *plane0, double threshold, double max_angle,
                       int max_passes, int remove_small, rve_reg_report *rep, rve_err *err);
-/* Move vertices of a regularised complex (face points fixed) to open angles
- * below min_angle and, when map is given, to win back voxel accuracy. */
+/* Move vertices of a regularised complex (face points follow as vertex
+ * means) to mend angles below min_angle and edges shorter than threshold,
+ * then to win back voxel accuracy against map (required: the grain map, or
+ * a raster of the input tessellation). */
 rve_status rve_cx_polish(rve_cx *c, const rve_map *map, const int *ids, double threshold,
                          double max_angle, double min_angle, const rve_reg_opts *o,
                          rve_reg_report *rep, rve_err *err);
