@@ -1,0 +1,28 @@
+#!/bin/sh
+# The README's library example, compiled and run against the built library:
+# the distance of a unit sphere at the origin to a unit cube centred at x = 3
+# is 3 - 0.5 - 1 = 1.5 exactly (closed form).
+set -u
+src=${RVE_SRCDIR:-.}
+bld=${RVE_BUILDDIR:-.}
+d=$(mktemp -d /tmp/rve-readme.XXXXXX)
+trap 'rm -rf "$d"' EXIT
+pass=0
+fail=0
+ok() { if eval "$2"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi; }
+
+awk '/^## The library/ { inlib = 1 } inlib && /^```c$/ { on = 1; next } on && /^```$/ { exit } on { print }' \
+    "$src/README.md" >"$d/ex.c"
+ok "README has a C example" "[ -s '$d/ex.c' ]"
+lib=$(ls "$bld"/.libs/librve.so 2>/dev/null | head -n 1)
+if [ -z "$lib" ]; then echo "SKIP: no shared librve in $bld/.libs"; exit 77; fi
+${CC:-cc} -std=c11 -Wall -Wextra -Werror -I"$src/include" "$d/ex.c" -o "$d/ex" \
+    -L"$bld/.libs" -Wl,-rpath,"$bld/.libs" -lrve -lm 2>"$d/cc.err"
+ok "README example compiles without warnings" "[ -x '$d/ex' ]" || cat "$d/cc.err"
+if [ -x "$d/ex" ]; then
+    "$d/ex" >"$d/out"
+    ok "README example exits 0" "[ $? -eq 0 ]"
+    ok "README example prints the exact distance 1.5" "grep -qx 'distance 1.5' '$d/out'"
+fi
+echo "test_readme: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
