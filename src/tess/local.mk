@@ -33,4 +33,6 @@ check_PROGRAMS += tests/test_tess_neper
 tests_test_tess_neper_SOURCES = tests/test_tess_neper.c
 tests_test_tess_neper_CFLAGS = $(TEST_CFLAGS)
 tests_test_tess_neper_LDADD = $(TEST_LIBS)
+dist_check_SCRIPTS += tests/test_tess_neper.sh
+EXTRA_DIST += tests/neper_tess_check.py
 # end Neper interoperability (issue 23)

@@ -395,7 +395,9 @@ static void write_periodicity(FILE *fp, const rve_tess *t, const tess_out *O)
         if (O->fcopy[2 * g + 1] != O->fcopy[2 * g]) {
             int sh[3];
             side_shift(t, g, -1, sh);
-            fprintf(fp, "   %d %d %d %d %d 1\n", O->fcopy[2 * g + 1] + 1, O->fcopy[2 * g] + 1, sh[0], sh[1], sh[2]);
+            /* -1: same loop as the primary (Neper's face orientation is 1
+             * for a reversed loop, see docs/formats.md) */
+            fprintf(fp, "   %d %d %d %d %d -1\n", O->fcopy[2 * g + 1] + 1, O->fcopy[2 * g] + 1, sh[0], sh[1], sh[2]);
         }
 }
 
