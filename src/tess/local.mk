@@ -36,3 +36,10 @@ tests_test_tess_neper_LDADD = $(TEST_LIBS)
 dist_check_SCRIPTS += tests/test_tess_neper.sh
 EXTRA_DIST += tests/neper_tess_check.py
 # end Neper interoperability (issue 23)
+
+# sphericity of voxel grains (issue 23)
+check_PROGRAMS += tests/test_stats_sphericity
+tests_test_stats_sphericity_SOURCES = tests/test_stats_sphericity.c
+tests_test_stats_sphericity_CFLAGS = $(TEST_CFLAGS)
+tests_test_stats_sphericity_LDADD = $(TEST_LIBS) $(TIFF_LIBS)
+# end sphericity (issue 23)
