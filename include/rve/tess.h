@@ -148,6 +148,17 @@ typedef struct {
     signed char *cell_fsign; /* +1 if the face normal points out of the cell, -1 otherwise */
 
     void *priv;           /* internal (voro++ container for incremental updates) */
+
+    /* ---- cell data carried through files (Neper **cell *ori / *crysym) ----
+     * Kept verbatim, never converted: Neper 4.10 swapped the meaning of
+     * "active" and "passive" in descriptors, so a converter needs the
+     * descriptor text and the format version of the file it came from.
+     * rve_tess_free frees them; rve_tess_copy_cell_data copies them. */
+    char *ori_des;        /* descriptor as in the file (e.g. "rodrigues:passive"), or NULL */
+    double *ori;          /* ori_n values per cell, cell order, or NULL */
+    int ori_n;            /* values per cell (0: no orientations) */
+    char *crysym;         /* crystal symmetry (e.g. "cubic"), or NULL */
+    char format[16];      /* **format of the file read (e.g. "3.5"); "" when not read from a file */
 } rve_tess;
 
 /* Options of rve_tess_build. */
@@ -252,17 +263,39 @@ rve_status rve_tess_rasterize(const rve_tess *t, const uint32_t *labels, rve_map
                               rve_err *err);
 
 /* ------------------------------------------------------------------ files */
-/* Write Neper .tess (format 3.5 with **domain; periodic tessellations are
- * written with their whole cells and a **periodicity general section).
- * Needs the topology (built on demand).  ids: the cell ids written in *id
- * (NULL: 1..n). */
+/* Write Neper .tess format 3.5 as Neper 4.10 writes it (docs/formats.md):
+ * **cell with *id, *crysym, *seed, *ori (from t->ori_des / t->ori /
+ * t->crysym when set), vertices, edges, faces (with face points and
+ * states), polyhedra, the cube **domain with typed edges and faces.
+ * Periodic tessellations are written as Neper does: whole cells around
+ * their seeds (coordinates may leave the box), one file vertex / edge /
+ * face per periodic copy a cell uses, "3 periodic" in **general and a
+ * **periodicity section relating secondary copies to primaries (shifts in
+ * -1..1; RVE_EDATA for a cell spanning more than one period).  Needs the
+ * topology (built on demand).  ids: the cell ids written in *id (NULL: 1..n). */
 rve_status rve_tess_write_tess(rve_tess *t, const char *path, const int *ids, rve_err *err);
-/* Read a Neper .tess (2.x/3.x, cube domains, not periodic): seeds, weights
- * (a **cell *seed section is required) and topology, keeping the file's
- * numbering.  The per-cell polyhedra are rebuilt from the file's faces; the
- * tessellation has no container (rve_tess_update is refused).  *ids (if not
- * NULL) receives a malloc'd array of the cell ids. */
+/* Read a Neper .tess (2.0, 3.x; cube domains): seeds, weights (a **cell
+ * *seed section is required), *ori / *crysym (kept verbatim, with the
+ * format version in t->format), and topology, keeping the file's
+ * numbering.  Accepts what Neper's reader accepts: face edge lists shifted
+ * cyclically against the vertex list, domain edges with or without their
+ * type lines (3.4 / 3.5), sections in any order.
+ * Non-periodic: the per-cell polyhedra are rebuilt from the file's faces;
+ * the tessellation has no container (rve_tess_update is refused).
+ * Periodic ("3 periodic" or a **periodicity section): the cells are
+ * rebuilt from the seeds with rve_tess_build, and every file vertex must
+ * lie, modulo the period, within 1e-9 (relative to the box) of a rebuilt
+ * vertex and the number of primary vertices must match (RVE_EDATA
+ * otherwise: e.g. a regularised periodic file is refused).
+ * *ids (if not NULL) receives a malloc'd array of the cell ids. */
 rve_status rve_tess_read_tess(const char *path, rve_tess **out, int **ids, rve_err *err);
+/* The same from memory (name is used in messages). */
+rve_status rve_tess_read_tess_mem(const char *buf, size_t n, const char *name, rve_tess **out,
+                                  int **ids, rve_err *err);
+/* Copy the file cell data (ori_des, ori, ori_n, crysym, format) of src into
+ * dst (same number of cells; dst's are replaced).  RVE_ENOMEM, RVE_EUSAGE
+ * for different cell counts. */
+rve_status rve_tess_copy_cell_data(rve_tess *dst, const rve_tess *src, rve_err *err);
 /* Write legacy VTK unstructured grid with polyhedral cells (type 42) and cell
  * data "id" (ids or 1..n) and "volume".  Empty cells are skipped. */
 rve_status rve_tess_write_vtk(rve_tess *t, const char *path, const int *ids, rve_err *err);

@@ -385,6 +385,9 @@ static rve_status cx_to_tess(const rve_cx *c, const rve_tess *t0, const double *
         if (st != RVE_OK)
             goto fail;
     }
+    /* the orientations and symmetry of the input go to the output file */
+    if ((st = rve_tess_copy_cell_data(t, t0, err)) != RVE_OK)
+        goto fail;
     *out = t;
     return RVE_OK;
 fail:

@@ -16,7 +16,7 @@ bench_bench_raster_LDADD = librve.la $(TIFF_LIBS) -lm
 # end grain maps (issue 5)
 
 # tessellations (issue 6)
-librve_la_SOURCES += src/tess/rasterize.c src/tess/tess.c src/tess/topo.c src/tess/geom.c src/tess/tess_io.c \
+librve_la_SOURCES += src/tess/rasterize.c src/tess/tess.c src/tess/topo.c src/tess/geom.c src/tess/tess_io.c src/tess/tess_read.c \
 	src/tess/tess_internal.h src/tess/voro_wrap.h src/tess/voro_wrap.cc
 check_PROGRAMS += tests/test_tess
 tests_test_tess_SOURCES = tests/test_tess.c
@@ -27,3 +27,19 @@ BENCH_PROGS += bench/bench_tess
 bench_bench_tess_SOURCES = bench/bench_tess.c
 bench_bench_tess_LDADD = librve.la -lm
 # end tessellations (issue 6)
+
+# Neper interoperability (issue 23)
+check_PROGRAMS += tests/test_tess_neper
+tests_test_tess_neper_SOURCES = tests/test_tess_neper.c
+tests_test_tess_neper_CFLAGS = $(TEST_CFLAGS)
+tests_test_tess_neper_LDADD = $(TEST_LIBS)
+dist_check_SCRIPTS += tests/test_tess_neper.sh
+EXTRA_DIST += tests/neper_tess_check.py
+# end Neper interoperability (issue 23)
+
+# sphericity of voxel grains (issue 23)
+check_PROGRAMS += tests/test_stats_sphericity
+tests_test_stats_sphericity_SOURCES = tests/test_stats_sphericity.c
+tests_test_stats_sphericity_CFLAGS = $(TEST_CFLAGS)
+tests_test_stats_sphericity_LDADD = $(TEST_LIBS) $(TIFF_LIBS)
+# end sphericity (issue 23)

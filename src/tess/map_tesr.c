@@ -199,8 +199,10 @@ rve_status rve_map_read_tesr_mem_capped(const char *buf, size_t n, const char *n
         FAIL(RVE_EDATA, "not a .tesr file (no ***tesr at the start)");
     if (!tk_next(&t) || strcmp(t.tok, "**format") != 0)
         FAIL(RVE_EDATA, "missing **format");
-    if (!tk_next(&t) || (strcmp(t.tok, "2.0") != 0 && strcmp(t.tok, "2.1") != 0))
-        FAIL(RVE_EDATA, "unsupported .tesr format '%s' (expected 2.0 or 2.1)", t.tok);
+    /* 2.2 (Neper 4.10) has the layout of 2.1; what changed is the meaning
+     * of "active"/"passive" in *ori descriptors, kept verbatim here. */
+    if (!tk_next(&t) || (strcmp(t.tok, "2.0") != 0 && strcmp(t.tok, "2.1") != 0 && strcmp(t.tok, "2.2") != 0))
+        FAIL(RVE_EDATA, "unsupported .tesr format '%s' (expected 2.0, 2.1 or 2.2)", t.tok);
     if (!tk_peek_star(&t)) {
         tk_next(&t);
         if (!data_format(t.tok, &fmt_bytes, &fmt_big))
@@ -636,7 +638,7 @@ rve_status rve_map_write_tesr(const rve_map *m, const char *path, const rve_map_
     size_t nvox = rve_map_nvox(m);
     for (size_t v = 0; v < nvox && !hasvoid; v++)
         hasvoid = m->lab[v] == 0;
-    fprintf(fp, "***tesr\n **format\n   2.1\n **general\n   3\n   %d %d %d\n   %.17g %.17g %.17g\n",
+    fprintf(fp, "***tesr\n **format\n   2.2\n **general\n   3\n   %d %d %d\n   %.17g %.17g %.17g\n",
             m->nx, m->ny, m->nz, m->h[0], m->h[1], m->h[2]);
     if (m->origin[0] != 0 || m->origin[1] != 0 || m->origin[2] != 0)
         fprintf(fp, "  *origin\n   %.17g %.17g %.17g\n", m->origin[0], m->origin[1], m->origin[2]);

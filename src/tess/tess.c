@@ -308,6 +308,9 @@ void rve_tess_free(rve_tess *t)
         for (int i = 0; i < t->n; i++) tess_poly_free(&t->cells[i]);
     free(t->cells);
     free(t->seeds);
+    free(t->ori_des);
+    free(t->ori);
+    free(t->crysym);
     free(t);
 }
 
