@@ -5,3 +5,4 @@ check_PROGRAMS += tests/test_ori
 tests_test_ori_SOURCES = tests/test_ori.c
 tests_test_ori_CFLAGS = $(TEST_CFLAGS)
 tests_test_ori_LDADD = $(TEST_LIBS)
+dist_check_SCRIPTS += tests/test_hdf5.sh

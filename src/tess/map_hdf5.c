@@ -238,7 +238,7 @@ static rve_status mean_from_voxels(h5r *r, const h5grains *g, rve_map *m)
     if (!start || !(idx = malloc((nv ? nv : 1) * sizeof *idx)) || !(m->gos = calloc(nl ? nl : 1, sizeof *m->gos)))
         s = rve_err_set(r->err, RVE_ENOMEM, r->file, "out of memory (orientations)");
     for (size_t v = 0; s == RVE_OK && v < nv; v++)
-        start[g->lab[v] + 1]++;
+        start[m->lab[v] + 1]++;
     for (size_t l = 1; s == RVE_OK && l <= nl + 1; l++)
         start[l] += start[l - 1];
     size_t maxn = 0;
@@ -251,7 +251,7 @@ static rve_status mean_from_voxels(h5r *r, const h5grains *g, rve_map *m)
         if (!pos)
             s = rve_err_set(r->err, RVE_ENOMEM, r->file, "out of memory (orientations)");
         for (size_t v = 0; s == RVE_OK && v < nv; v++) {
-            uint32_t l = g->lab[v];
+            uint32_t l = m->lab[v];
             idx[start[l] + pos[l]++] = v;
         }
         free(pos);
@@ -659,6 +659,8 @@ static rve_status dream3d_geometry(h5r *r, const char *dc, int nx_layout, h5grai
 static rve_status read_dream3d(h5r *r, const rve_hdf5_opts *o, h5grains *g, int nx_layout)
 {
     char dc[PATH_MAX_LEN], p[PBUF], cell[PBUF];
+    const char *mkn = o && o->mask ? o->mask : "Mask", *phn = o && o->phase ? o->phase : "Phases";
+    const char *orn = o && o->ori ? o->ori : "EulerAngles";
     const char *top = nx_layout ? "/DataStructure" : "/DataContainers";
     if (!(nx_layout ? find_group(r, top, "_DIMENSIONS", NULL, dc)
                     : find_group(r, top, NULL, "_SIMPL_GEOMETRY", dc)))
@@ -672,13 +674,16 @@ static rve_status read_dream3d(h5r *r, const rve_hdf5_opts *o, h5grains *g, int 
     if (s != RVE_OK)
         return s;
     dirname_of(p, cell);
-    snprintf(p, sizeof p, "%s/%s", cell, o && o->mask ? o->mask : "Mask");
+    /* found paths are < PATH_MAX_LEN: longer option names are refused here */
+    if (strlen(cell) + 2 + strlen(mkn) + strlen(phn) + strlen(orn) >= PATH_MAX_LEN)
+        return rve_err_set(r->err, RVE_EUSAGE, r->file, "array names too long");
+    snprintf(p, sizeof p, "%.400s/%.400s", cell, mkn);
     if (h5_exists(r->f, p) && (s = apply_mask(r, p, g)) != RVE_OK)
         return s;
-    snprintf(p, sizeof p, "%s/%s", cell, o && o->phase ? o->phase : "Phases");
+    snprintf(p, sizeof p, "%.400s/%.400s", cell, phn);
     if (h5_exists(r->f, p) && (s = read_cell(r, p, g, 1, H5T_NATIVE_INT, (void **)&g->vphase)) != RVE_OK)
         return s;
-    snprintf(g->vpath, sizeof g->vpath, "%s/%s", cell, o && o->ori ? o->ori : "EulerAngles");
+    snprintf(g->vpath, sizeof g->vpath, "%.400s/%.400s", cell, orn);
     if (h5_exists(r->f, g->vpath)) {
         g->vori_n = 3, g->vspec = (rve_ori_spec){RVE_ORI_EULER_BUNGE, RVE_ORI_PASSIVE, 0};
         if ((s = read_cell(r, g->vpath, g, 3, H5T_NATIVE_DOUBLE, (void **)&g->vori)) != RVE_OK)
