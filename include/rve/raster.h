@@ -28,6 +28,11 @@ typedef struct {
     char *ori_des;      /* .tesr **cell *ori descriptor (e.g. "rodrigues"), or NULL */
     double *ori;        /* ori_n * nlabels orientation values (cell order), or NULL */
     int ori_n;          /* values per cell in ori (0 when absent) */
+    /* --- additions (issue 15); NULL unless a reader fills them --- */
+    int *phase;         /* nlabels entries (label l at l - 1): the grain's phase number as the
+                           file counts them (DREAM3D, LabDCT, pymicro: from 1; 0 unknown) */
+    double *gos;        /* nlabels entries: grain orientation spread (mean disorientation of the
+                           voxels to the grain's mean, radians) when the mean came from voxels */
 } rve_map;
 
 /* Allocate a map of the given size, all void, h = 1, origin 0. NULL on failure
@@ -84,7 +89,8 @@ typedef enum {
     RVE_MAP_AUTO = 0, /* from the file name's extension */
     RVE_MAP_TIFF,     /* .tif / .tiff: multi-page, one page per z slice */
     RVE_MAP_TESR,     /* .tesr: Neper raster, format 2.x */
-    RVE_MAP_RAW       /* .raw: bare array, x fastest; needs rve_raw_opts */
+    RVE_MAP_RAW,      /* .raw: bare array, x fastest; needs rve_raw_opts */
+    RVE_MAP_HDF5      /* .dream3d / .h5 / .hdf5 (docs/hdf5.md); also found by content */
 } rve_map_format;
 
 /* Options of a raw array (and of the sample width written to TIFF/.tesr). */
@@ -114,6 +120,33 @@ rve_status rve_map_read_tiff_mem(const void *buf, size_t n, const char *name, rv
                                  rve_err *err);
 rve_status rve_map_read_tesr_mem(const char *buf, size_t n, const char *name, const char *dir,
                                  rve_map **out, rve_err *err);
+
+/* ------------------------------------------------------------------- HDF5 */
+/* Grain maps in HDF5 files: DREAM3D SIMPL (file versions 6, 7), DREAM3D-NX
+ * (8.0), GrainMapper3D/LabDCT and pymicro layouts, told apart by their
+ * groups.  Per-grain orientations become unit quaternions (w, x, y, z) in
+ * rve's passive convention (rve/ori.h), ori_des "quaternion": from the
+ * file's feature table when it has one, else the mean of the grain's voxel
+ * orientations under its phase's symmetry (spread in gos).  Phases go to
+ * `phase`.  A missing dataset, shapes that disagree, NaN or non-unit
+ * orientations, a feature table shorter than the largest id, an unknown
+ * layout: RVE_EDATA naming the file and the dataset path. */
+typedef struct {
+    const char *ids;          /* grain-id array: name (DREAM3D, searched below the geometry)
+                                 or path (LabDCT, pymicro); NULL: the layout's usual one */
+    const char *ori;          /* voxel orientation array (DREAM3D: Bunge radians) */
+    const char *phase;        /* voxel phase array */
+    const char *mask;         /* voxel mask array (0 = void) */
+    const char *feature_ori;  /* feature orientation table (DREAM3D: AvgEulerAngles) */
+} rve_hdf5_opts;
+
+/* Does the file start with the HDF5 signature? */
+int rve_map_is_hdf5(const char *path);
+rve_status rve_map_read_hdf5(const char *path, const rve_hdf5_opts *o, rve_map **out, rve_err *err);
+/* DREAM3D SIMPL layout (file version 7.0): FeatureIds, Phases and
+ * EulerAngles cell arrays, AvgEulerAngles / AvgQuats / Phases feature arrays
+ * (row 0 the background), plus PATH.xdmf for ParaView.  Atomic. */
+rve_status rve_map_write_hdf5(const rve_map *m, const char *path, rve_err *err);
 
 /* Note: per-label tables (counts, statistics, boundary offsets, compare)
  * have nlabels + 1 entries: renumber maps with sparse huge labels first. */

@@ -8,4 +8,5 @@
 #include <rve/optim.h>
 #include <rve/mesh.h>
 #include <rve/pack.h>
+#include <rve/ori.h>
 #endif

@@ -2,7 +2,7 @@
 
 # grain maps (issue 5)
 librve_la_SOURCES += src/tess/map_core.c src/tess/map_tesr.c src/tess/map_tiff.c \
-	src/tess/map_boundary.c src/tess/map_stats.c src/tess/map_synth.c \
+	src/tess/map_boundary.c src/tess/map_stats.c src/tess/map_synth.c src/tess/map_hdf5.c \
 	src/tess/map_internal.h
 check_PROGRAMS += tests/test_raster
 tests_test_raster_SOURCES = tests/test_raster.c

@@ -38,6 +38,8 @@ void rve_map_free(rve_map *m)
     free(m->ids);
     free(m->ori_des);
     free(m->ori);
+    free(m->phase);
+    free(m->gos);
     free(m);
 }
 
@@ -70,6 +72,16 @@ rve_map *rve_map_copy(const rve_map *m)
                 goto fail;
         }
     }
+    if (m->phase && m->nlabels) {
+        if (!(c->phase = malloc(m->nlabels * sizeof *c->phase)))
+            goto fail;
+        memcpy(c->phase, m->phase, m->nlabels * sizeof *c->phase);
+    }
+    if (m->gos && m->nlabels) {
+        if (!(c->gos = malloc(m->nlabels * sizeof *c->gos)))
+            goto fail;
+        memcpy(c->gos, m->gos, m->nlabels * sizeof *c->gos);
+    }
     return c;
 fail:
     rve_map_free(c);
@@ -84,6 +96,9 @@ rve_map_format rve_map_format_from_path(const char *path)
         return RVE_MAP_TESR;
     if (rve_path_has_ext(path, ".raw"))
         return RVE_MAP_RAW;
+    if (rve_path_has_ext(path, ".dream3d") || rve_path_has_ext(path, ".h5") ||
+        rve_path_has_ext(path, ".hdf5"))
+        return RVE_MAP_HDF5;
     return RVE_MAP_AUTO;
 }
 
@@ -157,6 +172,13 @@ rve_status rve_map_renumber(rve_map *m, rve_err *err)
             if (ori)
                 memcpy(ori + (size_t)m->ori_n * (newlab[l] - 1), m->ori + (size_t)m->ori_n * (l - 1),
                        (size_t)m->ori_n * sizeof *ori);
+        }
+    for (uint32_t l = 1; l <= m->nlabels; l++)
+        if (newlab[l]) { /* new index <= old index: in place, ascending */
+            if (m->phase)
+                m->phase[newlab[l] - 1] = m->phase[l - 1];
+            if (m->gos)
+                m->gos[newlab[l] - 1] = m->gos[l - 1];
         }
     size_t n = rve_map_nvox(m);
     for (size_t v = 0; v < n; v++)

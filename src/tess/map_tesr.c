@@ -695,6 +695,8 @@ rve_status rve_map_write_tesr(const rve_map *m, const char *path, const rve_map_
 rve_status rve_map_read(const char *path, rve_map_format fmt, const rve_raw_opts *raw,
                         rve_map **out, rve_err *err)
 {
+    if (fmt == RVE_MAP_HDF5 || (fmt == RVE_MAP_AUTO && rve_map_is_hdf5(path))) /* by content */
+        return rve_map_read_hdf5(path, NULL, out, err);
     if (fmt == RVE_MAP_AUTO)
         fmt = rve_map_format_from_path(path);
     switch (fmt) {
@@ -716,6 +718,7 @@ rve_status rve_map_write(const rve_map *m, const char *path, rve_map_format fmt,
     case RVE_MAP_TIFF: return rve_map_write_tiff(m, path, o, err);
     case RVE_MAP_TESR: return rve_map_write_tesr(m, path, o, err);
     case RVE_MAP_RAW: return rve_map_write_raw(m, path, o, err);
+    case RVE_MAP_HDF5: return rve_map_write_hdf5(m, path, err);
     default:
         return rve_err_set(err, RVE_EUSAGE, path,
                            "unknown grain-map format (expected .tif, .tiff, .tesr or .raw)");
