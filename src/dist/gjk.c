@@ -231,7 +231,11 @@ static void S3D(const double y[][3], int i1, int i2, int i3, int i4, int tail, s
         r->lam[2] = C3 / D;
         r->lam[3] = C4 / D;
         sv_clamp(r);
-        sv_finish(y, r);
+        /* the origin is inside (exact signs): v = 0, not sum lambda y, whose
+         * weights C/D are inaccurate for a flat tetrahedron (a |v| of 1e-7
+         * made GJK see "no progress" and stop on a face) */
+        const double zero[3] = {0, 0, 0};
+        sv_project(r, zero);
         return;
     }
     sv_res best = {0}, c;
