@@ -260,6 +260,49 @@ START_TEST(test_magnitudes)
 }
 END_TEST
 
+
+/* contact kernels on shapes (EPA, Wellmann) at extreme magnitudes */
+START_TEST(test_contact_magnitudes)
+{
+    rve_shape A, B;
+    rve_contact c;
+    rve_err err;
+    double q[4] = {1, 0, 0, 0};
+    const double scales[] = {1e-300, 1e-200, 1, 1e200, 1e300};
+    for (int i = 0; i < 5; i++) {
+        double s = scales[i];
+        for (int gap = -1; gap <= 1; gap++) {
+            /* superquadrics of half-size s at -s and (1 + gap / 2) s: signed
+             * distance gap s / 2 along x */
+            double pa[3] = {-s, 0, 0}, pb[3] = {s + gap * s / 2, 0, 0};
+            rve_shape_superquadric(&A, s, s, s, 4, 4);
+            rve_shape_superquadric(&B, s, s, s, 4, 4);
+            rve_shape_set_pose(&A, pa, q);
+            rve_shape_set_pose(&B, pb, q);
+            double ex = gap * s / 2;
+            ck_assert_int_eq(rve_contact_epa(&A, &B, NULL, &c, &err), RVE_OK);
+            ck_assert_msg(fabs(c.s - ex) <= 1e-9 * s && fabs(fabs(c.n[0]) - 1) < 1e-6, "epa at %g gap %d: s = %g n %g",
+                          s, gap, c.s, c.n[0]);
+            ck_assert_int_eq(rve_contact_superellipsoids(&A, &B, NULL, NULL, &c, NULL, &err), RVE_OK);
+            ck_assert_msg(fabs(c.s - ex) <= 1e-9 * s && fabs(fabs(c.n[0]) - 1) < 1e-6,
+                          "wellmann at %g gap %d: s = %g n %g", s, gap, c.s, c.n[0]);
+        }
+    }
+    /* spheres of radius 1e308: separated by 1e308, overlapping by 1e308 */
+    double c1[3] = {-1.5e308, 0, 0}, c2[3] = {1.5e308, 0, 0};
+    rve_shape_sphere(&A, c1, 1e308);
+    rve_shape_sphere(&B, c2, 1e308);
+    ck_assert_int_eq(rve_contact_epa(&A, &B, NULL, &c, &err), RVE_OK);
+    ck_assert_msg(fabs(c.s - 1e308) <= 1e-12 * 1e308 && c.n[0] == 1, "spheres: s = %g", c.s);
+    c1[0] = -0.5e308;
+    c2[0] = 0.5e308;
+    rve_shape_sphere(&A, c1, 1e308);
+    rve_shape_sphere(&B, c2, 1e308);
+    ck_assert_int_eq(rve_contact_epa(&A, &B, NULL, &c, &err), RVE_OK);
+    ck_assert_msg(fabs(c.s + 1e308) <= 1e-12 * 1e308, "overlapping spheres: s = %g", c.s);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("dist_robust");
@@ -269,6 +312,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_exact_full_mantissa);
     tcase_add_test(tc, test_issue_example);
     tcase_add_test(tc, test_magnitudes);
+    tcase_add_test(tc, test_contact_magnitudes);
     tcase_add_test(tc, test_flat_point);
     tcase_add_test(tc, test_flat_pair);
     suite_add_tcase(s, tc);

@@ -58,6 +58,19 @@ int dist_sign_orient3(const double a[3], const double b[3], const double c[3], c
 void dist_signs_tri(const double s[3][3], int sg[3], double val[3], int *exact);
 int dist_exact_dot_sign(int n, const double *a, const double *b, double *approx);
 
+/* Power-of-two rescaling of a pair for the contact kernels (dist_scale.c). */
+typedef struct {
+    rve_shape a, b;      /* the scaled copies */
+    double *bufa, *bufb; /* their polytope vertices (malloc) */
+    int sc;              /* copies = originals x 2^-sc */
+} dist_scaled_pair;
+/* 0: extent within [2^-200, 2^200], nothing done; 1: P holds the copies;
+ * -1: out of memory. */
+int dist_pair_scale(const rve_shape *A, const rve_shape *B, dist_scaled_pair *P);
+void dist_pair_scale_free(dist_scaled_pair *P);
+/* s, p, q times 2^sc; 0 when s overflows. */
+int dist_contact_unscale(rve_contact *c, int sc);
+
 void dist_superquadric_support(const rve_shape *s, const double d[3], double out[3]);
 
 /* Index of the vertex of verts[0..nv-1] maximising d (brute force). */

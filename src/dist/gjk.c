@@ -879,11 +879,20 @@ static void pair_init(gjk_pair *P, const rve_shape *A, const rve_shape *B, int s
     P->sc = 0;
     if (scaled)
         scale_factors(fmax(shape_extent(A), shape_extent(B)), P);
-    v3_copy(P->c, B->pos);
+    /* the shift pays when the positions are far from the origin compared
+     * with their difference (rounding eps |pos_A - pos_B| instead of eps
+     * |pos|); near the origin it would only add that rounding */
+    double dab[3];
+    v3_sub(dab, A->pos, B->pos);
+    int shift = v3_maxabs(dab) < fmax(v3_maxabs(A->pos), v3_maxabs(B->pos));
+    if (shift)
+        v3_copy(P->c, B->pos);
+    else
+        v3_set(P->c, 0, 0, 0);
     for (int i = 0; i < 3; i++) {
         /* scale first: pos_A - pos_B may overflow */
-        P->pa[i] = A->pos[i] * P->m1 * P->m2 - B->pos[i] * P->m1 * P->m2;
-        P->pb[i] = 0;
+        P->pa[i] = A->pos[i] * P->m1 * P->m2 - P->c[i] * P->m1 * P->m2;
+        P->pb[i] = B->pos[i] * P->m1 * P->m2 - P->c[i] * P->m1 * P->m2;
     }
     double ca[3], cb[3];
     if (A->kind == RVE_SHAPE_POLYTOPE)

@@ -1,5 +1,5 @@
 # Module dist: sources, public header, tests and benchmarks.
-librve_la_SOURCES += src/dist/shape.c src/dist/gjk.c src/dist/graph.c src/dist/dist_exact.c src/dist/dist_internal.h
+librve_la_SOURCES += src/dist/shape.c src/dist/gjk.c src/dist/graph.c src/dist/dist_exact.c src/dist/dist_scale.c src/dist/dist_internal.h
 
 check_PROGRAMS += tests/test_dist
 tests_test_dist_SOURCES = tests/test_dist.c tests/dist_oracle.h tests/dist_rng.h
