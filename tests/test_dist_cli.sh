@@ -66,6 +66,22 @@ expect_status "bad --sub" 2 "$RVE" dist --sub foo "$tmp/q.txt"
 expect_status "bad --repeat" 2 "$RVE" dist --repeat 0 "$tmp/q.txt"
 expect_status "help" 0 "$RVE" dist --help
 grep -q "Usage: rve dist" "$tmp/out" && ok || ko "help text"
+# issue 17: subnormal numbers are numbers, overflowing ones are not; extreme
+# magnitudes; the flat-polytope example (oracle: 1.6067e-12, 100 eps L = 1.5e-10)
+printf 'point -3.4789792395435477e-309 0 0 point 0 0 0\n' >"$tmp/sub.txt"
+expect_status "subnormal" 0 "$RVE" dist "$tmp/sub.txt"
+[ "$(cut -d' ' -f1 "$tmp/out")" = "3.4789792395435477e-309" ] && ok || ko "subnormal distance: $(cat "$tmp/out")"
+printf 'point 1e400 0 0 point 0 0 0\n' >"$tmp/big.txt"
+expect_status "overflowing number" 1 "$RVE" dist "$tmp/big.txt"
+printf 'point 1e155 0 0 point -1e155 0 0\npoint 1e300 0 0 point -1e300 0 0\n' >"$tmp/huge.txt"
+expect_status "huge" 0 "$RVE" dist "$tmp/huge.txt"
+awk 'NR == 1 && $1 != 2e155 { exit 1 } NR == 2 && $1 != 2e300 { exit 1 }' "$tmp/out" && ok || ko "huge distances: $(cat "$tmp/out")"
+printf 'point 1e308 0 0 point -1e308 0 0\n' >"$tmp/range.txt"
+expect_status "beyond the range" 0 "$RVE" dist "$tmp/range.txt"
+grep -q "^inf " "$tmp/out" && grep -q "double range" "$tmp/err" && ok || ko "range: $(cat "$tmp/out" "$tmp/err")"
+printf 'poly 12 5798.9030974364869 -4415.0886906844062 521.91081214438907 5959.4113310679113 -2784.1263808630374 521.91081077935621 4543.206635127427 -4042.049443116975 521.91081146719989 6237.1174115416279 -4334.696043180058 521.91081202910618 5613.503490572075 -2830.7780281149035 521.91081095439029 5258.6916073113152 -3068.415305456273 521.91081149747947 4520.4226872855725 -5095.6319448284721 521.91081079794026 5781.4720187671801 -4766.1777458883953 521.9108118653528 4425.5197979888217 -4898.9608873682891 521.91081088355611 6660.6681983072167 -4591.8540805772336 521.91080861048033 6452.3269816312059 -4686.1621875711435 521.91081153757875 5526.1183420146444 -4357.7103886822406 521.91081218284057  point 5564.7801331289102 -4155.9709264748408 521.91081205968658\n' >"$tmp/flat.txt"
+expect_status "flat example" 0 "$RVE" dist "$tmp/flat.txt"
+awk '{ e = $1 - 1.6066732581833106e-12; if (e < 0) e = -e; exit !(e <= 1.5e-10) }' "$tmp/out" && ok || ko "flat example: $(cat "$tmp/out")"
 # empty input: no queries, no output
 printf '# nothing\n' >"$tmp/empty.txt"
 expect_status "empty" 0 "$RVE" dist "$tmp/empty.txt"

@@ -118,7 +118,9 @@ typedef enum {
     RVE_GJK_CONVERGED = 0,  /* separated (or touching): d and witnesses exact to rounding */
     RVE_GJK_INTERSECT = 1,  /* the bodies overlap (or touch within rounding): d = 0, p = q */
     RVE_GJK_CAP = 2,        /* iteration cap reached: best estimate returned */
-    RVE_GJK_DEGENERATE = 3  /* bad input (NaN/inf coordinates, empty polytope): d = NaN */
+    RVE_GJK_DEGENERATE = 3, /* bad input (NaN/inf coordinates, empty polytope): d = NaN */
+    RVE_GJK_RANGE = 4       /* the distance exceeds DBL_MAX: d = inf, p and q are the
+                               witnesses (finite) */
 } rve_gjk_status;
 const char *rve_gjk_status_name(rve_gjk_status s);
 
@@ -126,7 +128,8 @@ const char *rve_gjk_status_name(rve_gjk_status s);
 typedef struct {
     rve_gjk_sub sub;
     int max_iter;     /* 0: default 1000 */
-    double eps_rel;   /* stop when |v|^2 - v.w <= eps_rel |v|^2; 0: default 4 DBL_EPSILON */
+    double eps_rel;   /* stop when |v|^2 - v.w <= eps_rel |v|^2 (or <= 16 DBL_EPSILON |v|
+                         max|w|, the rounding of v.w); 0: default 4 DBL_EPSILON */
     double eps_abs;   /* contact when |v| <= eps_abs max|y|; 0: default 4 DBL_EPSILON */
 } rve_gjk_opts;
 void rve_gjk_opts_default(rve_gjk_opts *o);
@@ -152,6 +155,7 @@ typedef struct {
      * support points on A and B, barycentric coordinates; y = a - b. */
     int n;
     double a[4][3], b[4][3], lambda[4];
+    int exact;             /* sign decisions that needed the exact fallback */
 } rve_dist_result;
 
 /* Distance between two convex shapes.  warm and opts may be NULL.

@@ -26,7 +26,9 @@ const cli_command cli_cmd_dist = {
     "(qw, qx, qy, qz) is a unit quaternion rotating the body frame to the world frame.\n"
     "\n"
     "Output: one line per query, in order: d px py pz qx qy qz (%.17g), d >= 0, p on\n"
-    "the first body, q on the second; intersecting bodies give d = 0 and p = q.\n"
+    "the first body, q on the second; intersecting bodies give d = 0 and p = q; a\n"
+    "distance beyond the double range prints as inf (with a message).  Numbers may be\n"
+    "subnormal (they are read as strtod rounds them).\n"
     "\n"
     "Options:\n"
     "  --sub sv|johnson  GJK sub-algorithm: Signed Volumes (default) or Johnson's\n"
@@ -157,12 +159,14 @@ static int run(int argc, char **argv)
     rve_progress_start(&prog, "dist", (double)nq, nq > 100000 ? com.verbosity : RVE_QUIET);
     double t0 = rve_now();
     long reps = repeat > 0 ? repeat : 1;
-    size_t ncap = 0;
+    size_t ncap = 0, nrange = 0;
     for (size_t i = 0; i < nq; i++) {
         for (long k = 0; k < reps; k++)
             rve_gjk_dist(&qs[i].a, &qs[i].b, &opts, NULL, &res[i]);
         if (res[i].status == RVE_GJK_CAP)
             ncap++;
+        if (res[i].status == RVE_GJK_RANGE)
+            nrange++;
         if ((i & 4095) == 0)
             rve_progress_update(&prog, (double)i, NULL);
     }
@@ -217,6 +221,9 @@ static int run(int argc, char **argv)
                 opts.sub == RVE_SUB_JOHNSON ? "johnson" : "sv");
     if (ncap > 0)
         cli_info(&com, "rve dist: %zu queries reached the iteration cap", ncap);
+    if (nrange > 0)
+        cli_info(&com, "rve dist: %zu distances exceed the double range (printed as inf; the witnesses are exact)",
+                 nrange);
     if (fflush(stdout) != 0) {
         rve_err_set(&err, RVE_EIO, "-", "write error on standard output");
         return cli_fail(cmd, &err);

@@ -419,8 +419,28 @@ static int epa_horizon2(epa_ws *W, int f0, const epa_vert *w, long double eps)
     return 1;
 }
 
+static rve_status epa_shapes(const rve_shape *A, const rve_shape *B, const rve_epa_opts *opts, rve_contact *out,
+                             rve_err *err);
+
 rve_status rve_contact_epa(const rve_shape *A, const rve_shape *B, const rve_epa_opts *opts, rve_contact *out,
                            rve_err *err)
+{
+    /* extreme magnitudes: run on copies scaled by a power of two (exact) */
+    dist_scaled_pair S;
+    int k = dist_pair_scale(A, B, &S);
+    if (k < 0)
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory (scaled copies)");
+    if (k == 0)
+        return epa_shapes(A, B, opts, out, err);
+    rve_status st = epa_shapes(&S.a, &S.b, opts, out, err);
+    dist_pair_scale_free(&S);
+    if (!dist_contact_unscale(out, S.sc) && st == RVE_OK)
+        st = rve_err_set(err, RVE_EDATA, NULL, "the signed distance exceeds the double range");
+    return st;
+}
+
+static rve_status epa_shapes(const rve_shape *A, const rve_shape *B, const rve_epa_opts *opts, rve_contact *out,
+                             rve_err *err)
 {
     memset(out, 0, sizeof *out);
     rve_epa_opts o = {0, 0};

@@ -417,8 +417,28 @@ static void nelder_mead(const sep_ctx *C, double x[2], double h, int maxit)
     x[1] = P[b][1];
 }
 
+static rve_status sep_shapes(const rve_shape *A, const rve_shape *B, const double c0[3], const rve_sep_opts *opts,
+                             rve_contact *out, rve_sep_info *info, rve_err *err);
+
 rve_status rve_contact_superellipsoids(const rve_shape *A, const rve_shape *B, const double c0[3],
                                        const rve_sep_opts *opts, rve_contact *out, rve_sep_info *info, rve_err *err)
+{
+    /* extreme magnitudes: run on copies scaled by a power of two (exact) */
+    dist_scaled_pair S;
+    int k = A && B ? dist_pair_scale(A, B, &S) : 0;
+    if (k < 0)
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory (scaled copies)");
+    if (k == 0)
+        return sep_shapes(A, B, c0, opts, out, info, err);
+    rve_status st = sep_shapes(&S.a, &S.b, c0, opts, out, info, err);
+    dist_pair_scale_free(&S);
+    if (!dist_contact_unscale(out, S.sc) && st == RVE_OK)
+        st = rve_err_set(err, RVE_EDATA, NULL, "the signed distance exceeds the double range");
+    return st;
+}
+
+static rve_status sep_shapes(const rve_shape *A, const rve_shape *B, const double c0[3], const rve_sep_opts *opts,
+                             rve_contact *out, rve_sep_info *info, rve_err *err)
 {
     memset(out, 0, sizeof *out);
     rve_sep_info inf;

@@ -42,6 +42,35 @@ static inline int dist_nvertices(const rve_shape *s)
     }
 }
 
+/* Exact signs (dist_exact.c): a floating-point filter with a certified
+ * error bound, exact expansion arithmetic when it cannot decide; *exact is
+ * incremented each time the exact path runs.  Exact unless intermediate
+ * products overflow or underflow (callers scale to unit extent). */
+#define EXACT_MAXLEN 400
+/* sign of s . (s - t) */
+int dist_sign_dot_diff(const double s[3], const double t[3], double *val, int *exact);
+/* sign of a . (b x c) */
+int dist_sign_det3(const double a[3], const double b[3], const double c[3], double *val, int *exact);
+/* sign of (b - a) . ((c - a) x (d - a)) */
+int dist_sign_orient3(const double a[3], const double b[3], const double c[3], const double d[3], double *val,
+                      int *exact);
+/* signs of n . (s[i+1] x s[i+2]), n = (s[1] - s[0]) x (s[2] - s[0]), i = 0..2 */
+void dist_signs_tri(const double s[3][3], int sg[3], double val[3], int *exact);
+int dist_exact_dot_sign(int n, const double *a, const double *b, double *approx);
+
+/* Power-of-two rescaling of a pair for the contact kernels (dist_scale.c). */
+typedef struct {
+    rve_shape a, b;      /* the scaled copies */
+    double *bufa, *bufb; /* their polytope vertices (malloc) */
+    int sc;              /* copies = originals x 2^-sc */
+} dist_scaled_pair;
+/* 0: extent within [2^-200, 2^200], nothing done; 1: P holds the copies;
+ * -1: out of memory. */
+int dist_pair_scale(const rve_shape *A, const rve_shape *B, dist_scaled_pair *P);
+void dist_pair_scale_free(dist_scaled_pair *P);
+/* s, p, q times 2^sc; 0 when s overflows. */
+int dist_contact_unscale(rve_contact *c, int sc);
+
 void dist_superquadric_support(const rve_shape *s, const double d[3], double out[3]);
 
 /* Index of the vertex of verts[0..nv-1] maximising d (brute force). */

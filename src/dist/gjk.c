@@ -39,32 +39,63 @@ static inline void sv_vertex(const double y[][3], int i, sv_res *r)
     r->vv = v3_dot(y[i], y[i]);
 }
 
+/* Barycentric weights: computed ones are clamped to the sign the exact
+ * predicate decided (a weight whose sign is certified positive can still
+ * round to a tiny negative value), then renormalised. */
+static inline void sv_clamp(sv_res *r)
+{
+    double sum = 0;
+    for (int i = 0; i < r->n; i++) {
+        if (!(r->lam[i] > 0))
+            r->lam[i] = 0;
+        sum += r->lam[i];
+    }
+    if (sum > 0 && sum != 1)
+        for (int i = 0; i < r->n; i++)
+            r->lam[i] /= sum;
+}
+
+/* v is the projection po of the origin onto the line or plane, not sum
+ * lambda_i y_i: the sum carries rounding errors of eps max|y| in every
+ * direction, which for a flat face far from a touching origin (|v| tiny)
+ * tilts v enough that the next support point is an old vertex and GJK stops
+ * on the wrong face; po is parallel to the face normal to rounding. */
+static inline void sv_project(sv_res *r, const double po[3])
+{
+    v3_copy(r->v, po);
+    r->vv = v3_dot(po, po);
+}
+
 /* 1-simplex {y[i1], y[i2]}; with tail, i1 is the newest vertex and only the
- * regions (1,2) and (1) are searched. */
-static void S1D(const double y[][3], int i1, int i2, int tail, sv_res *r)
+ * regions (1,2) and (1) are searched.  The region is decided by the exact
+ * signs of the weights, s2 . (s2 - s1) for s1 and s1 . (s1 - s2) for s2
+ * (thesis Eq. 3.8 up to the positive factor |s2 - s1|^2); the weights
+ * themselves come from the safest axis as in Algorithm 2. */
+static void S1D(const double y[][3], int i1, int i2, int tail, sv_res *r, int *nex)
 {
     const double *s1 = y[i1], *s2 = y[i2];
-    double t[3];
-    v3_sub(t, s2, s1);
-    /* projection of the origin onto the line (Eq. 3.8, sign corrected) */
-    double po[3];
-    v3_axpy(po, s1, -v3_dot(s1, t) / v3_dot(t, t), t);
-    /* safest axis: largest extent of the segment */
-    int I = 0;
-    double at = fabs(t[0]);
-    if (fabs(t[1]) > at) { I = 1; at = fabs(t[1]); }
-    if (fabs(t[2]) > at) I = 2;
-    double mu = s1[I] - s2[I];
-    double C1 = po[I] - s2[I]; /* fictitious simplex {po, s2} */
-    double C2 = s1[I] - po[I]; /* fictitious simplex {s1, po} */
-    int k1 = same_sign(mu, C1), k2 = same_sign(mu, C2);
+    double f1, f2;
+    int k1 = dist_sign_dot_diff(s2, s1, &f1, nex) > 0;
+    int k2 = dist_sign_dot_diff(s1, s2, &f2, nex) > 0;
     if (k1 && k2) {
+        double t[3];
+        v3_sub(t, s2, s1);
+        /* projection of the origin onto the line (Eq. 3.8, sign corrected) */
+        double po[3];
+        v3_axpy(po, s1, -v3_dot(s1, t) / v3_dot(t, t), t);
+        /* safest axis: largest extent of the segment */
+        int I = 0;
+        double at = fabs(t[0]);
+        if (fabs(t[1]) > at) { I = 1; at = fabs(t[1]); }
+        if (fabs(t[2]) > at) I = 2;
+        double mu = s1[I] - s2[I];
         r->n = 2;
         r->idx[0] = i1;
         r->idx[1] = i2;
-        r->lam[0] = C1 / mu;
-        r->lam[1] = C2 / mu;
-        sv_finish(y, r);
+        r->lam[0] = (po[I] - s2[I]) / mu; /* fictitious simplex {po, s2} */
+        r->lam[1] = (s1[I] - po[I]) / mu; /* fictitious simplex {s1, po} */
+        sv_clamp(r);
+        sv_project(r, po);
         return;
     }
     if (tail || (k1 && !k2)) {
@@ -75,7 +106,7 @@ static void S1D(const double y[][3], int i1, int i2, int tail, sv_res *r)
         sv_vertex(y, i2, r);
         return;
     }
-    /* both undecided (degenerate): the nearer vertex */
+    /* both weights <= 0: only for s1 = s2 exactly */
     if (v3_dot(s2, s2) < v3_dot(s1, s1))
         sv_vertex(y, i2, r);
     else
@@ -101,40 +132,44 @@ static inline void sv_copy(sv_res *r, const sv_res *c)
     keep_best(r, c);
 }
 
-/* 2-simplex {y[i1], y[i2], y[i3]}; with tail, i1 is the newest vertex. */
-static void S2D(const double y[][3], int i1, int i2, int i3, int tail, sv_res *r)
+/* 2-simplex {y[i1], y[i2], y[i3]}; with tail, i1 is the newest vertex.
+ * Regions by the exact signs of the weights of the origin's projection
+ * (dist_signs_tri); weights from the safest plane as in Algorithm 3. */
+static void S2D(const double y[][3], int i1, int i2, int i3, int tail, sv_res *r, int *nex)
 {
     const double *s1 = y[i1], *s2 = y[i2], *s3 = y[i3];
-    double e1[3], e2[3], n[3];
-    v3_sub(e1, s2, s1);
-    v3_sub(e2, s3, s1);
-    v3_cross(n, e1, e2);
-    double po[3];
-    v3_scale(po, n, v3_dot(s1, n) / v3_dot(n, n)); /* Eq. 3.7: NaN for a needle */
-    /* safest plane: largest projected area (drop coordinate J) */
-    int J = 0;
-    double an = fabs(n[0]);
-    if (fabs(n[1]) > an) { J = 1; an = fabs(n[1]); }
-    if (fabs(n[2]) > an) J = 2;
-    int k = (J + 1) % 3, l = (J + 2) % 3;
-    double mu = n[J];
-    /* fictitious simplices: po replaces each vertex in turn */
-    double a1k = s1[k] - po[k], a1l = s1[l] - po[l];
-    double a2k = s2[k] - po[k], a2l = s2[l] - po[l];
-    double a3k = s3[k] - po[k], a3l = s3[l] - po[l];
-    double C1 = a2k * a3l - a2l * a3k; /* (po, s2, s3) */
-    double C2 = a3k * a1l - a3l * a1k; /* (s1, po, s3) */
-    double C3 = a1k * a2l - a1l * a2k; /* (s1, s2, po) */
-    int k1 = same_sign(mu, C1), k2 = same_sign(mu, C2), k3 = same_sign(mu, C3);
+    const double tri[3][3] = {{s1[0], s1[1], s1[2]}, {s2[0], s2[1], s2[2]}, {s3[0], s3[1], s3[2]}};
+    int sg[3];
+    double fv[3];
+    dist_signs_tri(tri, sg, fv, nex);
+    int k1 = sg[0] > 0, k2 = sg[1] > 0, k3 = sg[2] > 0;
     if (k1 && k2 && k3) {
+        double e1[3], e2[3], n[3];
+        v3_sub(e1, s2, s1);
+        v3_sub(e2, s3, s1);
+        v3_cross(n, e1, e2);
+        double po[3];
+        v3_scale(po, n, v3_dot(s1, n) / v3_dot(n, n)); /* Eq. 3.7 */
+        /* safest plane: largest projected area (drop coordinate J) */
+        int J = 0;
+        double an = fabs(n[0]);
+        if (fabs(n[1]) > an) { J = 1; an = fabs(n[1]); }
+        if (fabs(n[2]) > an) J = 2;
+        int k = (J + 1) % 3, l = (J + 2) % 3;
+        double mu = n[J];
+        /* fictitious simplices: po replaces each vertex in turn */
+        double a1k = s1[k] - po[k], a1l = s1[l] - po[l];
+        double a2k = s2[k] - po[k], a2l = s2[l] - po[l];
+        double a3k = s3[k] - po[k], a3l = s3[l] - po[l];
         r->n = 3;
         r->idx[0] = i1;
         r->idx[1] = i2;
         r->idx[2] = i3;
-        r->lam[0] = C1 / mu;
-        r->lam[1] = C2 / mu;
-        r->lam[2] = C3 / mu;
-        sv_finish(y, r);
+        r->lam[0] = (a2k * a3l - a2l * a3k) / mu; /* (po, s2, s3) */
+        r->lam[1] = (a3k * a1l - a3l * a1k) / mu; /* (s1, po, s3) */
+        r->lam[2] = (a1k * a2l - a1l * a2k) / mu; /* (s1, s2, po) */
+        sv_clamp(r);
+        sv_project(r, po);
         return;
     }
     sv_res best = {0}, c;
@@ -142,54 +177,49 @@ static void S2D(const double y[][3], int i1, int i2, int i3, int tail, sv_res *r
     best.vv = 0;
     int searched = 0;
     if (!k2) { /* s2 not supporting: edge (1,3) */
-        S1D(y, i1, i3, tail, &c);
+        S1D(y, i1, i3, tail, &c, nex);
         keep_best(&best, &c);
         searched++;
     }
     if (!k3) { /* edge (1,2) */
-        S1D(y, i1, i2, tail, &c);
+        S1D(y, i1, i2, tail, &c, nex);
         keep_best(&best, &c);
         searched++;
     }
     if (!tail && !k1) { /* edge (2,3) */
-        S1D(y, i2, i3, 0, &c);
+        S1D(y, i2, i3, 0, &c, nex);
         keep_best(&best, &c);
         searched++;
     }
     if (!searched) { /* only the newest vertex was doubtful: search its edges */
-        S1D(y, i1, i2, tail, &c);
+        S1D(y, i1, i2, tail, &c, nex);
         keep_best(&best, &c);
-        S1D(y, i1, i3, tail, &c);
+        S1D(y, i1, i3, tail, &c, nex);
         keep_best(&best, &c);
     }
     sv_copy(r, &best);
 }
 
 
-/* 3-simplex; with tail, i1 is the newest vertex. */
-static void S3D(const double y[][3], int i1, int i2, int i3, int i4, int tail, sv_res *r)
+/* 3-simplex; with tail, i1 is the newest vertex.  Cofactors C_{4,j} of M
+ * (Eq. 3.5-3.6): the volume forms of the fictitious simplices where the
+ * origin replaces s_j, i.e. +-det[s_a; s_b; s_c] of the other three
+ * vertices, compared in sign with det M = orient(s1, s2, s3, s4) from edge
+ * vectors.  All five signs are exact (dist_exact.c): a flat tetrahedron far
+ * from the origin keeps the sign of its tiny volume, and an origin on a face
+ * gets a zero cofactor, not a rounding-error sign. */
+static void S3D(const double y[][3], int i1, int i2, int i3, int i4, int tail, sv_res *r, int *nex)
 {
     const double *s1 = y[i1], *s2 = y[i2], *s3 = y[i3], *s4 = y[i4];
-    /* cofactors C_{4,j} of M (Eq. 3.5-3.6): volume forms of the fictitious simplices
-     * (the origin replaces s_j), and det M.  Each is evaluated from edge vectors
-     * of the simplex, so that a small simplex far from the origin keeps the
-     * sign of its (tiny) volume instead of the cancellation of sum_j C_{4,j}. */
-    double e21[3], e31[3], e41[3], e32[3], e42[3], x[3];
-    v3_sub(e21, s2, s1);
-    v3_sub(e31, s3, s1);
-    v3_sub(e41, s4, s1);
-    v3_sub(e32, s3, s2);
-    v3_sub(e42, s4, s2);
-    v3_cross(x, e32, e42);
-    double C1 = v3_dot(s2, x);
-    v3_cross(x, e31, e41);
-    double C2 = -v3_dot(s1, x);
-    double D = v3_dot(e21, x);
-    v3_cross(x, e41, e21);
-    double C3 = -v3_dot(s1, x);
-    v3_cross(x, e21, e31);
-    double C4 = -v3_dot(s1, x);
-    int k1 = same_sign(D, C1), k2 = same_sign(D, C2), k3 = same_sign(D, C3), k4 = same_sign(D, C4);
+    double C1, C2, C3, C4, D;
+    int sD = dist_sign_orient3(s1, s2, s3, s4, &D, nex);
+    int g1 = dist_sign_det3(s2, s3, s4, &C1, nex);
+    int g2 = -dist_sign_det3(s1, s3, s4, &C2, nex);
+    int g3 = dist_sign_det3(s1, s2, s4, &C3, nex);
+    int g4 = -dist_sign_det3(s1, s2, s3, &C4, nex);
+    C2 = -C2;
+    C4 = -C4;
+    int k1 = sD != 0 && g1 == sD, k2 = sD != 0 && g2 == sD, k3 = sD != 0 && g3 == sD, k4 = sD != 0 && g4 == sD;
     if (k1 && k2 && k3 && k4) {
         r->n = 4;
         r->idx[0] = i1;
@@ -200,27 +230,32 @@ static void S3D(const double y[][3], int i1, int i2, int i3, int i4, int tail, s
         r->lam[1] = C2 / D;
         r->lam[2] = C3 / D;
         r->lam[3] = C4 / D;
-        sv_finish(y, r);
+        sv_clamp(r);
+        /* the origin is inside (exact signs): v = 0, not sum lambda y, whose
+         * weights C/D are inaccurate for a flat tetrahedron (a |v| of 1e-7
+         * made GJK see "no progress" and stop on a face) */
+        const double zero[3] = {0, 0, 0};
+        sv_project(r, zero);
         return;
     }
     sv_res best = {0}, c;
     best.n = 0;
     best.vv = 0;
     int searched = 0;
-    if (!k2) { S2D(y, i1, i3, i4, tail, &c); keep_best(&best, &c); searched++; }
-    if (!k3) { S2D(y, i1, i2, i4, tail, &c); keep_best(&best, &c); searched++; }
-    if (!k4) { S2D(y, i1, i2, i3, tail, &c); keep_best(&best, &c); searched++; }
-    if (!tail && !k1) { S2D(y, i2, i3, i4, 0, &c); keep_best(&best, &c); searched++; }
+    if (!k2) { S2D(y, i1, i3, i4, tail, &c, nex); keep_best(&best, &c); searched++; }
+    if (!k3) { S2D(y, i1, i2, i4, tail, &c, nex); keep_best(&best, &c); searched++; }
+    if (!k4) { S2D(y, i1, i2, i3, tail, &c, nex); keep_best(&best, &c); searched++; }
+    if (!tail && !k1) { S2D(y, i2, i3, i4, 0, &c, nex); keep_best(&best, &c); searched++; }
     if (!searched) {
-        S2D(y, i1, i3, i4, tail, &c); keep_best(&best, &c);
-        S2D(y, i1, i2, i4, tail, &c); keep_best(&best, &c);
-        S2D(y, i1, i2, i3, tail, &c); keep_best(&best, &c);
+        S2D(y, i1, i3, i4, tail, &c, nex); keep_best(&best, &c);
+        S2D(y, i1, i2, i4, tail, &c, nex); keep_best(&best, &c);
+        S2D(y, i1, i2, i3, tail, &c, nex); keep_best(&best, &c);
     }
     sv_copy(r, &best);
 }
 
 /* Signed Volumes on y[0..n-1] with newest vertex `newest` (or -1). */
-static inline void sv_run(const double y[][3], int n, int newest, sv_res *r)
+static inline void sv_run(const double y[][3], int n, int newest, sv_res *r, int *nex)
 {
     int tail = newest >= 0;
     int o[4], m = 0;
@@ -231,9 +266,9 @@ static inline void sv_run(const double y[][3], int n, int newest, sv_res *r)
             o[m++] = i;
     switch (n) {
     case 1: sv_vertex(y, o[0], r); break;
-    case 2: S1D(y, o[0], o[1], tail, r); break;
-    case 3: S2D(y, o[0], o[1], o[2], tail, r); break;
-    default: S3D(y, o[0], o[1], o[2], o[3], tail, r); break;
+    case 2: S1D(y, o[0], o[1], tail, r, nex); break;
+    case 3: S2D(y, o[0], o[1], o[2], tail, r, nex); break;
+    default: S3D(y, o[0], o[1], o[2], o[3], tail, r, nex); break;
     }
 }
 
@@ -347,7 +382,10 @@ static int closest_api(const double y[][3], int n, int newest, double v[3], int 
     if (johnson)
         johnson_run(y, n, newest, &r);
     else
-        sv_run(y, n, newest, &r);
+    {
+        int nex = 0;
+        sv_run(y, n, newest, &r, &nex);
+    }
     for (int i = 0; i < r.n; i++) {
         if (idx)
             idx[i] = r.idx[i];
@@ -377,6 +415,7 @@ const char *rve_gjk_status_name(rve_gjk_status s)
     case RVE_GJK_INTERSECT: return "intersecting";
     case RVE_GJK_CAP: return "iteration cap reached";
     case RVE_GJK_DEGENERATE: return "degenerate input";
+    case RVE_GJK_RANGE: return "distance beyond the double range";
     }
     return "unknown";
 }
@@ -384,6 +423,8 @@ const char *rve_gjk_status_name(rve_gjk_status s)
 #define GJK_DEFAULT_MAX_ITER 1000
 #define GJK_DEFAULT_EPS_REL (4 * DBL_EPSILON)
 #define GJK_DEFAULT_EPS_ABS (4 * DBL_EPSILON)
+/* the stopping test's absolute floor, in eps |v| max|w| */
+#define DIST_STOP_ABS 16
 
 void rve_gjk_opts_default(rve_gjk_opts *o)
 {
@@ -395,11 +436,21 @@ void rve_gjk_opts_default(rve_gjk_opts *o)
 
 void rve_gjk_simplex_init(rve_gjk_simplex *w) { memset(w, 0, sizeof *w); }
 
-/* What the GJK loop needs from a pair of bodies. */
+/* What the GJK loop needs from a pair of bodies.  The loop works in a local
+ * frame: world coordinates minus c (B's position), so that A - B is formed
+ * from the relative position pos_A - pos_B and the bodies' own coordinates,
+ * not from two large world coordinates whose rounding (eps |pos|) would swamp
+ * a small gap.  In the scaled variant every coordinate is also multiplied by
+ * 2^-sc (m1 m2, exact), for pairs whose extent would overflow or underflow
+ * the squares and determinants of the loop. */
 typedef struct {
     const rve_shape *A, *B;
     dist_frame fa, fb;
     int hintA, hintB;
+    double pa[3], pb[3]; /* positions in the local (and scaled) frame */
+    double c[3];         /* local frame origin, world coordinates */
+    double m1, m2;       /* scale factors (1 unless scaled) */
+    int sc;              /* coordinates were multiplied by 2^-sc */
     /* point-vs-polytope fast path */
     const double *pt;
     const double *V;
@@ -409,13 +460,59 @@ typedef struct {
 typedef void (*gjk_support_fn)(gjk_pair *P, const double v[3], double a[3], double b[3], int *ia, int *ib);
 typedef void (*gjk_vertex_fn)(const gjk_pair *P, int ia, int ib, double a[3], double b[3]);
 
+/* body point b of a shape with frame f at local position pos */
+DIST_INLINE void pair_place(const dist_frame *f, const double pos[3], const double b[3], double out[3])
+{
+    if (f->rotated) {
+        const double *R = f->R;
+        out[0] = pos[0] + (R[0] * b[0] + R[1] * b[1] + R[2] * b[2]);
+        out[1] = pos[1] + (R[3] * b[0] + R[4] * b[1] + R[5] * b[2]);
+        out[2] = pos[2] + (R[6] * b[0] + R[7] * b[1] + R[8] * b[2]);
+    } else {
+        v3_add(out, pos, b);
+    }
+}
+
+DIST_INLINE void body_support(const rve_shape *s, const dist_frame *f, const double d[3], double b[3], int *idx)
+{
+    if (f->rotated) {
+        const double *R = f->R;
+        double dl[3] = {R[0] * d[0] + R[3] * d[1] + R[6] * d[2], R[1] * d[0] + R[4] * d[1] + R[7] * d[2],
+                        R[2] * d[0] + R[5] * d[1] + R[8] * d[2]};
+        dist_support_body(s, dl, b, idx);
+    } else {
+        dist_support_body(s, d, b, idx);
+    }
+}
+
 /* a = s_A(-v), b = s_B(v) */
 DIST_INLINE void support_generic(gjk_pair *P, const double v[3], double a[3], double b[3], int *ia, int *ib)
 {
-    double mv[3] = {-v[0], -v[1], -v[2]};
-    dist_support_world(P->A, &P->fa, mv, a, &P->hintA);
+    double mv[3] = {-v[0], -v[1], -v[2]}, t[3];
+    body_support(P->A, &P->fa, mv, t, &P->hintA);
+    pair_place(&P->fa, P->pa, t, a);
     *ia = P->hintA;
-    dist_support_world(P->B, &P->fb, v, b, &P->hintB);
+    body_support(P->B, &P->fb, v, t, &P->hintB);
+    pair_place(&P->fb, P->pb, t, b);
+    *ib = P->hintB;
+}
+
+static inline void scale2(const gjk_pair *P, double t[3])
+{
+    for (int i = 0; i < 3; i++)
+        t[i] = t[i] * P->m1 * P->m2;
+}
+
+static void support_scaled(gjk_pair *P, const double v[3], double a[3], double b[3], int *ia, int *ib)
+{
+    double mv[3] = {-v[0], -v[1], -v[2]}, t[3];
+    body_support(P->A, &P->fa, mv, t, &P->hintA);
+    scale2(P, t);
+    pair_place(&P->fa, P->pa, t, a);
+    *ia = P->hintA;
+    body_support(P->B, &P->fb, v, t, &P->hintB);
+    scale2(P, t);
+    pair_place(&P->fb, P->pb, t, b);
     *ib = P->hintB;
 }
 
@@ -423,9 +520,11 @@ static void vertex_generic(const gjk_pair *P, int ia, int ib, double a[3], doubl
 {
     double t[3];
     dist_vertex_body(P->A, ia, t);
-    dist_to_world(P->A, &P->fa, t, a);
+    scale2(P, t);
+    pair_place(&P->fa, P->pa, t, a);
     dist_vertex_body(P->B, ib, t);
-    dist_to_world(P->B, &P->fb, t, b);
+    scale2(P, t);
+    pair_place(&P->fb, P->pb, t, b);
 }
 
 DIST_INLINE void support_ptpoly(gjk_pair *P, const double v[3], double a[3], double b[3], int *ia, int *ib)
@@ -442,6 +541,25 @@ static void vertex_ptpoly(const gjk_pair *P, int ia, int ib, double a[3], double
     (void)ia;
     v3_copy(a, P->pt);
     v3_copy(b, P->V + 3 * ib);
+}
+
+/* point vs polytope, scaled: the point is in P->pa (scaled) */
+static void support_ptpoly_scaled(gjk_pair *P, const double v[3], double a[3], double b[3], int *ia, int *ib)
+{
+    v3_copy(a, P->pa);
+    *ia = 0;
+    int i = dist_argmax(P->V, P->nv, v);
+    v3_copy(b, P->V + 3 * i);
+    scale2(P, b);
+    *ib = i;
+}
+
+static void vertex_ptpoly_scaled(const gjk_pair *P, int ia, int ib, double a[3], double b[3])
+{
+    (void)ia;
+    v3_copy(a, P->pa);
+    v3_copy(b, P->V + 3 * ib);
+    scale2(P, b);
 }
 
 /* The simplex: n points in logical order (slot s[i] of the storage), so that
@@ -485,7 +603,7 @@ static inline int simplex_free_slot(const gjk_simplex *S)
 /* Signed Volumes (or Johnson) on the points of S with newest point `newest`
  * (logical index, or -1); r->idx gets storage slots.  The same visiting order
  * as sv_run on the compacted points: the newest first, then the others in order. */
-static inline void simplex_solve(const gjk_simplex *S, int newest, int johnson, sv_res *r)
+static inline void simplex_solve(const gjk_simplex *S, int newest, int johnson, sv_res *r, int *nex)
 {
     if (johnson) {
         double y[4][3];
@@ -506,9 +624,9 @@ static inline void simplex_solve(const gjk_simplex *S, int newest, int johnson, 
             o[m++] = S->s[i];
     switch (S->n) {
     case 1: sv_vertex(y, o[0], r); break;
-    case 2: S1D(y, o[0], o[1], tail, r); break;
-    case 3: S2D(y, o[0], o[1], o[2], tail, r); break;
-    default: S3D(y, o[0], o[1], o[2], o[3], tail, r); break;
+    case 2: S1D(y, o[0], o[1], tail, r, nex); break;
+    case 3: S2D(y, o[0], o[1], o[2], tail, r, nex); break;
+    default: S3D(y, o[0], o[1], o[2], o[3], tail, r, nex); break;
     }
 }
 
@@ -532,11 +650,14 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
     const double eps_rel = o->eps_rel > 0 ? o->eps_rel : GJK_DEFAULT_EPS_REL;
     const double eps_abs = o->eps_abs > 0 ? o->eps_abs : GJK_DEFAULT_EPS_ABS;
     const double eps_abs2 = eps_abs * eps_abs;
+    /* absolute floor of the stopping test: DIST_STOP_ABS eps |v| max|w|, the
+     * size of the rounding error of vv - v.w itself (docs/dist.md) */
+    const double kabs2 = (DIST_STOP_ABS * DBL_EPSILON) * (DIST_STOP_ABS * DBL_EPSILON);
     gjk_simplex S;
     sv_res r;
-    double v[3], vv = INFINITY;
+    double v[3], vv = INFINITY, wmax2 = 0;
     rve_gjk_status status = RVE_GJK_CAP;
-    int it = 0;
+    int it = 0, nex = 0;
     S.n = 0;
 
     /* warm start: rebuild the previous simplex from its vertex indices */
@@ -554,7 +675,7 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
             vertex(P, S.ia[i], S.ib[i], S.a[i], S.b[i]);
             v3_sub(S.y[i], S.a[i], S.b[i]);
         }
-        simplex_solve(&S, -1, johnson, &r);
+        simplex_solve(&S, -1, johnson, &r, &nex);
         simplex_compact(&S, &r);
         v3_copy(v, r.v);
         vv = r.vv;
@@ -582,15 +703,22 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
             double vw = v3_dot(v, w);
             if (vw > 0 && vw * vw > bool_margin * bool_margin * v3_dot(v, v)) {
                 out->iterations = it + 1;
+                out->exact = nex;
                 out->status = RVE_GJK_CONVERGED;
                 out->d = INFINITY;
                 out->n = 0;
                 return RVE_GJK_CONVERGED;
             }
         }
+        double ww = v3_dot(w, w);
+        if (ww > wmax2)
+            wmax2 = ww;
         if (S.n > 0) {
-            /* relative test (Algorithm 5, line 8): w is no closer than v */
-            if (vv - v3_dot(v, w) <= eps_rel * vv) {
+            /* relative test (Algorithm 5, line 8): w is no closer than v, up
+             * to eps_rel |v| or, for touching pairs where |v| is tiny, up to
+             * the rounding of v.w (the absolute floor) */
+            double gap = vv - v3_dot(v, w);
+            if (gap <= eps_rel * vv || gap * gap <= kabs2 * vv * wmax2) {
                 status = RVE_GJK_CONVERGED;
                 break;
             }
@@ -612,7 +740,7 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
         v3_copy(S.b[slot], b);
         S.ia[slot] = ia;
         S.ib[slot] = ib;
-        simplex_solve(&S, k, johnson, &r);
+        simplex_solve(&S, k, johnson, &r, &nex);
         if (!(r.vv < vv)) {
             /* no progress (rounding): keep the previous simplex */
             if (k > 0) {
@@ -637,6 +765,7 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
 
 done:
     out->iterations = it;
+    out->exact = nex;
     out->n = S.n;
     {
         double p[3] = {0, 0, 0}, q[3] = {0, 0, 0};
@@ -697,19 +826,45 @@ static void degenerate_result(rve_dist_result *out)
     out->status = RVE_GJK_DEGENERATE;
 }
 
-static void shape_centre(const rve_shape *s, const dist_frame *f, double c[3])
+/* Largest |coordinate| a shape can reach (positions, vertices, sizes, radius):
+ * sets the scale of the rescaled path, so it runs only there (O(nv)). */
+static double shape_extent(const rve_shape *s)
 {
-    double b[3];
-    if (s->kind == RVE_SHAPE_POLYTOPE)
-        v3_copy(b, s->verts);
-    else if (s->kind <= RVE_SHAPE_SPHERE)
-        v3_copy(b, s->v[0]);
-    else
-        v3_set(b, 0, 0, 0);
-    dist_to_world(s, f, b, c);
+    double m = v3_maxabs(s->pos), e = 0;
+    switch (s->kind) {
+    case RVE_SHAPE_POLYTOPE:
+        for (int i = 0; i < 3 * s->nv; i++)
+            e = fmax(e, fabs(s->verts[i]));
+        break;
+    case RVE_SHAPE_BOX: case RVE_SHAPE_ELLIPSOID: case RVE_SHAPE_SUPERQUADRIC:
+        e = v3_maxabs(s->axes);
+        break;
+    default:
+        for (int i = 0; i < dist_nvertices(s) && i < 4; i++)
+            e = fmax(e, v3_maxabs(s->v[i]));
+        break;
+    }
+    /* a rotated body reaches at most sqrt(3) e per coordinate: 2 e is safe */
+    return m + 2 * e + fabs(s->radius);
 }
 
-static void pair_init(gjk_pair *P, const rve_shape *A, const rve_shape *B, double v0[3])
+/* sc with 2^-sc L in [1, 2), and the two exact factors 2^-sc = m1 m2 */
+static void scale_factors(double L, gjk_pair *P)
+{
+    int e = 0;
+    if (L > 0 && isfinite(L))
+        e = ilogb(L);
+    else if (!isfinite(L))
+        e = 1023;
+    P->sc = e;
+    int h1 = -e / 2, h2 = -e - h1;
+    P->m1 = ldexp(1.0, h1);
+    P->m2 = ldexp(1.0, h2);
+}
+
+/* The pair in the local frame (origin c = B's position); with scaled, also
+ * multiplied by 2^-sc for the pair's extent L. */
+static void pair_init(gjk_pair *P, const rve_shape *A, const rve_shape *B, int scaled, double v0[3])
 {
     P->A = A;
     P->B = B;
@@ -720,10 +875,114 @@ static void pair_init(gjk_pair *P, const rve_shape *A, const rve_shape *B, doubl
         P->hintA = A->graph->start;
     if (B->kind == RVE_SHAPE_POLYTOPE && B->graph)
         P->hintB = B->graph->start;
+    P->m1 = P->m2 = 1;
+    P->sc = 0;
+    if (scaled)
+        scale_factors(fmax(shape_extent(A), shape_extent(B)), P);
+    /* the shift pays when the positions are far from the origin compared
+     * with their difference (rounding eps |pos_A - pos_B| instead of eps
+     * |pos|); near the origin it would only add that rounding */
+    double dab[3];
+    v3_sub(dab, A->pos, B->pos);
+    int shift = v3_maxabs(dab) < fmax(v3_maxabs(A->pos), v3_maxabs(B->pos));
+    if (shift)
+        v3_copy(P->c, B->pos);
+    else
+        v3_set(P->c, 0, 0, 0);
+    for (int i = 0; i < 3; i++) {
+        /* scale first: pos_A - pos_B may overflow */
+        P->pa[i] = A->pos[i] * P->m1 * P->m2 - P->c[i] * P->m1 * P->m2;
+        P->pb[i] = B->pos[i] * P->m1 * P->m2 - P->c[i] * P->m1 * P->m2;
+    }
     double ca[3], cb[3];
-    shape_centre(A, &P->fa, ca);
-    shape_centre(B, &P->fb, cb);
+    if (A->kind == RVE_SHAPE_POLYTOPE)
+        v3_copy(ca, A->verts);
+    else if (A->kind <= RVE_SHAPE_SPHERE)
+        v3_copy(ca, A->v[0]);
+    else
+        v3_set(ca, 0, 0, 0);
+    if (B->kind == RVE_SHAPE_POLYTOPE)
+        v3_copy(cb, B->verts);
+    else if (B->kind <= RVE_SHAPE_SPHERE)
+        v3_copy(cb, B->v[0]);
+    else
+        v3_set(cb, 0, 0, 0);
+    scale2(P, ca);
+    scale2(P, cb);
+    pair_place(&P->fa, P->pa, ca, ca);
+    pair_place(&P->fb, P->pb, cb, cb);
     v3_sub(v0, ca, cb);
+}
+
+/* local (scaled) point -> world */
+static inline void pair_to_world(const gjk_pair *P, const double l[3], double w[3])
+{
+    if (P->sc == 0) {
+        v3_add(w, P->c, l);
+        return;
+    }
+    for (int i = 0; i < 3; i++)
+        w[i] = ldexp(P->c[i] * P->m1 * P->m2 + l[i], P->sc);
+}
+
+/* The loop ran in a frame where squares and determinants stay in range
+ * unless its simplex reached beyond 2^200 or stayed below 2^-200 (then
+ * rerun scaled) or went non-finite. */
+static int needs_rescale(const rve_dist_result *out)
+{
+    if (out->status == RVE_GJK_DEGENERATE || out->status == RVE_GJK_CAP)
+        return 1;
+    double m = 0;
+    for (int i = 0; i < out->n; i++)
+        m = fmax(m, fmax(v3_maxabs(out->a[i]), v3_maxabs(out->b[i])));
+    return !(m <= 0x1p200) || (m < 0x1p-200 && m > 0);
+}
+
+/* The result of the loop (local frame) to world coordinates; rounded shapes
+ * lose their radii here, in the local (scaled) units where ra + rb is finite. */
+static rve_gjk_status pair_finish(const gjk_pair *P, rve_gjk_status st, rve_dist_result *out)
+{
+    double m = P->m1 * P->m2;
+    double ra = P->A->radius * m, rb = P->B->radius * m;
+    if (st != RVE_GJK_DEGENERATE && (ra > 0 || rb > 0)) {
+        if (st == RVE_GJK_INTERSECT || !(out->d > 0)) {
+            out->d = 0;
+            st = RVE_GJK_INTERSECT;
+        } else {
+            double dc = out->d, u[3];
+            v3_sub(u, out->q, out->p);
+            v3_scale(u, u, 1.0 / dc);
+            if (dc > ra + rb) {
+                v3_axpy(out->p, out->p, ra, u);
+                v3_axpy(out->q, out->q, -rb, u);
+                out->d = dc - ra - rb;
+            } else {
+                v3_axpy(out->p, out->p, dc * (ra / (ra + rb)), u);
+                v3_copy(out->q, out->p);
+                out->d = 0;
+                st = RVE_GJK_INTERSECT;
+            }
+        }
+    }
+    if (st != RVE_GJK_DEGENERATE) {
+        double t[3];
+        pair_to_world(P, out->p, t);
+        v3_copy(out->p, t);
+        pair_to_world(P, out->q, t);
+        v3_copy(out->q, t);
+        for (int i = 0; i < out->n; i++) {
+            pair_to_world(P, out->a[i], t);
+            v3_copy(out->a[i], t);
+            pair_to_world(P, out->b[i], t);
+            v3_copy(out->b[i], t);
+        }
+        if (P->sc != 0)
+            out->d = ldexp(out->d, P->sc);
+        if (isinf(out->d) && st == RVE_GJK_CONVERGED)
+            st = RVE_GJK_RANGE;
+    }
+    out->status = st;
+    return st;
 }
 
 rve_gjk_status rve_gjk_dist(const rve_shape *A, const rve_shape *B, const rve_gjk_opts *opts,
@@ -740,32 +999,24 @@ rve_gjk_status rve_gjk_dist(const rve_shape *A, const rve_shape *B, const rve_gj
     }
     gjk_pair P;
     double v0[3];
-    pair_init(&P, A, B, v0);
+    pair_init(&P, A, B, 0, v0);
+    rve_gjk_simplex w0;
+    if (warm)
+        w0 = *warm;
     rve_gjk_status st = gjk_loop(&P, support_generic, vertex_generic, dist_nvertices(A), dist_nvertices(B), v0,
                                  &o, warm, out, -1.0);
-    double ra = A->radius, rb = B->radius;
-    if (st != RVE_GJK_DEGENERATE && (ra > 0 || rb > 0)) {
-        /* rounded shapes: distance of the cores minus the radii */
-        if (st == RVE_GJK_INTERSECT || !(out->d > 0)) {
-            out->d = 0;
-            out->status = st = RVE_GJK_INTERSECT;
-        } else {
-            double dc = out->d, u[3];
-            v3_sub(u, out->q, out->p);
-            v3_scale(u, u, 1.0 / dc);
-            if (dc > ra + rb) {
-                v3_axpy(out->p, out->p, ra, u);
-                v3_axpy(out->q, out->q, -rb, u);
-                out->d = dc - ra - rb;
-            } else {
-                v3_axpy(out->p, out->p, dc * (ra / (ra + rb)), u);
-                v3_copy(out->q, out->p);
-                out->d = 0;
-                out->status = st = RVE_GJK_INTERSECT;
-            }
-        }
+    if (needs_rescale(out)) {
+        /* extreme magnitudes (or a failure that might come from them): the
+         * same query on the pair scaled by a power of two (exact) */
+        int nex = out->exact;
+        if (warm)
+            *warm = w0;
+        pair_init(&P, A, B, 1, v0);
+        st = gjk_loop(&P, support_scaled, vertex_generic, dist_nvertices(A), dist_nvertices(B), v0, &o, warm, out,
+                      -1.0);
+        out->exact += nex;
     }
-    return st;
+    return pair_finish(&P, st, out);
 }
 
 int rve_gjk_intersect(const rve_shape *A, const rve_shape *B, rve_gjk_simplex *warm)
@@ -777,15 +1028,74 @@ int rve_gjk_intersect(const rve_shape *A, const rve_shape *B, rve_gjk_simplex *w
     gjk_pair P;
     double v0[3];
     rve_dist_result out;
-    pair_init(&P, A, B, v0);
-    double margin = A->radius + B->radius;
-    rve_gjk_status st = gjk_loop(&P, support_generic, vertex_generic, dist_nvertices(A), dist_nvertices(B), v0,
+    /* scaled: the loop compares squares of the margin and of v.w */
+    pair_init(&P, A, B, 1, v0);
+    double margin = (A->radius + B->radius) * P.m1 * P.m2;
+    rve_gjk_status st = gjk_loop(&P, support_scaled, vertex_generic, dist_nvertices(A), dist_nvertices(B), v0,
                                  &o, warm, &out, margin);
     if (st == RVE_GJK_DEGENERATE)
         return -1;
     if (st == RVE_GJK_INTERSECT)
         return 1;
     return out.d <= margin;
+}
+
+static double ptpoly_run(const double p[3], const double *verts, int nv, const rve_gjk_opts *o, int scaled,
+                         rve_gjk_simplex *warm, rve_dist_result *out)
+{
+    gjk_pair P;
+    P.pt = p;
+    P.V = verts;
+    P.nv = nv;
+    P.sc = 0;
+    P.m1 = P.m2 = 1;
+    if (scaled) {
+        double L = v3_maxabs(p);
+        for (int i = 0; i < 3 * nv; i++)
+            L = fmax(L, fabs(verts[i]));
+        scale_factors(L, &P);
+        v3_copy(P.pa, p);
+        scale2(&P, P.pa);
+    }
+    double v0[3], m[3] = {0, 0, 0};
+    if (nv <= 64) {
+        for (int i = 0; i < nv; i++)
+            v3_add(m, m, verts + 3 * i);
+        v3_scale(m, m, 1.0 / nv);
+    } else {
+        v3_copy(m, verts);
+    }
+    if (scaled) {
+        scale2(&P, m);
+        v3_sub(v0, P.pa, m);
+    } else {
+        v3_sub(v0, p, m);
+    }
+    rve_gjk_status st = scaled ? gjk_loop(&P, support_ptpoly_scaled, vertex_ptpoly_scaled, 1, nv, v0, o, warm, out,
+                                          -1.0)
+                               : gjk_loop(&P, support_ptpoly, vertex_ptpoly, 1, nv, v0, o, warm, out, -1.0);
+    if (st == RVE_GJK_INTERSECT) {
+        v3_copy(out->p, p);
+        v3_copy(out->q, p);
+        out->d = 0;
+    } else if (st != RVE_GJK_DEGENERATE) {
+        if (scaled) {
+            out->d = ldexp(out->d, P.sc);
+            for (int i = 0; i < 3; i++)
+                out->q[i] = ldexp(out->q[i], P.sc);
+            for (int k = 0; k < out->n; k++)
+                for (int i = 0; i < 3; i++) {
+                    out->a[k][i] = p[i];
+                    out->b[k][i] = ldexp(out->b[k][i], P.sc);
+                }
+            if (isinf(out->d) && st == RVE_GJK_CONVERGED)
+                out->status = st = RVE_GJK_RANGE;
+        } else {
+            out->d = v3_dist(p, out->q);
+        }
+        v3_copy(out->p, p);
+    }
+    return out->d;
 }
 
 double rve_dist_point_polytope_opts(const double p[3], const double *verts, int nv, const rve_gjk_opts *opts,
@@ -803,26 +1113,16 @@ double rve_dist_point_polytope_opts(const double p[3], const double *verts, int 
         degenerate_result(out);
         return out->d;
     }
-    gjk_pair P;
-    P.pt = p;
-    P.V = verts;
-    P.nv = nv;
-    double v0[3], m[3] = {0, 0, 0};
-    if (nv <= 64) {
-        for (int i = 0; i < nv; i++)
-            v3_add(m, m, verts + 3 * i);
-        v3_scale(m, m, 1.0 / nv);
-    } else {
-        v3_copy(m, verts);
-    }
-    v3_sub(v0, p, m);
-    rve_gjk_status st = gjk_loop(&P, support_ptpoly, vertex_ptpoly, 1, nv, v0, &o, warm, out, -1.0);
-    if (st == RVE_GJK_INTERSECT) {
-        v3_copy(out->p, p);
-        v3_copy(out->q, p);
-    } else if (st != RVE_GJK_DEGENERATE) {
-        v3_copy(out->p, p);
-        out->d = v3_dist(out->p, out->q);
+    rve_gjk_simplex w0;
+    if (warm)
+        w0 = *warm;
+    ptpoly_run(p, verts, nv, &o, 0, warm, out);
+    if (needs_rescale(out)) {
+        int nex = out->exact;
+        if (warm)
+            *warm = w0;
+        ptpoly_run(p, verts, nv, &o, 1, warm, out);
+        out->exact += nex;
     }
     return out->d;
 }

@@ -1,5 +1,5 @@
 # Module dist: sources, public header, tests and benchmarks.
-librve_la_SOURCES += src/dist/shape.c src/dist/gjk.c src/dist/graph.c src/dist/dist_internal.h
+librve_la_SOURCES += src/dist/shape.c src/dist/gjk.c src/dist/graph.c src/dist/dist_exact.c src/dist/dist_scale.c src/dist/dist_internal.h
 
 check_PROGRAMS += tests/test_dist
 tests_test_dist_SOURCES = tests/test_dist.c tests/dist_oracle.h tests/dist_rng.h
@@ -55,6 +55,19 @@ if HAVE_BULLET
 bench_bench_contact_SOURCES += bench/bench_contact_bullet.cc
 bench_bench_contact_LDADD += $(BULLET_LIBS)
 endif
+
+check_PROGRAMS += tests/test_dist_robust
+tests_test_dist_robust_SOURCES = tests/test_dist_robust.c tests/dist_flat.h tests/dist_oracle.h tests/dist_rng.h
+tests_test_dist_robust_CFLAGS = $(TEST_CFLAGS)
+tests_test_dist_robust_LDADD = $(TEST_LIBS) $(QHULL_LIBS)
+
+# the flat families of issue 17: `bench_dist_stress N` runs N queries per family
+# (10^7 for the issue; `make bench` runs the default 10^5)
+BENCH_PROGS += bench/bench_dist_stress
+bench_bench_dist_stress_SOURCES = bench/bench_dist_stress.c tests/dist_flat.h tests/dist_oracle.h tests/dist_rng.h
+bench_bench_dist_stress_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
+bench_bench_dist_stress_CFLAGS = $(AM_CFLAGS) -O2
+bench_bench_dist_stress_LDADD = librve.la $(QHULL_LIBS) -lm
 
 check_PROGRAMS += tests/test_dist_smooth
 tests_test_dist_smooth_SOURCES = tests/test_dist_smooth.c tests/dist_oracle.h tests/dist_rng.h

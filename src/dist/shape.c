@@ -282,7 +282,10 @@ static rve_status read_number(const char **cur, double *x, const char *what, rve
     char *end;
     errno = 0;
     double v = strtod(tok, &end);
-    if (end == tok || *end != '\0' || errno == ERANGE || !isfinite(v))
+    /* ERANGE also flags underflow (a subnormal or a value that rounds to 0):
+     * those are finite numbers, read as strtod rounds them; only overflow
+     * (+-HUGE_VAL) is refused */
+    if (end == tok || *end != '\0' || (errno == ERANGE && isinf(v)) || !isfinite(v))
         return rve_err_set(err, RVE_EDATA, NULL, "bad token '%s' (%s: expected a finite number)", tok, what);
     *x = v;
     return RVE_OK;

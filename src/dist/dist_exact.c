@@ -1,0 +1,343 @@
+/* Exact signs of the few polynomials Signed Volumes decides on, by floating-
+ * point expansions (Shewchuk 1997, "Adaptive precision floating-point
+ * arithmetic and fast robust geometric predicates"): a double computation
+ * with a certified error bound first, the exact expansion only when the
+ * bound cannot decide the sign.
+ *
+ * Error bounds: an expression of sums, differences and products evaluated in
+ * binary64 (round to nearest, no contraction: the build uses -std=c11, which
+ * turns fp-contract off) differs from its exact value by at most
+ * gamma_k * P, where k is the depth of the expression tree, gamma_k =
+ * k u / (1 - k u), u = 2^-53, and P is the same expression evaluated on
+ * absolute values (Higham, Accuracy and Stability, 2nd ed., section 3.1).
+ * Below, k <= 6, and P itself is computed in floating point (relative error
+ * below 7u), so (k + 2) u P, i.e. 4 (k + 2) / 8 DBL_EPSILON P, is safe; we
+ * use (k + 2) DBL_EPSILON P (a factor 2 to spare).  Products underflow:
+ * when P is below 2^-900 the bound is not trusted and the exact path runs.
+ * The exact path is exact unless an intermediate product overflows or
+ * underflows, which the callers avoid by scaling the pair to unit extent. */
+#include "config.h"
+#include "dist/dist_internal.h"
+#include <float.h>
+#include <math.h>
+
+/* ---------------------------------------------------------- expansions */
+/* An expansion is a sum of non-overlapping doubles in increasing magnitude
+ * (zero components removed); its sign is that of its last component. */
+
+static inline void two_sum(double a, double b, double *x, double *y)
+{
+    double s = a + b, bv = s - a, av = s - bv;
+    *x = s;
+    *y = (a - av) + (b - bv);
+}
+
+/* Dekker's split: no fma (x86-64 baseline has no fused multiply-add in
+ * hardware, and the libm fallback is slow). */
+static inline void split(double a, double *hi, double *lo)
+{
+    double c = 134217729.0 * a; /* 2^27 + 1 */
+    double ab = c - a;
+    *hi = c - ab;
+    *lo = a - *hi;
+}
+
+static inline void two_prod(double a, double b, double *x, double *y)
+{
+    double p = a * b, ah, al, bh, bl;
+    split(a, &ah, &al);
+    split(b, &bh, &bl);
+    double e1 = p - ah * bh, e2 = e1 - al * bh, e3 = e2 - ah * bl;
+    *x = p;
+    *y = al * bl - e3;
+}
+
+/* h = e + f (Shewchuk's linear-time fast_expansion_sum_zeroelim would do;
+ * grow-expansion per component is simpler and the lengths here are small).
+ * h may not alias e or f.  Returns the length of h. */
+static int exp_sum(int ne, const double *e, int nf, const double *f, double *h)
+{
+    int nh = 0;
+    for (int i = 0; i < ne; i++)
+        h[nh++] = e[i];
+    for (int j = 0; j < nf; j++) {
+        double q = f[j];
+        int m = 0;
+        for (int i = 0; i < nh; i++) {
+            double x, y;
+            two_sum(q, h[i], &x, &y);
+            if (y != 0)
+                h[m++] = y;
+            q = x;
+        }
+        if (q != 0)
+            h[m++] = q;
+        nh = m;
+    }
+    return nh;
+}
+
+/* h = b * e (scale_expansion_zeroelim). */
+static int exp_scale(int ne, const double *e, double b, double *h)
+{
+    int nh = 0;
+    double q, hh;
+    if (ne == 0 || b == 0)
+        return 0;
+    two_prod(e[0], b, &q, &hh);
+    if (hh != 0)
+        h[nh++] = hh;
+    for (int i = 1; i < ne; i++) {
+        double p1, p0, s, t;
+        two_prod(e[i], b, &p1, &p0);
+        two_sum(q, p0, &s, &t);
+        if (t != 0)
+            h[nh++] = t;
+        two_sum(p1, s, &q, &t);
+        if (t != 0)
+            h[nh++] = t;
+    }
+    if (q != 0)
+        h[nh++] = q;
+    return nh;
+}
+
+/* h = e * f: the sum of e scaled by each component of f.  tmp holds 2 ne
+ * doubles, acc 2 ne nf; h the same. */
+static int exp_mul(int ne, const double *e, int nf, const double *f, double *h)
+{
+    double tmp[2 * 16 * 2 + 2], acc[EXACT_MAXLEN];
+    int nh = 0;
+    for (int j = 0; j < nf; j++) {
+        int nt = exp_scale(ne, e, f[j], tmp);
+        int na = exp_sum(nh, h, nt, tmp, acc);
+        for (int i = 0; i < na; i++)
+            h[i] = acc[i];
+        nh = na;
+    }
+    return nh;
+}
+
+static inline int exp_sign(int n, const double *e) { return n == 0 ? 0 : (e[n - 1] > 0 ? 1 : -1); }
+
+/* exact a - b as an expansion of length <= 2 */
+static inline int exp_diff(double a, double b, double *h)
+{
+    double x, y;
+    two_sum(a, -b, &x, &y);
+    int n = 0;
+    if (y != 0)
+        h[n++] = y;
+    if (x != 0)
+        h[n++] = x;
+    return n;
+}
+
+/* exact a b - c d (expansions a, b, c, d of length <= 2): length <= 16 */
+static int exp_cross1(int na, const double *a, int nb, const double *b, int nc, const double *c, int nd,
+                      const double *d, double *h)
+{
+    double p[8], q[8];
+    int np = exp_mul(na, a, nb, b, p);
+    int nq = exp_mul(nc, c, nd, d, q);
+    for (int i = 0; i < nq; i++)
+        q[i] = -q[i];
+    return exp_sum(np, p, nq, q, h);
+}
+
+/* ------------------------------------------------ the signed predicates */
+
+/* sign of s . (s - t) (S1D: the barycentric weight of the other vertex) */
+int dist_sign_dot_diff(const double s[3], const double t[3], double *val, int *exact)
+{
+    double v = s[0] * (s[0] - t[0]) + s[1] * (s[1] - t[1]) + s[2] * (s[2] - t[2]);
+    *val = v;
+    double P = fabs(s[0]) * (fabs(s[0]) + fabs(t[0])) + fabs(s[1]) * (fabs(s[1]) + fabs(t[1])) +
+               fabs(s[2]) * (fabs(s[2]) + fabs(t[2]));
+    double bound = 6 * DBL_EPSILON * P; /* depth 4 */
+    if (P > 0x1p-900 && fabs(v) > bound)
+        return v > 0 ? 1 : -1;
+    if (!(P > 0))
+        return 0;
+    (*exact)++;
+    double acc[EXACT_MAXLEN], part[8], sum[EXACT_MAXLEN];
+    int n = 0;
+    for (int i = 0; i < 3; i++) {
+        double d[2], si = s[i];
+        int nd = exp_diff(s[i], t[i], d);
+        int np = exp_scale(nd, d, si, part);
+        int m = exp_sum(n, acc, np, part, sum);
+        for (int k = 0; k < m; k++)
+            acc[k] = sum[k];
+        n = m;
+    }
+    return exp_sign(n, acc);
+}
+
+/* sign of det[a; b; c] = a . (b x c) */
+int dist_sign_det3(const double a[3], const double b[3], const double c[3], double *val, int *exact)
+{
+    double v = a[0] * (b[1] * c[2] - b[2] * c[1]) + a[1] * (b[2] * c[0] - b[0] * c[2]) +
+               a[2] * (b[0] * c[1] - b[1] * c[0]);
+    *val = v;
+    double P = fabs(a[0]) * (fabs(b[1] * c[2]) + fabs(b[2] * c[1])) +
+               fabs(a[1]) * (fabs(b[2] * c[0]) + fabs(b[0] * c[2])) +
+               fabs(a[2]) * (fabs(b[0] * c[1]) + fabs(b[1] * c[0]));
+    double bound = 7 * DBL_EPSILON * P; /* depth 5 */
+    if (P > 0x1p-900 && fabs(v) > bound)
+        return v > 0 ? 1 : -1;
+    if (!(P > 0))
+        return 0;
+    (*exact)++;
+    double acc[EXACT_MAXLEN], sum[EXACT_MAXLEN], x[4], part[8];
+    int n = 0;
+    for (int i = 0; i < 3; i++) {
+        int j = (i + 1) % 3, k = (i + 2) % 3;
+        double p1[2], p2[2];
+        two_prod(b[j], c[k], &p1[1], &p1[0]);
+        two_prod(-b[k], c[j], &p2[1], &p2[0]);
+        int nx = exp_sum(2, p1, 2, p2, x);
+        int np = exp_scale(nx, x, a[i], part);
+        int m = exp_sum(n, acc, np, part, sum);
+        for (int q = 0; q < m; q++)
+            acc[q] = sum[q];
+        n = m;
+    }
+    return exp_sign(n, acc);
+}
+
+/* sign of det[b - a; c - a; d - a] (orientation of the tetrahedron abcd) */
+int dist_sign_orient3(const double a[3], const double b[3], const double c[3], const double d[3], double *val,
+                      int *exact)
+{
+    double e1[3], e2[3], e3[3];
+    v3_sub(e1, b, a);
+    v3_sub(e2, c, a);
+    v3_sub(e3, d, a);
+    double v = e1[0] * (e2[1] * e3[2] - e2[2] * e3[1]) + e1[1] * (e2[2] * e3[0] - e2[0] * e3[2]) +
+               e1[2] * (e2[0] * e3[1] - e2[1] * e3[0]);
+    *val = v;
+    double f1[3], f2[3], f3[3];
+    for (int i = 0; i < 3; i++) {
+        f1[i] = fabs(b[i]) + fabs(a[i]);
+        f2[i] = fabs(c[i]) + fabs(a[i]);
+        f3[i] = fabs(d[i]) + fabs(a[i]);
+    }
+    double P = f1[0] * (f2[1] * f3[2] + f2[2] * f3[1]) + f1[1] * (f2[2] * f3[0] + f2[0] * f3[2]) +
+               f1[2] * (f2[0] * f3[1] + f2[1] * f3[0]);
+    double bound = 8 * DBL_EPSILON * P; /* depth 6 */
+    if (P > 0x1p-900 && fabs(v) > bound)
+        return v > 0 ? 1 : -1;
+    if (!(P > 0))
+        return 0;
+    (*exact)++;
+    double E1[3][2], E2[3][2], E3[3][2];
+    int n1[3], n2[3], n3[3];
+    for (int i = 0; i < 3; i++) {
+        n1[i] = exp_diff(b[i], a[i], E1[i]);
+        n2[i] = exp_diff(c[i], a[i], E2[i]);
+        n3[i] = exp_diff(d[i], a[i], E3[i]);
+    }
+    double acc[EXACT_MAXLEN], sum[EXACT_MAXLEN], x[16], part[EXACT_MAXLEN];
+    int n = 0;
+    for (int i = 0; i < 3; i++) {
+        int j = (i + 1) % 3, k = (i + 2) % 3;
+        int nx = exp_cross1(n2[j], E2[j], n3[k], E3[k], n2[k], E2[k], n3[j], E3[j], x);
+        int np = exp_mul(nx, x, n1[i], E1[i], part);
+        int m = exp_sum(n, acc, np, part, sum);
+        for (int q = 0; q < m; q++)
+            acc[q] = sum[q];
+        n = m;
+    }
+    return exp_sign(n, acc);
+}
+
+/* exact sign of ((s2 - s1) x (s3 - s1)) . (sj x sk) */
+static int tri_exact(const double s1[3], const double s2[3], const double s3[3], const double sj[3],
+                     const double sk[3])
+{
+    double E1[3][2], E2[3][2];
+    int n1[3], n2[3];
+    for (int i = 0; i < 3; i++) {
+        n1[i] = exp_diff(s2[i], s1[i], E1[i]);
+        n2[i] = exp_diff(s3[i], s1[i], E2[i]);
+    }
+    double acc[EXACT_MAXLEN], sum[EXACT_MAXLEN], x[16], part[EXACT_MAXLEN];
+    int n = 0;
+    for (int i = 0; i < 3; i++) {
+        int j = (i + 1) % 3, k = (i + 2) % 3;
+        int nx = exp_cross1(n1[j], E1[j], n2[k], E2[k], n1[k], E1[k], n2[j], E2[j], x);
+        double p1[2], p2[2], cc[4];
+        two_prod(sj[j], sk[k], &p1[1], &p1[0]);
+        two_prod(-sj[k], sk[j], &p2[1], &p2[0]);
+        int nc = exp_sum(2, p1, 2, p2, cc);
+        int np = exp_mul(nx, x, nc, cc, part);
+        int m = exp_sum(n, acc, np, part, sum);
+        for (int q = 0; q < m; q++)
+            acc[q] = sum[q];
+        n = m;
+    }
+    return exp_sign(n, acc);
+}
+
+/* Signs of the barycentric weights of the projection of the origin onto the
+ * plane of the triangle s[0] s[1] s[2] (S2D): weight i has the sign of
+ * n . (s[i+1] x s[i+2]) with n = (s[1] - s[0]) x (s[2] - s[0]) (the weights
+ * times |n|^2; they sum to |n|^2).  val gets the floating-point values. */
+void dist_signs_tri(const double s[3][3], int sg[3], double val[3], int *exact)
+{
+    double e1[3], e2[3], n[3], f1[3], f2[3], pn[3];
+    v3_sub(e1, s[1], s[0]);
+    v3_sub(e2, s[2], s[0]);
+    v3_cross(n, e1, e2);
+    for (int i = 0; i < 3; i++) {
+        f1[i] = fabs(s[1][i]) + fabs(s[0][i]);
+        f2[i] = fabs(s[2][i]) + fabs(s[0][i]);
+    }
+    for (int i = 0; i < 3; i++) {
+        int j = (i + 1) % 3, k = (i + 2) % 3;
+        pn[i] = f1[j] * f2[k] + f1[k] * f2[j];
+    }
+    for (int t = 0; t < 3; t++) {
+        const double *sj = s[(t + 1) % 3], *sk = s[(t + 2) % 3];
+        double c[3], P = 0;
+        v3_cross(c, sj, sk);
+        for (int i = 0; i < 3; i++) {
+            int j = (i + 1) % 3, k = (i + 2) % 3;
+            P += pn[i] * (fabs(sj[j] * sk[k]) + fabs(sj[k] * sk[j]));
+        }
+        double v = v3_dot(n, c), bound = 8 * DBL_EPSILON * P; /* depth 6 */
+        val[t] = v;
+        if (P > 0x1p-900 && fabs(v) > bound) {
+            sg[t] = v > 0 ? 1 : -1;
+        } else if (!(P > 0)) {
+            sg[t] = 0;
+        } else {
+            (*exact)++;
+            sg[t] = tri_exact(s[0], s[1], s[2], sj, sk);
+        }
+    }
+}
+
+/* The expansion routines themselves, for the tests (exact sum of products
+ * sum_i a_i b_i; returns the sign and the rounded-to-nearest-ish estimate). */
+int dist_exact_dot_sign(int n, const double *a, const double *b, double *approx)
+{
+    double acc[EXACT_MAXLEN], sum[EXACT_MAXLEN];
+    int m = 0;
+    for (int i = 0; i < n && i < EXACT_MAXLEN / 4; i++) {
+        double p[2];
+        two_prod(a[i], b[i], &p[1], &p[0]);
+        int np = p[0] != 0 ? 2 : 1;
+        int k = exp_sum(m, acc, np, p[0] != 0 ? p : p + 1, sum);
+        for (int q = 0; q < k; q++)
+            acc[q] = sum[q];
+        m = k;
+    }
+    double s = 0;
+    for (int i = 0; i < m; i++)
+        s += acc[i];
+    if (approx)
+        *approx = s;
+    return exp_sign(m, acc);
+}

@@ -1,0 +1,434 @@
+/* dist_flat.h - near-degenerate distance queries (issue 17) and their
+ * oracle, shared by tests/test_dist_robust.c (a 10^5 slice) and
+ * bench/bench_dist_stress.c (10^7).
+ *
+ * Families: nearly flat polytopes (thickness 1e-12..1e-6 of their size, with
+ * duplicated and exactly coplanar vertices) placed 0..1e4 times their size
+ * from the origin, against a point or another flat polytope that touches
+ * them within 1e-15..1e-9 of the size (outside or inside), everything
+ * multiplied by 10^k, k in -300..300.
+ *
+ * The oracle does not share code or method with the kernel: it works on the
+ * actual double inputs, in a frame centred on one input vertex where the
+ * differences are exact in binary128 (__float128), and
+ *  - decides "point in hull" by supporting planes of all vertex triples
+ *    (a triple's plane supports the hull when no vertex is strictly on its
+ *    positive side; the point is outside iff it is strictly beyond some
+ *    supporting plane), with orientations in long double under an error
+ *    bound, recomputed in binary128 when the bound cannot decide;
+ *  - measures distances as the minimum over all vertex triples (point -
+ *    triangle) and all vertex pairs (segment - segment) in long double:
+ *    for disjoint hulls that minimum is the distance.
+ * Signs the binary128 bound still cannot decide make the query "uncertain"
+ * (counted, checked only against the distance bounds it does have). */
+#ifndef RVE_DIST_FLAT_H
+#define RVE_DIST_FLAT_H
+
+#include <rve/dist.h>
+#include <stdio.h>
+#include "dist_oracle.h"
+#include "dist_rng.h"
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+typedef __float128 q128;
+#define FLAT_MAXV 12
+
+/* ----------------------------------------------------------- generator */
+typedef struct {
+    int na, nb;              /* nb = 1: a point */
+    double a[3 * FLAT_MAXV]; /* world coordinates */
+    double b[3 * FLAT_MAXV];
+    double size, thick, off, touch, mag; /* the draw, for messages */
+    int inside;                          /* drawn inside (touch < 0) */
+    double axis[3];                      /* pairs: B was placed beyond A along this axis */
+} flat_query;
+
+static inline void flat_rot(double R[9])
+{
+    double q[4];
+    rand_quat(q);
+    double w = q[0], x = q[1], y = q[2], z = q[3];
+    R[0] = 1 - 2 * (y * y + z * z); R[1] = 2 * (x * y - w * z);     R[2] = 2 * (x * z + w * y);
+    R[3] = 2 * (x * y + w * z);     R[4] = 1 - 2 * (x * x + z * z); R[5] = 2 * (y * z - w * x);
+    R[6] = 2 * (x * z - w * y);     R[7] = 2 * (y * z + w * x);     R[8] = 1 - 2 * (x * x + y * y);
+}
+
+/* a flat body in local coordinates: a disc-like cloud of radius 1 and
+ * thickness t; some vertices exactly on the plane z = 0, some duplicated */
+static inline void flat_body_local(double *v, int n, double t)
+{
+    for (int i = 0; i < n; i++) {
+        double r = sqrt(urand()), ph = 6.283185307179586 * urand();
+        v[3 * i] = r * cos(ph);
+        v[3 * i + 1] = (0.3 + 0.7 * urand()) * r * sin(ph);
+        v[3 * i + 2] = urand() < 0.3 ? 0.0 : t * urand();
+    }
+    if (n > 4 && urand() < 0.3) /* a duplicated vertex */
+        memcpy(v + 3 * (n - 1), v + 3 * (int)(urand() * (n - 1)), sizeof(double) * 3);
+}
+
+static inline void flat_place(double *v, int n, const double R[9], const double c[3], double s)
+{
+    for (int i = 0; i < n; i++) {
+        double x = v[3 * i] * s, y = v[3 * i + 1] * s, z = v[3 * i + 2] * s;
+        v[3 * i] = c[0] + R[0] * x + R[1] * y + R[2] * z;
+        v[3 * i + 1] = c[1] + R[3] * x + R[4] * y + R[5] * z;
+        v[3 * i + 2] = c[2] + R[6] * x + R[7] * y + R[8] * z;
+    }
+}
+
+/* ------------------------------------------------------------- oracle */
+typedef struct {
+    int n;
+    q128 x[FLAT_MAXV][3]; /* exact local coordinates */
+    ld l[FLAT_MAXV][3];   /* the same rounded to long double */
+} flat_set;
+
+static inline void flat_set_init(flat_set *s, const double *v, int n, const double ref[3])
+{
+    s->n = n;
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++) {
+            s->x[i][k] = (q128)v[3 * i + k] - (q128)ref[k];
+            s->l[i][k] = (ld)s->x[i][k];
+        }
+}
+
+/* Sign of orient(a, b, c, d) = (b - a) . ((c - a) x (d - a)) of local points
+ * (indices into s, or -1 for the extra point e).  Long double with the bound
+ * 16 eps_ld P (depth 6 plus the rounding of the local coordinates), then
+ * binary128 (bound 16 eps_128 P); 2 when neither decides. */
+static inline int flat_orient(const flat_set *s, const flat_set *e, int ia, int ib, int ic, int id)
+{
+    const ld *P4[4];
+    const q128 *Q4[4];
+    int idx[4] = {ia, ib, ic, id};
+    for (int j = 0; j < 4; j++) {
+        P4[j] = idx[j] >= 0 ? s->l[idx[j]] : e->l[0];
+        Q4[j] = idx[j] >= 0 ? s->x[idx[j]] : e->x[0];
+    }
+    ld u[3][3], au[3][3];
+    for (int j = 0; j < 3; j++)
+        for (int k = 0; k < 3; k++) {
+            u[j][k] = P4[j + 1][k] - P4[0][k];
+            au[j][k] = fabsl(P4[j + 1][k]) + fabsl(P4[0][k]);
+        }
+    ld v = u[0][0] * (u[1][1] * u[2][2] - u[1][2] * u[2][1]) + u[0][1] * (u[1][2] * u[2][0] - u[1][0] * u[2][2]) +
+           u[0][2] * (u[1][0] * u[2][1] - u[1][1] * u[2][0]);
+    ld P = au[0][0] * (au[1][1] * au[2][2] + au[1][2] * au[2][1]) +
+           au[0][1] * (au[1][2] * au[2][0] + au[1][0] * au[2][2]) +
+           au[0][2] * (au[1][0] * au[2][1] + au[1][1] * au[2][0]);
+    if (fabsl(v) > 16 * LDBL_EPSILON * P)
+        return v > 0 ? 1 : -1;
+    if (P == 0)
+        return 0;
+    q128 w[3][3], aw[3][3];
+    for (int j = 0; j < 3; j++)
+        for (int k = 0; k < 3; k++) {
+            w[j][k] = Q4[j + 1][k] - Q4[0][k];
+            aw[j][k] = (Q4[j + 1][k] < 0 ? -Q4[j + 1][k] : Q4[j + 1][k]) + (Q4[0][k] < 0 ? -Q4[0][k] : Q4[0][k]);
+        }
+    for (int j = 0; j < 4; j++) /* a repeated point: exactly zero */
+        for (int m = j + 1; m < 4; m++)
+            if (Q4[j][0] == Q4[m][0] && Q4[j][1] == Q4[m][1] && Q4[j][2] == Q4[m][2])
+                return 0;
+    q128 V = w[0][0] * (w[1][1] * w[2][2] - w[1][2] * w[2][1]) + w[0][1] * (w[1][2] * w[2][0] - w[1][0] * w[2][2]) +
+             w[0][2] * (w[1][0] * w[2][1] - w[1][1] * w[2][0]);
+    q128 PQ = aw[0][0] * (aw[1][1] * aw[2][2] + aw[1][2] * aw[2][1]) +
+              aw[0][1] * (aw[1][2] * aw[2][0] + aw[1][0] * aw[2][2]) +
+              aw[0][2] * (aw[1][0] * aw[2][1] + aw[1][1] * aw[2][0]);
+    q128 bound = PQ * (q128)16 * (q128)1.9259299443872358530559779425849273e-34L; /* 2^-112 */
+    if (V > bound)
+        return 1;
+    if (V < -bound)
+        return -1;
+    return 2;
+}
+
+/* Point e (a set of one point) against the hull of s: 1 outside (strictly),
+ * 0 inside or on the boundary, -1 uncertain. */
+static inline int flat_outside(const flat_set *s, const flat_set *e)
+{
+    int n = s->n, unsure = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            for (int k = j + 1; k < n; k++) {
+                /* orientation of p relative to the plane (i j k); candidates
+                 * on both sides: the plane supports on one side at most */
+                int sp = flat_orient(s, e, i, j, k, -1);
+                if (sp == 0)
+                    continue;
+                int pos = 0, neg = 0, unk = 0;
+                for (int m = 0; m < n && !(pos && neg); m++) {
+                    if (m == i || m == j || m == k)
+                        continue;
+                    /* duplicates of i, j, k: exactly on the plane */
+                    if (!memcmp(s->x[m], s->x[i], sizeof s->x[m]) || !memcmp(s->x[m], s->x[j], sizeof s->x[m]) ||
+                        !memcmp(s->x[m], s->x[k], sizeof s->x[m]))
+                        continue;
+                    int sm = flat_orient(s, e, i, j, k, m);
+                    if (sm == 1) pos = 1;
+                    else if (sm == -1) neg = 1;
+                    else if (sm == 2) unk = 1;
+                }
+                if (pos && neg)
+                    continue;
+                /* all vertices weakly on one side: a supporting plane */
+                if (sp == 2) {
+                    unsure = 1;
+                    continue;
+                }
+                if ((sp == 1 && !pos) || (sp == -1 && !neg)) {
+                    if (!unk)
+                        return 1;
+                    unsure = 1;
+                }
+            }
+    return unsure ? -1 : 0;
+}
+
+/* distance (long double, local frame) from point x to the triangles and
+ * segments of the vertices of s; q gets the closest point */
+static inline ld flat_point_dist(const flat_set *s, const ld x[3], ld q[3])
+{
+    ld best = INFINITY;
+    int n = s->n;
+    if (n == 1) {
+        ld d[3];
+        ld_sub(d, x, s->l[0]);
+        memcpy(q, s->l[0], sizeof(ld) * 3);
+        return sqrtl(ld_dot(d, d));
+    }
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            for (int k = j + 1; k < n + (n == 2); k++) {
+                ld c[3], d[3];
+                ld_closest_tri(x, s->l[i], s->l[j], s->l[k < n ? k : j], c);
+                ld_sub(d, x, c);
+                ld t = ld_dot(d, d);
+                if (t < best) {
+                    best = t;
+                    memcpy(q, c, sizeof c);
+                }
+            }
+    return sqrtl(best);
+}
+
+/* distance between the hulls of two disjoint sets (vertex - triangles both
+ * ways, segment - segment), long double */
+static inline ld flat_set_dist(const flat_set *A, const flat_set *B)
+{
+    ld best = INFINITY, q[3];
+    for (int i = 0; i < B->n; i++)
+        best = fminl(best, flat_point_dist(A, B->l[i], q));
+    for (int i = 0; i < A->n; i++)
+        best = fminl(best, flat_point_dist(B, A->l[i], q));
+    for (int i = 0; i < A->n; i++)
+        for (int j = i + 1; j < A->n; j++)
+            for (int k = 0; k < B->n; k++)
+                for (int m = k + 1; m < B->n; m++)
+                    best = fminl(best, sqrtl(ld_seg_seg2(A->l[i], A->l[j], B->l[k], B->l[m])));
+    return best;
+}
+
+/* The oracle's verdict on a query. */
+typedef struct {
+    ld d;        /* exact distance (to long double), valid unless uncertain */
+    ld dmax;     /* an upper bound of the distance (always valid) */
+    int overlap; /* 1 intersecting or touching exactly, 0 separated, -1 uncertain */
+    double L;    /* largest |coordinate| of the pair */
+} flat_truth;
+
+static inline void flat_oracle(const flat_query *Q, flat_truth *T)
+{
+    const double *ref = Q->a;
+    flat_set A, B;
+    flat_set_init(&A, Q->a, Q->na, ref);
+    flat_set_init(&B, Q->b, Q->nb, ref);
+    T->L = fmax(maxabs_pts(Q->a, Q->na), maxabs_pts(Q->b, Q->nb));
+    if (Q->nb == 1) {
+        ld q[3];
+        T->dmax = flat_point_dist(&A, B.l[0], q);
+        int o = flat_outside(&A, &B);
+        T->overlap = o == 1 ? 0 : (o == 0 ? 1 : -1);
+        T->d = o == 1 ? T->dmax : 0;
+        return;
+    }
+    T->dmax = flat_set_dist(&A, &B);
+    /* overlap is certified by a vertex of one set in the hull of the other;
+     * separation by flat_sep_axis along the axis the generator used */
+    for (int s = 0; s < 2; s++) {
+        const flat_set *X = s ? &A : &B, *Y = s ? &B : &A;
+        for (int i = 0; i < X->n; i++) {
+            flat_set e;
+            e.n = 1;
+            memcpy(e.x[0], X->x[i], sizeof e.x[0]);
+            memcpy(e.l[0], X->l[i], sizeof e.l[0]);
+            if (flat_outside(Y, &e) == 0) {
+                T->overlap = 1;
+                T->d = 0;
+                return;
+            }
+        }
+    }
+    T->overlap = -1;
+    T->d = T->dmax;
+}
+
+/* certified gap of the two sets along axis u (binary128): min_B u.b -
+ * max_A u.a minus a bound on its rounding; > 0 proves separation */
+static inline int flat_sep_axis(const flat_query *Q, const double u[3])
+{
+    q128 hA = -1e300, lB = 1e300, mag = 0;
+    for (int i = 0; i < Q->na; i++) {
+        q128 t = 0, m = 0;
+        for (int k = 0; k < 3; k++) {
+            q128 x = (q128)Q->a[3 * i + k] - (q128)Q->a[k];
+            t += x * (q128)u[k];
+            m += (x < 0 ? -x : x) * (q128)fabs(u[k]);
+        }
+        if (t > hA) hA = t;
+        if (m > mag) mag = m;
+    }
+    for (int i = 0; i < Q->nb; i++) {
+        q128 t = 0, m = 0;
+        for (int k = 0; k < 3; k++) {
+            q128 x = (q128)Q->b[3 * i + k] - (q128)Q->a[k];
+            t += x * (q128)u[k];
+            m += (x < 0 ? -x : x) * (q128)fabs(u[k]);
+        }
+        if (t < lB) lB = t;
+        if (m > mag) mag = m;
+    }
+    return lB - hA > mag * (q128)1e-30;
+}
+
+/* ---------------------------------------------------------- families */
+enum { FLAT_POINT = 0, FLAT_PAIR = 1 };
+
+/* Draws a query of the family (FLAT_POINT or FLAT_PAIR): 40 % of the
+ * points are moved inside; pairs touch from outside (before rounding). */
+static inline void flat_draw(flat_query *Q, int family)
+{
+    double R[9], c[3], u[3];
+    Q->size = 1;
+    Q->thick = pow(10, -12 + 6 * urand());
+    Q->off = urand() < 0.2 ? 0 : pow(10, 4 * urand());
+    Q->touch = pow(10, -15 + 6 * urand());
+    Q->mag = urand() < 0.5 ? 1 : pow(10, -300 + 600 * urand());
+    Q->na = 4 + (int)(urand() * (family == FLAT_POINT ? 9 : 5));
+    flat_body_local(Q->a, Q->na, Q->thick);
+    flat_rot(R);
+    rand_unit(u);
+    for (int k = 0; k < 3; k++) c[k] = u[k] * Q->off;
+    flat_place(Q->a, Q->na, R, c, 1.0);
+    flat_set A;
+    flat_set_init(&A, Q->a, Q->na, Q->a);
+    /* a far point, its closest point on A, then a point (or B) just off it */
+    double dir[3];
+    rand_unit(dir);
+    ld far[3] = {dir[0] * 3, dir[1] * 3, dir[2] * 3}, q[3];
+    ld d0 = flat_point_dist(&A, far, q);
+    ld nrm[3] = {(far[0] - q[0]) / d0, (far[1] - q[1]) / d0, (far[2] - q[2]) / d0};
+    Q->inside = family == FLAT_POINT && urand() < 0.4;
+    double t = Q->inside ? -Q->touch : Q->touch;
+    if (family == FLAT_POINT) {
+        Q->nb = 1;
+        for (int k = 0; k < 3; k++)
+            Q->b[k] = (double)(q[k] + (ld)Q->a[k] + nrm[k] * t);
+    } else {
+        Q->nb = 4 + (int)(urand() * 5);
+        flat_body_local(Q->b, Q->nb, pow(10, -12 + 6 * urand()));
+        double R2[9], z[3] = {0, 0, 0}, s2 = 0.2 + urand();
+        flat_rot(R2);
+        flat_place(Q->b, Q->nb, R2, z, s2);
+        /* B's extreme vertex along -nrm lands at q + t nrm */
+        int lo = 0;
+        ld best = INFINITY;
+        for (int i = 0; i < Q->nb; i++) {
+            ld s = nrm[0] * Q->b[3 * i] + nrm[1] * Q->b[3 * i + 1] + nrm[2] * Q->b[3 * i + 2];
+            if (s < best) { best = s; lo = i; }
+        }
+        ld sh[3];
+        for (int k = 0; k < 3; k++)
+            Q->axis[k] = (double)nrm[k];
+        for (int k = 0; k < 3; k++)
+            sh[k] = q[k] + (ld)Q->a[k] + nrm[k] * t - (ld)Q->b[3 * lo + k];
+        for (int i = 0; i < Q->nb; i++)
+            for (int k = 0; k < 3; k++)
+                Q->b[3 * i + k] = (double)((ld)Q->b[3 * i + k] + sh[k]);
+    }
+    if (Q->mag != 1) {
+        for (int i = 0; i < 3 * Q->na; i++) Q->a[i] *= Q->mag;
+        for (int i = 0; i < 3 * Q->nb; i++) Q->b[i] *= Q->mag;
+    }
+}
+
+/* ------------------------------------------------------- the check */
+typedef struct {
+    long n, bad, wrong, uncertain, exact;
+    double worst; /* eps L */
+} fam_stats;
+
+/* One query: rve_gjk_dist, and for points rve_dist_point_polytope too.
+ * Returns 1 when it failed. */
+static int flat_check(const flat_query *Q, fam_stats *st, char *msg, size_t len)
+{
+    flat_truth T;
+    flat_oracle(Q, &T);
+    if (T.overlap == -1 && Q->nb > 1 && flat_sep_axis(Q, Q->axis)) {
+        T.overlap = 0; /* certified separated: dmax is the distance */
+        T.d = T.dmax;
+    }
+    double tol = 100 * DBL_EPSILON * T.L;
+    rve_shape A, B;
+    rve_shape_polytope(&A, Q->a, Q->na, NULL);
+    if (Q->nb == 1)
+        rve_shape_point(&B, Q->b);
+    else
+        rve_shape_polytope(&B, Q->b, Q->nb, NULL);
+    int fail = 0;
+    for (int pass = 0; pass < (Q->nb == 1 ? 2 : 1); pass++) {
+        rve_dist_result r;
+        double d;
+        if (pass == 0) {
+            rve_gjk_dist(&A, &B, NULL, NULL, &r);
+            d = r.d;
+        } else {
+            d = rve_dist_point_polytope(Q->b, Q->a, Q->na, NULL, &r);
+        }
+        st->n++;
+        st->exact += r.exact;
+        int inter = r.status == RVE_GJK_INTERSECT;
+        if (T.overlap == -1) {
+            st->uncertain++;
+            /* the true distance is in [0, dmax] */
+            if (!(d <= (double)T.dmax + tol) || r.status == RVE_GJK_CAP || r.status == RVE_GJK_DEGENERATE) {
+                st->bad++;
+                fail = 1;
+            }
+            continue;
+        }
+        double err = fabs(d - (double)T.d);
+        if (!(err <= tol) || r.status == RVE_GJK_CAP || r.status == RVE_GJK_DEGENERATE) {
+            st->bad++;
+            fail = 1;
+        }
+        if ((inter && T.d > tol) || (!inter && T.overlap == 1 && d > tol)) {
+            st->wrong++;
+            fail = 1;
+        }
+        double e = err / (DBL_EPSILON * T.L);
+        if (e > st->worst || !isfinite(e))
+            st->worst = isfinite(e) ? e : INFINITY;
+        if (fail)
+            snprintf(msg, len, "%s: d = %.17g oracle %.17Lg (%s, %.3g eps L, L %g) status %d thick %g off %g touch %g mag %g",
+                     pass ? "point_polytope" : "gjk_dist", d, T.d, T.overlap ? "overlap" : "separated", e, T.L,
+                     r.status, Q->thick, Q->off, Q->touch, Q->mag);
+    }
+    return fail;
+}
+
+#endif

@@ -1,0 +1,322 @@
+/* Issue 17: GJK on near-degenerate touching inputs at any magnitude.
+ *  - the exact sign predicates against integer arithmetic (__int128);
+ *  - the issue's example;
+ *  - a 10^5 slice (RVE_TEST_SCALE) of the flat families of dist_flat.h
+ *    against their binary128 / long double oracle: no error beyond
+ *    100 eps L, no wrong intersect / separate decision;
+ *  - extreme magnitudes (1e155 .. 1e308, subnormals), rounded shapes. */
+#include "config.h"
+#include "testutil.h"
+#include <rve/dist.h>
+#include "dist_flat.h"
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+
+#define EPS DBL_EPSILON
+
+/* internal predicates of src/dist/dist_exact.c (not in the public header) */
+int dist_sign_dot_diff(const double s[3], const double t[3], double *val, int *exact);
+int dist_sign_det3(const double a[3], const double b[3], const double c[3], double *val, int *exact);
+int dist_sign_orient3(const double a[3], const double b[3], const double c[3], const double d[3], double *val,
+                      int *exact);
+void dist_signs_tri(const double s[3][3], int sg[3], double val[3], int *exact);
+
+typedef __int128 i128;
+static int sgn128(i128 x) { return x > 0 ? 1 : (x < 0 ? -1 : 0); }
+
+/* integer points (|k| < 2^20) times a power of two, some exactly degenerate
+ * (sums of others), some perturbed by one unit */
+static void int_pts(i128 P[4][3], double D[4][3], int e)
+{
+    for (int j = 0; j < 4; j++)
+        for (int k = 0; k < 3; k++)
+            P[j][k] = (i128)(long)((urand() - 0.5) * 2 * 1048575);
+    int mode = (int)(urand() * 4);
+    if (mode == 1) /* d on the plane of a, b, c (affine combination) */
+        for (int k = 0; k < 3; k++) P[3][k] = P[0][k] + P[1][k] - P[2][k];
+    if (mode == 2) /* c collinear with a, b */
+        for (int k = 0; k < 3; k++) P[2][k] = 2 * P[1][k] - P[0][k];
+    if (mode >= 1 && urand() < 0.5)
+        P[3][(int)(urand() * 3)] += urand() < 0.5 ? 1 : -1;
+    if (mode == 3) /* c = a + b (origin-plane through a, b) */
+        for (int k = 0; k < 3; k++) P[2][k] = P[0][k] + P[1][k];
+    for (int j = 0; j < 4; j++)
+        for (int k = 0; k < 3; k++) {
+            /* keep |coordinate| < 2^21 before scaling */
+            if (P[j][k] > 2097151) P[j][k] -= 2097151;
+            if (P[j][k] < -2097151) P[j][k] += 2097151;
+            D[j][k] = ldexp((double)P[j][k], e);
+        }
+}
+
+START_TEST(test_exact_predicates)
+{
+    rng_seed(17);
+    int nex = 0, n = (int)(20000 * test_scale());
+    for (int t = 0; t < n; t++) {
+        i128 P[4][3];
+        double D[4][3], val;
+        int e = (int)(urand() * 200) - 100;
+        int_pts(P, D, e);
+        /* s . (s - t) */
+        i128 dd = 0;
+        for (int k = 0; k < 3; k++) dd += P[0][k] * (P[0][k] - P[1][k]);
+        ck_assert_int_eq(dist_sign_dot_diff(D[0], D[1], &val, &nex), sgn128(dd));
+        /* det[a; b; c] */
+        i128 det = P[0][0] * (P[1][1] * P[2][2] - P[1][2] * P[2][1]) +
+                   P[0][1] * (P[1][2] * P[2][0] - P[1][0] * P[2][2]) +
+                   P[0][2] * (P[1][0] * P[2][1] - P[1][1] * P[2][0]);
+        ck_assert_int_eq(dist_sign_det3(D[0], D[1], D[2], &val, &nex), sgn128(det));
+        /* orient(a, b, c, d) */
+        i128 u[3][3];
+        for (int j = 0; j < 3; j++)
+            for (int k = 0; k < 3; k++) u[j][k] = P[j + 1][k] - P[0][k];
+        i128 o = u[0][0] * (u[1][1] * u[2][2] - u[1][2] * u[2][1]) + u[0][1] * (u[1][2] * u[2][0] - u[1][0] * u[2][2]) +
+                 u[0][2] * (u[1][0] * u[2][1] - u[1][1] * u[2][0]);
+        ck_assert_int_eq(dist_sign_orient3(D[0], D[1], D[2], D[3], &val, &nex), sgn128(o));
+        /* triangle weights: n . (s_j x s_k), degree 4 (|k| < 2^21: < 2^90) */
+        i128 nn[3], e1[3], e2[3];
+        for (int k = 0; k < 3; k++) { e1[k] = P[1][k] - P[0][k]; e2[k] = P[2][k] - P[0][k]; }
+        nn[0] = e1[1] * e2[2] - e1[2] * e2[1];
+        nn[1] = e1[2] * e2[0] - e1[0] * e2[2];
+        nn[2] = e1[0] * e2[1] - e1[1] * e2[0];
+        int sg[3];
+        double vals[3];
+        const double tri[3][3] = {{D[0][0], D[0][1], D[0][2]}, {D[1][0], D[1][1], D[1][2]}, {D[2][0], D[2][1], D[2][2]}};
+        dist_signs_tri(tri, sg, vals, &nex);
+        for (int i = 0; i < 3; i++) {
+            const i128 *a = P[(i + 1) % 3], *b = P[(i + 2) % 3];
+            i128 c[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+            ck_assert_int_eq(sg[i], sgn128(nn[0] * c[0] + nn[1] * c[1] + nn[2] * c[2]));
+        }
+    }
+    fprintf(stderr, "exact predicates: %d queries, exact path %d times\n", n, nex);
+    ck_assert_int_gt(nex, 0); /* the degenerate draws must reach the exact path */
+}
+END_TEST
+
+/* 53-bit inputs: the sign of s . (s - t) where t = s + tiny d, against
+ * long double (exact here: the products need 106 bits... so compare with the
+ * sign of s . d computed with an explicit error-free check) */
+START_TEST(test_exact_full_mantissa)
+{
+    rng_seed(23);
+    int nex = 0;
+    for (int t = 0; t < 5000; t++) {
+        /* det3 of a, b, a + b (rounded): exact value = a . (b x r) where r is
+         * the rounding error of a + b; compare with binary128 (exact here:
+         * each product of three 53-bit values has 159 bits, but b x r has
+         * tiny r, so binary128 evaluation is exact to within far below the
+         * value's magnitude only when the value is nonzero; we check the
+         * sign when binary128 is decisive) */
+        double a[3], b[3], c[3], val;
+        for (int k = 0; k < 3; k++) {
+            a[k] = nrand() * pow(2, (int)(urand() * 20) - 10);
+            b[k] = nrand() * pow(2, (int)(urand() * 20) - 10);
+            c[k] = a[k] + b[k];
+        }
+        q128 bc[3] = {(q128)b[1] * c[2] - (q128)b[2] * c[1], (q128)b[2] * c[0] - (q128)b[0] * c[2],
+                      (q128)b[0] * c[1] - (q128)b[1] * c[0]};
+        q128 ex = (q128)a[0] * bc[0] + (q128)a[1] * bc[1] + (q128)a[2] * bc[2];
+        q128 mag = 0;
+        for (int k = 0; k < 3; k++) {
+            q128 m = (q128)fabs(a[k]) * (q128)(fabs(b[(k + 1) % 3] * c[(k + 2) % 3]) + fabs(b[(k + 2) % 3] * c[(k + 1) % 3]));
+            mag += m;
+        }
+        int s = dist_sign_det3(a, b, c, &val, &nex);
+        q128 bound = mag * (q128)1e-31;
+        if (ex > bound) ck_assert_int_eq(s, 1);
+        else if (ex < -bound) ck_assert_int_eq(s, -1);
+    }
+    ck_assert_int_gt(nex, 0);
+}
+END_TEST
+
+/* issue 17's example: point outside a flat 12-vertex polytope by 1.6e-12 */
+static const double ex_poly[36] = {
+    5798.9030974364869, -4415.0886906844062, 521.91081214438907, 5959.4113310679113, -2784.1263808630374, 521.91081077935621,
+    4543.206635127427, -4042.049443116975, 521.91081146719989, 6237.1174115416279, -4334.696043180058, 521.91081202910618,
+    5613.503490572075, -2830.7780281149035, 521.91081095439029, 5258.6916073113152, -3068.415305456273, 521.91081149747947,
+    4520.4226872855725, -5095.6319448284721, 521.91081079794026, 5781.4720187671801, -4766.1777458883953, 521.9108118653528,
+    4425.5197979888217, -4898.9608873682891, 521.91081088355611, 6660.6681983072167, -4591.8540805772336, 521.91080861048033,
+    6452.3269816312059, -4686.1621875711435, 521.91081153757875, 5526.1183420146444, -4357.7103886822406, 521.91081218284057};
+static const double ex_pt[3] = {5564.7801331289102, -4155.9709264748408, 521.91081205968658};
+
+START_TEST(test_issue_example)
+{
+    flat_query Q;
+    Q.na = 12;
+    Q.nb = 1;
+    memcpy(Q.a, ex_poly, sizeof ex_poly);
+    memcpy(Q.b, ex_pt, sizeof ex_pt);
+    flat_truth T;
+    flat_oracle(&Q, &T);
+    ck_assert_int_eq(T.overlap, 0);
+    ck_assert(T.d > 1.5e-12 && T.d < 1.7e-12);
+    rve_shape A, B;
+    rve_shape_polytope(&A, ex_poly, 12, NULL);
+    rve_shape_point(&B, ex_pt);
+    rve_dist_result r;
+    ck_assert_int_eq(rve_gjk_dist(&A, &B, NULL, NULL, &r), RVE_GJK_CONVERGED);
+    double tol = 100 * EPS * T.L;
+    ck_assert_msg(fabs(r.d - (double)T.d) <= tol, "d = %.17g, oracle %.17Lg", r.d, T.d);
+    double d2 = rve_dist_point_polytope(ex_pt, ex_poly, 12, NULL, &r);
+    ck_assert_msg(fabs(d2 - (double)T.d) <= tol, "point-polytope d = %.17g, oracle %.17Lg", d2, T.d);
+    fprintf(stderr, "issue example: d = %.17g, oracle %.17Lg (%.2f eps L)\n", r.d, T.d,
+            fabs(r.d - (double)T.d) / (EPS * T.L));
+}
+END_TEST
+
+/* ------------------------------------------------------- the families */
+static void run_family(int family, long n, uint64_t seed)
+{
+    rng_seed(seed);
+    fam_stats st = {0};
+    char msg[512] = "";
+    long first_fail = -1;
+    char first_msg[512] = "";
+    for (long t = 0; t < n; t++) {
+        flat_query Q;
+        flat_draw(&Q, family);
+        if (flat_check(&Q, &st, msg, sizeof msg) && first_fail < 0) {
+            first_fail = t;
+            memcpy(first_msg, msg, sizeof msg);
+        }
+    }
+    fprintf(stderr, "flat %s: %ld queries, %ld beyond 100 eps L, %ld wrong decisions, %ld uncertain, worst %.2f eps L,"
+                    " exact fallbacks %.4f per query\n",
+            family == FLAT_POINT ? "point" : "pair", st.n, st.bad, st.wrong, st.uncertain, st.worst,
+            (double)st.exact / (double)(st.n ? st.n : 1));
+    ck_assert_msg(st.bad == 0 && st.wrong == 0, "query %ld: %s", first_fail, first_msg);
+}
+
+START_TEST(test_flat_point) { run_family(FLAT_POINT, (long)(70000 * test_scale()), 1701); }
+END_TEST
+
+START_TEST(test_flat_pair) { run_family(FLAT_PAIR, (long)(30000 * test_scale()), 1702); }
+END_TEST
+
+/* ------------------------------------------------- extreme magnitudes */
+START_TEST(test_magnitudes)
+{
+    rve_shape A, B;
+    rve_dist_result r;
+    for (int e = 100; e <= 308; e += 8) {
+        double x = pow(10, e) * 0.9;
+        double a[3] = {x, 0, 0}, b[3] = {-x, 0, 0};
+        rve_shape_point(&A, a);
+        rve_shape_point(&B, b);
+        rve_gjk_status st = rve_gjk_dist(&A, &B, NULL, NULL, &r);
+        if (2 * x <= DBL_MAX) {
+            ck_assert_int_eq(st, RVE_GJK_CONVERGED);
+            ck_assert_msg(fabs(r.d - 2 * x) <= 4 * EPS * x, "1e%d: d = %g", e, r.d);
+        } else {
+            ck_assert_int_eq(st, RVE_GJK_RANGE);
+            ck_assert(isinf(r.d));
+        }
+        ck_assert(r.p[0] == x && r.q[0] == -x);
+    }
+    /* tiny: two points 3e-310 apart (subnormal) and at 1e-300 */
+    double tiny[] = {1e-300, 3e-310, 4.9406564584124654e-324 * 7};
+    for (int i = 0; i < 3; i++) {
+        double a[3] = {tiny[i], 0, 0}, b[3] = {0, 0, 0};
+        rve_shape_point(&A, a);
+        rve_shape_point(&B, b);
+        rve_gjk_dist(&A, &B, NULL, NULL, &r);
+        ck_assert_msg(r.d == tiny[i] && r.status == RVE_GJK_CONVERGED, "%g: d = %g status %d", tiny[i], r.d, r.status);
+    }
+    /* two spheres of radius 1e308 at +-1.5e308: separated by 1e308 */
+    double c1[3] = {-1.5e308, 0, 0}, c2[3] = {1.5e308, 0, 0};
+    rve_shape_sphere(&A, c1, 1e308);
+    rve_shape_sphere(&B, c2, 1e308);
+    rve_gjk_dist(&A, &B, NULL, NULL, &r);
+    ck_assert_msg(r.status == RVE_GJK_CONVERGED && fabs(r.d - 1e308) <= 4 * EPS * 1.5e308, "spheres: d = %g status %d",
+                  r.d, r.status);
+    /* overlapping huge spheres */
+    c1[0] = -0.5e308;
+    c2[0] = 0.5e308;
+    rve_shape_sphere(&A, c1, 1e308);
+    rve_shape_sphere(&B, c2, 1e308);
+    ck_assert_int_eq(rve_gjk_dist(&A, &B, NULL, NULL, &r), RVE_GJK_INTERSECT);
+    ck_assert(r.d == 0 && isfinite(r.p[0]));
+    /* boxes at 1e200 scale: exact answer 1e200 */
+    rve_shape_box(&A, 1e200, 1e200, 1e200);
+    rve_shape_box(&B, 1e200, 1e200, 1e200);
+    double pos[3] = {3e200, 0, 0}, q[4] = {1, 0, 0, 0};
+    rve_shape_set_pose(&B, pos, q);
+    rve_gjk_dist(&A, &B, NULL, NULL, &r);
+    ck_assert_msg(fabs(r.d - 1e200) <= 8 * EPS * 3e200, "boxes: %g", r.d);
+    /* point vs polytope at 1e250 and 1e-250 */
+    double s[2] = {1e250, 1e-250};
+    for (int i = 0; i < 2; i++) {
+        double V[12] = {0, 0, 0, s[i], 0, 0, 0, s[i], 0, 0, 0, s[i]};
+        double p[3] = {s[i], s[i], s[i]};
+        double d = rve_dist_point_polytope(p, V, 4, NULL, &r);
+        double ex = s[i] * 2 / sqrt(3.0);
+        ck_assert_msg(fabs(d - ex) <= 8 * EPS * s[i], "point-polytope at %g: %g vs %g", s[i], d, ex);
+        ck_assert_int_eq(rve_gjk_intersect(&A, &A, NULL), 1);
+    }
+}
+END_TEST
+
+
+/* contact kernels on shapes (EPA, Wellmann) at extreme magnitudes */
+START_TEST(test_contact_magnitudes)
+{
+    rve_shape A, B;
+    rve_contact c;
+    rve_err err;
+    double q[4] = {1, 0, 0, 0};
+    const double scales[] = {1e-300, 1e-200, 1, 1e200, 1e300};
+    for (int i = 0; i < 5; i++) {
+        double s = scales[i];
+        for (int gap = -1; gap <= 1; gap++) {
+            /* superquadrics of half-size s at -s and (1 + gap / 2) s: signed
+             * distance gap s / 2 along x */
+            double pa[3] = {-s, 0, 0}, pb[3] = {s + gap * s / 2, 0, 0};
+            rve_shape_superquadric(&A, s, s, s, 4, 4);
+            rve_shape_superquadric(&B, s, s, s, 4, 4);
+            rve_shape_set_pose(&A, pa, q);
+            rve_shape_set_pose(&B, pb, q);
+            double ex = gap * s / 2;
+            ck_assert_int_eq(rve_contact_epa(&A, &B, NULL, &c, &err), RVE_OK);
+            ck_assert_msg(fabs(c.s - ex) <= 1e-9 * s && fabs(fabs(c.n[0]) - 1) < 1e-6, "epa at %g gap %d: s = %g n %g",
+                          s, gap, c.s, c.n[0]);
+            ck_assert_int_eq(rve_contact_superellipsoids(&A, &B, NULL, NULL, &c, NULL, &err), RVE_OK);
+            ck_assert_msg(fabs(c.s - ex) <= 1e-9 * s && fabs(fabs(c.n[0]) - 1) < 1e-6,
+                          "wellmann at %g gap %d: s = %g n %g", s, gap, c.s, c.n[0]);
+        }
+    }
+    /* spheres of radius 1e308: separated by 1e308, overlapping by 1e308 */
+    double c1[3] = {-1.5e308, 0, 0}, c2[3] = {1.5e308, 0, 0};
+    rve_shape_sphere(&A, c1, 1e308);
+    rve_shape_sphere(&B, c2, 1e308);
+    ck_assert_int_eq(rve_contact_epa(&A, &B, NULL, &c, &err), RVE_OK);
+    ck_assert_msg(fabs(c.s - 1e308) <= 1e-12 * 1e308 && c.n[0] == 1, "spheres: s = %g", c.s);
+    c1[0] = -0.5e308;
+    c2[0] = 0.5e308;
+    rve_shape_sphere(&A, c1, 1e308);
+    rve_shape_sphere(&B, c2, 1e308);
+    ck_assert_int_eq(rve_contact_epa(&A, &B, NULL, &c, &err), RVE_OK);
+    ck_assert_msg(fabs(c.s + 1e308) <= 1e-12 * 1e308, "overlapping spheres: s = %g", c.s);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("dist_robust");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_exact_predicates);
+    tcase_add_test(tc, test_exact_full_mantissa);
+    tcase_add_test(tc, test_issue_example);
+    tcase_add_test(tc, test_magnitudes);
+    tcase_add_test(tc, test_contact_magnitudes);
+    tcase_add_test(tc, test_flat_point);
+    tcase_add_test(tc, test_flat_pair);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) { return test_run_suite(suite()); }
