@@ -20,9 +20,16 @@
  * grain boundaries, 11..16 = domain faces x0 x1 y0 y1 z0 z1 (cube domains;
  * 10 + domain plane index + 1 otherwise).
  *
+ * Periodic tessellations (whole cells around their seeds) are meshed in the
+ * box: each cell crossing a box face is cut into pieces, translated into the
+ * box, which form one grain (one physical volume with all its pieces); the
+ * surfaces on opposite box faces are gmsh periodic copies (.msh 4.1 lists
+ * them in $Periodic) and the mesh has the node pairs (rve_mesh.pairs).
+ * Regularising them is not supported yet (rve_reg refuses them, RVE_EDATA).
+ * See docs/periodic.md.
+ *
  * gmsh keeps global state: the meshing functions take a process-wide lock
- * and must not be called from several threads at once expecting parallelism.
- * Periodic tessellations are not supported (refused with RVE_EDATA). */
+ * and must not be called from several threads at once expecting parallelism. */
 #ifndef RVE_MESH_H
 #define RVE_MESH_H
 
@@ -132,6 +139,21 @@ typedef struct {
     int *tri_tag;
     double cl;          /* element size used */
     double seconds;     /* wall time in gmsh */
+    /* The box, and for a periodic tessellation its periodic axes and the
+     * periodic node pairs: node pairs[2i] is node pairs[2i+1] translated by
+     * the period (hi - lo) along each axis a with bit a of pair_mask[i].
+     * Every node on an upper box face (x[a] == hi[a], a periodic) is the
+     * first node of exactly one pair, whose second node lies on no upper
+     * face: face nodes are tied to the opposite face, edge nodes to the
+     * lower edge, corner nodes to the lower corner (the standard periodic
+     * boundary construction).  Copies differ by the period in the masked
+     * coordinates only (they are lo and hi exactly) and are bit-identical in
+     * the others. */
+    double lo[3], hi[3];
+    int periodic[3];
+    size_t npairs;
+    size_t *pairs;            /* 2 npairs */
+    unsigned char *pair_mask; /* npairs */
 } rve_mesh;
 
 void rve_mesh_free(rve_mesh *m);

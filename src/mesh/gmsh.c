@@ -36,6 +36,8 @@ void rve_mesh_free(rve_mesh *m)
     free(m->tet_grain);
     free(m->tris);
     free(m->tri_tag);
+    free(m->pairs);
+    free(m->pair_mask);
     free(m);
 }
 
@@ -685,6 +687,13 @@ rve_status rve_cx_mesh(const rve_cx *c, const rve_mesh_opts *o, double cl,
         st = fix_periodic_nodes(c, err);
     if (st == RVE_OK)
         st = extract(c, &sm, o->order, m, err);
+    for (int a = 0; a < 3; a++) {
+        m->lo[a] = c->dom_lo[a];
+        m->hi[a] = c->dom_hi[a];
+        m->periodic[a] = c->fper ? c->periodic[a] : 0;
+    }
+    if (st == RVE_OK && c->fper)
+        st = rve_mesh_pair_nodes(m, err);
     for (int f = 0; st == RVE_OK && f <= RVE_MESH_MSH22; f++)
         if (outputs && outputs[f])
             st = write_one(outputs[f], (rve_mesh_format)f, err);

@@ -14,5 +14,8 @@ rve_status rve_cx_mesh(const rve_cx *c, const rve_mesh_opts *o, double cl,
  * grain label ids[k], or k + 1), translated into the box; faces on opposite
  * box faces are exact translates of each other and linked by fper. */
 rve_status rve_cx_from_periodic(const rve_tess *t, const int *ids, rve_cx **out, rve_err *err);
+/* Periodic node pairs of m (m->lo, hi, periodic set) by exact coordinates;
+ * RVE_EINTERNAL if a node on an upper box face has no exact translate. */
+rve_status rve_mesh_pair_nodes(rve_mesh *m, rve_err *err);
 
 #endif
