@@ -170,6 +170,37 @@ rve_status rve_mesh_tess(const rve_tess *t, const int *ids, const rve_mesh_opts 
  * "grain"), atomically.  .msh files are written by rve_mesh_tess. */
 rve_status rve_mesh_write(const rve_mesh *m, const char *path, rve_mesh_format f, rve_err *err);
 
+/* ------------------------------------------------------ solver outputs */
+/* Per-grain values for the solver outputs (orientations, material
+ * constants): row r holds ncols values of grain labels[r] (labels NULL:
+ * grain r + 1); names (may be NULL) name the columns.  Grains without a
+ * row get none (NaN in VTK). */
+typedef struct {
+    int ngrains, ncols;
+    const int *labels;
+    const double *values;      /* ngrains * ncols, by rows */
+    const char *const *names;  /* ncols, or NULL */
+} rve_grain_table;
+
+typedef enum {
+    RVE_SOLVER_ABAQUS = 0, /* .inp: nodes, one elset per grain (grainL), node sets of the
+                              box faces X0..Z1, edges EDGE_Y0Z0.. and corners CORNER_000..;
+                              periodic meshes: reference nodes RP_X RP_Y RP_Z (after the
+                              mesh nodes) and, for every node pair and displacement
+                              component, *Equation u(node) - u(master) - sum u(RP_a) = 0
+                              over the shifted axes a; with a table: per grain a solid
+                              section and a material whose *User Material constants are
+                              the grain's row */
+    RVE_SOLVER_VTK,        /* legacy VTK: cell data grain and one field per table column;
+                              periodic meshes: point data periodic_master (0-based) */
+    RVE_SOLVER_PAIRS       /* text: node master shift_x shift_y shift_z (1-based nodes) */
+} rve_solver_format;
+
+/* Write m for a solver, atomically; gt may be NULL.  RVE_EUSAGE for pairs
+ * of a non-periodic mesh or an invalid table. */
+rve_status rve_mesh_write_solver(const rve_mesh *m, const char *path, rve_solver_format f,
+                                 const rve_grain_table *gt, rve_err *err);
+
 /* Quality of the linear tetrahedra (corner nodes).
  * gamma = 3 r_in / r_circ (1 for a regular tet);
  * q = 6 sqrt(2) V / l_rms^3 (Neper's shape quality, 1 for a regular tet). */

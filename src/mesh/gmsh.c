@@ -704,9 +704,14 @@ rve_status rve_cx_mesh(const rve_cx *c, const rve_mesh_opts *o, double cl,
     free(sm.fsurf_off);
     free(sm.fsurf);
     free(sm.cellvol);
+    /* periodic meshes: the solver writers, which add the periodic
+     * constraints (inp) and the node masters (vtk) */
     for (int f = RVE_MESH_INP; st == RVE_OK && f < RVE_MESH_NFORMATS; f++)
         if (outputs && outputs[f])
-            st = rve_mesh_write(m, outputs[f], (rve_mesh_format)f, err);
+            st = m->npairs == 0 ? rve_mesh_write(m, outputs[f], (rve_mesh_format)f, err)
+                                : rve_mesh_write_solver(m, outputs[f],
+                                                        f == RVE_MESH_INP ? RVE_SOLVER_ABAQUS : RVE_SOLVER_VTK,
+                                                        NULL, err);
     if (st != RVE_OK || !out)
         rve_mesh_free(m);
     else
