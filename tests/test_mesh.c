@@ -600,8 +600,237 @@ START_TEST(test_reg_refuses_periodic)
     ck_assert_int_eq(rve_reg(t, NULL, &r, NULL, &e), RVE_EDATA);
     ck_assert_ptr_null(r);
     ck_assert(strstr(e.msg, "periodic") != NULL);
-    ck_assert_int_eq(rve_mesh_tess(t, NULL, NULL, NULL, NULL, &e), RVE_EDATA);
     rve_tess_free(t);
+}
+END_TEST
+
+/* ----------------------------------------------------- periodic meshes */
+/* Node lookup by exact coordinates: indices sorted lexicographically. */
+static const double *g_xyz;
+static int cmp_node(const void *x, const void *y)
+{
+    const double *a = g_xyz + 3 * *(const size_t *)x, *b = g_xyz + 3 * *(const size_t *)y;
+    for (int k = 0; k < 3; k++)
+        if (a[k] != b[k])
+            return a[k] < b[k] ? -1 : 1;
+    return 0;
+}
+
+static size_t find_node(const size_t *ord, size_t n, const double x[3])
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        const double *p = g_xyz + 3 * ord[mid];
+        int c = 0;
+        for (int k = 0; k < 3 && !c; k++)
+            c = p[k] < x[k] ? -1 : p[k] > x[k];
+        if (c == 0)
+            return ord[mid];
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return SIZE_MAX;
+}
+
+typedef struct {
+    size_t v[3];
+} tri3;
+
+static int cmp_tri3(const void *x, const void *y)
+{
+    const tri3 *a = x, *b = y;
+    for (int k = 0; k < 3; k++)
+        if (a->v[k] != b->v[k])
+            return a->v[k] < b->v[k] ? -1 : 1;
+    return 0;
+}
+
+static void sort3z(size_t v[3])
+{
+    for (int i = 0; i < 3; i++)
+        for (int j = i + 1; j < 3; j++)
+            if (v[j] < v[i]) {
+                size_t x = v[i];
+                v[i] = v[j];
+                v[j] = x;
+            }
+}
+
+/* Oracles of a periodic mesh of t in the box [0, L]^3, from the nodes and
+ * tetrahedra alone: volumes, exact translates of the box-face nodes and of
+ * the free triangles, and the node pairs the mesh reports. */
+static void check_periodic_mesh(const rve_tess *t, const rve_mesh *m, double L)
+{
+    size_t nn = m->nnodes;
+    /* 1. total volume and per-grain volume = cell volume (sum of pieces) */
+    double *gv = calloc((size_t)t->n + 1, sizeof *gv), tot = 0;
+    for (size_t e = 0; e < m->ntets; e++) {
+        const size_t *T = m->tets + 4 * e;
+        double g, q, v;
+        rve_tet_quality(m->xyz + 3 * T[0], m->xyz + 3 * T[1], m->xyz + 3 * T[2], m->xyz + 3 * T[3], &g, &q, &v);
+        ck_assert(v > 0);
+        ck_assert(m->tet_grain[e] >= 1 && m->tet_grain[e] <= t->n);
+        gv[m->tet_grain[e]] += v;
+        tot += v;
+    }
+    ck_assert_double_eq_tol(tot, L * L * L, 1e-12 * L * L * L);
+    for (int k = 0; k < t->n; k++)
+        ck_assert_msg(fabs(gv[k + 1] - t->cells[k].vol) <= 1e-9 * t->cells[k].vol,
+                      "grain %d: meshed %.17g, cell %.17g", k + 1, gv[k + 1], t->cells[k].vol);
+    free(gv);
+    /* 2. nodes near a box face are on it exactly; each one on an upper face
+     * has its translate, bit for bit, on the lower face */
+    size_t *ord = malloc(nn * sizeof *ord);
+    for (size_t i = 0; i < nn; i++)
+        ord[i] = i;
+    g_xyz = m->xyz;
+    qsort(ord, nn, sizeof *ord, cmp_node);
+    size_t upper = 0;
+    for (size_t i = 0; i < nn; i++) {
+        const double *x = m->xyz + 3 * i;
+        for (int a = 0; a < 3; a++) {
+            ck_assert(x[a] >= 0 && x[a] <= L);
+            if (fabs(x[a]) < 1e-9 * L)
+                ck_assert(x[a] == 0);
+            if (fabs(x[a] - L) < 1e-9 * L)
+                ck_assert(x[a] == L);
+            if (x[a] == L) {
+                double y[3] = {x[0], x[1], x[2]};
+                y[a] = x[a] - L;
+                ck_assert_msg(find_node(ord, nn, y) != SIZE_MAX, "node %zu has no translate", i);
+            }
+            if (x[a] == 0) { /* and the other way */
+                double y[3] = {x[0], x[1], x[2]};
+                y[a] = x[a] + L;
+                ck_assert_msg(find_node(ord, nn, y) != SIZE_MAX, "node %zu has no translate", i);
+            }
+        }
+        upper += x[0] == L || x[1] == L || x[2] == L;
+    }
+    /* 3. the reported pairs: one per node on an upper face, at the period */
+    ck_assert_uint_eq(m->npairs, upper);
+    for (size_t p = 0; p < m->npairs; p++) {
+        const double *s = m->xyz + 3 * m->pairs[2 * p], *q = m->xyz + 3 * m->pairs[2 * p + 1];
+        for (int a = 0; a < 3; a++) {
+            int sh = m->pair_mask[p] >> a & 1;
+            ck_assert(sh ? (s[a] == L && q[a] == 0) : (s[a] == q[a] && q[a] != L));
+        }
+    }
+    /* 4. free triangles of the tets (box faces): the set on x = L is the
+     * translate of the set on x = 0, and so on */
+    tri3 *tr = malloc(4 * m->ntets * sizeof *tr);
+    for (size_t e = 0; e < m->ntets; e++)
+        for (int f = 0; f < 4; f++) {
+            int k = 0;
+            for (int j = 0; j < 4; j++)
+                if (j != f)
+                    tr[4 * e + (size_t)f].v[k++] = m->tets[4 * e + (size_t)j];
+            sort3z(tr[4 * e + (size_t)f].v);
+        }
+    qsort(tr, 4 * m->ntets, sizeof *tr, cmp_tri3);
+    size_t nfree = 0;
+    for (size_t i = 0; i < 4 * m->ntets;) {
+        size_t j = i;
+        while (j < 4 * m->ntets && cmp_tri3(tr + i, tr + j) == 0)
+            j++;
+        ck_assert(j - i <= 2);
+        if (j - i == 1)
+            tr[nfree++] = tr[i];
+        i = j;
+    }
+    size_t on_side[6] = {0};
+    for (int a = 0; a < 3; a++) {
+        tri3 *lo = malloc((nfree + 1) * sizeof *lo), *hi = malloc((nfree + 1) * sizeof *hi);
+        size_t nlo = 0, nhi = 0;
+        for (size_t i = 0; i < nfree; i++) {
+            const size_t *v = tr[i].v;
+            const double *p0 = m->xyz + 3 * v[0], *p1 = m->xyz + 3 * v[1], *p2 = m->xyz + 3 * v[2];
+            if (p0[a] == 0 && p1[a] == 0 && p2[a] == 0)
+                lo[nlo++] = tr[i];
+            if (p0[a] == L && p1[a] == L && p2[a] == L) {
+                tri3 x;
+                for (int k = 0; k < 3; k++) {
+                    double y[3];
+                    memcpy(y, m->xyz + 3 * v[k], sizeof y);
+                    y[a] -= L;
+                    x.v[k] = find_node(ord, nn, y);
+                }
+                sort3z(x.v);
+                hi[nhi++] = x;
+            }
+        }
+        on_side[2 * a] = nlo;
+        on_side[2 * a + 1] = nhi;
+        ck_assert(nlo > 0);
+        ck_assert_uint_eq(nlo, nhi);
+        qsort(lo, nlo, sizeof *lo, cmp_tri3);
+        qsort(hi, nhi, sizeof *hi, cmp_tri3);
+        ck_assert(memcmp(lo, hi, nlo * sizeof *lo) == 0);
+        free(lo);
+        free(hi);
+    }
+    /* every free triangle lies on a box face: the grains are closed and conformal */
+    ck_assert_uint_eq(nfree, on_side[0] + on_side[1] + on_side[2] + on_side[3] + on_side[4] + on_side[5]);
+    free(tr);
+    free(ord);
+}
+
+static rve_tess *periodic_voronoi(int n, unsigned seed, double L)
+{
+    double *s = malloc(sizeof(double) * 4 * (size_t)n);
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < 3; k++)
+            s[4 * i + k] = L * rnd(&seed);
+        s[4 * i + 3] = 0;
+    }
+    double lo[3] = {0, 0, 0}, hi[3] = {L, L, L};
+    int per[3] = {1, 1, 1};
+    rve_tess_opts o;
+    rve_tess_opts_default(&o);
+    o.keep_container = 0;
+    rve_tess *t = NULL;
+    rve_err e;
+    ck_assert_int_eq(rve_tess_build(s, n, lo, hi, per, &o, &t, &e), RVE_OK);
+    free(s);
+    return t;
+}
+
+static void periodic_case(int n, unsigned seed, double L, int order)
+{
+    rve_tess *t = periodic_voronoi(n, seed, L);
+    rve_mesh_opts o;
+    rve_mesh_opts_default(&o);
+    o.order = order;
+    rve_mesh *m = NULL;
+    rve_err e;
+    ck_assert_msg(rve_mesh_tess(t, NULL, &o, NULL, &m, &e) == RVE_OK, "%s", e.msg);
+    ck_assert(m->periodic[0] && m->periodic[1] && m->periodic[2]);
+    if (order == 1)
+        check_periodic_mesh(t, m, L);
+    else { /* second order: the corner nodes as a linear mesh, then all nodes */
+        rve_mesh lin = *m;
+        size_t *c4 = malloc(4 * m->ntets * sizeof *c4);
+        for (size_t e2 = 0; e2 < m->ntets; e2++)
+            memcpy(c4 + 4 * e2, m->tets + 10 * e2, 4 * sizeof *c4);
+        lin.tets = c4;
+        check_periodic_mesh(t, &lin, L);
+        free(c4);
+    }
+    fprintf(stderr, "periodic mesh n=%d order=%d: %zu tets, %zu nodes, %zu pairs\n", n, order,
+            m->ntets, m->nnodes, m->npairs);
+    rve_mesh_free(m);
+    rve_tess_free(t);
+}
+
+START_TEST(test_mesh_periodic)
+{
+    periodic_case(30, 11u, 1, 1);
+    periodic_case(12, 3u, 2, 1); /* fewer, larger cells: more pieces per grain */
+    periodic_case(1, 5u, 1, 1);  /* one cell: its own neighbour on every side */
+    periodic_case(10, 8u, 1, 2);
 }
 END_TEST
 
@@ -1013,6 +1242,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_mesh_voronoi_linear);
     tcase_add_test(tc, test_mesh_regularised_quadratic);
     tcase_add_test(tc, test_mesh_bad_options);
+    tcase_add_test(tc, test_mesh_periodic);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -20,9 +20,16 @@
  * grain boundaries, 11..16 = domain faces x0 x1 y0 y1 z0 z1 (cube domains;
  * 10 + domain plane index + 1 otherwise).
  *
+ * Periodic tessellations (whole cells around their seeds) are meshed in the
+ * box: each cell crossing a box face is cut into pieces, translated into the
+ * box, which form one grain (one physical volume with all its pieces); the
+ * surfaces on opposite box faces are gmsh periodic copies (.msh 4.1 lists
+ * them in $Periodic) and the mesh has the node pairs (rve_mesh.pairs).
+ * Regularising them is not supported yet (rve_reg refuses them, RVE_EDATA).
+ * See docs/periodic.md.
+ *
  * gmsh keeps global state: the meshing functions take a process-wide lock
- * and must not be called from several threads at once expecting parallelism.
- * Periodic tessellations are not supported (refused with RVE_EDATA). */
+ * and must not be called from several threads at once expecting parallelism. */
 #ifndef RVE_MESH_H
 #define RVE_MESH_H
 
@@ -132,6 +139,21 @@ typedef struct {
     int *tri_tag;
     double cl;          /* element size used */
     double seconds;     /* wall time in gmsh */
+    /* The box, and for a periodic tessellation its periodic axes and the
+     * periodic node pairs: node pairs[2i] is node pairs[2i+1] translated by
+     * the period (hi - lo) along each axis a with bit a of pair_mask[i].
+     * Every node on an upper box face (x[a] == hi[a], a periodic) is the
+     * first node of exactly one pair, whose second node lies on no upper
+     * face: face nodes are tied to the opposite face, edge nodes to the
+     * lower edge, corner nodes to the lower corner (the standard periodic
+     * boundary construction).  Copies differ by the period in the masked
+     * coordinates only (they are lo and hi exactly) and are bit-identical in
+     * the others. */
+    double lo[3], hi[3];
+    int periodic[3];
+    size_t npairs;
+    size_t *pairs;            /* 2 npairs */
+    unsigned char *pair_mask; /* npairs */
 } rve_mesh;
 
 void rve_mesh_free(rve_mesh *m);
@@ -147,6 +169,37 @@ rve_status rve_mesh_tess(const rve_tess *t, const int *ids, const rve_mesh_opts 
  * sets of the grain boundaries and domain faces) or legacy .vtk (cell data
  * "grain"), atomically.  .msh files are written by rve_mesh_tess. */
 rve_status rve_mesh_write(const rve_mesh *m, const char *path, rve_mesh_format f, rve_err *err);
+
+/* ------------------------------------------------------ solver outputs */
+/* Per-grain values for the solver outputs (orientations, material
+ * constants): row r holds ncols values of grain labels[r] (labels NULL:
+ * grain r + 1); names (may be NULL) name the columns.  Grains without a
+ * row get none (NaN in VTK). */
+typedef struct {
+    int ngrains, ncols;
+    const int *labels;
+    const double *values;      /* ngrains * ncols, by rows */
+    const char *const *names;  /* ncols, or NULL */
+} rve_grain_table;
+
+typedef enum {
+    RVE_SOLVER_ABAQUS = 0, /* .inp: nodes, one elset per grain (grainL), node sets of the
+                              box faces X0..Z1, edges EDGE_Y0Z0.. and corners CORNER_000..;
+                              periodic meshes: reference nodes RP_X RP_Y RP_Z (after the
+                              mesh nodes) and, for every node pair and displacement
+                              component, *Equation u(node) - u(master) - sum u(RP_a) = 0
+                              over the shifted axes a; with a table: per grain a solid
+                              section and a material whose *User Material constants are
+                              the grain's row */
+    RVE_SOLVER_VTK,        /* legacy VTK: cell data grain and one field per table column;
+                              periodic meshes: point data periodic_master (0-based) */
+    RVE_SOLVER_PAIRS       /* text: node master shift_x shift_y shift_z (1-based nodes) */
+} rve_solver_format;
+
+/* Write m for a solver, atomically; gt may be NULL.  RVE_EUSAGE for pairs
+ * of a non-periodic mesh or an invalid table. */
+rve_status rve_mesh_write_solver(const rve_mesh *m, const char *path, rve_solver_format f,
+                                 const rve_grain_table *gt, rve_err *err);
 
 /* Quality of the linear tetrahedra (corner nodes).
  * gamma = 3 r_in / r_circ (1 for a regular tet);

@@ -41,8 +41,21 @@ const cli_command cli_cmd_mesh = {
     "  -j, --threads N    gmsh threads (default 1)\n"
     "  -h, --help         this help\n"
     "\n"
-    "Periodic tessellations are refused (not supported).  Regularise first (rve reg)\n"
-    "to avoid the slivers that short edges force.\n"
+    "Periodic tessellations: give the seeds instead of TESS (--seeds FILE --domain\n"
+    "LX,LY,LZ --periodic; e.g. the x y z w columns of 'rve gen --periodic --values'):\n"
+    "the tessellation is built in memory, its cells are cut at the box faces (each\n"
+    "piece in the box, all pieces of a grain in its physical volume) and the mesh is\n"
+    "periodic: opposite box faces carry translated meshes, exactly ($Periodic in\n"
+    ".msh 4.1; inp: node sets of faces, edges, corners and *Equation periodic\n"
+    "constraints with reference nodes RP_X RP_Y RP_Z; vtk: point data\n"
+    "periodic_master).  See docs/periodic.md.\n"
+    "  --seeds FILE       seeds 'x y z [w]' per line (instead of TESS)\n"
+    "  --domain LX,LY,LZ  box [0,LX]x[0,LY]x[0,LZ] for --seeds (default 1,1,1)\n"
+    "  --periodic[=AXES]  periodic along AXES (default xyz) for --seeds\n"
+    "  --pairs FILE       write the periodic node pairs (node master sx sy sz)\n"
+    "\n"
+    "Regularise first (rve reg) to avoid the slivers that short edges force (not\n"
+    "available for periodic tessellations yet).\n"
     "\n"
     "Examples:\n"
     "  rve mesh fit-reg.tess -o fit.msh\n"
@@ -50,7 +63,25 @@ const cli_command cli_cmd_mesh = {
     run,
 };
 
-enum { OPT_CL = CLI_OPT_FIRST, OPT_RCL, OPT_ORDER, OPT_FORMAT, OPT_ALGO, OPT_OPTIMIZE };
+enum { OPT_CL = CLI_OPT_FIRST, OPT_RCL, OPT_ORDER, OPT_FORMAT, OPT_ALGO, OPT_OPTIMIZE, OPT_SEEDS,
+       OPT_DOMAIN, OPT_PERIODIC, OPT_PAIRS };
+
+/* The periodic tessellation of a seed file (rve mesh --seeds). */
+static rve_status seeds_tess(const char *path, const double L[3], const int per[3], rve_tess **t,
+                             rve_err *err)
+{
+    double *seeds = NULL, lo[3] = {0, 0, 0};
+    int n = 0;
+    rve_status st = rve_tess_read_seeds(path, &seeds, &n, err);
+    if (st != RVE_OK)
+        return st;
+    rve_tess_opts to;
+    rve_tess_opts_default(&to);
+    to.keep_container = 0;
+    st = rve_tess_build(seeds, n, lo, L, per, &to, t, err);
+    free(seeds);
+    return st;
+}
 
 /* Output paths from OUT and the format list (mask of rve_mesh_format bits). */
 static int mesh_outputs(const char *out, unsigned mask, char *buf[RVE_MESH_NFORMATS])
@@ -89,13 +120,19 @@ static int run(int argc, char **argv)
         {"format", required_argument, NULL, OPT_FORMAT},
         {"algo", required_argument, NULL, OPT_ALGO},
         {"optimize", required_argument, NULL, OPT_OPTIMIZE},
+        {"seeds", required_argument, NULL, OPT_SEEDS},
+        {"domain", required_argument, NULL, OPT_DOMAIN},
+        {"periodic", optional_argument, NULL, OPT_PERIODIC},
+        {"pairs", required_argument, NULL, OPT_PAIRS},
         {NULL, 0, NULL, 0},
     };
     cli_common com;
     cli_common_init(&com);
     rve_mesh_opts o;
     rve_mesh_opts_default(&o);
-    const char *out = NULL;
+    const char *out = NULL, *seedfile = NULL, *pairs = NULL;
+    double L[3] = {1, 1, 1};
+    int per[3] = {0, 0, 0};
     unsigned mask = 0;
     long lv;
     int c;
@@ -156,11 +193,31 @@ static int run(int argc, char **argv)
                 return cli_usage_error(cmd, "--format: empty list");
             break;
         }
+        case OPT_SEEDS: seedfile = optarg; break;
+        case OPT_PAIRS: pairs = optarg; break;
+        case OPT_DOMAIN:
+            if (rve_parse_triplet(optarg, L, 1) != RVE_OK || !(L[0] > 0 && L[1] > 0 && L[2] > 0))
+                return cli_usage_error(cmd, "--domain: expected three positive sizes LX,LY,LZ, got '%s'", optarg);
+            break;
+        case OPT_PERIODIC:
+            per[0] = per[1] = per[2] = !optarg;
+            for (const char *p = optarg; p && *p; p++) {
+                if (*p < 'x' || *p > 'z')
+                    return cli_usage_error(cmd, "--periodic: expected axes among x, y, z, got '%s'", optarg);
+                per[*p - 'x'] = 1;
+            }
+            if (optarg && !*optarg)
+                return cli_usage_error(cmd, "--periodic: expected axes among x, y, z");
+            break;
         default: return cli_bad_option(cmd, argc, argv);
         }
     }
-    if (optind >= argc)
+    if (optind >= argc && !seedfile)
         return cli_usage_error(cmd, "missing the input tessellation");
+    if (optind < argc && seedfile)
+        return cli_usage_error(cmd, "give either TESS or --seeds FILE");
+    if ((per[0] || per[1] || per[2]) && !seedfile)
+        return cli_usage_error(cmd, "--periodic goes with --seeds (a .tess file carries its own periodicity)");
     if (optind + 1 < argc)
         return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
     if (!out)
@@ -169,7 +226,7 @@ static int run(int argc, char **argv)
         mask = rve_path_has_ext(out, ".inp")   ? 1u << RVE_MESH_INP
                : rve_path_has_ext(out, ".vtk") ? 1u << RVE_MESH_VTK
                                                : 1u << RVE_MESH_MSH41;
-    const char *in = argv[optind];
+    const char *in = seedfile ? seedfile : argv[optind];
     cli_common_apply(&com);
     o.threads = com.threads > 0 ? com.threads : 1;
     o.verbose = com.verbosity >= RVE_VERBOSE;
@@ -184,7 +241,9 @@ static int run(int argc, char **argv)
     int *ids = NULL;
     rve_mesh *m = NULL;
     int rc = 0;
-    if (rve_tess_read_tess(in, &t, &ids, &err) != RVE_OK) {
+    if ((seedfile ? seeds_tess(in, L, per, &t, &err) : rve_tess_read_tess(in, &t, &ids, &err)) != RVE_OK) {
+        if (!err.file[0])
+            snprintf(err.file, sizeof err.file, "%s", in);
         rc = cli_fail(cmd, &err);
         goto done;
     }
@@ -196,6 +255,10 @@ static int run(int argc, char **argv)
     if (rve_mesh_tess(t, ids, &o, outs, &m, &err) != RVE_OK) {
         if (!err.file[0])
             snprintf(err.file, sizeof err.file, "%s", in);
+        rc = cli_fail(cmd, &err);
+        goto done;
+    }
+    if (pairs && rve_mesh_write_solver(m, pairs, RVE_SOLVER_PAIRS, NULL, &err) != RVE_OK) {
         rc = cli_fail(cmd, &err);
         goto done;
     }

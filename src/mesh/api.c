@@ -518,10 +518,12 @@ rve_status rve_mesh_tess(const rve_tess *t, const int *ids, const rve_mesh_opts 
         vol *= t->hi[a] - t->lo[a];
     double cl = o->cl > 0 ? o->cl : o->rcl * 0.5 * cbrt(vol / nonempty);
     rve_cx *c;
-    rve_status st = rve_cx_from_tess(t, &c, NULL, err);
+    /* periodic: the cells are cut at the box faces into pieces first */
+    rve_status st = has_periodic(t) ? rve_cx_from_periodic(t, ids, &c, err)
+                                    : rve_cx_from_tess(t, &c, NULL, err);
     if (st != RVE_OK)
         return st;
-    if (ids)
+    if (ids && !has_periodic(t))
         for (int k = 0; k < t->n; k++)
             c->cid[k] = ids[k];
     char why[256];

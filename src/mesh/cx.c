@@ -18,6 +18,7 @@ void rve_cx_free(rve_cx *c)
     free(c->fc);
     free(c->fdom);
     free(c->cid);
+    free(c->fper);
     free(c);
 }
 

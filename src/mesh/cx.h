@@ -29,6 +29,12 @@ typedef struct {
     int ndom;
     double dom[6 * 4];   /* up to 6 planes: n[3], d (outward normals) */
     double dom_lo[3], dom_hi[3]; /* bounding box of the domain */
+    /* Periodic box complexes (rve_cx_from_periodic): the faces on an upper
+     * box face and their translates on the lower one point to each other
+     * (fper; -1 elsewhere; NULL when not periodic).  Several cells (pieces)
+     * may then share a grain label cid. */
+    int *fper;
+    int periodic[3];
 } rve_cx;
 
 void rve_cx_free(rve_cx *c);

@@ -36,6 +36,8 @@ void rve_mesh_free(rve_mesh *m)
     free(m->tet_grain);
     free(m->tris);
     free(m->tri_tag);
+    free(m->pairs);
+    free(m->pair_mask);
     free(m);
 }
 
@@ -285,22 +287,67 @@ done:
     return st;
 }
 
+static int cell_label(const rve_cx *c, int k)
+{
+    return c->cid ? c->cid[k] : k + 1;
+}
+
+/* Sort cell indices by grain label (stable in the index): a merge sort, as
+ * qsort has no context argument in C11. */
+static void cid_sort(int *ord, int n, const int *cid)
+{
+    if (!cid || n < 2)
+        return;
+    for (int w = 1; w < n; w *= 2)
+        for (int i = 0; i + w < n; i += 2 * w) {
+            int m = i + w, e = i + 2 * w < n ? i + 2 * w : n;
+            /* in-place merge by rotation: runs are short enough in practice */
+            for (int a = i, b = m; a < b && b < e;) {
+                if (cid[ord[a]] <= cid[ord[b]]) {
+                    a++;
+                } else {
+                    int x = ord[b];
+                    memmove(ord + a + 1, ord + a, (size_t)(b - a) * sizeof *ord);
+                    ord[a] = x;
+                    a++;
+                    b++;
+                }
+            }
+        }
+}
+
 static rve_status add_physicals(const rve_cx *c, const surfmap *sm, rve_err *err)
 {
     int ierr = 0;
     char name[64];
-    /* one physical volume per grain (tag = label) */
-    for (int k = 0; k < c->nc; k++) {
-        if (!sm->cellvol[k])
-            continue;
-        int v = k + 1;
-        int tag = c->cid ? c->cid[k] : k + 1;
-        gmshModelAddPhysicalGroup(3, &v, 1, tag, &ierr);
-        if (ierr)
+    /* one physical volume per grain (tag = label) with all its volumes (the
+     * pieces of a periodic grain cut at the box faces) */
+    int *ord = malloc(((size_t)c->nc + 1) * sizeof *ord), *vols = malloc(((size_t)c->nc + 1) * sizeof *vols);
+    if (!ord || !vols) {
+        free(ord);
+        free(vols);
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    }
+    int no = 0;
+    for (int k = 0; k < c->nc; k++)
+        if (sm->cellvol[k])
+            ord[no++] = k;
+    cid_sort(ord, no, c->cid);
+    for (int i = 0, j; i < no; i = j) {
+        int tag = cell_label(c, ord[i]), nv = 0;
+        for (j = i; j < no && cell_label(c, ord[j]) == tag; j++)
+            vols[nv++] = ord[j] + 1;
+        gmshModelAddPhysicalGroup(3, vols, (size_t)nv, tag, &ierr);
+        if (ierr) {
+            free(ord);
+            free(vols);
             return gmsh_error(err, "adding a physical volume");
+        }
         snprintf(name, sizeof name, "grain%d", tag);
         gmshModelSetPhysicalName(3, tag, name, &ierr);
     }
+    free(ord);
+    free(vols);
     size_t nfv = (size_t)c->foff[c->nf];
     int *list = malloc((nfv + 1) * sizeof(int));
     if (!list)
@@ -331,6 +378,128 @@ static rve_status add_physicals(const rve_cx *c, const surfmap *sm, rve_err *err
     }
     free(list);
     return RVE_OK;
+}
+
+/* Periodic box complex: the surfaces on each upper box face are periodic
+ * copies of their translates on the lower face (gmsh matches their curves
+ * and points itself), so that the surface meshes, hence the nodes, of
+ * opposite box faces are translates. */
+static rve_status set_periodic(const rve_cx *c, const surfmap *sm, rve_err *err)
+{
+    int *slave = malloc(((size_t)c->nf + 1) * sizeof *slave), *master = malloc(((size_t)c->nf + 1) * sizeof *master);
+    if (!slave || !master) {
+        free(slave);
+        free(master);
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    }
+    rve_status st = RVE_OK;
+    for (int a = 0; a < 3 && st == RVE_OK; a++) {
+        if (!c->periodic[a])
+            continue;
+        size_t n = 0;
+        for (int f = 0; f < c->nf; f++) {
+            int g = c->fper[f];
+            if (c->fdom[f] != 2 * a + 1 || g < 0)
+                continue;
+            if (!c->fflat[f] || !c->fflat[g]) {
+                st = rve_err_set(err, RVE_EINTERNAL, NULL, "a periodic box face is not planar");
+                break;
+            }
+            slave[n] = sm->fsurf[c->foff[f]];
+            master[n++] = sm->fsurf[c->foff[g]];
+        }
+        /* translation by the period along a: 4 x 4 affine matrix by rows */
+        double tfo[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+        tfo[4 * a + 3] = c->dom_hi[a] - c->dom_lo[a];
+        int ierr = 0;
+        if (st == RVE_OK && n > 0) {
+            gmshModelMeshSetPeriodic(2, slave, n, master, n, tfo, 16, &ierr);
+            if (ierr)
+                st = gmsh_error(err, "setting periodic surfaces");
+        }
+    }
+    free(slave);
+    free(master);
+    return st;
+}
+
+/* gmsh copies the surface meshes of periodic surfaces exactly (the affine
+ * map of a translation only changes the translated coordinate), but places
+ * the nodes of periodic curves from their own parametrisation, off their
+ * master's translate by ~1e-13.  Here every periodic copy (curves, surfaces,
+ * high-order nodes) is set to its master's coordinates with the translated
+ * coordinate only changed, so that copies on opposite box faces have
+ * bit-identical tangential coordinates.  Masters may be copies themselves
+ * (box edges and corners): repeated until nothing changes (depth <= 3). */
+static rve_status fix_periodic_nodes(const rve_cx *c, rve_err *err)
+{
+    int ierr = 0;
+    size_t *ntag = NULL, nn = 0, ncd = 0, np = 0;
+    double *xyz = NULL, *par = NULL;
+    gmshModelMeshGetNodes(&ntag, &nn, &xyz, &ncd, &par, &np, -1, -1, 0, 0, &ierr);
+    if (ierr)
+        return gmsh_error(err, "reading the nodes");
+    gmshFree(par);
+    size_t maxtag = 0;
+    for (size_t i = 0; i < nn; i++)
+        maxtag = ntag[i] > maxtag ? ntag[i] : maxtag;
+    size_t *idx = malloc((maxtag + 1) * sizeof *idx);
+    char *moved = calloc(nn + 1, 1);
+    rve_status st = RVE_OK;
+    if (!idx || !moved) {
+        st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < nn; i++)
+        idx[ntag[i]] = i;
+    for (int pass = 0, changed = 1; changed && pass < 4 && st == RVE_OK; pass++) {
+        changed = 0;
+        for (int dim = 0; dim <= 2 && st == RVE_OK; dim++) {
+            int *dt = NULL;
+            size_t ndt = 0;
+            gmshModelGetEntities(&dt, &ndt, dim, &ierr);
+            for (size_t e = 0; e + 1 < ndt && st == RVE_OK; e += 2) {
+                int tm = 0;
+                size_t *s = NULL, ns = 0, *m = NULL, nm = 0, ntf = 0;
+                double *tf = NULL;
+                gmshModelMeshGetPeriodicNodes(dim, dt[e + 1], &tm, &s, &ns, &m, &nm, &tf, &ntf, 1, &ierr);
+                if (ierr)
+                    st = gmsh_error(err, "reading the periodic nodes");
+                for (size_t k = 0; st == RVE_OK && tm != dt[e + 1] && ntf == 16 && k < ns && k < nm; k++) {
+                    if (s[k] > maxtag || m[k] > maxtag)
+                        continue;
+                    double *x = xyz + 3 * idx[s[k]], *y = xyz + 3 * idx[m[k]], z[3];
+                    for (int a = 0; a < 3; a++) {
+                        double sh = tf[4 * a + 3];
+                        z[a] = sh == 0 ? y[a] : y[a] == c->dom_lo[a] && sh > 0 ? c->dom_hi[a]
+                                              : y[a] == c->dom_hi[a] && sh < 0 ? c->dom_lo[a]
+                                                                               : y[a] + sh;
+                    }
+                    if (memcmp(x, z, sizeof z) != 0) {
+                        memcpy(x, z, sizeof z);
+                        moved[idx[s[k]]] = 1;
+                        changed = 1;
+                    }
+                }
+                gmshFree(s);
+                gmshFree(m);
+                gmshFree(tf);
+            }
+            gmshFree(dt);
+        }
+    }
+    for (size_t i = 0; i < nn && st == RVE_OK; i++)
+        if (moved[i]) {
+            gmshModelMeshSetNode(ntag[i], xyz + 3 * i, 3, NULL, 0, &ierr);
+            if (ierr)
+                st = gmsh_error(err, "moving a periodic node");
+        }
+done:
+    free(idx);
+    free(moved);
+    gmshFree(ntag);
+    gmshFree(xyz);
+    return st;
 }
 
 /* Gather nodes and elements from gmsh. */
@@ -485,6 +654,8 @@ rve_status rve_cx_mesh(const rve_cx *c, const rve_mesh_opts *o, double cl,
     }
     if (st == RVE_OK)
         st = add_physicals(c, &sm, err);
+    if (st == RVE_OK && c->fper)
+        st = set_periodic(c, &sm, err);
     if (st == RVE_OK) {
         gmshOptionSetNumber("Mesh.MeshSizeMax", cl, &ierr);
         gmshOptionSetNumber("Mesh.MeshSizeFromCurvature", 0, &ierr);
@@ -512,8 +683,17 @@ rve_status rve_cx_mesh(const rve_cx *c, const rve_mesh_opts *o, double cl,
         if (ierr)
             st = gmsh_error(err, "making second-order elements");
     }
+    if (st == RVE_OK && c->fper)
+        st = fix_periodic_nodes(c, err);
     if (st == RVE_OK)
         st = extract(c, &sm, o->order, m, err);
+    for (int a = 0; a < 3; a++) {
+        m->lo[a] = c->dom_lo[a];
+        m->hi[a] = c->dom_hi[a];
+        m->periodic[a] = c->fper ? c->periodic[a] : 0;
+    }
+    if (st == RVE_OK && c->fper)
+        st = rve_mesh_pair_nodes(m, err);
     for (int f = 0; st == RVE_OK && f <= RVE_MESH_MSH22; f++)
         if (outputs && outputs[f])
             st = write_one(outputs[f], (rve_mesh_format)f, err);
@@ -524,9 +704,14 @@ rve_status rve_cx_mesh(const rve_cx *c, const rve_mesh_opts *o, double cl,
     free(sm.fsurf_off);
     free(sm.fsurf);
     free(sm.cellvol);
+    /* periodic meshes: the solver writers, which add the periodic
+     * constraints (inp) and the node masters (vtk) */
     for (int f = RVE_MESH_INP; st == RVE_OK && f < RVE_MESH_NFORMATS; f++)
         if (outputs && outputs[f])
-            st = rve_mesh_write(m, outputs[f], (rve_mesh_format)f, err);
+            st = m->npairs == 0 ? rve_mesh_write(m, outputs[f], (rve_mesh_format)f, err)
+                                : rve_mesh_write_solver(m, outputs[f],
+                                                        f == RVE_MESH_INP ? RVE_SOLVER_ABAQUS : RVE_SOLVER_VTK,
+                                                        NULL, err);
     if (st != RVE_OK || !out)
         rve_mesh_free(m);
     else
