@@ -3,6 +3,11 @@
 #define RVE_PACK_INTERNAL_H
 
 #include <rve/pack.h>
+#include <rve/dist.h>
+
+/* The body as a shape of rve/dist.h: in its own frame (t NULL), or posed
+ * and translated by t.  Polytopes point to b->v (not copied). */
+void pack_body_shape(const rve_pack_body *b, const double t[3], rve_shape *s);
 
 /* Support point of the body in its own frame, direction d in its own frame. */
 void pack_local_support(const rve_pack_body *b, const double d[3], double s[3]);
