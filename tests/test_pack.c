@@ -201,6 +201,64 @@ START_TEST(test_shapes_volume)
 }
 END_TEST
 
+/* Issue 21: one support function per shape.  The pack body's support must be
+ * the distance kernel's (a shape built here from the same parameters and
+ * pose), else a wall check and GJK could disagree about the same surface. */
+START_TEST(test_support_is_dist_support)
+{
+    rve_pack_rng r;
+    rve_pack_rng_seed(&r, 21);
+    rve_err e;
+    double cube[24];
+    for (int k = 0; k < 8; k++)
+        for (int a = 0; a < 3; a++)
+            cube[3 * k + a] = ((k >> a) & 1) ? 0.5 + 0.3 * a : -0.5;
+    for (int kind = 0; kind < 5; kind++) {
+        rve_pack_body b;
+        rve_shape s;
+        const double o[3] = {0, 0, 0};
+        switch (kind) {
+        case 0:
+            ck_assert_int_eq(rve_pack_body_sphere(&b, 0.7, &e), RVE_OK);
+            rve_shape_sphere(&s, o, 0.7);
+            break;
+        case 1:
+            ck_assert_int_eq(rve_pack_body_ellipsoid(&b, 1, 0.6, 0.3, &e), RVE_OK);
+            rve_shape_ellipsoid(&s, 1, 0.6, 0.3);
+            break;
+        case 2:
+            ck_assert_int_eq(rve_pack_body_superquadric(&b, 1, 0.7, 0.4, 4, 3, &e), RVE_OK);
+            rve_shape_superquadric(&s, 1, 0.7, 0.4, 4, 3);
+            break;
+        case 3:
+            ck_assert_int_eq(rve_pack_body_superquadric(&b, 0.5, 1, 2, 10, 2.5, &e), RVE_OK);
+            rve_shape_superquadric(&s, 0.5, 1, 2, 10, 2.5);
+            break;
+        default:
+            ck_assert_int_eq(rve_pack_body_poly(&b, 8, cube, &e), RVE_OK);
+            ck_assert_int_eq(b.nv, 8);
+            rve_shape_polytope(&s, b.v, b.nv, NULL);
+            break;
+        }
+        rve_pack_rng_quat(&r, b.q);
+        b.x[0] = 1.5;
+        b.x[1] = -2;
+        b.x[2] = 0.25;
+        rve_shape_set_pose(&s, b.x, b.q);
+        for (int t = 0; t < 200; t++) {
+            double d[3] = {rve_pack_rng_normal(&r), rve_pack_rng_normal(&r), rve_pack_rng_normal(&r)};
+            double p1[3], p2[3];
+            rve_pack_body_support(&b, d, p1);
+            rve_shape_support(&s, d, p2);
+            for (int a = 0; a < 3; a++)
+                ck_assert_msg(fabs(p1[a] - p2[a]) <= 1e-14 * 4, "shape %d: pack %.17g dist %.17g", kind, p1[a],
+                              p2[a]);
+        }
+        rve_pack_body_free(&b);
+    }
+}
+END_TEST
+
 /* Support points: on the surface and maximal against dense surface samples. */
 START_TEST(test_support)
 {
@@ -283,8 +341,13 @@ START_TEST(test_broad_phase_all_pairs)
         rve_err e;
         for (int i = 0; i < n; i++) {
             ck_assert_int_eq(rve_pack_body_sphere(&s->b[i], 0.2 + rve_pack_rng_uniform(&r), &e), RVE_OK);
+            /* periodic positions are not always wrapped (the soft relaxation
+             * moves bodies freely): every other periodic set has bodies up to
+             * two boxes away */
+            int unwrapped = s->periodic && rep % 4 == 3;
             for (int k = 0; k < 3; k++)
-                s->b[i].x[k] = s->L[k] * rve_pack_rng_uniform(&r);
+                s->b[i].x[k] = s->L[k] * (rve_pack_rng_uniform(&r) +
+                                          (unwrapped ? (int)(rve_pack_rng_next(&r) % 5) - 2 : 0));
         }
         double margin = 0.3 * rve_pack_rng_uniform(&r);
         rve_pack_pair *p = NULL;
@@ -846,6 +909,7 @@ int main(void)
     tcase_add_test(tc, test_uniform_quaternions);
     tcase_add_test(tc, test_shapes_volume);
     tcase_add_test(tc, test_support);
+    tcase_add_test(tc, test_support_is_dist_support);
     tcase_add_test(tc, test_broad_phase_all_pairs);
     tcase_add_test(tc, test_lattice_metrics);
     tcase_add_test(tc, test_sat_oracle);

@@ -349,6 +349,87 @@ void rve_contact_witness(const rve_polyhedron *A, const rve_polyhedron *B, const
                          rve_contact *c);
 
 
+/* ====================== compound bodies: the intrinsic hierarchy (issue 22) */
+/* A non-convex body as a union of convex pieces (Montanari 2017, section
+ * 3.3): a binary tree of bounding spheres over the pieces, in the body frame,
+ * and pair queries that walk both trees nearest first, prune node pairs whose
+ * spheres are farther apart than the best piece distance found so far, and
+ * run GJK (distance, intersection) or GJK-TD/EPA (penetration) on the
+ * surviving piece pairs only.  Read-only after creation; queries are
+ * allocation-free and re-entrant (the per-pair state is the caller's cache). */
+typedef struct {
+    double pos[3];  /* world position of the body origin */
+    double quat[4]; /* unit quaternion (w, x, y, z), body -> world */
+} rve_pose;
+
+typedef struct rve_compound rve_compound;
+
+/* Pieces are convex shapes in the body frame (their own pose places them in
+ * it); they are copied, polytope vertices included (graphs are dropped). */
+rve_status rve_compound_alloc(rve_compound **out, const rve_shape *pieces, size_t n, rve_err *err);
+/* Pieces given as polyhedra (their vertices, body frame). */
+rve_status rve_compound_alloc_polyhedra(rve_compound **out, const rve_polyhedron *const *pieces, size_t n,
+                                        rve_err *err);
+void rve_compound_free(rve_compound *c);
+size_t rve_compound_npieces(const rve_compound *c);
+/* Bounding sphere of the whole body (tree root), body frame. */
+void rve_compound_bound(const rve_compound *c, double centre[3], double *radius);
+/* Piece k posed in the world by the body pose. */
+void rve_compound_piece(const rve_compound *c, const rve_pose *pose, size_t k, rve_shape *out);
+
+/* Per-pair state kept by the caller between queries (spatial coherence):
+ * the last closest piece pair and its GJK simplex, tried first and warm-
+ * started; the last distance and poses, for the bound of Eq. 3.14
+ * (d - largest displacement of A - largest displacement of B <= new d). */
+typedef struct {
+    int valid;
+    size_t ia, ib;
+    rve_gjk_simplex warm;
+    rve_pose pa, pb;
+    double d;
+} rve_compound_cache;
+void rve_compound_cache_init(rve_compound_cache *c);
+
+typedef struct {
+    double d;              /* distance (0 when overlapping) */
+    double p[3], q[3];     /* witnesses on A and on B (world) */
+    size_t ia, ib;         /* the piece pair realising it */
+    rve_gjk_status status; /* of that pair's GJK */
+    long gjk_calls;        /* piece-pair kernel calls */
+    long node_tests;       /* bounding-sphere tests */
+    int cached;            /* intersect: 1 when Eq. 3.14 proved separation (d: the bound) */
+} rve_compound_result;
+
+/* Distance between two compounds: the minimum over all piece pairs, exact
+ * as GJK is (pruning only drops pairs provably farther than the minimum).
+ * cache may be NULL. */
+rve_status rve_compound_dist(const rve_compound *A, const rve_pose *pa, const rve_compound *B,
+                             const rve_pose *pb, rve_compound_cache *cache, rve_compound_result *out,
+                             rve_err *err);
+/* 1 when some piece pair overlaps or touches, 0 when separated, -1 for
+ * invalid poses.  With a valid cache (filled by rve_compound_dist) a
+ * positive bound of Eq. 3.14 answers 0 without any GJK call.  stats (may be
+ * NULL) gets the counters and, on 1, the first overlapping pair. */
+int rve_compound_intersect(const rve_compound *A, const rve_pose *pa, const rve_compound *B,
+                           const rve_pose *pb, const rve_compound_cache *cache, rve_compound_result *stats);
+
+typedef struct {
+    rve_contact c; /* conventions of the contact kernels (s < 0: -depth, n from A to B) */
+    size_t ia, ib; /* piece pair */
+} rve_compound_contact;
+/* Penetration: every overlapping piece pair through rve_contact_epa;
+ * deepest gets the smallest s (the deepest piece-pair contact).  all (may
+ * be NULL) receives up to max_all contacts, *nall (may be NULL) their
+ * number (may exceed max_all).  Separated bodies: s = distance, n the unit
+ * witness direction, *nall = 0.  RVE_ECAP when EPA hit its cap on a pair
+ * (results are the best estimates). */
+rve_status rve_compound_penetration(const rve_compound *A, const rve_pose *pa, const rve_compound *B,
+                                    const rve_pose *pb, const rve_epa_opts *opts,
+                                    rve_compound_contact *deepest, rve_compound_contact *all,
+                                    size_t max_all, size_t *nall, rve_compound_result *stats,
+                                    rve_err *err);
+
+
 #ifdef __cplusplus
 }
 #endif

@@ -74,3 +74,14 @@ tests_test_dist_smooth_SOURCES = tests/test_dist_smooth.c tests/dist_oracle.h te
 tests_test_dist_smooth_CFLAGS = $(TEST_CFLAGS)
 tests_test_dist_smooth_LDADD = $(TEST_LIBS) $(QHULL_LIBS)
 dist_check_SCRIPTS += tests/test_dist_cli.sh
+
+# compound bodies: the intrinsic hierarchy (issue 22)
+librve_la_SOURCES += src/dist/compound.c
+check_PROGRAMS += tests/test_compound
+tests_test_compound_SOURCES = tests/test_compound.c
+tests_test_compound_CFLAGS = $(TEST_CFLAGS)
+tests_test_compound_LDADD = $(TEST_LIBS)
+BENCH_PROGS += bench/bench_compound
+bench_bench_compound_SOURCES = bench/bench_compound.c
+bench_bench_compound_CFLAGS = $(AM_CFLAGS) -O2
+bench_bench_compound_LDADD = librve.la -lm

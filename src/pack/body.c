@@ -1,9 +1,10 @@
-/* Bodies of a grain set: shapes, volumes, support functions, hulls (qhull). */
+/* Bodies of a grain set: shapes, volumes, support functions (those of
+ * rve/dist.h), hulls (rve_polyhedron). */
 #include "config.h"
 #include <rve/pack.h>
 #include "pack/pack_internal.h"
 #include "util/vec3.h"
-#include <libqhull_r/qhull_ra.h>
+#include <rve/dist.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,212 +77,44 @@ rve_status rve_pack_body_superquadric(rve_pack_body *b, double a, double bb, dou
     return RVE_OK;
 }
 
-/* ------------------------------------------------------------- qhull */
-typedef struct {
-    int nv;
-    double *v;     /* hull vertices */
-    int nt;
-    int *tri;      /* 3*nt indices into v, outward orientation */
-    double volume;
-    double centroid[3];
-    int nf;
-    double *fn;    /* distinct facet normals */
-} hull3;
-
-static void hull3_free(hull3 *h)
-{
-    free(h->v);
-    free(h->tri);
-    free(h->fn);
-    memset(h, 0, sizeof *h);
-}
-
-/* Largest |det| of tetrahedra spanned by extreme points: a cheap flatness test. */
-static double spread_volume(int n, const double *p, double *scale)
-{
-    /* p0 = first point, p1 farthest from p0, p2 farthest from line, p3 farthest from plane */
-    const double *p0 = p;
-    int i1 = 0;
-    double best = -1;
-    for (int i = 0; i < n; i++) {
-        double d = v3_dist2(p + 3 * i, p0);
-        if (d > best) { best = d; i1 = i; }
-    }
-    *scale = sqrt(best);
-    if (best <= 0)
-        return 0;
-    double e1[3];
-    v3_sub(e1, p + 3 * i1, p0);
-    int i2 = 0;
-    best = -1;
-    double nrm[3];
-    for (int i = 0; i < n; i++) {
-        double w[3], c[3];
-        v3_sub(w, p + 3 * i, p0);
-        v3_cross(c, e1, w);
-        double d = v3_norm2(c);
-        if (d > best) { best = d; i2 = i; }
-    }
-    double e2[3];
-    v3_sub(e2, p + 3 * i2, p0);
-    v3_cross(nrm, e1, e2);
-    double vmax = 0;
-    for (int i = 0; i < n; i++) {
-        double w[3];
-        v3_sub(w, p + 3 * i, p0);
-        double d = fabs(v3_dot(w, nrm));
-        if (d > vmax) vmax = d;
-    }
-    return vmax;
-}
-
-static rve_status hull3_build(int n, const double *pts, hull3 *h, rve_err *err)
-{
-    memset(h, 0, sizeof *h);
-    if (n < 4)
-        return rve_err_set(err, RVE_EDATA, NULL, "polyhedron needs at least 4 vertices, got %d", n);
-    for (int i = 0; i < 3 * n; i++)
-        if (!isfinite(pts[i]))
-            return rve_err_set(err, RVE_EDATA, NULL, "polyhedron vertex %d is not finite", i / 3 + 1);
-    double scale;
-    double vol6 = spread_volume(n, pts, &scale);
-    if (!(vol6 > 1e-12 * scale * scale * scale))
-        return rve_err_set(err, RVE_EDATA, NULL, "polyhedron is flat or degenerate (no volume)");
-    coordT *cp = malloc(sizeof(coordT) * 3 * (size_t)n);
-    if (!cp)
-        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-    for (int i = 0; i < 3 * n; i++)
-        cp[i] = pts[i];
-    FILE *devnull = fopen("/dev/null", "w");
-    qhT qh_qh;
-    qhT *qh = &qh_qh;
-    qh_zero(qh, devnull);
-    char opts[] = "qhull Qt";
-    int code = qh_new_qhull(qh, 3, n, cp, False, opts, NULL, devnull);
-    rve_status st = RVE_OK;
-    if (code) {
-        st = rve_err_set(err, RVE_EDATA, NULL, "polyhedron hull failed (qhull error %d)", code);
-        goto done;
-    }
-    int *map = malloc(sizeof(int) * (size_t)n);
-    h->v = malloc(sizeof(double) * 3 * (size_t)n);
-    h->tri = malloc(sizeof(int) * 3 * (size_t)qh->num_facets);
-    h->fn = malloc(sizeof(double) * 3 * (size_t)qh->num_facets);
-    if (!map || !h->v || !h->tri || !h->fn) {
-        free(map);
-        st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-        goto done;
-    }
-    for (int i = 0; i < n; i++)
-        map[i] = -1;
-    vertexT *vertex, **vertexp;
-    facetT *facet;
-    FORALLvertices {
-        int id = qh_pointid(qh, vertex->point);
-        if (id >= 0 && id < n && map[id] < 0) {
-            map[id] = h->nv;
-            v3_copy(h->v + 3 * h->nv, pts + 3 * id);
-            h->nv++;
-        }
-    }
-    FORALLfacets {
-        int k = 0, ids[3] = {0, 0, 0};
-        FOREACHvertex_(facet->vertices) {
-            if (k < 3)
-                ids[k] = map[qh_pointid(qh, vertex->point)];
-            k++;
-        }
-        if (k != 3 || ids[0] < 0 || ids[1] < 0 || ids[2] < 0)
-            continue;
-        /* Orient outward with the facet normal. */
-        double e1[3], e2[3], c[3];
-        v3_sub(e1, h->v + 3 * ids[1], h->v + 3 * ids[0]);
-        v3_sub(e2, h->v + 3 * ids[2], h->v + 3 * ids[0]);
-        v3_cross(c, e1, e2);
-        double nn[3] = {facet->normal[0], facet->normal[1], facet->normal[2]};
-        if (v3_dot(c, nn) < 0) {
-            int t = ids[1];
-            ids[1] = ids[2];
-            ids[2] = t;
-        }
-        memcpy(h->tri + 3 * h->nt, ids, sizeof ids);
-        h->nt++;
-        /* distinct normals (triangles of one merged facet share theirs) */
-        double un[3];
-        v3_copy(un, nn);
-        if (v3_normalize(un) > 0) {
-            int dup = 0;
-            for (int k2 = 0; k2 < h->nf && !dup; k2++)
-                if (v3_dot(un, h->fn + 3 * k2) > 1 - 1e-12)
-                    dup = 1;
-            if (!dup) {
-                v3_copy(h->fn + 3 * h->nf, un);
-                h->nf++;
-            }
-        }
-    }
-    free(map);
-    /* Volume and centroid from tetrahedra on a point inside (vertex mean). */
-    double o[3] = {0, 0, 0};
-    for (int i = 0; i < h->nv; i++)
-        v3_add(o, o, h->v + 3 * i);
-    v3_scale(o, o, 1.0 / h->nv);
-    double vol = 0, cen[3] = {0, 0, 0};
-    for (int t = 0; t < h->nt; t++) {
-        const double *a = h->v + 3 * h->tri[3 * t], *b = h->v + 3 * h->tri[3 * t + 1],
-                     *c = h->v + 3 * h->tri[3 * t + 2];
-        double ea[3], eb[3], ec[3], cr[3];
-        v3_sub(ea, a, o);
-        v3_sub(eb, b, o);
-        v3_sub(ec, c, o);
-        v3_cross(cr, eb, ec);
-        double dv = fabs(v3_dot(ea, cr)) / 6.0;
-        vol += dv;
-        for (int k = 0; k < 3; k++)
-            cen[k] += dv * (o[k] + a[k] + b[k] + c[k]) / 4.0;
-    }
-    if (!(vol > 0)) {
-        st = rve_err_set(err, RVE_EDATA, NULL, "polyhedron has no volume");
-        goto done;
-    }
-    h->volume = vol;
-    v3_scale(h->centroid, cen, 1.0 / vol);
-done:
-    qh_freeqhull(qh, !qh_ALL);
-    int curlong, totlong;
-    qh_memfreeshort(qh, &curlong, &totlong);
-    if (devnull)
-        fclose(devnull);
-    free(cp);
-    if (st != RVE_OK)
-        hull3_free(h);
-    return st;
-}
-
+/* ------------------------------------------------------------- hulls */
+/* The one hull of the library (rve_polyhedron_alloc, qhull with coplanar
+ * facets merged): the pack body keeps its vertices, face normals, volume and
+ * centroid. */
 rve_status rve_pack_body_poly(rve_pack_body *b, int nv, const double *pts, rve_err *err)
 {
     body_init(b, RVE_PACK_POLY);
-    hull3 h;
-    rve_status st = hull3_build(nv, pts, &h, err);
+    if (nv < 4)
+        return rve_err_set(err, RVE_EDATA, NULL, "polyhedron needs at least 4 vertices, got %d", nv);
+    rve_polyhedron *P = NULL;
+    rve_status st = rve_polyhedron_alloc(&P, pts, (size_t)nv, err);
     if (st != RVE_OK)
         return st;
-    b->nv = h.nv;
-    b->v = h.v;
-    h.v = NULL;
-    v3_copy(b->x, h.centroid);
+    b->v = malloc(sizeof(double) * 3 * P->nv);
+    b->fn = malloc(sizeof(double) * 3 * P->nf + 1);
+    if (!b->v || !b->fn) {
+        rve_polyhedron_free(P);
+        rve_pack_body_free(b);
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    }
+    b->nv = (int)P->nv;
+    v3_copy(b->x, P->centroid);
     double r2 = 0;
     for (int i = 0; i < b->nv; i++) {
-        v3_sub(b->v + 3 * i, b->v + 3 * i, h.centroid);
-        double d = v3_norm2(b->v + 3 * i);
-        if (d > r2)
-            r2 = d;
+        v3_sub(b->v + 3 * i, P->v + 3 * i, P->centroid);
+        r2 = fmax(r2, v3_norm2(b->v + 3 * i));
     }
+    /* coplanar facets are merged by the hull: one normal per face */
+    b->nf = (int)P->nf;
+    for (int f = 0; f < b->nf; f++)
+        v3_copy(b->fn + 3 * f, P->plane + 4 * f);
     b->rbound = sqrt(r2);
-    b->volume = h.volume;
-    b->nf = h.nf;
-    b->fn = h.fn;
-    h.fn = NULL;
-    hull3_free(&h);
+    b->volume = P->volume;
+    rve_polyhedron_free(P);
+    if (!(b->volume > 0)) {
+        rve_pack_body_free(b);
+        return rve_err_set(err, RVE_EDATA, NULL, "polyhedron has no volume");
+    }
     return RVE_OK;
 }
 
@@ -334,69 +167,29 @@ void rve_pack_body_vertex(const rve_pack_body *b, int k, double out[3])
     v3_add(out, r, b->x);
 }
 
-/* Maximiser of g.w on the unit n-norm ball (dual exponent m = n/(n-1)). */
-static double nball_support(double g0, double g1, double n, double w[2])
+void pack_body_shape(const rve_pack_body *b, const double t[3], rve_shape *s)
 {
-    double m = n / (n - 1.0);
-    double a0 = fabs(g0), a1 = fabs(g1);
-    double s = fmax(a0, a1);
-    if (s == 0) {
-        w[0] = w[1] = 0;
-        return 0;
+    static const double o[3] = {0, 0, 0};
+    switch (b->shape) {
+    case RVE_PACK_SPHERE: rve_shape_sphere(s, o, b->a[0]); break;
+    case RVE_PACK_ELLIPSOID: rve_shape_ellipsoid(s, b->a[0], b->a[1], b->a[2]); break;
+    case RVE_PACK_SUPERQUADRIC: rve_shape_superquadric(s, b->a[0], b->a[1], b->a[2], b->n1, b->n2); break;
+    case RVE_PACK_POLY: rve_shape_polytope(s, b->v, b->nv, NULL); break;
     }
-    double h = s * pow(pow(a0 / s, m) + pow(a1 / s, m), 1.0 / m);
-    w[0] = copysign(pow(a0 / h, m - 1.0), g0);
-    w[1] = copysign(pow(a1 / h, m - 1.0), g1);
-    return h;
+    if (t) {
+        double pos[3];
+        v3_add(pos, b->x, t);
+        rve_shape_set_pose(s, pos, b->q);
+    }
 }
 
+/* One support function per shape: the distance kernels' (rve_shape_support),
+ * so that wall checks, soft contacts and GJK see the same surface. */
 void pack_local_support(const rve_pack_body *b, const double d[3], double s[3])
 {
-    switch (b->shape) {
-    case RVE_PACK_SPHERE: {
-        double n = v3_norm(d);
-        if (n > 0)
-            v3_scale(s, d, b->a[0] / n);
-        else
-            v3_set(s, b->a[0], 0, 0);
-        break;
-    }
-    case RVE_PACK_ELLIPSOID: {
-        double t[3] = {b->a[0] * b->a[0] * d[0], b->a[1] * b->a[1] * d[1], b->a[2] * b->a[2] * d[2]};
-        double n = sqrt(v3_dot(t, d));
-        if (n > 0)
-            v3_scale(s, t, 1.0 / n);
-        else
-            v3_set(s, b->a[0], 0, 0);
-        break;
-    }
-    case RVE_PACK_SUPERQUADRIC: {
-        double wxy[2], wz[2];
-        double h2 = nball_support(b->a[0] * d[0], b->a[1] * d[1], b->n2, wxy);
-        nball_support(h2, b->a[2] * d[2], b->n1, wz);
-        if (h2 == 0 && d[2] == 0) {
-            v3_set(s, b->a[0], 0, 0);
-            break;
-        }
-        s[0] = b->a[0] * wz[0] * wxy[0];
-        s[1] = b->a[1] * wz[0] * wxy[1];
-        s[2] = b->a[2] * wz[1];
-        break;
-    }
-    case RVE_PACK_POLY: {
-        int best = 0;
-        double bd = -INFINITY;
-        for (int i = 0; i < b->nv; i++) {
-            double t = v3_dot(b->v + 3 * i, d);
-            if (t > bd) {
-                bd = t;
-                best = i;
-            }
-        }
-        v3_copy(s, b->v + 3 * best);
-        break;
-    }
-    }
+    rve_shape sh;
+    pack_body_shape(b, NULL, &sh);
+    rve_shape_support(&sh, d, s);
 }
 
 void rve_pack_body_support(const rve_pack_body *b, const double d[3], double out[3])
@@ -492,24 +285,24 @@ static int body_surface(const rve_pack_body *b, int id, mesh_acc *m, rve_err *er
             return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
         for (int k = 0; k < b->nv; k++)
             rve_pack_body_vertex(b, k, w + 3 * k);
-        hull3 h;
-        rve_status st = hull3_build(b->nv, w, &h, err);
+        rve_polyhedron *P = NULL;
+        rve_status st = rve_polyhedron_alloc(&P, w, (size_t)b->nv, err);
         free(w);
         if (st != RVE_OK)
             return st;
         int base = (int)m->np;
-        for (int k = 0; k < h.nv; k++)
-            if (acc_point(m, h.v + 3 * k) < 0) {
-                hull3_free(&h);
-                return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-            }
-        for (int t = 0; t < h.nt; t++)
-            if (acc_tri(m, base + h.tri[3 * t], base + h.tri[3 * t + 1], base + h.tri[3 * t + 2], id) < 0) {
-                hull3_free(&h);
-                return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-            }
-        hull3_free(&h);
-        return RVE_OK;
+        int bad = 0;
+        for (size_t k = 0; k < P->nv && !bad; k++)
+            bad = acc_point(m, P->v + 3 * k) < 0;
+        /* faces are convex polygons, counter-clockwise from outside: fans */
+        for (size_t f = 0; f < P->nf && !bad; f++) {
+            const size_t *fv = P->fvert + P->fstart[f];
+            size_t nf = P->fstart[f + 1] - P->fstart[f];
+            for (size_t k = 1; k + 1 < nf && !bad; k++)
+                bad = acc_tri(m, base + (int)fv[0], base + (int)fv[k], base + (int)fv[k + 1], id) < 0;
+        }
+        rve_polyhedron_free(P);
+        return bad ? rve_err_set(err, RVE_ENOMEM, NULL, "out of memory") : RVE_OK;
     }
     /* Parametric surface: eta in [-pi/2, pi/2] (nlat rows), omega in [0, 2pi). */
     const int nlat = 10, nlon = 20;

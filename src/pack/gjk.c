@@ -6,23 +6,6 @@
 #include "util/vec3.h"
 #include <math.h>
 
-static void pack_body_shape(const rve_pack_body *b, const double t[3], rve_shape *s)
-{
-    double pos[3];
-    v3_add(pos, b->x, t);
-    switch (b->shape) {
-    case RVE_PACK_SPHERE: {
-        double o[3] = {0, 0, 0};
-        rve_shape_sphere(s, o, b->a[0]);
-        break;
-    }
-    case RVE_PACK_ELLIPSOID: rve_shape_ellipsoid(s, b->a[0], b->a[1], b->a[2]); break;
-    case RVE_PACK_SUPERQUADRIC: rve_shape_superquadric(s, b->a[0], b->a[1], b->a[2], b->n1, b->n2); break;
-    case RVE_PACK_POLY: rve_shape_polytope(s, b->v, b->nv, NULL); break;
-    }
-    rve_shape_set_pose(s, pos, b->q);
-}
-
 rve_status pack_gjk_separation(const rve_pack_body *A, const rve_pack_body *B, const double t[3],
                                double *sep, int *overlap)
 {

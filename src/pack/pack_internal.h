@@ -3,6 +3,11 @@
 #define RVE_PACK_INTERNAL_H
 
 #include <rve/pack.h>
+#include <rve/dist.h>
+
+/* The body as a shape of rve/dist.h: in its own frame (t NULL), or posed
+ * and translated by t.  Polytopes point to b->v (not copied). */
+void pack_body_shape(const rve_pack_body *b, const double t[3], rve_shape *s);
 
 /* Support point of the body in its own frame, direction d in its own frame. */
 void pack_local_support(const rve_pack_body *b, const double d[3], double s[3]);
@@ -41,5 +46,76 @@ double pack_wall_clearance(const rve_pack_body *b, const double L[3]);
 
 /* Wrap positions into [0,L) (periodic sets). */
 void pack_wrap(rve_pack_set *s);
+
+/* ------------------------------------------------ the grid (grid.c) */
+/* One uniform grid over bounding spheres, with periodic images; bodies are
+ * inserted and removed one at a time.  Small periodic boxes (fewer than 3
+ * cells on an axis) fall back to a list of all bodies and all images. */
+typedef struct {
+    const rve_pack_set *s;
+    int nc[3];
+    int brute;
+    int m[3];          /* image range for brute mode */
+    int *cell_of;      /* cell of each body, -1 when not inserted */
+    int *fl;           /* image offset floor(x / L) of each body at insertion */
+    int **items;
+    int *cnt, *cap;
+    int *inserted;     /* brute mode: list of inserted bodies */
+    int ninserted;
+    size_t ncell;
+} pack_grid;
+
+/* A candidate: body j seen through the image shift*L. */
+typedef struct {
+    int j;
+    int shift[3];
+} pack_cand;
+
+/* reach: largest centre distance a query must see (2 rmax + margin).  -1 on ENOMEM. */
+int pack_grid_init(pack_grid *g, const rve_pack_set *s, double reach);
+void pack_grid_free(pack_grid *g);
+void pack_grid_cell(const pack_grid *g, const double x[3], int c[3], int f[3]);
+int pack_grid_insert(pack_grid *g, int i);
+void pack_grid_remove(pack_grid *g, int i);
+/* Body i moved from old: re-file it if its cell changed.  -1 on ENOMEM. */
+int pack_grid_moved(pack_grid *g, int i, const double old[3]);
+/* Candidates near a body of bounding radius R at x (excluding `self` at zero
+ * shift): |x_j + shift L - x| <= R + R_j + margin.  -1 on ENOMEM. */
+int pack_grid_query(const pack_grid *g, const double x[3], double R, double margin, int self,
+                    pack_cand **out, int *n, int *cap);
+
+/* ------------------------------------- state shared by the algorithms */
+typedef struct {
+    rve_pack_set *s;
+    const rve_pack_params *p;
+    rve_pack_result *res;
+    rve_err *err;
+    rve_pack_rng rng;
+    double t0;
+    rve_pack_body *orig;  /* bodies at unit scale (sizes as given) */
+    double *lam;          /* current scale of each body */
+    double vsolid;        /* at unit scale */
+    double rmax;          /* largest unit-scale bounding radius */
+    double rmean;
+} pack_ctx;
+
+/* pack.c */
+void pack_set_scale(pack_ctx *c, int i, double lam);
+int pack_out_of_time(const pack_ctx *c);
+void pack_report(pack_ctx *c, double frac, double target, const char *extra);
+double pack_current_fraction(const pack_ctx *c);
+void pack_random_rotation(rve_pack_rng *r, double maxang, double dq[4]);
+void pack_quat_mul(double r[4], const double a[4], const double b[4]);
+void pack_wrap_body(const rve_pack_set *s, rve_pack_body *b);
+/* Minimum separation of body i (current pose) to the candidates; stops at
+ * the first separation <= stop. */
+rve_status pack_min_sep(pack_ctx *c, int i, const pack_cand *cd, int n, double stop, double *out,
+                        long *calls);
+/* rsa.c: place all bodies (current scale) without overlap, largest first. */
+rve_status pack_rsa(pack_ctx *c, double gap);
+/* soft.c: compression with soft-contact relaxation, then exact opening. */
+rve_status pack_soft(pack_ctx *c, double target);
+/* mc.c: hard-particle Monte Carlo growth. */
+rve_status pack_mc(pack_ctx *c, double lam_target, int open_ended);
 
 #endif
