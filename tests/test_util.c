@@ -115,15 +115,22 @@ START_TEST(test_afile_failures)
     ck_assert_ptr_null(rve_afile_open(path, 0, &e));
     ck_assert_int_eq(e.code, RVE_EIO);
     ck_assert_str_eq(e.file, path);
-    /* Target is a folder: rename fails at commit, the temporary is removed. */
+    /* Target is a folder: refused at open, naming it; no temporary made. */
     snprintf(path, sizeof path, "%s/adir", tmpdir);
     ck_assert_int_eq(mkdir(path, 0700), 0);
-    rve_afile *af = rve_afile_open(path, 0, &e);
-    ck_assert_ptr_nonnull(af);
-    fprintf(rve_afile_fp(af), "data");
-    ck_assert_int_eq(rve_afile_commit(af, &e), RVE_EIO);
+    ck_assert_ptr_null(rve_afile_open(path, 0, &e));
+    ck_assert_int_eq(e.code, RVE_EIO);
+    ck_assert_str_eq(e.file, path);
     ck_assert_int_eq(count_entries(tmpdir), 1); /* only adir */
     rmdir(path);
+    /* A device is written in place as a stream: /dev/full fails at commit. */
+    if (access("/dev/full", W_OK) == 0) {
+        rve_afile *af = rve_afile_open("/dev/full", 0, &e);
+        ck_assert_ptr_nonnull(af);
+        fprintf(rve_afile_fp(af), "data");
+        ck_assert_int_eq(rve_afile_commit(af, &e), RVE_EIO);
+        ck_assert_str_eq(e.file, "/dev/full");
+    }
     /* Full device: the write error is caught at commit, nothing is left. */
     if (access("/dev/full", W_OK) == 0) {
         FILE *f = fopen("/dev/full", "w");
@@ -136,6 +143,142 @@ START_TEST(test_afile_failures)
 }
 END_TEST
 
+/* Oracle of file contents: read with stdio, independent of the layer. */
+static int file_is(const char *path, const char *want)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    char buf[256];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return strcmp(buf, want) == 0;
+}
+
+static void write_plain(const char *path, const char *s)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(s, f);
+    fclose(f);
+}
+
+START_TEST(test_afile_mode_and_links)
+{
+    make_tmpdir();
+    char path[512], link[512];
+    rve_err e;
+    struct stat st;
+    /* an existing 0600 target stays 0600 */
+    snprintf(path, sizeof path, "%s/secret.txt", tmpdir);
+    write_plain(path, "old");
+    ck_assert_int_eq(chmod(path, 0600), 0);
+    ck_assert_int_eq(rve_write_file_atomic(path, "new", 3, &e), RVE_OK);
+    ck_assert_int_eq(stat(path, &st), 0);
+    ck_assert_int_eq(st.st_mode & 0777, 0600);
+    ck_assert(file_is(path, "new"));
+    /* a symbolic link is followed: the file it names is replaced */
+    snprintf(link, sizeof link, "%s/link.txt", tmpdir);
+    ck_assert_int_eq(symlink("secret.txt", link), 0);
+    ck_assert_int_eq(rve_write_file_atomic(link, "via link", 8, &e), RVE_OK);
+    ck_assert_int_eq(lstat(link, &st), 0);
+    ck_assert(S_ISLNK(st.st_mode));
+    ck_assert(file_is(path, "via link"));
+    /* both name one file; a new name beside them does not */
+    ck_assert_int_eq(rve_path_same_file(link, path), 1);
+    char fresh[512], fresh2[512];
+    snprintf(fresh, sizeof fresh, "%s/new.txt", tmpdir);
+    snprintf(fresh2, sizeof fresh2, "%s/../%s/new.txt", tmpdir, strrchr(tmpdir, '/') + 1);
+    ck_assert_int_eq(rve_path_same_file(fresh, path), 0);
+    ck_assert_int_eq(rve_path_same_file(fresh, fresh2), 1); /* not yet existing, same name */
+    ck_assert_int_eq(rve_path_same_file("-", "-"), 0);
+    unlink(link);
+    unlink(path);
+    ck_assert_int_eq(count_entries(tmpdir), 0);
+    rmdir(tmpdir);
+}
+END_TEST
+
+START_TEST(test_afile_transaction)
+{
+    make_tmpdir();
+    char a[512], b[512], sub[512], c[512];
+    rve_err e;
+    snprintf(a, sizeof a, "%s/a.txt", tmpdir);
+    snprintf(b, sizeof b, "%s/b.txt", tmpdir);
+    snprintf(sub, sizeof sub, "%s/sub", tmpdir);
+    snprintf(c, sizeof c, "%s/sub/c.txt", tmpdir);
+    write_plain(a, "old a");
+    int live0 = rve_afile_live_temporaries();
+    /* abort: the earlier file is untouched, no temporary, the new folder gone */
+    rve_afile_txn_begin();
+    ck_assert_int_eq(rve_write_file_atomic(a, "new a", 5, &e), RVE_OK);
+    ck_assert(file_is(a, "old a")); /* staged, not yet renamed */
+    ck_assert(file_is(rve_afile_staged_path(a), "new a"));
+    ck_assert_int_eq(rve_afile_txn_mkdir(sub, &e), RVE_OK);
+    ck_assert_int_eq(rve_write_file_atomic(c, "c", 1, &e), RVE_OK);
+    ck_assert_int_eq(rve_afile_live_temporaries(), live0 + 2);
+    rve_afile_txn_abort();
+    ck_assert(file_is(a, "old a"));
+    ck_assert_int_eq(access(sub, F_OK), -1);
+    ck_assert_int_eq(count_entries(tmpdir), 1);
+    ck_assert_int_eq(rve_afile_live_temporaries(), live0);
+    /* commit: all renamed together */
+    rve_afile_txn_begin();
+    ck_assert_int_eq(rve_write_file_atomic(a, "new a", 5, &e), RVE_OK);
+    ck_assert_int_eq(rve_write_file_atomic(b, "b", 1, &e), RVE_OK);
+    ck_assert_int_eq(access(b, F_OK), -1);
+    ck_assert_int_eq(rve_afile_txn_commit(&e), RVE_OK);
+    ck_assert_int_eq(rve_afile_txn_active(), 0);
+    ck_assert(file_is(a, "new a"));
+    ck_assert(file_is(b, "b"));
+    ck_assert_str_eq(rve_afile_staged_path(a), a);
+    ck_assert_int_eq(count_entries(tmpdir), 2);
+    ck_assert_int_eq(rve_afile_live_temporaries(), live0);
+    unlink(a);
+    unlink(b);
+    rmdir(tmpdir);
+}
+END_TEST
+
+START_TEST(test_afile_external)
+{
+    make_tmpdir();
+    char path[512];
+    rve_err e;
+    snprintf(path, sizeof path, "%s/mesh.msh", tmpdir);
+    rve_afile *af = rve_afile_open_external(path, ".msh", &e);
+    ck_assert_ptr_nonnull(af);
+    const char *tmp = rve_afile_tmp_path(af);
+    ck_assert(rve_path_has_ext(tmp, ".msh")); /* the writer picks the format from it */
+    write_plain(tmp, "$EndElements\n");
+    ck_assert_int_eq(rve_afile_commit(af, &e), RVE_OK);
+    ck_assert(file_is(path, "$EndElements\n"));
+    ck_assert_int_eq(count_entries(tmpdir), 1);
+    unlink(path);
+    rmdir(tmpdir);
+}
+END_TEST
+
+START_TEST(test_read_cap)
+{
+    /* an endless input stops at the cap with a clear error */
+    rve_err e;
+    char *buf = NULL;
+    size_t n = 0;
+    setenv("RVE_READ_MAX", "100000", 1);
+    ck_assert_int_eq(rve_read_cap(), 100000);
+    if (access("/dev/zero", R_OK) == 0) {
+        ck_assert_int_eq(rve_read_file("/dev/zero", &buf, &n, &e), RVE_EDATA);
+        ck_assert_ptr_null(buf);
+        ck_assert_ptr_nonnull(strstr(e.msg, "read limit"));
+        ck_assert_int_eq(rve_read_text_file("/dev/zero", &buf, &e), RVE_EDATA);
+        ck_assert_ptr_nonnull(strstr(e.msg, "NUL byte at offset 0"));
+    }
+    unsetenv("RVE_READ_MAX");
+}
+END_TEST
 
 START_TEST(test_read_text_file)
 {
@@ -283,6 +426,10 @@ static Suite *util_suite(void)
     tcase_add_test(tc, test_afile_commit);
     tcase_add_test(tc, test_afile_abort_leaves_nothing);
     tcase_add_test(tc, test_afile_failures);
+    tcase_add_test(tc, test_afile_mode_and_links);
+    tcase_add_test(tc, test_afile_transaction);
+    tcase_add_test(tc, test_afile_external);
+    tcase_add_test(tc, test_read_cap);
     tcase_add_test(tc, test_read_text_file);
     tcase_add_test(tc, test_json_escape);
     tcase_add_test(tc, test_json_writer);

@@ -71,6 +71,46 @@ void rve_afile_abort(rve_afile *af);
 /* Write a whole buffer atomically. */
 rve_status rve_write_file_atomic(const char *path, const void *data, size_t n, rve_err *err);
 
+/* Details of the discipline (docs/reliability.md):
+ * - an existing target keeps its permission bits; a symbolic link is followed
+ *   (the file it names is replaced, not the link);
+ * - a target that exists and is not a regular file (device, FIFO) and "-"
+ *   (standard output) are written in place as streams; their commit checks
+ *   the flush and the close.
+ * For a writer that wants a file name rather than a FILE (gmsh): the
+ * temporary is rve_afile_tmp_path(af), named with the given suffix (gmsh
+ * picks the format from it); commit fsyncs it (or copies it into a stream
+ * target).  The caller checks that the writer finished the file. */
+rve_afile *rve_afile_open_external(const char *path, const char *suffix, rve_err *err);
+const char *rve_afile_tmp_path(const rve_afile *af);
+
+/* Process-wide transaction, for programs (the rve command uses it around
+ * every subcommand): after rve_afile_txn_begin, rve_afile_commit leaves the
+ * complete, fsync'ed temporary in place, and rve_afile_txn_commit renames
+ * them all at the end; rve_afile_txn_abort removes them (and the folders made
+ * by rve_afile_txn_mkdir, when empty).  Not thread-safe: open and commit
+ * files from one thread.  rve_afile_staged_path(path) names the temporary
+ * holding path's staged content (path itself when none), for reading an
+ * output back before the end. */
+void rve_afile_txn_begin(void);
+int rve_afile_txn_active(void);
+rve_status rve_afile_txn_commit(rve_err *err);
+void rve_afile_txn_abort(void);
+const char *rve_afile_staged_path(const char *path);
+rve_status rve_afile_txn_mkdir(const char *dir, rve_err *err);
+
+/* Install handlers of SIGINT, SIGTERM and SIGHUP that remove every live
+ * temporary (a fixed, async-signal-safe registry) and _exit(128 + signal).
+ * For programs; a library user with its own handlers can leave it. */
+void rve_afile_signals_install(void);
+/* Temporaries created and not yet renamed or removed (for tests). */
+int rve_afile_live_temporaries(void);
+
+/* 1 when a and b name the same file: same st_dev and st_ino after following
+ * links when both exist, the same canonical path when neither does yet.
+ * Standard output "-" and devices never clash. */
+int rve_path_same_file(const char *a, const char *b);
+
 /* -------------------------------------------------------------------- JSON */
 /* A streaming writer that inserts commas and escapes strings. Nesting depth
  * is bounded by RVE_JSON_DEPTH; deeper nesting is ignored (and reported by
@@ -156,6 +196,9 @@ void rve_progress_render(const rve_progress *p, double now, char *buf, size_t n)
 /* Path helpers. */
 const char *rve_path_ext(const char *path);      /* ".tif" or "" */
 int rve_path_has_ext(const char *path, const char *ext); /* case-insensitive */
+/* Reads stop with RVE_EDATA beyond this many bytes (2 GiB; environment
+ * RVE_READ_MAX overrides it), so that /dev/zero or an endless pipe ends. */
+size_t rve_read_cap(void);
 /* Read a whole file into a malloc'd buffer (NUL-terminated); *n = size. */
 rve_status rve_read_file(const char *path, char **buf, size_t *n, rve_err *err);
 /* Read a whole text file ("-": standard input); a NUL byte inside is an

@@ -100,3 +100,20 @@ void cli_debug(const cli_common *c, const char *fmt, ...)
     cli_vprint(fmt, ap);
     va_end(ap);
 }
+
+int cli_check_paths(const cli_command *cmd, const char *const *in, int nin,
+                    const char *const *out, int nout)
+{
+    for (int i = 0; i < nout; i++) {
+        if (!out[i])
+            continue;
+        for (int k = 0; k < nin; k++)
+            if (in[k] && rve_path_same_file(out[i], in[k]))
+                return cli_usage_error(cmd, "output '%s' is the input '%s': it would be overwritten",
+                                       out[i], in[k]);
+        for (int k = 0; k < i; k++)
+            if (out[k] && rve_path_same_file(out[i], out[k]))
+                return cli_usage_error(cmd, "outputs '%s' and '%s' are the same file", out[k], out[i]);
+    }
+    return 0;
+}

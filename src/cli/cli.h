@@ -17,6 +17,15 @@ extern const cli_command cli_cmd_fit, cli_cmd_gen, cli_cmd_reg, cli_cmd_mesh, cl
     cli_cmd_tess, cli_cmd_raster, cli_cmd_stat, cli_cmd_compare, cli_cmd_convert, cli_cmd_dist,
     cli_cmd_contact, cli_cmd_pack;
 
+/* rve fit as rve run calls it: argv[0] "fit", then only fit options (those
+ * that set outputs are refused, messages name rve run); the fit writes
+ * tess, history and the report folder, and its JSON summary into json. */
+typedef struct {
+    const char *tess, *history, *report;
+    FILE *json;
+} cli_fit_outputs;
+int cli_fit_main(int argc, char **argv, const cli_fit_outputs *to);
+
 /* Options every subcommand accepts. */
 typedef struct {
     rve_verbosity verbosity;
@@ -58,6 +67,11 @@ int cli_usage_error(const cli_command *cmd, const char *fmt, ...)
     ;
 /* Print an rve_err as "rve SUB: FILE: MSG" and return its exit code (1 or 2). */
 int cli_fail(const cli_command *cmd, const rve_err *err);
+/* Refuse (usage error, returns 2) an output that is the same file as an
+ * input or as another output (rve_path_same_file); 0 when all are distinct.
+ * NULL entries are skipped.  Call before any work. */
+int cli_check_paths(const cli_command *cmd, const char *const *in, int nin,
+                    const char *const *out, int nout);
 /* "rve SUB: not implemented yet (issue #N)"; returns 2. */
 int cli_not_implemented(const cli_command *cmd, int issue);
 

@@ -187,6 +187,8 @@ static int run(int argc, char **argv)
     const char *in = synth ? NULL : argv[optind], *out = argv[argc - 1];
     if (rve_map_format_from_path(out) == RVE_MAP_AUTO)
         return cli_usage_error(cmd, "%s: unknown output format (expected .tif, .tiff, .tesr or .raw)", out);
+    if (cli_check_paths(cmd, &in, 1, &out, 1))
+        return 2;
     cli_common_apply(&com);
     rve_err err;
     rve_err_clear(&err);

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 static int run(int argc, char **argv);
+static int fit_main(int argc, char **argv, const cli_fit_outputs *to);
 
 const cli_command cli_cmd_fit = {
     "fit", "fit a Laguerre tessellation to a grain map",
@@ -222,8 +223,9 @@ static rve_status slice_png(const char *path, const rve_map *m, const int32_t *a
 
 static rve_status write_report(const char *dir, const rve_map *m, const rve_fit_result *r, rve_err *err)
 {
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-        return rve_err_set(err, RVE_EIO, dir, "cannot create the report folder: %s", strerror(errno));
+    /* a folder this run creates is removed again if the run fails */
+    if (rve_afile_txn_mkdir(dir, err) != RVE_OK)
+        return err->code;
     size_t nvox = (size_t)m->nx * m->ny * m->nz;
     int32_t *assign = malloc(nvox * sizeof(int32_t));
     if (!assign)
@@ -265,6 +267,20 @@ static rve_status write_report(const char *dir, const rve_map *m, const rve_fit_
 
 static int run(int argc, char **argv)
 {
+    return fit_main(argc, argv, NULL);
+}
+
+int cli_fit_main(int argc, char **argv, const cli_fit_outputs *to)
+{
+    return fit_main(argc, argv, to);
+}
+
+/* to != NULL: rve run's fit, whose outputs are fixed (options that would
+ * move or drop them are refused) and whose summary goes to to->json. */
+static int fit_main(int argc, char **argv, const cli_fit_outputs *to)
+{
+    /* messages name `rve run` when it parses its --fit-options */
+    const cli_command *me = to ? &cli_cmd_run : &cli_cmd_fit;
     static const struct option lopts[] = {
         CLI_COMMON_LONG,
         {"output", required_argument, NULL, 'o'},
@@ -297,13 +313,20 @@ static int run(int argc, char **argv)
     long lv;
     double dv;
     while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT "o:", lopts, NULL)) != -1) {
-        int c = cli_common_option(&cc, &cli_cmd_fit, opt, optarg);
+        if (to && opt == 'h')
+            return cli_usage_error(me, "--fit-options: --help is no fit option; see rve help fit");
+        int c = cli_common_option(&cc, me, opt, optarg);
         if (c == 1)
             continue;
         if (c == 2)
             return 0;
         if (c < 0)
             return 2;
+        if (to && (opt == 'o' || opt == OPT_HISTORY || opt == OPT_REPORT || opt == OPT_NOREPORT))
+            return cli_usage_error(me, "--fit-options: %s would move an output of rve run; "
+                                   "its outputs are fixed (see rve help run)",
+                                   opt == 'o' ? "-o" : opt == OPT_HISTORY ? "--history"
+                                   : opt == OPT_REPORT ? "--report" : "--no-report");
         switch (opt) {
         case 'o': out = optarg; break;
         case OPT_HISTORY: hist = optarg; break;
@@ -311,37 +334,37 @@ static int run(int argc, char **argv)
         case OPT_NOREPORT: noreport = 1; break;
         case OPT_RES:
             if (rve_parse_int_range(optarg, 1, 64, &lv) != RVE_OK)
-                return cli_usage_error(&cli_cmd_fit, "--res: expected an integer from 1 to 64, got '%s'", optarg);
+                return cli_usage_error(me, "--res: expected an integer from 1 to 64, got '%s'", optarg);
             fo.res = (int)lv;
             break;
         case OPT_TOL:
             if (rve_parse_double(optarg, &dv) != RVE_OK || dv < 0)
-                return cli_usage_error(&cli_cmd_fit, "--tol: expected a number >= 0, got '%s'", optarg);
+                return cli_usage_error(me, "--tol: expected a number >= 0, got '%s'", optarg);
             fo.tol = dv;
             break;
         case OPT_SWEEPS:
             if (rve_parse_int_range(optarg, 0, 100000, &lv) != RVE_OK)
-                return cli_usage_error(&cli_cmd_fit, "--sweeps: expected an integer from 0 to 100000, got '%s'", optarg);
+                return cli_usage_error(me, "--sweeps: expected an integer from 0 to 100000, got '%s'", optarg);
             fo.max_sweeps = (int)lv;
             break;
         case OPT_EVALS:
             if (rve_parse_int_range(optarg, 5, 100000, &lv) != RVE_OK)
-                return cli_usage_error(&cli_cmd_fit, "--evals: expected an integer from 5 to 100000, got '%s'", optarg);
+                return cli_usage_error(me, "--evals: expected an integer from 5 to 100000, got '%s'", optarg);
             fo.max_evals = (int)lv;
             break;
         case OPT_POLISH:
             if (rve_parse_int_range(optarg, 0, 100000, &lv) != RVE_OK)
-                return cli_usage_error(&cli_cmd_fit, "--polish: expected an integer from 0 to 100000, got '%s'", optarg);
+                return cli_usage_error(me, "--polish: expected an integer from 0 to 100000, got '%s'", optarg);
             fo.polish = (int)lv;
             break;
         case OPT_CLASSIFY:
             if (rve_parse_int_range(optarg, 0, 100000, &lv) != RVE_OK)
-                return cli_usage_error(&cli_cmd_fit, "--classify: expected an integer from 0 to 100000, got '%s'", optarg);
+                return cli_usage_error(me, "--classify: expected an integer from 0 to 100000, got '%s'", optarg);
             fo.classify = (int)lv;
             break;
         case OPT_MAXTIME:
             if (rve_parse_double(optarg, &dv) != RVE_OK || dv <= 0)
-                return cli_usage_error(&cli_cmd_fit, "--max-time: expected seconds > 0, got '%s'", optarg);
+                return cli_usage_error(me, "--max-time: expected seconds > 0, got '%s'", optarg);
             fo.max_seconds = dv;
             break;
         case OPT_SUB:
@@ -350,11 +373,11 @@ static int run(int argc, char **argv)
             else if (!strcmp(optarg, "johnson"))
                 fo.sub = RVE_FIT_SUB_JOHNSON;
             else
-                return cli_usage_error(&cli_cmd_fit, "--sub: expected sv or johnson, got '%s'", optarg);
+                return cli_usage_error(me, "--sub: expected sv or johnson, got '%s'", optarg);
             break;
         case OPT_VSIZE:
             if (rve_parse_triplet(optarg, vs, 1) != RVE_OK || !(vs[0] > 0 && vs[1] > 0 && vs[2] > 0))
-                return cli_usage_error(&cli_cmd_fit, "--voxel-size: expected one or three positive numbers, got '%s'", optarg);
+                return cli_usage_error(me, "--voxel-size: expected one or three positive numbers, got '%s'", optarg);
             have_vs = 1;
             break;
         case OPT_RAW: {
@@ -362,7 +385,7 @@ static int run(int argc, char **argv)
             int nv = 0;
             if (rve_parse_list(optarg, v, 4, &nv) != RVE_OK || nv < 3 || v[0] < 1 || v[1] < 1 || v[2] < 1 ||
                 (nv == 4 && v[3] != 1 && v[3] != 2 && v[3] != 4))
-                return cli_usage_error(&cli_cmd_fit, "--raw: expected NX,NY,NZ[,BYTES], got '%s'", optarg);
+                return cli_usage_error(me, "--raw: expected NX,NY,NZ[,BYTES], got '%s'", optarg);
             raw.nx = (int)v[0];
             raw.ny = (int)v[1];
             raw.nz = (int)v[2];
@@ -370,13 +393,23 @@ static int run(int argc, char **argv)
             have_raw = 1;
             break;
         }
-        default: return cli_bad_option(&cli_cmd_fit, argc, argv);
+        default: return cli_bad_option(me, argc, argv);
         }
     }
     if (optind != argc - 1)
-        return cli_usage_error(&cli_cmd_fit, optind >= argc ? "missing the grain map" : "expected one grain map");
-    if (!out)
-        return cli_usage_error(&cli_cmd_fit, "missing -o OUT.tess");
+        return cli_usage_error(me, optind >= argc ? "missing the grain map" : "expected one grain map");
+    if (to) {
+        out = to->tess;
+        hist = to->history;
+        report = to->report;
+        noreport = !report;
+    }
+    if (!out || !out[0])
+        return cli_usage_error(me, "missing -o OUT.tess");
+    if (rve_path_has_ext(out, ".vtk") || rve_path_has_ext(out, ".msh") || rve_path_has_ext(out, ".tif") ||
+        rve_path_has_ext(out, ".tesr"))
+        return cli_usage_error(me, "-o %s: the fit writes a .tess tessellation (rve mesh or "
+                               "rve raster make other formats from it)", out);
     const char *mapf = argv[optind];
     cli_common_apply(&cc);
     fo.threads = rve_threads_get();
@@ -384,18 +417,33 @@ static int run(int argc, char **argv)
     rve_err err;
     rve_err_clear(&err);
     rve_map *m = NULL;
-    rve_status st = rve_map_read(mapf, have_raw ? RVE_MAP_RAW : RVE_MAP_AUTO, have_raw ? &raw : NULL, &m, &err);
-    if (st != RVE_OK)
-        return cli_fail(&cli_cmd_fit, &err);
-    if (have_vs)
-        for (int a = 0; a < 3; a++)
-            m->h[a] = vs[a];
+    rve_status st;
     char *hpath = hist ? NULL : derive(out, ".csv");
     char *rpath = report || noreport ? NULL : derive(out, "_report");
     if (!hist)
         hist = hpath;
     if (!report && !noreport)
         report = rpath;
+    if (!hist || (!report && !noreport)) {
+        rve_err_set(&err, RVE_ENOMEM, NULL, "out of memory");
+        goto fail_early;
+    }
+    {
+        const char *outs[3] = {out, hist, report};
+        int rc = cli_check_paths(me, &mapf, 1, outs, 3);
+        if (rc) {
+            rve_map_free(m);
+            free(hpath);
+            free(rpath);
+            return rc;
+        }
+    }
+    st = rve_map_read(mapf, have_raw ? RVE_MAP_RAW : RVE_MAP_AUTO, have_raw ? &raw : NULL, &m, &err);
+    if (st != RVE_OK)
+        goto fail_early;
+    if (have_vs)
+        for (int a = 0; a < 3; a++)
+            m->h[a] = vs[a];
 
     rve_progress pb;
     prog_ctx pc = {&pb, fo.max_sweeps, fo.polish};
@@ -420,9 +468,10 @@ static int run(int argc, char **argv)
                   "%d empty, %.1f s",
              r.n, r.obj_init, r.obj_final, 100 * r.acc_init, 100 * r.acc_final, 100 * r.acc_stage1,
              r.empty_cells, r.seconds);
-    if (cc.json) {
+    FILE *jout = to ? to->json : stdout;
+    if (cc.json || jout != stdout) {
         rve_json j;
-        rve_json_init(&j, stdout);
+        rve_json_init(&j, jout);
         rve_json_begin_object(&j);
         rve_json_kv_string(&j, "map", mapf);
         rve_json_kv_string(&j, "output", out);
@@ -449,7 +498,7 @@ static int run(int argc, char **argv)
         rve_json_kv_string(&j, "stopped_by", r.stopped_by == 0 ? "tolerance" : r.stopped_by == 1 ? "sweep cap" : "time cap");
         rve_json_kv_int(&j, "threads", fo.threads);
         rve_json_end_object(&j);
-        fputc('\n', stdout);
+        fputc('\n', jout);
     }
     rve_fit_result_free(&r);
     rve_map_free(m);
@@ -458,8 +507,9 @@ static int run(int argc, char **argv)
     return 0;
 fail:
     rve_fit_result_free(&r);
+fail_early:
     rve_map_free(m);
     free(hpath);
     free(rpath);
-    return cli_fail(&cli_cmd_fit, &err);
+    return cli_fail(me, &err);
 }

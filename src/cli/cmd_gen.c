@@ -308,6 +308,11 @@ static int run(int argc, char **argv)
         return cli_usage_error(&cli_cmd_gen, "--size-corr goes with --morpho");
     if (plotfile && !morpho)
         return cli_usage_error(&cli_cmd_gen, "--plot needs --morpho");
+    {
+        const char *ins[2] = {volumes, seedfile}, *outs[3] = {out, valfile, plotfile};
+        if (cli_check_paths(&cli_cmd_gen, ins, 2, outs, 3))
+            return 2;
+    }
     cli_common_apply(&com);
 
     rve_err err;

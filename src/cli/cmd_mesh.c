@@ -90,6 +90,15 @@ static int mesh_outputs(const char *out, unsigned mask, char *buf[RVE_MESH_NFORM
     int n = 0;
     for (int f = 0; f < RVE_MESH_NFORMATS; f++)
         n += (mask >> f) & 1;
+    /* several formats: OUT is a stem, and a known extension on it is dropped
+     * (-o s.msh --format msh,inp gives s.msh and s.inp, not s.msh.msh) */
+    size_t stem = strlen(out);
+    if (n > 1)
+        for (int f = 0; f < RVE_MESH_NFORMATS; f++)
+            if (stem > 4 && rve_path_has_ext(out, ext[f])) {
+                stem -= 4;
+                break;
+            }
     for (int f = 0; f < RVE_MESH_NFORMATS; f++) {
         buf[f] = NULL;
         if (!((mask >> f) & 1))
@@ -101,9 +110,9 @@ static int mesh_outputs(const char *out, unsigned mask, char *buf[RVE_MESH_NFORM
         if (n == 1 && rve_path_has_ext(out, ext[f]))
             snprintf(buf[f], len, "%s", out);
         else if (f == RVE_MESH_MSH22 && ((mask >> RVE_MESH_MSH41) & 1))
-            snprintf(buf[f], len, "%s-v22.msh", out);
+            snprintf(buf[f], len, "%.*s-v22.msh", (int)stem, out);
         else
-            snprintf(buf[f], len, "%s%s", out, ext[f]);
+            snprintf(buf[f], len, "%.*s%s", (int)stem, out, ext[f]);
     }
     return 0;
 }
@@ -227,6 +236,8 @@ static int run(int argc, char **argv)
                : rve_path_has_ext(out, ".vtk") ? 1u << RVE_MESH_VTK
                                                : 1u << RVE_MESH_MSH41;
     const char *in = seedfile ? seedfile : argv[optind];
+    if (strcmp(out, "-") == 0 && (mask & (mask - 1)))
+        return cli_usage_error(cmd, "-o -: standard output takes one format only");
     cli_common_apply(&com);
     o.threads = com.threads > 0 ? com.threads : 1;
     o.verbose = com.verbosity >= RVE_VERBOSE;
@@ -240,7 +251,9 @@ static int run(int argc, char **argv)
     rve_tess *t = NULL;
     int *ids = NULL;
     rve_mesh *m = NULL;
-    int rc = 0;
+    int rc = cli_check_paths(cmd, &in, 1, (const char *const *)paths, RVE_MESH_NFORMATS);
+    if (rc)
+        goto done;
     if ((seedfile ? seeds_tess(in, L, per, &t, &err) : rve_tess_read_tess(in, &t, &ids, &err)) != RVE_OK) {
         if (!err.file[0])
             snprintf(err.file, sizeof err.file, "%s", in);

@@ -216,6 +216,11 @@ static int run(int argc, char **argv)
         return cli_usage_error(cmd, "missing -o OUT");
     if (have_domain && fraction > 0)
         return cli_usage_error(cmd, "--domain and --fraction exclude each other");
+    {
+        const char *outs[2] = {out, vtk};
+        if (cli_check_paths(cmd, &bodies_path, 1, outs, 2))
+            return 2;
+    }
     rve_pack_method method;
     if (strcmp(method_s, "auto") == 0)
         method = RVE_PACK_AUTO;

@@ -73,6 +73,9 @@ static int run(int argc, char **argv)
     if (rve_map_format_from_path(out) == RVE_MAP_AUTO)
         return cli_usage_error(cmd, "%s: unknown output format (use .tif, .tesr or .raw)", out);
     const char *tpath = argv[optind];
+    const char *ins[2] = {tpath, like};
+    if (cli_check_paths(cmd, ins, 2, &out, 1))
+        return 2;
     cli_common_apply(&com);
 
     rve_err err;

@@ -164,7 +164,14 @@ static int run(int argc, char **argv)
         return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
     if (!out)
         return cli_usage_error(cmd, "missing the output file (-o OUT.tess)");
+    if (rve_path_has_ext(out, ".vtk") || rve_path_has_ext(out, ".msh") || rve_path_has_ext(out, ".inp") ||
+        rve_path_has_ext(out, ".tif") || rve_path_has_ext(out, ".tesr"))
+        return cli_usage_error(cmd, "-o %s: rve reg writes a .tess tessellation (rve mesh makes "
+                               ".msh, .inp and .vtk from it)", out);
     const char *in = argv[optind];
+    const char *ins[2] = {in, mpath};
+    if (cli_check_paths(cmd, ins, 2, &out, 1))
+        return 2;
     cli_common_apply(&com);
     rve_err err;
     rve_err_clear(&err);

@@ -80,25 +80,32 @@ static int parse_formats(const char *s, unsigned *mask)
     return *mask ? 0 : -1;
 }
 
-/* Run `rve fit` in this process with stdout captured into json_path. */
+/* Run the fit of cli_fit_main on MAP with the user's --fit-options (split at
+ * blanks, any number of them) and the outputs of rve run; its summary is
+ * staged into json_path like every other output. */
 static int run_fit(const char *map, const char *dir, const char *extra, const cli_common *com,
                    const char *json_path)
 {
-    char tess[4096], csv[4096], rep[4096], thr[32];
-    snprintf(tess, sizeof tess, "%s/fit.tess", dir);
-    snprintf(csv, sizeof csv, "%s/fit.csv", dir);
-    snprintf(rep, sizeof rep, "%s/fit_report", dir);
-    char *args[64];
+    size_t plen = strlen(dir) + 32;
+    char *tess = malloc(plen), *csv = malloc(plen), *rep = malloc(plen), thr[32];
+    size_t cap = 16 + (extra ? strlen(extra) / 2 + 1 : 0);
+    char **args = malloc(cap * sizeof *args);
+    char *copy = extra ? strdup(extra) : NULL;
+    rve_err err;
+    rve_err_clear(&err);
+    int rc = 1;
+    rve_afile *jf = NULL;
+    if (!tess || !csv || !rep || !args || (extra && !copy)) {
+        rve_err_set(&err, RVE_ENOMEM, NULL, "out of memory");
+        rc = cli_fail(&cli_cmd_run, &err);
+        goto done;
+    }
+    snprintf(tess, plen, "%s/fit.tess", dir);
+    snprintf(csv, plen, "%s/fit.csv", dir);
+    snprintf(rep, plen, "%s/fit_report", dir);
     int n = 0;
     args[n++] = (char *)"fit";
     args[n++] = (char *)map;
-    args[n++] = (char *)"-o";
-    args[n++] = tess;
-    args[n++] = (char *)"--history";
-    args[n++] = csv;
-    args[n++] = (char *)"--report";
-    args[n++] = rep;
-    args[n++] = (char *)"--json";
     if (com->verbosity == RVE_QUIET)
         args[n++] = (char *)"-q";
     if (com->verbosity == RVE_VERBOSE)
@@ -108,30 +115,31 @@ static int run_fit(const char *map, const char *dir, const char *extra, const cl
         args[n++] = (char *)"-j";
         args[n++] = thr;
     }
-    char *copy = extra ? strdup(extra) : NULL, *save = NULL;
+    char *save = NULL;
     if (copy)
-        for (char *tok = strtok_r(copy, " \t", &save); tok && n < 62; tok = strtok_r(NULL, " \t", &save))
-            args[n++] = tok;
+        for (char *tok = strtok_r(copy, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save))
+            args[n++] = tok; /* at most strlen / 2 + 1 tokens: cap suffices */
     args[n] = NULL;
-    fflush(stdout);
-    int saved = dup(STDOUT_FILENO);
-    int fd = open(json_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (saved < 0 || fd < 0) {
-        if (saved >= 0)
-            close(saved);
-        if (fd >= 0)
-            close(fd);
-        free(copy);
-        fprintf(stderr, "rve run: %s: cannot write: %s\n", json_path, strerror(errno));
-        return 1;
+    jf = rve_afile_open(json_path, 0, &err);
+    if (!jf) {
+        rc = cli_fail(&cli_cmd_run, &err);
+        goto done;
     }
-    dup2(fd, STDOUT_FILENO);
-    close(fd);
-    int rc = cli_cmd_fit.run(n, args);
-    fflush(stdout);
-    dup2(saved, STDOUT_FILENO);
-    close(saved);
+    cli_fit_outputs to = {tess, csv, rep, rve_afile_fp(jf)};
+    rc = cli_fit_main(n, args, &to);
+    if (rc == 0) {
+        rve_status st = rve_afile_commit(jf, &err);
+        jf = NULL;
+        if (st != RVE_OK)
+            rc = cli_fail(&cli_cmd_run, &err);
+    }
+done:
+    rve_afile_abort(jf);
     free(copy);
+    free(args);
+    free(tess);
+    free(csv);
+    free(rep);
     return rc;
 }
 
@@ -219,16 +227,17 @@ static int run(int argc, char **argv)
         return cli_usage_error(cmd, "missing the grain map");
     if (optind + 1 < argc)
         return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
-    if (!dir)
+    if (!dir || !dir[0])
         return cli_usage_error(cmd, "missing the output folder (-o DIR)");
     const char *map = argv[optind];
+    if (rve_path_same_file(map, dir))
+        return cli_usage_error(cmd, "output folder '%s' is the input map", dir);
     cli_common_apply(&com);
     rve_err err;
     rve_err_clear(&err);
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-        rve_err_set(&err, RVE_EIO, dir, "cannot create the output folder: %s", strerror(errno));
+    /* a folder this run creates goes again if the run fails */
+    if (rve_afile_txn_mkdir(dir, &err) != RVE_OK)
         return cli_fail(cmd, &err);
-    }
     size_t plen = strlen(dir) + 64;
     char *fit_tess = malloc(plen), *fit_json = malloc(plen), *reg_tess = malloc(plen),
          *stem = malloc(plen);
@@ -256,7 +265,8 @@ static int run(int argc, char **argv)
     double tfit = rve_now() - t0;
     if (rc != 0)
         goto done; /* rve fit printed the reason */
-    if (rve_tess_read_tess(fit_tess, &t, &ids, &err) != RVE_OK) {
+    /* the outputs are committed together at the end: read the staged ones */
+    if (rve_tess_read_tess(rve_afile_staged_path(fit_tess), &t, &ids, &err) != RVE_OK) {
         rc = cli_fail(cmd, &err);
         goto done;
     }
@@ -282,7 +292,7 @@ static int run(int argc, char **argv)
          * mesh again (the file's planes decide which faces are plane surfaces) */
         rve_tess *back = NULL;
         int *ids2 = NULL;
-        if (rve_tess_read_tess(reg_tess, &back, &ids2, &err) != RVE_OK) {
+        if (rve_tess_read_tess(rve_afile_staged_path(reg_tess), &back, &ids2, &err) != RVE_OK) {
             rc = cli_fail(cmd, &err);
             goto done;
         }

@@ -83,6 +83,8 @@ static int run(int argc, char **argv)
         return cli_usage_error(cmd, "expected one grain map, got %d arguments", argc - optind);
     cli_common_apply(&com);
     const char *path = argv[optind];
+    if (cli_check_paths(cmd, &path, 1, &outpath, 1))
+        return 2;
     rve_err err;
     rve_err_clear(&err);
     rve_map *m;

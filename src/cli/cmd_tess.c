@@ -101,6 +101,7 @@ static int run(int argc, char **argv)
     if (optind < argc) return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
     if (!out) return cli_usage_error(cmd, "missing the output file (-o OUT)");
     if ((n > 0) == (seedfile != NULL)) return cli_usage_error(cmd, "give either -n N or --seeds FILE");
+    if (cli_check_paths(cmd, &seedfile, 1, &out, 1)) return 2;
     cli_common_apply(&com);
 
     rve_err err;

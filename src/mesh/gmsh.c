@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static pthread_mutex_t gmsh_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -99,34 +98,55 @@ static rve_status gmsh_error(rve_err *err, const char *what)
 
 static const char *fmt_ext[RVE_MESH_NFORMATS] = {".msh", ".msh", ".inp", ".vtk"};
 
-/* gmsh picks the format from the extension: write to NAME.rvetmpPID.EXT, then rename. */
+/* gmsh does not report every write failure (a full disk gives a truncated
+ * file and no error), so a written .msh is accepted only when it ends with
+ * the closing line of its last section, "$EndElements" (both 4.1 and 2.2
+ * end with it when only the mesh is saved). */
+static int msh_complete(const char *path)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return 0;
+    static const char tail[] = "$EndElements";
+    char buf[64];
+    int ok = 0;
+    if (fseek(fp, 0, SEEK_END) == 0) {
+        long size = ftell(fp);
+        long from = size > (long)sizeof buf - 1 ? size - (long)sizeof buf + 1 : 0;
+        if (size > 0 && fseek(fp, from, SEEK_SET) == 0) {
+            size_t n = fread(buf, 1, sizeof buf - 1, fp);
+            buf[n] = '\0';
+            while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+                buf[--n] = '\0';
+            ok = n >= sizeof tail - 1 && strcmp(buf + n - (sizeof tail - 1), tail) == 0;
+        }
+    }
+    if (ferror(fp))
+        ok = 0;
+    fclose(fp);
+    return ok;
+}
+
+/* gmsh picks the format from the extension: it writes a temporary named
+ * .NAME.XXXXXX.msh of the atomic-file layer, which commits it like any
+ * other output (rename now, or at the end of the program's transaction). */
 static rve_status write_one(const char *path, rve_mesh_format f, rve_err *err)
 {
-    size_t n = strlen(path) + 64;
-    char *tmp = malloc(n);
-    if (!tmp)
-        return rve_err_set(err, RVE_ENOMEM, path, "out of memory");
-    snprintf(tmp, n, "%s.rvetmp%ld%s", path, (long)getpid(), fmt_ext[f]);
+    rve_afile *af = rve_afile_open_external(path, fmt_ext[f], err);
+    if (!af)
+        return err ? err->code : RVE_EIO;
     int ierr = 0;
     gmshOptionSetNumber("Mesh.MshFileVersion", f == RVE_MESH_MSH22 ? 2.2 : 4.1, &ierr);
     gmshOptionSetNumber("Mesh.Binary", 0, &ierr);
     gmshOptionSetNumber("Mesh.SaveAll", 0, &ierr);
-    gmshWrite(tmp, &ierr);
-    FILE *fp = ierr ? NULL : fopen(tmp, "rb");
-    if (fp) {
-        /* gmsh does not report every write failure: check that the file is complete. */
-        int ok = fseek(fp, 0, SEEK_END) == 0 && ftell(fp) > 0;
-        fclose(fp);
-        if (ok) {
-            if (rename(tmp, path) == 0) {
-                free(tmp);
-                return RVE_OK;
-            }
-        }
+    ierr = 0;
+    gmshWrite(rve_afile_tmp_path(af), &ierr);
+    if (ierr || !msh_complete(rve_afile_tmp_path(af))) {
+        rve_afile_abort(af);
+        return rve_err_set(err, RVE_EIO, path, "cannot write the mesh: %s",
+                           ierr ? "gmsh reported an error" : "the file is incomplete (disk full?)");
     }
-    unlink(tmp);
-    free(tmp);
-    return rve_err_set(err, RVE_EIO, path, "cannot write the mesh");
+    return rve_afile_commit(af, err);
 }
 
 /* ------------------------------------------------------------- building */
