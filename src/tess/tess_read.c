@@ -161,7 +161,7 @@ typedef struct {
     double dlo[3], dhi[3];
     int has_per, per[3];
     double perd[3];
-    int nsecver;                  /* secondary (periodic copy) vertices */
+    int nsecver, nsecedge, nsecface; /* secondary (periodic copy) vertices, edges, faces */
 } tess_file;
 
 static void tf_free(tess_file *F)
@@ -432,6 +432,10 @@ static int rd_periodicity(lexer *L, tess_file *F)
                 for (int a = 0; a < 3; a++)
                     if (!lx_int(L, -1, 1, &sh, "**periodicity *vertex: shift")) return 0;
             }
+        } else if (lx_is(tok, len, "*edge") || lx_is(tok, len, "*face")) {
+            int *cnt = tok[1] == 'e' ? &F->nsecedge : &F->nsecface;
+            if (!lx_count(L, 0, cnt, "**periodicity: count")) return 0;
+            lx_skip_values(L);
         } else {
             lx_skip_values(L);
         }
@@ -876,13 +880,15 @@ static rve_tess *build_periodic(lexer *L, tess_file *F)
         if (!find_vertex(K, t->nver, x, P, tol)) bad = v;
     }
     free(K);
-    if (bad >= 0 || F->nver - F->nsecver != t->nver) {
+    if (bad >= 0 || F->nver - F->nsecver != t->nver || F->nedge - F->nsecedge != t->nedge ||
+        F->nface - F->nsecface != t->nface) {
         char m[200];
         if (bad >= 0)
             snprintf(m, sizeof m, "vertex %d is not a vertex of the cells rebuilt from the seeds (regularised?)", bad + 1);
         else
-            snprintf(m, sizeof m, "%d primary vertices, but the cells rebuilt from the seeds have %d",
-                     F->nver - F->nsecver, t->nver);
+            snprintf(m, sizeof m, "%d / %d / %d primary vertices / edges / faces, the cells rebuilt from the seeds "
+                     "have %d / %d / %d", F->nver - F->nsecver, F->nedge - F->nsecedge, F->nface - F->nsecface,
+                     t->nver, t->nedge, t->nface);
         rve_tess_free(t);
         return lx_fail(L, RVE_EDATA, "periodic tessellation: %s", m), NULL;
     }
