@@ -285,7 +285,8 @@ rve_status rve_tess_write_tess(rve_tess *t, const char *path, const int *ids, rv
  * Periodic ("3 periodic" or a **periodicity section): the cells are
  * rebuilt from the seeds with rve_tess_build, and every file vertex must
  * lie, modulo the period, within 1e-9 (relative to the box) of a rebuilt
- * vertex and the number of primary vertices must match (RVE_EDATA
+ * vertex and the numbers of primary vertices, edges and faces must be
+ * the rebuilt ones (RVE_EDATA
  * otherwise: e.g. a regularised periodic file is refused).
  * *ids (if not NULL) receives a malloc'd array of the cell ids. */
 rve_status rve_tess_read_tess(const char *path, rve_tess **out, int **ids, rve_err *err);

@@ -178,256 +178,323 @@ static int data_format(const char *s, int *bytes, int *big)
         goto fail;                                        \
     } while (0)
 
+/* State of one .tesr reading, shared by its section readers (each returns
+ * 0 with err set on failure; tesr_rd_free releases what is held). */
+typedef struct {
+    tk t;
+    const char *name, *dir;
+    rve_err *err;
+    rve_map *m;
+    uint32_t *cellid;
+    double *ori;
+    char *ori_des, *ext;
+    long ncell, dim;
+    int fmt_bytes, fmt_big, size[3];
+    double h[3], o[3];
+    size_t nori, nvox;
+    const char *data; /* external data (*file), or NULL: inline after **data */
+    size_t ndata;
+} tesr_rd;
+
+#define RFAIL(R, code, ...) return (rve_err_set((R)->err, code, (R)->name, __VA_ARGS__), 0)
+
+static void tesr_rd_free(tesr_rd *R)
+{
+    rve_map_free(R->m);
+    free(R->cellid);
+    free(R->ori);
+    free(R->ori_des);
+    free(R->ext);
+}
+
+/* ***tesr, **format (2.0 puts the data format there), **general and its
+ * optional subsections (*origin; *hasvoid and unknown ones skipped). */
+static int tesr_rd_head(tesr_rd *R, int *have_tok)
+{
+    tk *t = &R->t;
+    if (!tk_next(t) || strcmp(t->tok, "***tesr") != 0)
+        RFAIL(R, RVE_EDATA, "not a .tesr file (no ***tesr at the start)");
+    if (!tk_next(t) || strcmp(t->tok, "**format") != 0)
+        RFAIL(R, RVE_EDATA, "missing **format");
+    /* 2.2 (Neper 4.10) has the layout of 2.1; what changed is the meaning
+     * of "active"/"passive" in *ori descriptors, kept verbatim here. */
+    if (!tk_next(t) || (strcmp(t->tok, "2.0") != 0 && strcmp(t->tok, "2.1") != 0 && strcmp(t->tok, "2.2") != 0))
+        RFAIL(R, RVE_EDATA, "unsupported .tesr format '%s' (expected 2.0, 2.1 or 2.2)", t->tok);
+    if (!tk_peek_star(t)) {
+        tk_next(t);
+        if (!data_format(t->tok, &R->fmt_bytes, &R->fmt_big))
+            RFAIL(R, RVE_EDATA, "unknown data format '%s'", t->tok);
+    }
+    if (!tk_next(t) || strcmp(t->tok, "**general") != 0)
+        RFAIL(R, RVE_EDATA, "missing **general");
+    if (!tk_int(t, 1, 3, &R->dim) || R->dim < 2)
+        RFAIL(R, RVE_EDATA, "**general: dimension must be 2 or 3");
+    for (int a = 0; a < R->dim; a++) {
+        long v;
+        if (!tk_next(t))
+            RFAIL(R, RVE_EDATA, "**general: missing raster size");
+        if (rve_parse_int_range(t->tok, 1, INT_MAX, &v) != RVE_OK)
+            RFAIL(R, RVE_EDATA, "**general: bad raster size '%s' (must be a positive integer)", t->tok);
+        R->size[a] = (int)v;
+    }
+    for (int a = 0; a < R->dim; a++)
+        if (!tk_double(t, &R->h[a]) || !(R->h[a] > 0))
+            RFAIL(R, RVE_EDATA, "**general: bad voxel size '%s' (must be positive)", t->tok);
+    if (R->dim == 2)
+        R->h[2] = R->h[0];
+    *have_tok = tk_next(t);
+    while (*have_tok && t->tok[0] == '*' && t->tok[1] != '*') {
+        if (strcmp(t->tok, "*origin") == 0) {
+            for (int a = 0; a < R->dim; a++)
+                if (!tk_double(t, &R->o[a]))
+                    RFAIL(R, RVE_EDATA, "*origin: bad value '%s'", t->tok);
+        } else {
+            while (!tk_peek_star(t)) /* *hasvoid and unknown: skip their values */
+                tk_next(t);
+        }
+        *have_tok = tk_next(t);
+    }
+    return 1;
+}
+
+/* *ori: a descriptor, then every number up to the next marker. */
+static int tesr_rd_ori(tesr_rd *R)
+{
+    tk *t = &R->t;
+    if (!tk_next(t) || t->tok[0] == '*')
+        RFAIL(R, RVE_EDATA, "*ori: missing descriptor");
+    free(R->ori_des);
+    R->ori_des = strdup(t->tok);
+    free(R->ori);
+    R->ori = NULL;
+    R->nori = 0;
+    size_t cap = 0;
+    while (!tk_peek_star(t)) {
+        double v;
+        tk_next(t);
+        if (rve_parse_double(t->tok, &v) != RVE_OK)
+            RFAIL(R, RVE_EDATA, "*ori: bad value '%s'", t->tok);
+        if (R->nori == cap) {
+            cap = cap ? 2 * cap : 64;
+            double *p = realloc(R->ori, cap * sizeof *p);
+            if (!p)
+                RFAIL(R, RVE_ENOMEM, "out of memory");
+            R->ori = p;
+        }
+        R->ori[R->nori++] = v;
+    }
+    return 1;
+}
+
+/* The optional **cell section (the current token): count, *id, *ori;
+ * *seed, *crysym, *coo, *vol... skipped. */
+static int tesr_rd_cell(tesr_rd *R, int *have_tok)
+{
+    tk *t = &R->t;
+    if (!tk_peek_star(t)) {
+        if (!tk_int(t, 0, (long)RVE_MAP_LABEL_MAX, &R->ncell))
+            RFAIL(R, RVE_EDATA, "**cell: bad number of cells '%s'", t->tok);
+        if ((size_t)R->ncell > t->n) /* every id needs at least two characters */
+            RFAIL(R, RVE_EDATA, "**cell: %ld cells cannot fit in a %zu-byte file", R->ncell, t->n);
+    }
+    *have_tok = tk_next(t);
+    while (*have_tok && t->tok[0] == '*' && t->tok[1] != '*') {
+        if (strcmp(t->tok, "*id") == 0) {
+            if (R->ncell < 0)
+                RFAIL(R, RVE_EDATA, "**cell: *id without a number of cells");
+            free(R->cellid);
+            R->cellid = malloc(((size_t)R->ncell + 1) * sizeof *R->cellid);
+            if (!R->cellid)
+                RFAIL(R, RVE_ENOMEM, "out of memory");
+            R->cellid[0] = 0;
+            for (long c = 1; c <= R->ncell; c++) {
+                unsigned long long v;
+                if (!tk_next(t) || !parse_ulong(t->tok, &v))
+                    RFAIL(R, RVE_EDATA, "*id: expected %ld cell ids, bad or missing value '%s'", R->ncell, t->tok);
+                if (v > RVE_MAP_LABEL_MAX)
+                    RFAIL(R, RVE_EDATA, "*id: cell id %llu above 2^31 - 1", v);
+                R->cellid[c] = (uint32_t)v;
+            }
+        } else if (strcmp(t->tok, "*ori") == 0) {
+            if (!tesr_rd_ori(R))
+                return 0;
+        } else {
+            while (!tk_peek_star(t))
+                tk_next(t);
+        }
+        *have_tok = tk_next(t);
+    }
+    return 1;
+}
+
+/* **data's format (2.1, 2.2: here; 2.0: under **format), the size cap, and
+ * an external *file. */
+static int tesr_rd_data_head(tesr_rd *R, size_t maxvox, char *extname, size_t extcap)
+{
+    tk *t = &R->t;
+    if (!tk_peek_star(t)) {
+        size_t save = t->pos;
+        tk_next(t);
+        int b, big;
+        if (data_format(t->tok, &b, &big))
+            R->fmt_bytes = b, R->fmt_big = big;
+        else
+            t->pos = save; /* 2.0 ascii data follows directly */
+    }
+    if (R->fmt_bytes < 0)
+        RFAIL(R, RVE_EDATA, "**data: no data format (ascii, binary8, binary16, binary32)");
+    size_t nvox = (size_t)R->size[0] * (size_t)R->size[1];
+    if (nvox > maxvox / (size_t)R->size[2])
+        RFAIL(R, RVE_EDATA, "raster %dx%dx%d is too large (more than %zu voxels)", R->size[0], R->size[1],
+              R->size[2], maxvox);
+    R->nvox = nvox * (size_t)R->size[2];
+    if (tk_peek_star(t) && t->pos < t->n) {
+        size_t save = t->pos;
+        tk_next(t);
+        if (strcmp(t->tok, "*file") != 0) {
+            t->pos = save;
+            return 1;
+        }
+        if (!tk_next(t))
+            RFAIL(R, RVE_EDATA, "*file: missing file name");
+        if (!R->dir)
+            RFAIL(R, RVE_EDATA, "*file %s: external data files are not allowed here", t->tok);
+        if (t->tok[0] == '/' || !R->dir[0])
+            snprintf(extname, extcap, "%s", t->tok);
+        else
+            snprintf(extname, extcap, "%s/%s", R->dir, t->tok);
+        rve_err e2;
+        if (rve_read_file(extname, &R->ext, &R->ndata, &e2) != RVE_OK)
+            RFAIL(R, RVE_EDATA, "*file %s: cannot read the data file: %s", t->tok, e2.msg);
+        R->data = R->ext;
+    }
+    return 1;
+}
+
+/* ASCII voxel values, inline or in the external file; *mx: largest label. */
+static int tesr_rd_ascii(tesr_rd *R, uint32_t *mx)
+{
+    tk d = R->t;
+    if (R->data)
+        d = (tk){R->data, R->ndata, 0, {0}, 0};
+    for (size_t v = 0; v < R->nvox; v++) {
+        unsigned long long x;
+        if (!tk_next(&d) || d.tok[0] == '*')
+            RFAIL(R, RVE_EDATA, "**data: %zu voxel values, the header says %zu", v, R->nvox);
+        if (!parse_ulong(d.tok, &x))
+            RFAIL(R, RVE_EDATA, "**data: bad voxel value '%s' (non-negative integers only)", d.tok);
+        if (x > RVE_MAP_LABEL_MAX)
+            RFAIL(R, RVE_EDATA, "**data: label %llu above 2^31 - 1", x);
+        R->m->lab[v] = (uint32_t)x;
+        if (x > *mx)
+            *mx = (uint32_t)x;
+    }
+    if (R->data ? tk_next(&d) : !tk_peek_star(&d))
+        RFAIL(R, RVE_EDATA, "**data: more values than the %dx%dx%d voxels of the header", R->size[0], R->size[1],
+              R->size[2]);
+    return 1;
+}
+
+/* Binary voxel values, inline (right after the newline ending the header
+ * line) or the whole external file. */
+static int tesr_rd_binary(tesr_rd *R, uint32_t *mx)
+{
+    const tk *t = &R->t;
+    const char *data = R->data;
+    size_t ndata = R->ndata, need = R->nvox * (size_t)R->fmt_bytes, start = 0;
+    if (!data) {
+        size_t p = t->pos;
+        while (p < t->n && t->b[p] != '\n')
+            p++;
+        if (p >= t->n)
+            RFAIL(R, RVE_EDATA, "**data: no binary data after the header");
+        start = p + 1;
+        data = t->b;
+        ndata = t->n;
+        if (ndata - start < need)
+            RFAIL(R, RVE_EDATA, "**data: %zu bytes of binary data, the header needs %zu", ndata - start, need);
+        /* After the data: only whitespace and the next section. */
+        size_t q = start + need;
+        while (q < ndata && is_ws(data[q]))
+            q++;
+        if (q < ndata && data[q] != '*')
+            RFAIL(R, RVE_EDATA, "**data: more binary data than the %dx%dx%d voxels of the header", R->size[0],
+                  R->size[1], R->size[2]);
+    } else if (ndata != need) {
+        RFAIL(R, RVE_EDATA, "*file: %zu bytes of data, the header needs %zu (%dx%dx%d x %d bytes)", ndata, need,
+              R->size[0], R->size[1], R->size[2], R->fmt_bytes);
+    }
+    *mx = rve_map_unpack(R->m->lab, (const unsigned char *)data + start, R->nvox, R->fmt_bytes,
+                         R->fmt_bytes > 1 && R->fmt_big != host_big_endian());
+    if (*mx > RVE_MAP_LABEL_MAX)
+        RFAIL(R, RVE_EDATA, "**data: label %u above 2^31 - 1", *mx);
+    return 1;
+}
+
+/* Grid, ids and orientations (kept per cell when they match the count) into the map. */
+static int tesr_rd_finish(tesr_rd *R, uint32_t mx)
+{
+    rve_map *m = R->m;
+    for (int a = 0; a < 3; a++) {
+        m->h[a] = R->h[a];
+        m->origin[a] = R->o[a];
+    }
+    m->has_res = 1;
+    m->nlabels = mx;
+    if (R->cellid) {
+        if (mx > (uint32_t)R->ncell)
+            RFAIL(R, RVE_EDATA, "**data: label %u but **cell lists %ld cells", mx, R->ncell);
+        m->ids = malloc(((size_t)mx + 1) * sizeof *m->ids);
+        if (!m->ids)
+            RFAIL(R, RVE_ENOMEM, "out of memory");
+        memcpy(m->ids, R->cellid, ((size_t)mx + 1) * sizeof *m->ids);
+    }
+    if (R->ori && R->ncell > 0 && R->nori % (size_t)R->ncell == 0 && R->nori / (size_t)R->ncell <= 16 && mx > 0 &&
+        (uint32_t)R->ncell >= mx) {
+        m->ori_n = (int)(R->nori / (size_t)R->ncell);
+        m->ori = R->ori;
+        R->ori = NULL;
+        m->ori_des = R->ori_des;
+        R->ori_des = NULL;
+    }
+    return 1;
+}
+
 rve_status rve_map_read_tesr_mem_capped(const char *buf, size_t n, const char *name,
                                         const char *dir, size_t maxvox, rve_map **out,
                                         rve_err *err)
 {
-    tk t = {buf, n, 0, {0}, 0};
-    rve_map *m = NULL;
-    uint32_t *cellid = NULL;
-    double *ori = NULL;
-    char *ori_des = NULL;
-    char *ext = NULL;
-    long ncell = -1, dim = 0;
-    int fmt_bytes = -1, fmt_big = 0;
-    int size[3] = {1, 1, 1};
-    double h[3] = {1, 1, 1}, o[3] = {0, 0, 0};
-    size_t nori = 0;
+    tesr_rd R;
+    memset(&R, 0, sizeof R);
+    R.t = (tk){buf, n, 0, {0}, 0};
+    R.name = name, R.dir = dir, R.err = err;
+    R.ncell = -1, R.fmt_bytes = -1;
+    for (int a = 0; a < 3; a++)
+        R.size[a] = 1, R.h[a] = 1;
     *out = NULL;
-
-    if (!tk_next(&t) || strcmp(t.tok, "***tesr") != 0)
-        FAIL(RVE_EDATA, "not a .tesr file (no ***tesr at the start)");
-    if (!tk_next(&t) || strcmp(t.tok, "**format") != 0)
-        FAIL(RVE_EDATA, "missing **format");
-    /* 2.2 (Neper 4.10) has the layout of 2.1; what changed is the meaning
-     * of "active"/"passive" in *ori descriptors, kept verbatim here. */
-    if (!tk_next(&t) || (strcmp(t.tok, "2.0") != 0 && strcmp(t.tok, "2.1") != 0 && strcmp(t.tok, "2.2") != 0))
-        FAIL(RVE_EDATA, "unsupported .tesr format '%s' (expected 2.0, 2.1 or 2.2)", t.tok);
-    if (!tk_peek_star(&t)) {
-        tk_next(&t);
-        if (!data_format(t.tok, &fmt_bytes, &fmt_big))
-            FAIL(RVE_EDATA, "unknown data format '%s'", t.tok);
+    int have_tok = 0, ok = tesr_rd_head(&R, &have_tok);
+    if (ok && have_tok && strcmp(R.t.tok, "**cell") == 0)
+        ok = tesr_rd_cell(&R, &have_tok);
+    if (ok && (!have_tok || strcmp(R.t.tok, "**data") != 0)) {
+        rve_err_set(err, RVE_EDATA, name, "missing **data (found '%s')", have_tok ? R.t.tok : "end of file");
+        ok = 0;
     }
-    if (!tk_next(&t) || strcmp(t.tok, "**general") != 0)
-        FAIL(RVE_EDATA, "missing **general");
-    if (!tk_int(&t, 1, 3, &dim) || dim < 2)
-        FAIL(RVE_EDATA, "**general: dimension must be 2 or 3");
-    for (int a = 0; a < dim; a++) {
-        long v;
-        if (!tk_next(&t))
-            FAIL(RVE_EDATA, "**general: missing raster size");
-        if (rve_parse_int_range(t.tok, 1, INT_MAX, &v) != RVE_OK)
-            FAIL(RVE_EDATA, "**general: bad raster size '%s' (must be a positive integer)", t.tok);
-        size[a] = (int)v;
-    }
-    for (int a = 0; a < dim; a++)
-        if (!tk_double(&t, &h[a]) || !(h[a] > 0))
-            FAIL(RVE_EDATA, "**general: bad voxel size '%s' (must be positive)", t.tok);
-    if (dim == 2)
-        h[2] = h[0];
-    /* Optional subsections of **general, then the optional **cell. */
-    int have_tok = tk_next(&t);
-    while (have_tok && t.tok[0] == '*' && t.tok[1] != '*') {
-        if (strcmp(t.tok, "*origin") == 0) {
-            for (int a = 0; a < dim; a++)
-                if (!tk_double(&t, &o[a]))
-                    FAIL(RVE_EDATA, "*origin: bad value '%s'", t.tok);
-        } else {
-            while (!tk_peek_star(&t)) /* *hasvoid and unknown: skip their values */
-                tk_next(&t);
-        }
-        have_tok = tk_next(&t);
-    }
-    if (have_tok && strcmp(t.tok, "**cell") == 0) {
-        if (!tk_peek_star(&t)) {
-            if (!tk_int(&t, 0, (long)RVE_MAP_LABEL_MAX, &ncell))
-                FAIL(RVE_EDATA, "**cell: bad number of cells '%s'", t.tok);
-            if ((size_t)ncell > n) /* every id needs at least two characters */
-                FAIL(RVE_EDATA, "**cell: %ld cells cannot fit in a %zu-byte file", ncell, n);
-        }
-        have_tok = tk_next(&t);
-        while (have_tok && t.tok[0] == '*' && t.tok[1] != '*') {
-            if (strcmp(t.tok, "*id") == 0) {
-                if (ncell < 0)
-                    FAIL(RVE_EDATA, "**cell: *id without a number of cells");
-                free(cellid);
-                cellid = malloc(((size_t)ncell + 1) * sizeof *cellid);
-                if (!cellid)
-                    FAIL(RVE_ENOMEM, "out of memory");
-                cellid[0] = 0;
-                for (long c = 1; c <= ncell; c++) {
-                    unsigned long long v;
-                    if (!tk_next(&t) || !parse_ulong(t.tok, &v))
-                        FAIL(RVE_EDATA, "*id: expected %ld cell ids, bad or missing value '%s'", ncell, t.tok);
-                    if (v > RVE_MAP_LABEL_MAX)
-                        FAIL(RVE_EDATA, "*id: cell id %llu above 2^31 - 1", v);
-                    cellid[c] = (uint32_t)v;
-                }
-            } else if (strcmp(t.tok, "*ori") == 0) {
-                if (!tk_next(&t) || t.tok[0] == '*')
-                    FAIL(RVE_EDATA, "*ori: missing descriptor");
-                free(ori_des);
-                ori_des = strdup(t.tok);
-                free(ori);
-                ori = NULL;
-                nori = 0;
-                size_t cap = 0;
-                while (!tk_peek_star(&t)) {
-                    double v;
-                    tk_next(&t);
-                    if (rve_parse_double(t.tok, &v) != RVE_OK)
-                        FAIL(RVE_EDATA, "*ori: bad value '%s'", t.tok);
-                    if (nori == cap) {
-                        cap = cap ? 2 * cap : 64;
-                        double *p = realloc(ori, cap * sizeof *p);
-                        if (!p)
-                            FAIL(RVE_ENOMEM, "out of memory");
-                        ori = p;
-                    }
-                    ori[nori++] = v;
-                }
-            } else {
-                while (!tk_peek_star(&t)) /* *seed, *crysym, *coo, *vol...: skipped */
-                    tk_next(&t);
-            }
-            have_tok = tk_next(&t);
-        }
-    }
-    if (!have_tok || strcmp(t.tok, "**data") != 0)
-        FAIL(RVE_EDATA, "missing **data (found '%s')", have_tok ? t.tok : "end of file");
-    /* 2.1: data format here; 2.0: given under **format. */
-    if (!tk_peek_star(&t)) {
-        size_t save = t.pos;
-        tk_next(&t);
-        int b, big;
-        if (data_format(t.tok, &b, &big))
-            fmt_bytes = b, fmt_big = big;
-        else
-            t.pos = save; /* 2.0 ascii data follows directly */
-    }
-    if (fmt_bytes < 0)
-        FAIL(RVE_EDATA, "**data: no data format (ascii, binary8, binary16, binary32)");
-
-    size_t nvox = (size_t)size[0] * (size_t)size[1];
-    if (nvox > maxvox / (size_t)size[2])
-        FAIL(RVE_EDATA, "raster %dx%dx%d is too large (more than %zu voxels)", size[0], size[1],
-             size[2], maxvox);
-    nvox *= (size_t)size[2];
-    /* The data: inline, or in an external *file. */
-    const char *data = NULL;
-    size_t ndata = 0;
     char extname[4096];
-    if (tk_peek_star(&t) && t.pos < t.n) {
-        size_t save = t.pos;
-        tk_next(&t);
-        if (strcmp(t.tok, "*file") != 0) {
-            t.pos = save;
-        } else {
-            if (!tk_next(&t))
-                FAIL(RVE_EDATA, "*file: missing file name");
-            if (!dir)
-                FAIL(RVE_EDATA, "*file %s: external data files are not allowed here", t.tok);
-            if (t.tok[0] == '/' || !dir[0])
-                snprintf(extname, sizeof extname, "%s", t.tok);
-            else
-                snprintf(extname, sizeof extname, "%s/%s", dir, t.tok);
-            rve_err e2;
-            if (rve_read_file(extname, &ext, &ndata, &e2) != RVE_OK)
-                FAIL(RVE_EDATA, "*file %s: cannot read the data file: %s", t.tok, e2.msg);
-            data = ext;
-        }
+    ok = ok && tesr_rd_data_head(&R, maxvox, extname, sizeof extname);
+    if (ok && !(R.m = rve_map_alloc(R.size[0], R.size[1], R.size[2]))) {
+        rve_err_set(err, RVE_ENOMEM, name, "out of memory for a %dx%dx%d map", R.size[0], R.size[1], R.size[2]);
+        ok = 0;
     }
-    m = rve_map_alloc(size[0], size[1], size[2]);
-    if (!m)
-        FAIL(RVE_ENOMEM, "out of memory for a %dx%dx%d map", size[0], size[1], size[2]);
     uint32_t mx = 0;
-    if (fmt_bytes == 0) { /* ascii */
-        tk d = t;
-        if (data)
-            d = (tk){data, ndata, 0, {0}, 0};
-        for (size_t v = 0; v < nvox; v++) {
-            unsigned long long x;
-            if (!tk_next(&d) || d.tok[0] == '*')
-                FAIL(RVE_EDATA, "**data: %zu voxel values, the header says %zu", v, nvox);
-            if (!parse_ulong(d.tok, &x))
-                FAIL(RVE_EDATA, "**data: bad voxel value '%s' (non-negative integers only)", d.tok);
-            if (x > RVE_MAP_LABEL_MAX)
-                FAIL(RVE_EDATA, "**data: label %llu above 2^31 - 1", x);
-            m->lab[v] = (uint32_t)x;
-            if (x > mx)
-                mx = (uint32_t)x;
-        }
-        if (data ? tk_next(&d) : !tk_peek_star(&d))
-            FAIL(RVE_EDATA, "**data: more values than the %dx%dx%d voxels of the header", size[0],
-                 size[1], size[2]);
-    } else {
-        size_t need = nvox * (size_t)fmt_bytes, start = 0;
-        if (!data) {
-            /* Binary data start right after the newline ending the header line. */
-            size_t p = t.pos;
-            while (p < t.n && t.b[p] != '\n')
-                p++;
-            if (p >= t.n)
-                FAIL(RVE_EDATA, "**data: no binary data after the header");
-            start = p + 1;
-            data = t.b;
-            ndata = t.n;
-            if (ndata - start < need)
-                FAIL(RVE_EDATA, "**data: %zu bytes of binary data, the header needs %zu", ndata - start, need);
-            /* After the data: only whitespace and the next section. */
-            size_t q = start + need;
-            while (q < ndata && is_ws(data[q]))
-                q++;
-            if (q < ndata && data[q] != '*')
-                FAIL(RVE_EDATA, "**data: more binary data than the %dx%dx%d voxels of the header",
-                     size[0], size[1], size[2]);
-        } else if (ndata != need) {
-            FAIL(RVE_EDATA, "*file: %zu bytes of data, the header needs %zu (%dx%dx%d x %d bytes)",
-                 ndata, need, size[0], size[1], size[2], fmt_bytes);
-        }
-        mx = rve_map_unpack(m->lab, (const unsigned char *)data + start, nvox, fmt_bytes,
-                            fmt_bytes > 1 && fmt_big != host_big_endian());
-        if (mx > RVE_MAP_LABEL_MAX)
-            FAIL(RVE_EDATA, "**data: label %u above 2^31 - 1", mx);
+    ok = ok && (R.fmt_bytes == 0 ? tesr_rd_ascii(&R, &mx) : tesr_rd_binary(&R, &mx)) && tesr_rd_finish(&R, mx);
+    if (!ok) {
+        tesr_rd_free(&R);
+        return err ? err->code : RVE_EDATA;
     }
-    for (int a = 0; a < 3; a++) {
-        m->h[a] = h[a];
-        m->origin[a] = o[a];
-    }
-    m->has_res = 1;
-    m->nlabels = mx;
-    if (cellid) {
-        if (mx > (uint32_t)ncell)
-            FAIL(RVE_EDATA, "**data: label %u but **cell lists %ld cells", mx, ncell);
-        m->ids = malloc(((size_t)mx + 1) * sizeof *m->ids);
-        if (!m->ids)
-            FAIL(RVE_ENOMEM, "out of memory");
-        memcpy(m->ids, cellid, ((size_t)mx + 1) * sizeof *m->ids);
-    }
-    if (ori && ncell > 0 && nori % (size_t)ncell == 0 && nori / (size_t)ncell <= 16 && mx > 0) {
-        /* Orientations are kept per cell when they match the cell count. */
-        int per = (int)(nori / (size_t)ncell);
-        if ((uint32_t)ncell >= mx) {
-            m->ori_n = per;
-            m->ori = ori;
-            ori = NULL;
-            m->ori_des = ori_des;
-            ori_des = NULL;
-        }
-    }
-    free(cellid);
-    free(ori);
-    free(ori_des);
-    free(ext);
-    *out = m;
+    *out = R.m;
+    R.m = NULL;
+    tesr_rd_free(&R);
     return RVE_OK;
-fail:
-    rve_map_free(m);
-    free(cellid);
-    free(ori);
-    free(ori_des);
-    free(ext);
-    return err ? err->code : RVE_EDATA;
 }
 
 rve_status rve_map_read_tesr_mem(const char *buf, size_t n, const char *name, const char *dir,

@@ -95,6 +95,15 @@ static int lx_double(lexer *L, double *out, const char *what)
     return 1;
 }
 
+/* A count of entities that follow: each takes at least two characters, so
+ * a count beyond half the bytes left is refused before anything is
+ * allocated for it. */
+static int lx_count(lexer *L, long lo, int *out, const char *what)
+{
+    long left = (long)((L->end - L->s) / 2) + 1;
+    return lx_int(L, lo, left < INT_MAX / 8 ? left : INT_MAX / 8, out, what);
+}
+
 /* A word (not a marker) into out (at most n - 1 characters). */
 static int lx_word(lexer *L, char *out, size_t n, const char *what)
 {
@@ -152,7 +161,7 @@ typedef struct {
     double dlo[3], dhi[3];
     int has_per, per[3];
     double perd[3];
-    int nsecver;                  /* secondary (periodic copy) vertices */
+    int nsecver, nsecedge, nsecface; /* secondary (periodic copy) vertices, edges, faces */
 } tess_file;
 
 static void tf_free(tess_file *F)
@@ -210,7 +219,7 @@ static int rd_cell(lexer *L, tess_file *F)
     const char *tok;
     size_t len;
     if (F->ncell > 0) return lx_fail(L, RVE_EDATA, "%s", "two **cell sections");
-    if (!lx_int(L, 1, INT_MAX / 8, &F->ncell, "**cell: number of cells")) return 0;
+    if (!lx_count(L, 1, &F->ncell, "**cell: number of cells")) return 0;
     LX_ALLOC(L, F->seeds, 4 * (size_t)F->ncell);
     while (lx_sub(L, &tok, &len)) {
         if (lx_is(tok, len, "*id")) {
@@ -243,7 +252,7 @@ static int rd_cell(lexer *L, tess_file *F)
 static int rd_vertex(lexer *L, tess_file *F)
 {
     if (F->ver) return lx_fail(L, RVE_EDATA, "%s", "two **vertex sections");
-    if (!lx_int(L, 0, INT_MAX / 8, &F->nver, "**vertex: number of vertices")) return 0;
+    if (!lx_count(L, 0, &F->nver, "**vertex: number of vertices")) return 0;
     LX_ALLOC(L, F->ver, 3 * (size_t)F->nver);
     LX_ALLOC(L, F->ver_state, F->nver);
     for (int v = 0; v < F->nver; v++) {
@@ -259,7 +268,7 @@ static int rd_vertex(lexer *L, tess_file *F)
 static int rd_edge(lexer *L, tess_file *F)
 {
     if (!F->ver || F->edge_ver) return lx_fail(L, RVE_EDATA, "%s", "**edge before **vertex, or twice");
-    if (!lx_int(L, 0, INT_MAX / 8, &F->nedge, "**edge: number of edges")) return 0;
+    if (!lx_count(L, 0, &F->nedge, "**edge: number of edges")) return 0;
     LX_ALLOC(L, F->edge_ver, 2 * (size_t)F->nedge);
     LX_ALLOC(L, F->edge_state, F->nedge);
     for (int e = 0; e < F->nedge; e++) {
@@ -294,7 +303,7 @@ static int grow2(lexer *L, int **a, int **b, size_t *cap, size_t need)
 static int rd_face(lexer *L, tess_file *F)
 {
     if (!F->edge_ver || F->fvoff) return lx_fail(L, RVE_EDATA, "%s", "**face before **edge, or twice");
-    if (!lx_int(L, 0, INT_MAX / 8, &F->nface, "**face: number of faces")) return 0;
+    if (!lx_count(L, 0, &F->nface, "**face: number of faces")) return 0;
     int nf = F->nface;
     LX_ALLOC(L, F->fvoff, nf + 1);
     LX_ALLOC(L, F->fplane, 4 * (size_t)nf);
@@ -307,7 +316,7 @@ static int rd_face(lexer *L, tess_file *F)
     for (int g = 0; g < nf; g++) {
         int id, m, me;
         if (!lx_int(L, g + 1, g + 1, &id, "**face: face number (in order)") ||
-            !lx_int(L, 3, 100000, &m, "**face: number of vertices") ||
+            !lx_count(L, 3, &m, "**face: number of vertices") ||
             !grow2(L, &F->fver, &F->fedge, &cap, used + (size_t)m))
             return 0;
         F->fvoff[g] = (int)used;
@@ -338,14 +347,14 @@ static int rd_face(lexer *L, tess_file *F)
 static int rd_poly(lexer *L, tess_file *F)
 {
     if (!F->fvoff || F->pfoff) return lx_fail(L, RVE_EDATA, "%s", "**polyhedron before **face, or twice");
-    if (!lx_int(L, 0, INT_MAX / 8, &F->npoly, "**polyhedron: number of polyhedra")) return 0;
+    if (!lx_count(L, 0, &F->npoly, "**polyhedron: number of polyhedra")) return 0;
     LX_ALLOC(L, F->pfoff, F->npoly + 1);
     size_t cap = 16 * (size_t)F->npoly + 16, used = 0;
     LX_ALLOC(L, F->pfaces, cap);
     for (int c = 0; c < F->npoly; c++) {
         int id, m;
         if (!lx_int(L, c + 1, c + 1, &id, "**polyhedron: number (in order)") ||
-            !lx_int(L, 0, 1000000, &m, "**polyhedron: number of faces") ||
+            !lx_count(L, 0, &m, "**polyhedron: number of faces") ||
             !grow2(L, &F->pfaces, NULL, &cap, used + (size_t)m))
             return 0;
         F->pfoff[c] = (int)used;
@@ -423,6 +432,10 @@ static int rd_periodicity(lexer *L, tess_file *F)
                 for (int a = 0; a < 3; a++)
                     if (!lx_int(L, -1, 1, &sh, "**periodicity *vertex: shift")) return 0;
             }
+        } else if (lx_is(tok, len, "*edge") || lx_is(tok, len, "*face")) {
+            int *cnt = tok[1] == 'e' ? &F->nsecedge : &F->nsecface;
+            if (!lx_count(L, 0, cnt, "**periodicity: count")) return 0;
+            lx_skip_values(L);
         } else {
             lx_skip_values(L);
         }
@@ -831,6 +844,10 @@ static rve_tess *build_periodic(lexer *L, tess_file *F)
     if (!F->has_dom) /* Neper's periodic domain starts at 0 */
         for (int a = 0; a < 3; a++) F->dlo[a] = 0, F->dhi[a] = F->perd[a], F->has_dom = 1;
     if (!file_box(L, F, lo, hi)) return NULL;
+    double emin = fmin(hi[0] - lo[0], fmin(hi[1] - lo[1], hi[2] - lo[2]));
+    double emax = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+    if (emax > 1e6 * emin) /* voro++'s block grid would be absurd */
+        return lx_fail(L, RVE_EDATA, "%s", "periodic domain with extents differing by more than 10^6"), NULL;
     for (int a = 0; a < 3; a++) {
         P[a] = F->per[a] ? hi[a] - lo[a] : 0;
         if (F->per[a] && fabs(F->perd[a] - P[a]) > 1e-9 * P[a])
@@ -863,13 +880,15 @@ static rve_tess *build_periodic(lexer *L, tess_file *F)
         if (!find_vertex(K, t->nver, x, P, tol)) bad = v;
     }
     free(K);
-    if (bad >= 0 || F->nver - F->nsecver != t->nver) {
+    if (bad >= 0 || F->nver - F->nsecver != t->nver || F->nedge - F->nsecedge != t->nedge ||
+        F->nface - F->nsecface != t->nface) {
         char m[200];
         if (bad >= 0)
             snprintf(m, sizeof m, "vertex %d is not a vertex of the cells rebuilt from the seeds (regularised?)", bad + 1);
         else
-            snprintf(m, sizeof m, "%d primary vertices, but the cells rebuilt from the seeds have %d",
-                     F->nver - F->nsecver, t->nver);
+            snprintf(m, sizeof m, "%d / %d / %d primary vertices / edges / faces, the cells rebuilt from the seeds "
+                     "have %d / %d / %d", F->nver - F->nsecver, F->nedge - F->nsecedge, F->nface - F->nsecface,
+                     t->nver, t->nedge, t->nface);
         rve_tess_free(t);
         return lx_fail(L, RVE_EDATA, "periodic tessellation: %s", m), NULL;
     }
