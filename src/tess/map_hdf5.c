@@ -721,9 +721,11 @@ static rve_status read_dream3d(h5r *r, const rve_hdf5_opts *o, h5grains *g, int 
 }
 
 /* ---------------------------------------------------- GrainMapper3D LabDCT */
-/* Convention of GrainMapper3D's orientation arrays: MTEX's (crystal to
- * sample), i.e. Rowenhorst-active; docs/hdf5.md says why and how sure. */
-#define LABDCT_CONV RVE_ORI_ACTIVE
+/* GrainMapper3D's orientation arrays hold the numbers of rve's (Rowenhorst
+ * passive) convention: Xnovo's own reader (gm3dh5) turns them into
+ * quaternions without inversion (EulerZXZ as qz(phi1) qx(Phi) qz(phi2), in
+ * radians) and exports them to Neper as "rodrigues:passive". */
+#define LABDCT_CONV RVE_ORI_PASSIVE
 
 static rve_status read_labdct(h5r *r, const rve_hdf5_opts *o, h5grains *g)
 {
@@ -765,19 +767,9 @@ static rve_status read_labdct(h5r *r, const rve_hdf5_opts *o, h5grains *g)
     static const struct { const char *name; rve_ori_des des; int n, deg; } arr[] = {
         {"/LabDCT/Data/Rodrigues", RVE_ORI_RODRIGUES, 3, 0},
         {"/LabDCT/Data/Quaternion", RVE_ORI_QUATERNION, 4, 0},
-        {"/LabDCT/Data/EulerZXZ", RVE_ORI_EULER_BUNGE, 3, 1},
+        {"/LabDCT/Data/EulerZXZ", RVE_ORI_EULER_BUNGE, 3, 0},
+        {"/LabDCT/Data/EulerZYZ", RVE_ORI_EULER_ROE, 3, 0}, /* qz qy qz: Roe's angles */
     };
-    for (int i = 0; i < 3; i++) {
-        const char *nm = o && o->ori ? o->ori : arr[i].name;
-        if (!h5_exists(r->f, nm))
-            continue;
-        snprintf(g->vpath, sizeof g->vpath, "%s", nm);
-        g->vori_n = arr[i].n;
-        g->vspec = (rve_ori_spec){arr[i].des, LABDCT_CONV, arr[i].deg};
-        if (o && o->ori) /* a named array: its component count says what it is */
-            g->vspec.des = arr[i].des;
-        return read_cell(r, nm, g, g->vori_n, H5T_NATIVE_DOUBLE, (void **)&g->vori);
-    }
     for (int ph = 1; ph < MAX_PHASES; ph++) {
         char p[64];
         snprintf(p, sizeof p, "/PhaseInfo/Phase%02d/SpaceGroup", ph);
@@ -787,6 +779,29 @@ static rve_status read_labdct(h5r *r, const rve_hdf5_opts *o, h5grains *g)
         if (ds_read(r, p, H5T_NATIVE_INT, 1, (void **)&sg) == RVE_OK)
             g->laue[ph] = laue_spacegroup(*sg), free(sg);
         rve_err_clear(r->err);
+    }
+    /* the first array present; a named one is told by its name's ending
+     * (Rodrigues unless it ends like another array) */
+    int pick = -1;
+    if (o && o->ori) {
+        pick = 0;
+        for (int i = 1; i < 4; i++) {
+            const char *b = strrchr(arr[i].name, '/') + 1;
+            size_t lo = strlen(o->ori), lb = strlen(b);
+            if (lo >= lb && !strcmp(o->ori + lo - lb, b))
+                pick = i;
+        }
+        if (!h5_exists(r->f, o->ori))
+            return rve_err_set(r->err, RVE_EDATA, r->file, "dataset %s is missing", o->ori);
+    }
+    for (int i = 0; i < 4; i++) {
+        const char *nm = pick >= 0 ? o->ori : arr[i].name;
+        if ((pick >= 0 && i != pick) || !h5_exists(r->f, nm))
+            continue;
+        snprintf(g->vpath, sizeof g->vpath, "%s", nm);
+        g->vori_n = arr[i].n;
+        g->vspec = (rve_ori_spec){arr[i].des, LABDCT_CONV, arr[i].deg};
+        return read_cell(r, nm, g, g->vori_n, H5T_NATIVE_DOUBLE, (void **)&g->vori);
     }
     return RVE_OK;
 }
