@@ -158,6 +158,25 @@ qs = convert_quats("voxels", p)
 check("DREAM3D voxel mean under cubic symmetry",
       qs is not None and sym_angle(qs[1], q2) < 1e-9, str(qs))
 
+# DREAM3D quaternions are stored (x, y, z, w): feature AvgQuats, cell Quats
+def xyzw(q):
+    return np.array([q[1], q[2], q[3], q[0]])
+p = os.path.join(T, "avgquats.dream3d")
+dream3d_simpl(p, feature=False)
+with h5py.File(p, "a") as f:
+    f["DataContainers/SmallIN100/Grain Data/AvgQuats"] = np.array([[0, 0, 0, 1], xyzw(q1), xyzw(q2)])
+qs = convert_quats("avgquats", p)
+check("DREAM3D AvgQuats (x, y, z, w)", qs is not None and angle(qs[1], q2) < 1e-9, str(qs))
+cq = np.zeros((nz, ny, nx, 4))
+cq[ids == 1] = xyzw(q1)
+cq[ids == 2] = xyzw(q2)
+p = os.path.join(T, "cellquats.dream3d")
+dream3d_simpl(p, feature=False)
+with h5py.File(p, "a") as f:
+    f["DataContainers/SmallIN100/EBSD Scan Data/Quats"] = cq
+qs = convert_quats("cellquats", p)
+check("DREAM3D cell Quats, voxel mean", qs is not None and sym_angle(qs[1], q2) < 1e-9, str(qs))
+
 p = os.path.join(T, "nx.dream3d")
 with h5py.File(p, "w") as f:
     f.attrs["FileVersion"] = np.bytes_("8.0")
@@ -223,6 +242,23 @@ with h5py.File(p, "w") as f:
     f["GrainData/GrainDataTable"] = np.array([(2, rod(q2), 1), (1, rod(q1), 1)], tab)
 qs = convert_quats("pymicro", p)
 check("pymicro Rodrigues (passive)", qs is not None and angle(qs[1], q2) < 1e-9, str(qs))
+
+# pymicro's full phase_map (no phase column in the table) reaches the DREAM3D writer
+p = os.path.join(T, "pymicro-phase.h5")
+tab2 = np.dtype([("idnumber", np.int32), ("orientation", np.float64, (3,))])
+with h5py.File(p, "w") as f:
+    f["CellData/grain_map"] = np.transpose(ids, (2, 1, 0)).astype(np.int16)
+    f["CellData/phase_map"] = np.transpose(np.where(ids == 2, 2, 1), (2, 1, 0)).astype(np.uint8)
+    f["GrainData/GrainDataTable"] = np.array([(1, rod(q1)), (2, rod(q2))], tab2)
+out = os.path.join(T, "pymicro-phase.dream3d")
+r = run("convert", p, out)
+ok = r.returncode == 0
+if ok:
+    with h5py.File(out, "r") as f:
+        ph = f["DataContainers/ImageDataContainer/CellData/Phases"][()][..., 0]
+        fph = f["DataContainers/ImageDataContainer/CellFeatureData/Phases"][()][:, 0]
+    ok = (ph == np.where(ids == 0, 0, np.where(ids == 2, 2, 1))).all() and list(fph) == [0, 1, 2]
+check("pymicro phase_map -> DREAM3D Phases", ok, r.stderr)
 
 # --- bad input: one message naming the file and dataset, no output -------------
 def refused(name, path, needle):

@@ -349,6 +349,32 @@ static void transpose_xyz(const void *src, void *dst, size_t es, int nx, int ny,
                        s + es * (((size_t)i * ny + j) * nz + k), es);
 }
 
+/* pymicro's phase_map, when it is a full array (files hold 1-element
+ * placeholders): voxel phases. */
+static rve_status pymicro_phase_map(h5r *r, const rve_hdf5_opts *o, const hsize_t *d, h5grains *g)
+{
+    const char *pp = o && o->phase ? o->phase : "/CellData/phase_map";
+    int pr;
+    hsize_t pd[H5_MAX_RANK];
+    if (!h5_exists(r->f, pp) || ds_shape(r, pp, &pr, pd) != RVE_OK || pr < 2 || pd[0] != d[0] ||
+        pd[1] != d[1] || (pr == 2 ? 1 : pd[2]) != d[2]) {
+        rve_err_clear(r->err);
+        return RVE_OK;
+    }
+    size_t nv = (size_t)d[0] * d[1] * d[2];
+    int *pv;
+    rve_status s = read_ints(r, pp, nv, &pv);
+    if (s != RVE_OK)
+        return s;
+    if (!(g->vphase = malloc(nv * sizeof *g->vphase))) {
+        free(pv);
+        return rve_err_set(r->err, RVE_ENOMEM, r->file, "out of memory");
+    }
+    transpose_xyz(pv, g->vphase, sizeof *pv, g->nx, g->ny, g->nz);
+    free(pv);
+    return RVE_OK;
+}
+
 static rve_status read_pymicro(h5r *r, const rve_hdf5_opts *o, h5grains *g)
 {
     const char *gm = o && o->ids ? o->ids : "/CellData/grain_map";
@@ -391,6 +417,8 @@ static rve_status read_pymicro(h5r *r, const rve_hdf5_opts *o, h5grains *g)
                 g->lab[v] = 0;
         free(mv), free(mt);
     }
+    if ((s = pymicro_phase_map(r, o, d, g)) != RVE_OK)
+        return s;
     double sp[3];
     int n = attr_doubles(r->f, "/CellData", "spacing", sp, 3);
     if (n == 1)
@@ -656,6 +684,64 @@ static rve_status dream3d_geometry(h5r *r, const char *dc, int nx_layout, h5grai
     return RVE_OK;
 }
 
+/* DREAM3D stores quaternions vector part first, (x, y, z, w). */
+static void xyzw_to_wxyz(double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        double w = v[4 * i + 3];
+        memmove(v + 4 * i + 1, v + 4 * i, 3 * sizeof *v);
+        v[4 * i] = w;
+    }
+}
+
+static int ends_with(const char *s, const char *t)
+{
+    size_t ls = strlen(s), lt = strlen(t);
+    return ls >= lt && !strcmp(s + ls - lt, t);
+}
+
+/* Feature orientations (AvgEulerAngles, Bunge radians, else AvgQuats; row 0
+ * the background), their Phases, and the ensemble's CrystalStructures. */
+static rve_status dream3d_features(h5r *r, const rve_hdf5_opts *o, const char *dc, h5grains *g)
+{
+    const char *names[2] = {o && o->feature_ori ? o->feature_ori : "AvgEulerAngles", "AvgQuats"};
+    char p[PBUF];
+    int rank;
+    hsize_t d[H5_MAX_RANK];
+    rve_status s;
+    for (int k = 0; k < (o && o->feature_ori ? 1 : 2); k++) {
+        if (!find_dataset(r, dc, names[k], 0, 0, 0, g->fpath))
+            continue;
+        int quat = ends_with(names[k], "Quats"), nc = quat ? 4 : 3;
+        if ((s = ds_shape(r, g->fpath, &rank, d)) != RVE_OK)
+            return s;
+        if (rank != 2 || d[1] != (hsize_t)nc || d[0] > (hsize_t)RVE_MAP_LABEL_MAX + 1)
+            return rve_err_set(r->err, RVE_EDATA, r->file, "dataset %s: expected (features, %d)", g->fpath, nc);
+        g->nfeat = (size_t)d[0], g->fori_n = nc;
+        g->fspec = (rve_ori_spec){quat ? RVE_ORI_QUATERNION : RVE_ORI_EULER_BUNGE, RVE_ORI_PASSIVE, 0};
+        if ((s = ds_read(r, g->fpath, H5T_NATIVE_DOUBLE, g->nfeat * nc, (void **)&g->fori)) != RVE_OK)
+            return s;
+        if (quat)
+            xyzw_to_wxyz(g->fori, g->nfeat);
+        dirname_of(g->fpath, p);
+        strncat(p, "/Phases", sizeof p - strlen(p) - 1);
+        if (h5_exists(r->f, p) && (s = read_ints(r, p, g->nfeat, &g->fphase)) != RVE_OK)
+            return s;
+        break;
+    }
+    if (find_dataset(r, dc, "CrystalStructures", 0, 0, 0, p) && ds_shape(r, p, &rank, d) == RVE_OK &&
+        d[0] <= MAX_PHASES) {
+        unsigned *cs;
+        size_t n = (size_t)d[0] * (rank > 1 ? d[1] : 1);
+        if ((s = ds_read(r, p, H5T_NATIVE_UINT, n, (void **)&cs)) != RVE_OK)
+            return s;
+        for (size_t i = 0; i < n && i < MAX_PHASES; i++)
+            g->laue[i] = laue_dream3d(cs[i]);
+        free(cs);
+    }
+    return RVE_OK;
+}
+
 static rve_status read_dream3d(h5r *r, const rve_hdf5_opts *o, h5grains *g, int nx_layout)
 {
     char dc[PATH_MAX_LEN], p[PBUF], cell[PBUF];
@@ -677,6 +763,14 @@ static rve_status read_dream3d(h5r *r, const rve_hdf5_opts *o, h5grains *g, int 
     /* found paths are < PATH_MAX_LEN: longer option names are refused here */
     if (strlen(cell) + 2 + strlen(mkn) + strlen(phn) + strlen(orn) >= PATH_MAX_LEN)
         return rve_err_set(r->err, RVE_EUSAGE, r->file, "array names too long");
+    /* arrays named by the caller must exist; the usual ones are optional */
+    const char *named[3] = {o ? o->mask : NULL, o ? o->phase : NULL, o ? o->ori : NULL};
+    const char *nm3[3] = {mkn, phn, orn};
+    for (int i = 0; i < 3; i++) {
+        snprintf(p, sizeof p, "%.400s/%.400s", cell, nm3[i]);
+        if (named[i] && !h5_exists(r->f, p))
+            return rve_err_set(r->err, RVE_EDATA, r->file, "dataset %s is missing", p);
+    }
     snprintf(p, sizeof p, "%.400s/%.400s", cell, mkn);
     if (h5_exists(r->f, p) && (s = apply_mask(r, p, g)) != RVE_OK)
         return s;
@@ -684,40 +778,18 @@ static rve_status read_dream3d(h5r *r, const rve_hdf5_opts *o, h5grains *g, int 
     if (h5_exists(r->f, p) && (s = read_cell(r, p, g, 1, H5T_NATIVE_INT, (void **)&g->vphase)) != RVE_OK)
         return s;
     snprintf(g->vpath, sizeof g->vpath, "%.400s/%.400s", cell, orn);
+    if (!(o && o->ori) && !h5_exists(r->f, g->vpath)) /* no Euler angles: quaternions? */
+        snprintf(g->vpath, sizeof g->vpath, "%.400s/Quats", cell);
     if (h5_exists(r->f, g->vpath)) {
-        g->vori_n = 3, g->vspec = (rve_ori_spec){RVE_ORI_EULER_BUNGE, RVE_ORI_PASSIVE, 0};
-        if ((s = read_cell(r, g->vpath, g, 3, H5T_NATIVE_DOUBLE, (void **)&g->vori)) != RVE_OK)
+        int quat = ends_with(g->vpath, "Quats");
+        g->vori_n = quat ? 4 : 3;
+        g->vspec = (rve_ori_spec){quat ? RVE_ORI_QUATERNION : RVE_ORI_EULER_BUNGE, RVE_ORI_PASSIVE, 0};
+        if ((s = read_cell(r, g->vpath, g, g->vori_n, H5T_NATIVE_DOUBLE, (void **)&g->vori)) != RVE_OK)
             return s;
+        if (quat)
+            xyzw_to_wxyz(g->vori, (size_t)g->nx * g->ny * g->nz);
     }
-    /* feature table: orientation rows, row 0 the background */
-    const char *fn = o && o->feature_ori ? o->feature_ori : "AvgEulerAngles";
-    int rank;
-    hsize_t d[H5_MAX_RANK];
-    if (find_dataset(r, dc, fn, 0, 0, 0, g->fpath)) {
-        if ((s = ds_shape(r, g->fpath, &rank, d)) != RVE_OK)
-            return s;
-        if (rank != 2 || d[1] != 3 || d[0] > (hsize_t)RVE_MAP_LABEL_MAX + 1)
-            return rve_err_set(r->err, RVE_EDATA, r->file, "dataset %s: expected (features, 3)", g->fpath);
-        g->nfeat = (size_t)d[0], g->fori_n = 3;
-        g->fspec = (rve_ori_spec){RVE_ORI_EULER_BUNGE, RVE_ORI_PASSIVE, 0};
-        if ((s = ds_read(r, g->fpath, H5T_NATIVE_DOUBLE, g->nfeat * 3, (void **)&g->fori)) != RVE_OK)
-            return s;
-        dirname_of(g->fpath, p);
-        strncat(p, "/Phases", sizeof p - strlen(p) - 1);
-        if (h5_exists(r->f, p) && (s = read_ints(r, p, g->nfeat, &g->fphase)) != RVE_OK)
-            return s;
-    }
-    if (find_dataset(r, dc, "CrystalStructures", 0, 0, 0, p) && ds_shape(r, p, &rank, d) == RVE_OK &&
-        d[0] <= MAX_PHASES) {
-        unsigned *cs;
-        size_t n = (size_t)d[0] * (rank > 1 ? d[1] : 1);
-        if ((s = ds_read(r, p, H5T_NATIVE_UINT, n, (void **)&cs)) != RVE_OK)
-            return s;
-        for (size_t i = 0; i < n && i < MAX_PHASES; i++)
-            g->laue[i] = laue_dream3d(cs[i]);
-        free(cs);
-    }
-    return RVE_OK;
+    return dream3d_features(r, o, dc, g);
 }
 
 /* ---------------------------------------------------- GrainMapper3D LabDCT */
