@@ -411,6 +411,34 @@ START_TEST(test_mackenzie_ks)
 }
 END_TEST
 
+/* Uniform rotations: the rotation angle has the closed-form CDF
+ * (t - sin t) / pi on [0, pi] (Haar measure). */
+START_TEST(test_random_uniform)
+{
+    int n = nscaled(100000);
+    double *ang = malloc((size_t)n * sizeof *ang);
+    ck_assert_ptr_nonnull(ang);
+    rve_pack_rng r;
+    rve_pack_rng_seed(&r, 77);
+    for (int i = 0; i < n; i++) {
+        double q[4];
+        rve_ori_random(&r, q);
+        ck_assert(q[0] >= 0 && fabs(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] - 1) < 1e-12);
+        ang[i] = rve_ori_qangle(q);
+    }
+    qsort(ang, (size_t)n, sizeof *ang, cmp_d);
+    double d = 0;
+    for (int i = 0; i < n; i++) {
+        double F = (ang[i] - sin(ang[i])) / M_PI;
+        d = fmax(d, fmax(fabs(F - (double)i / n), fabs(F - (double)(i + 1) / n)));
+    }
+    free(ang);
+    double crit = 1.949 / sqrt((double)n);
+    fprintf(stderr, "uniform rotations: %d angles, KS D = %.5f (critical %.5f)\n", n, d, crit);
+    ck_assert(d < crit);
+}
+END_TEST
+
 /* Noise in pairs d, conj(d) about a centre c: sum (c d)(c d)^T has c as its
  * principal eigenvector exactly, whatever symmetric equivalent of each
  * sample is given. */
@@ -513,6 +541,7 @@ int main(void)
     tcase_add_test(tc, test_fundamental_zone);
     tcase_add_test(tc, test_disorientation_brute);
     tcase_add_test(tc, test_mackenzie_ks);
+    tcase_add_test(tc, test_random_uniform);
     tcase_add_test(tc, test_mean_orientation);
     tcase_add_test(tc, test_descriptor_parse);
     suite_add_tcase(s, tc);
