@@ -21,6 +21,7 @@
 #define PATH_MAX_LEN 512
 #define MAX_PHASES 256
 #define PBUF (2 * PATH_MAX_LEN + 64) /* a group path plus a name */
+#define MAX_FEATURES ((size_t)1 << 28) /* feature-table rows read at most */
 
 /* What a layout reader extracts, before it becomes an rve_map. */
 typedef struct {
@@ -457,17 +458,18 @@ static rve_status read_pymicro(h5r *r, const rve_hdf5_opts *o, h5grains *g)
     hsize_t td[H5_MAX_RANK];
     struct row *rows = NULL;
     s = ds_shape(r, tp, &tr, td);
-    if (s == RVE_OK && (tr != 1 || td[0] > (hsize_t)RVE_MAP_LABEL_MAX))
+    if (s == RVE_OK && (tr != 1 || td[0] > (hsize_t)MAX_FEATURES))
         s = rve_err_set(r->err, RVE_EDATA, r->file, "dataset %s: not a table", tp);
     if (s == RVE_OK)
         s = ds_read(r, tp, mt, (size_t)td[0], (void **)&rows);
     H5Tclose(mt), H5Tclose(at);
     if (s != RVE_OK)
         return s;
+    /* rows for ids above the map's largest label are not needed: sizing the
+     * table by them would let one bad id allocate gigabytes */
     size_t maxid = 0;
-    for (size_t i = 0; i < td[0]; i++)
-        if (rows[i].id > 0 && (size_t)rows[i].id > maxid)
-            maxid = (size_t)rows[i].id;
+    for (size_t v = 0; v < nv; v++)
+        maxid = g->lab[v] > maxid ? g->lab[v] : maxid;
     g->nfeat = maxid + 1, g->fori_n = 3;
     g->fspec = (rve_ori_spec){RVE_ORI_RODRIGUES, RVE_ORI_PASSIVE, 0};
     snprintf(g->fpath, sizeof g->fpath, "%s", tp);
@@ -481,7 +483,7 @@ static rve_status read_pymicro(h5r *r, const rve_hdf5_opts *o, h5grains *g)
     for (size_t i = 0; i < g->nfeat * 3; i++)
         g->fori[i] = NAN; /* ids missing from the table are refused if used */
     for (size_t i = 0; i < td[0]; i++)
-        if (rows[i].id > 0) {
+        if (rows[i].id > 0 && (size_t)rows[i].id <= maxid) {
             memcpy(g->fori + 3 * rows[i].id, rows[i].ori, sizeof rows[i].ori);
             if (has_phase)
                 g->fphase[rows[i].id] = rows[i].phase;
@@ -489,7 +491,7 @@ static rve_status read_pymicro(h5r *r, const rve_hdf5_opts *o, h5grains *g)
         }
     free(rows);
     /* a grain of the map that the table lacks */
-    for (size_t v = 0; v < (size_t)g->nx * g->ny * g->nz; v++)
+    for (size_t v = 0; v < nv; v++)
         if (g->lab[v] && (g->lab[v] >= g->nfeat || !seen[g->lab[v]])) {
             uint32_t l = g->lab[v];
             free(seen);
@@ -642,9 +644,10 @@ static int find_group(h5r *r, const char *base, const char *attr, const char *ch
     return 1;
 }
 
-static rve_status dream3d_geometry(h5r *r, const char *dc, int nx_layout, h5grains *g)
+/* Image geometry: dim (x, y, z as the file gives them), spacing, origin. */
+static rve_status dream3d_geometry(h5r *r, const char *dc, int nx_layout, double dim[3], h5grains *g)
 {
-    double dim[3], org[3] = {0, 0, 0}, sp[3] = {1, 1, 1};
+    double org[3] = {0, 0, 0}, sp[3] = {1, 1, 1};
     char p[PBUF];
     int nd, ns;
     if (nx_layout) {
@@ -656,7 +659,7 @@ static rve_status dream3d_geometry(h5r *r, const char *dc, int nx_layout, h5grai
         snprintf(p, sizeof p, "%s/_SIMPL_GEOMETRY/DIMENSIONS", dc);
         nd = -1;
         if (h5_exists(r->f, p) && ds_read(r, p, H5T_NATIVE_DOUBLE, 3, (void **)&v) == RVE_OK)
-            memcpy(dim, v, sizeof dim), free(v), nd = 3;
+            memcpy(dim, v, 3 * sizeof *dim), free(v), nd = 3;
         snprintf(p, sizeof p, "%s/_SIMPL_GEOMETRY/ORIGIN", dc);
         if (h5_exists(r->f, p) && ds_read(r, p, H5T_NATIVE_DOUBLE, 3, (void **)&v) == RVE_OK)
             memcpy(org, v, sizeof org), free(v);
@@ -670,12 +673,9 @@ static rve_status dream3d_geometry(h5r *r, const char *dc, int nx_layout, h5grai
     rve_err_clear(r->err);
     if (nd != 3)
         return rve_err_set(r->err, RVE_EDATA, r->file, "%s: no image geometry dimensions", dc);
-    /* x, y, z in the geometry; the arrays are (Z, Y, X) */
-    if (!(dim[0] == g->nx && dim[1] == g->ny && dim[2] == g->nz) &&
-        !(dim[2] == g->nx && dim[1] == g->ny && dim[0] == g->nz))
-        return rve_err_set(r->err, RVE_EDATA, r->file,
-                           "%s: geometry %g x %g x %g disagrees with the grain ids (%d x %d x %d)", dc,
-                           dim[0], dim[1], dim[2], g->nx, g->ny, g->nz);
+    for (int a = 0; a < 3; a++)
+        if (!(dim[a] >= 1 && dim[a] <= INT_MAX))
+            return rve_err_set(r->err, RVE_EDATA, r->file, "%s: geometry dimension %g", dc, dim[a]);
     if (!(sp[0] > 0 && sp[1] > 0 && sp[2] > 0) || !isfinite(org[0] + org[1] + org[2]))
         return rve_err_set(r->err, RVE_EDATA, r->file, "%s: bad spacing or origin", dc);
     memcpy(g->h, sp, sizeof sp);
@@ -715,8 +715,9 @@ static rve_status dream3d_features(h5r *r, const rve_hdf5_opts *o, const char *d
         int quat = ends_with(names[k], "Quats"), nc = quat ? 4 : 3;
         if ((s = ds_shape(r, g->fpath, &rank, d)) != RVE_OK)
             return s;
-        if (rank != 2 || d[1] != (hsize_t)nc || d[0] > (hsize_t)RVE_MAP_LABEL_MAX + 1)
-            return rve_err_set(r->err, RVE_EDATA, r->file, "dataset %s: expected (features, %d)", g->fpath, nc);
+        if (rank != 2 || d[1] != (hsize_t)nc || d[0] > (hsize_t)MAX_FEATURES)
+            return rve_err_set(r->err, RVE_EDATA, r->file, "dataset %s: expected (features, %d), at most 2^28 rows",
+                               g->fpath, nc);
         g->nfeat = (size_t)d[0], g->fori_n = nc;
         g->fspec = (rve_ori_spec){quat ? RVE_ORI_QUATERNION : RVE_ORI_EULER_BUNGE, RVE_ORI_PASSIVE, 0};
         if ((s = ds_read(r, g->fpath, H5T_NATIVE_DOUBLE, g->nfeat * nc, (void **)&g->fori)) != RVE_OK)
@@ -749,16 +750,25 @@ static rve_status read_dream3d(h5r *r, const rve_hdf5_opts *o, h5grains *g, int 
     const char *orn = o && o->ori ? o->ori : "EulerAngles";
     const char *top = nx_layout ? "/DataStructure" : "/DataContainers";
     if (!(nx_layout ? find_group(r, top, "_DIMENSIONS", NULL, dc)
-                    : find_group(r, top, NULL, "_SIMPL_GEOMETRY", dc)))
+                    : find_group(r, top, NULL, "_SIMPL_GEOMETRY/DIMENSIONS", dc)))
         return rve_err_set(r->err, RVE_EDATA, r->file, "%s: no image geometry", top);
-    const char *idn = o && o->ids ? o->ids : "FeatureIds";
-    if (!find_dataset(r, dc, idn, 0, 0, 0, p))
-        return rve_err_set(r->err, RVE_EDATA, r->file, "%s: no dataset %s", dc, idn);
-    rve_status s = read_ids_zyx(r, p, g);
-    if (s == RVE_OK)
-        s = dream3d_geometry(r, dc, nx_layout, g);
+    double dim[3];
+    rve_status s = dream3d_geometry(r, dc, nx_layout, dim, g);
     if (s != RVE_OK)
         return s;
+    /* the cell-data group is the one whose grain ids have the geometry's
+     * shape (Z, Y, X); group names vary between files */
+    const char *idn = o && o->ids ? o->ids : "FeatureIds";
+    int nx = (int)dim[0], ny = (int)dim[1], nz = (int)dim[2];
+    if (!find_dataset(r, dc, idn, nx, ny, nz, p) && !find_dataset(r, dc, idn, nz, ny, nx, p) &&
+        !find_dataset(r, dc, idn, 0, 0, 0, p))
+        return rve_err_set(r->err, RVE_EDATA, r->file, "%s: no dataset %s", dc, idn);
+    if ((s = read_ids_zyx(r, p, g)) != RVE_OK)
+        return s;
+    if (!(nx == g->nx && ny == g->ny && nz == g->nz) && !(nz == g->nx && ny == g->ny && nx == g->nz))
+        return rve_err_set(r->err, RVE_EDATA, r->file,
+                           "dataset %s: shape %d x %d x %d disagrees with the geometry %d x %d x %d of %s", p,
+                           g->nz, g->ny, g->nx, nx, ny, nz, dc);
     dirname_of(p, cell);
     /* found paths are < PATH_MAX_LEN: longer option names are refused here */
     if (strlen(cell) + 2 + strlen(mkn) + strlen(phn) + strlen(orn) >= PATH_MAX_LEN)
