@@ -314,8 +314,22 @@ if r.returncode == 0:
         check("written AvgEulerAngles", av.shape == (3, 3) and angle(eu2qu(av[2]), q2) < 1e-6, str(av))
         aq = dc["CellFeatureData/AvgQuats"][()]  # (x, y, z, w)
         check("written AvgQuats", angle(np.array([aq[2][3], *aq[2][:3]]), q2) < 1e-6, str(aq))
+        # what DAMASK's ConfigMaterial.load_DREAM3D does with default arguments
+        names = np.array([s.decode() for s in dc["CellEnsembleData/PhaseName"]])
+        cph = dc["CellData/Phases"][()].flatten()
+        check("written PhaseName (DAMASK)", list(names) == ["Invalid Phase", "Phase 1"]
+              and set(names[cph]) == {"Invalid Phase", "Phase 1"}, str(names))
         check("written geometry", list(dc["_SIMPL_GEOMETRY/DIMENSIONS"][()]) == [nx, ny, nz]
               and abs(dc["_SIMPL_GEOMETRY/SPACING"][()][2] - 0.25) < 1e-7)
+    # the XDMF companion: well-formed, point dimensions, HDF paths that exist
+    import xml.etree.ElementTree as ET
+    x = ET.parse(out + ".xdmf").getroot()
+    topo = x.find(".//Topology").get("Dimensions").split()
+    paths = [d.text.strip() for d in x.iter("DataItem") if d.get("Format") == "HDF"]
+    with h5py.File(out, "r") as f:
+        ok = topo == [str(nz + 1), str(ny + 1), str(nx + 1)] and len(paths) == 2 and all(
+            p.split(":", 1)[0] == os.path.basename(out) and p.split(":", 1)[1] in f for p in paths)
+    check("XDMF companion", ok, str(topo) + str(paths))
     qs = convert_quats("reread", out)
     check("DREAM3D writer round trip", qs is not None and angle(qs[1], q2) < 1e-6, str(qs))
 

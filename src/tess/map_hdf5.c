@@ -1024,6 +1024,39 @@ static rve_status write_xdmf(const rve_map *m, const char *path, int has_phase, 
     return rve_afile_commit(af, err);
 }
 
+/* CellEnsembleData: CrystalStructures (999, unknown: rve keeps no crystal
+ * structure) and PhaseName, which DAMASK's load_DREAM3D reads by default. */
+static hid_t write_ensemble(hid_t dc, int maxph, herr_t *e)
+{
+    uint64_t te = (uint64_t)maxph + 1;
+    hid_t ens = put_matrix(dc, "CellEnsembleData", 11, 1, &te);
+    uint32_t *cs = malloc(te * sizeof *cs);
+    char *names = malloc(te * 32);
+    char **np = malloc(te * sizeof *np);
+    if (!cs || !names || !np) {
+        free(cs), free(names), free(np);
+        *e = -1;
+        return ens;
+    }
+    for (size_t i = 0; i < te; i++) {
+        cs[i] = 999;
+        np[i] = names + 32 * i;
+        if (i)
+            snprintf(np[i], 32, "Phase %d", (int)i); /* i <= MAX_PHASES */
+        else
+            snprintf(np[i], 32, "Invalid Phase"); /* DREAM3D's name of row 0 */
+    }
+    hsize_t e1[2] = {te, 1};
+    *e |= put_array(ens, "CrystalStructures", H5T_STD_U32LE, H5T_NATIVE_UINT32, 2, e1, &te, 1, 1,
+                    "DataArray<uint32_t>", cs);
+    hid_t st = H5Tcopy(H5T_C_S1);
+    H5Tset_size(st, H5T_VARIABLE);
+    *e |= put_array(ens, "PhaseName", st, st, 1, e1, &te, 1, 1, "StringDataArray", np);
+    H5Tclose(st);
+    free(cs), free(names), free(np);
+    return ens;
+}
+
 static herr_t write_simpl(hid_t f, const rve_map *m, const double *eu, const double *qx, const int *ph,
                           const int *vph, const float *veu, const int32_t *ids)
 {
@@ -1075,17 +1108,7 @@ static herr_t write_simpl(hid_t f, const rve_map *m, const double *eu, const dou
     int maxph = 1;
     for (size_t l = 0; ph && l <= nl; l++)
         maxph = ph[l] > maxph ? ph[l] : maxph;
-    uint64_t te = (uint64_t)maxph + 1;
-    uint32_t *cs = malloc(te * sizeof *cs);
-    hid_t ens = put_matrix(dc, "CellEnsembleData", 11, 1, &te);
-    if (cs) { /* rve keeps no crystal structure: 999 = unknown */
-        for (size_t i = 0; i < te; i++)
-            cs[i] = 999;
-        hsize_t e1[2] = {te, 1};
-        e |= put_array(ens, "CrystalStructures", H5T_STD_U32LE, H5T_NATIVE_UINT32, 2, e1, &te, 1, 1, "DataArray<uint32_t>", cs);
-        free(cs);
-    } else
-        e = -1;
+    hid_t ens = write_ensemble(dc, maxph, &e);
     H5Gclose(ens), H5Gclose(dc), H5Gclose(dcs);
     return e;
 }
@@ -1095,6 +1118,10 @@ rve_status rve_map_write_hdf5(const rve_map *m, const char *path, rve_err *err)
     size_t nv = rve_map_nvox(m), nl = m->nlabels;
     if (nl > (size_t)INT32_MAX)
         return rve_err_set(err, RVE_EUSAGE, path, "labels above 2^31 - 1 do not fit DREAM3D's int32 FeatureIds");
+    for (size_t l = 0; m->phase && l < nl; l++)
+        if (m->phase[l] < 0 || m->phase[l] >= MAX_PHASES)
+            return rve_err_set(err, RVE_EUSAGE, path, "grain %zu: phase %d outside 0..%d", l + 1,
+                               m->phase[l], MAX_PHASES - 1);
     int has_ori = m->ori && m->ori_n > 0 && m->ori_des;
     rve_ori_spec sp = {RVE_ORI_QUATERNION, RVE_ORI_PASSIVE, 0};
     if (has_ori && strcmp(m->ori_des, "quaternion") &&
