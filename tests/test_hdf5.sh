@@ -52,6 +52,25 @@ def angle(q, p):  # rotation angle between two quaternions (no symmetry)
     r = qmul(np.array([q[0], -q[1], -q[2], -q[3]]), p)  # atan2: accurate near 0
     return 2 * math.atan2(float(np.linalg.norm(r[1:])), abs(float(r[0])))
 
+def group(gens):  # closure of generators: an independent cubic group
+    out = [np.array([1.0, 0, 0, 0])]
+    grew = True
+    while grew:
+        grew = False
+        for a in list(out):
+            for g in gens:
+                p = qmul(a, g)
+                if all(min(np.abs(p - b).max(), np.abs(p + b).max()) > 1e-9 for b in out):
+                    out.append(p)
+                    grew = True
+    return out
+
+CUBIC24 = group([np.array([math.sqrt(.5), math.sqrt(.5), 0, 0]), np.array([.5, .5, .5, .5])])
+assert len(CUBIC24) == 24
+
+def sym_angle(q, p):  # angle modulo cubic symmetry on the crystal side
+    return min(angle(qmul(q, s), p) for s in CUBIC24)
+
 def run(*args):
     return subprocess.run([RVE] + list(args), capture_output=True, text=True)
 
@@ -137,7 +156,26 @@ p = os.path.join(T, "voxels.dream3d")
 dream3d_simpl(p, feature=False, cell_euler=eul)
 qs = convert_quats("voxels", p)
 check("DREAM3D voxel mean under cubic symmetry",
-      qs is not None and min(angle(qmul(qs[1], s), q2) for s in cub + [-s for s in cub]) < 1e-6, str(qs))
+      qs is not None and sym_angle(qs[1], q2) < 1e-9, str(qs))
+
+# DREAM3D quaternions are stored (x, y, z, w): feature AvgQuats, cell Quats
+def xyzw(q):
+    return np.array([q[1], q[2], q[3], q[0]])
+p = os.path.join(T, "avgquats.dream3d")
+dream3d_simpl(p, feature=False)
+with h5py.File(p, "a") as f:
+    f["DataContainers/SmallIN100/Grain Data/AvgQuats"] = np.array([[0, 0, 0, 1], xyzw(q1), xyzw(q2)])
+qs = convert_quats("avgquats", p)
+check("DREAM3D AvgQuats (x, y, z, w)", qs is not None and angle(qs[1], q2) < 1e-9, str(qs))
+cq = np.zeros((nz, ny, nx, 4))
+cq[ids == 1] = xyzw(q1)
+cq[ids == 2] = xyzw(q2)
+p = os.path.join(T, "cellquats.dream3d")
+dream3d_simpl(p, feature=False)
+with h5py.File(p, "a") as f:
+    f["DataContainers/SmallIN100/EBSD Scan Data/Quats"] = cq
+qs = convert_quats("cellquats", p)
+check("DREAM3D cell Quats, voxel mean", qs is not None and sym_angle(qs[1], q2) < 1e-9, str(qs))
 
 p = os.path.join(T, "nx.dream3d")
 with h5py.File(p, "w") as f:
@@ -155,7 +193,7 @@ with h5py.File(p, "w") as f:
 qs = convert_quats("nx", p)
 check("DREAM3D-NX", qs is not None and angle(qs[1], q2) < 1e-9, str(qs))
 
-# LabDCT: Rodrigues vectors per voxel in GrainMapper3D's (active) convention
+# LabDCT: Rodrigues vectors per voxel (GrainMapper3D: the passive numbers)
 p = os.path.join(T, "labdct.h5")
 with h5py.File(p, "w") as f:
     f["LabDCT/Spacing"] = np.array([0.002, 0.002, 0.002])
@@ -163,15 +201,35 @@ with h5py.File(p, "w") as f:
     f["LabDCT/Extent"] = np.array([nx * 0.002, ny * 0.002, nz * 0.002])
     f["LabDCT/Data/GrainId"] = ids.astype(np.uint16)
     rv = np.zeros((nz, ny, nx, 3))
-    rv[ids == 1] = -rod(q1)
-    rv[ids == 2] = -rod(q2)
+    rv[ids == 1] = rod(q1)
+    rv[ids == 2] = rod(q2)
     f["LabDCT/Data/Rodrigues"] = rv
     f["LabDCT/Data/PhaseId"] = np.ones((nz, ny, nx), np.uint8)
     f["PhaseInfo/Phase01/SpaceGroup"] = np.array([225], np.int32)
 qs = convert_quats("labdct", p)
-check("LabDCT Rodrigues (active)", qs is not None and angle(qs[1], q2) < 1e-9, str(qs))
+check("LabDCT Rodrigues (voxel mean, cubic)", qs is not None and sym_angle(qs[1], q2) < 1e-9, str(qs))
 r = run("stat", p)
 check("LabDCT geometry centred", r.returncode == 0 and "origin -0.004 -0.003 -0.002" in r.stdout, r.stdout[:200] + r.stderr)
+
+# LabDCT Euler angles, radians, as Xnovo's gm3dh5 reads them:
+# EulerZXZ -> qz(a) qx(b) qz(c), EulerZYZ -> qz(a) qy(b) qz(c) (Hamilton products)
+def qax(axis, a):
+    q = np.zeros(4)
+    q[0], q[1 + axis] = math.cos(a / 2), math.sin(a / 2)
+    return q
+for name, ax2 in [("EulerZXZ", 0), ("EulerZYZ", 1)]:
+    abc = [0.4, 1.2, 2.5]
+    want = qmul(qax(2, abc[0]), qmul(qax(ax2, abc[1]), qax(2, abc[2])))
+    p = os.path.join(T, "labdct-%s.h5" % name)
+    with h5py.File(p, "w") as f:
+        f["LabDCT/Spacing"] = np.array([1.0, 1.0, 1.0])
+        f["LabDCT/Center"] = np.array([0.0, 0.0, 0.0])
+        f["LabDCT/Data/GrainId"] = ids
+        ea = np.zeros((nz, ny, nx, 3))
+        ea[ids == 2] = abc
+        f["LabDCT/Data/" + name] = ea
+    qs = convert_quats("labdct-" + name, p)
+    check("LabDCT " + name + " (gm3dh5 products)", qs is not None and angle(qs[1], want) < 1e-9, str(qs))
 
 # pymicro: (X, Y, Z) arrays, placeholder mask, compound table with Rodrigues
 p = os.path.join(T, "pymicro.h5")
@@ -184,6 +242,23 @@ with h5py.File(p, "w") as f:
     f["GrainData/GrainDataTable"] = np.array([(2, rod(q2), 1), (1, rod(q1), 1)], tab)
 qs = convert_quats("pymicro", p)
 check("pymicro Rodrigues (passive)", qs is not None and angle(qs[1], q2) < 1e-9, str(qs))
+
+# pymicro's full phase_map (no phase column in the table) reaches the DREAM3D writer
+p = os.path.join(T, "pymicro-phase.h5")
+tab2 = np.dtype([("idnumber", np.int32), ("orientation", np.float64, (3,))])
+with h5py.File(p, "w") as f:
+    f["CellData/grain_map"] = np.transpose(ids, (2, 1, 0)).astype(np.int16)
+    f["CellData/phase_map"] = np.transpose(np.where(ids == 2, 2, 1), (2, 1, 0)).astype(np.uint8)
+    f["GrainData/GrainDataTable"] = np.array([(1, rod(q1)), (2, rod(q2))], tab2)
+out = os.path.join(T, "pymicro-phase.dream3d")
+r = run("convert", p, out)
+ok = r.returncode == 0
+if ok:
+    with h5py.File(out, "r") as f:
+        ph = f["DataContainers/ImageDataContainer/CellData/Phases"][()][..., 0]
+        fph = f["DataContainers/ImageDataContainer/CellFeatureData/Phases"][()][:, 0]
+    ok = (ph == np.where(ids == 0, 0, np.where(ids == 2, 2, 1))).all() and list(fph) == [0, 1, 2]
+check("pymicro phase_map -> DREAM3D Phases", ok, r.stderr)
 
 # --- bad input: one message naming the file and dataset, no output -------------
 def refused(name, path, needle):
@@ -239,8 +314,22 @@ if r.returncode == 0:
         check("written AvgEulerAngles", av.shape == (3, 3) and angle(eu2qu(av[2]), q2) < 1e-6, str(av))
         aq = dc["CellFeatureData/AvgQuats"][()]  # (x, y, z, w)
         check("written AvgQuats", angle(np.array([aq[2][3], *aq[2][:3]]), q2) < 1e-6, str(aq))
+        # what DAMASK's ConfigMaterial.load_DREAM3D does with default arguments
+        names = np.array([s.decode() for s in dc["CellEnsembleData/PhaseName"]])
+        cph = dc["CellData/Phases"][()].flatten()
+        check("written PhaseName (DAMASK)", list(names) == ["Invalid Phase", "Phase 1"]
+              and set(names[cph]) == {"Invalid Phase", "Phase 1"}, str(names))
         check("written geometry", list(dc["_SIMPL_GEOMETRY/DIMENSIONS"][()]) == [nx, ny, nz]
               and abs(dc["_SIMPL_GEOMETRY/SPACING"][()][2] - 0.25) < 1e-7)
+    # the XDMF companion: well-formed, point dimensions, HDF paths that exist
+    import xml.etree.ElementTree as ET
+    x = ET.parse(out + ".xdmf").getroot()
+    topo = x.find(".//Topology").get("Dimensions").split()
+    paths = [d.text.strip() for d in x.iter("DataItem") if d.get("Format") == "HDF"]
+    with h5py.File(out, "r") as f:
+        ok = topo == [str(nz + 1), str(ny + 1), str(nx + 1)] and len(paths) == 2 and all(
+            p.split(":", 1)[0] == os.path.basename(out) and p.split(":", 1)[1] in f for p in paths)
+    check("XDMF companion", ok, str(topo) + str(paths))
     qs = convert_quats("reread", out)
     check("DREAM3D writer round trip", qs is not None and angle(qs[1], q2) < 1e-6, str(qs))
 

@@ -307,7 +307,7 @@ START_TEST(test_disorientation_brute)
             double ref = brute_disori(a, b, (rve_laue)g);
             ck_assert(fabs(rve_ori_disori_angle(a, b, (rve_laue)g) - ref) < 1e-12);
             rve_ori_disori(a, b, (rve_laue)g, &ang, ax);
-            ck_assert(fabs(ang - ref) < 1e-7);
+            ck_assert(fabs(ang - ref) < 1e-12);
             if (g == RVE_LAUE_CUBIC) /* the standard triangle of axes */
                 ck_assert(ax[0] >= ax[1] - 1e-9 && ax[1] >= ax[2] - 1e-9 && ax[2] >= -1e-9);
             /* the returned pair is one of the equivalent misorientations */
@@ -326,6 +326,15 @@ START_TEST(test_disorientation_brute)
                 }
             ck_assert(found);
         }
+    /* small angles stay accurate (no acos near 1): 1e-6 rad about [123] */
+    double a[4], b[4], d[4], ang, ax[3];
+    rve_ori_random(&r, a);
+    double n = sqrt(14.0), sm[4] = {1 / n, 2 / n, 3 / n, 1e-6};
+    rve_ori_ax2qu(sm, d);
+    rve_ori_qmul(a, d, b);
+    ck_assert(fabs(rve_ori_disori_angle(a, b, RVE_LAUE_CUBIC) - 1e-6) < 1e-15);
+    rve_ori_disori(a, b, RVE_LAUE_CUBIC, &ang, ax);
+    ck_assert(fabs(ang - 1e-6) < 1e-15);
 }
 END_TEST
 
@@ -407,6 +416,34 @@ START_TEST(test_mackenzie_ks)
     fprintf(stderr, "Mackenzie: %d cubic disorientations, max %.4f deg, KS D = %.5f (critical %.5f)\n",
             n, amax / DEG, d, crit);
     ck_assert(amax <= wmax + 1e-12);
+    ck_assert(d < crit);
+}
+END_TEST
+
+/* Uniform rotations: the rotation angle has the closed-form CDF
+ * (t - sin t) / pi on [0, pi] (Haar measure). */
+START_TEST(test_random_uniform)
+{
+    int n = nscaled(100000);
+    double *ang = malloc((size_t)n * sizeof *ang);
+    ck_assert_ptr_nonnull(ang);
+    rve_pack_rng r;
+    rve_pack_rng_seed(&r, 77);
+    for (int i = 0; i < n; i++) {
+        double q[4];
+        rve_ori_random(&r, q);
+        ck_assert(q[0] >= 0 && fabs(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] - 1) < 1e-12);
+        ang[i] = rve_ori_qangle(q);
+    }
+    qsort(ang, (size_t)n, sizeof *ang, cmp_d);
+    double d = 0;
+    for (int i = 0; i < n; i++) {
+        double F = (ang[i] - sin(ang[i])) / M_PI;
+        d = fmax(d, fmax(fabs(F - (double)i / n), fabs(F - (double)(i + 1) / n)));
+    }
+    free(ang);
+    double crit = 1.949 / sqrt((double)n);
+    fprintf(stderr, "uniform rotations: %d angles, KS D = %.5f (critical %.5f)\n", n, d, crit);
     ck_assert(d < crit);
 }
 END_TEST
@@ -513,6 +550,7 @@ int main(void)
     tcase_add_test(tc, test_fundamental_zone);
     tcase_add_test(tc, test_disorientation_brute);
     tcase_add_test(tc, test_mackenzie_ks);
+    tcase_add_test(tc, test_random_uniform);
     tcase_add_test(tc, test_mean_orientation);
     tcase_add_test(tc, test_descriptor_parse);
     suite_add_tcase(s, tc);

@@ -130,7 +130,9 @@ rve_status rve_map_read_tesr_mem(const char *buf, size_t n, const char *name, co
  * orientations under its phase's symmetry (spread in gos).  Phases go to
  * `phase`.  A missing dataset, shapes that disagree, NaN or non-unit
  * orientations, a feature table shorter than the largest id, an unknown
- * layout: RVE_EDATA naming the file and the dataset path. */
+ * layout: RVE_EDATA naming the file and the dataset path.  Not for
+ * concurrent use from several threads (the HDF5 library is not thread-safe
+ * as Debian builds it). */
 typedef struct {
     const char *ids;          /* grain-id array: name (DREAM3D, searched below the geometry)
                                  or path (LabDCT, pymicro); NULL: the layout's usual one */

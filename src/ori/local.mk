@@ -6,3 +6,8 @@ tests_test_ori_SOURCES = tests/test_ori.c
 tests_test_ori_CFLAGS = $(TEST_CFLAGS)
 tests_test_ori_LDADD = $(TEST_LIBS)
 dist_check_SCRIPTS += tests/test_hdf5.sh
+
+check_PROGRAMS += tests/test_hdf5
+tests_test_hdf5_SOURCES = tests/test_hdf5.c
+tests_test_hdf5_CFLAGS = $(TEST_CFLAGS)
+tests_test_hdf5_LDADD = $(TEST_LIBS) $(HDF5_LIBS)

@@ -188,7 +188,7 @@ void rve_ori_disori(const double a[4], const double b[4], rve_laue g, double *an
     rve_ori_misori(a, b, d);
     const double *s = rve_laue_ops(g);
     int n = rve_laue_nops(g);
-    double bw = -1, bax[3] = {0, 0, 1};
+    double bw = -1, bax[3] = {0, 0, 1}, bq[4] = {1, 0, 0, 0};
     for (int i = 0; i < n; i++) {
         rve_ori_qconj(s + 4 * i, cs);
         rve_ori_qmul(cs, d, l);
@@ -204,13 +204,14 @@ void rve_ori_disori(const double a[4], const double b[4], rve_laue g, double *an
                 if (v > 0)
                     ax[0] = p[1] / v, ax[1] = p[2] / v, ax[2] = p[3] / v;
                 if (p[0] > bw + 1e-12 || (p[0] > bw - 1e-12 && axis_larger(ax, bax))) {
-                    bw = p[0] > bw ? p[0] : bw;
+                    if (p[0] > bw)
+                        bw = p[0], memcpy(bq, p, sizeof bq);
                     memcpy(bax, ax, sizeof bax);
                 }
             }
         }
     }
-    *angle = 2 * acos(bw > 1 ? 1 : bw);
+    *angle = rve_ori_qangle(bq); /* atan2: accurate for small angles, unlike acos(w) */
     memcpy(axis, bax, sizeof bax);
 }
 

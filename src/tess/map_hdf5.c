@@ -21,6 +21,7 @@
 #define PATH_MAX_LEN 512
 #define MAX_PHASES 256
 #define PBUF (2 * PATH_MAX_LEN + 64) /* a group path plus a name */
+#define MAX_FEATURES ((size_t)1 << 28) /* feature-table rows read at most */
 
 /* What a layout reader extracts, before it becomes an rve_map. */
 typedef struct {
@@ -349,6 +350,32 @@ static void transpose_xyz(const void *src, void *dst, size_t es, int nx, int ny,
                        s + es * (((size_t)i * ny + j) * nz + k), es);
 }
 
+/* pymicro's phase_map, when it is a full array (files hold 1-element
+ * placeholders): voxel phases. */
+static rve_status pymicro_phase_map(h5r *r, const rve_hdf5_opts *o, const hsize_t *d, h5grains *g)
+{
+    const char *pp = o && o->phase ? o->phase : "/CellData/phase_map";
+    int pr;
+    hsize_t pd[H5_MAX_RANK];
+    if (!h5_exists(r->f, pp) || ds_shape(r, pp, &pr, pd) != RVE_OK || pr < 2 || pd[0] != d[0] ||
+        pd[1] != d[1] || (pr == 2 ? 1 : pd[2]) != d[2]) {
+        rve_err_clear(r->err);
+        return RVE_OK;
+    }
+    size_t nv = (size_t)d[0] * d[1] * d[2];
+    int *pv;
+    rve_status s = read_ints(r, pp, nv, &pv);
+    if (s != RVE_OK)
+        return s;
+    if (!(g->vphase = malloc(nv * sizeof *g->vphase))) {
+        free(pv);
+        return rve_err_set(r->err, RVE_ENOMEM, r->file, "out of memory");
+    }
+    transpose_xyz(pv, g->vphase, sizeof *pv, g->nx, g->ny, g->nz);
+    free(pv);
+    return RVE_OK;
+}
+
 static rve_status read_pymicro(h5r *r, const rve_hdf5_opts *o, h5grains *g)
 {
     const char *gm = o && o->ids ? o->ids : "/CellData/grain_map";
@@ -391,6 +418,8 @@ static rve_status read_pymicro(h5r *r, const rve_hdf5_opts *o, h5grains *g)
                 g->lab[v] = 0;
         free(mv), free(mt);
     }
+    if ((s = pymicro_phase_map(r, o, d, g)) != RVE_OK)
+        return s;
     double sp[3];
     int n = attr_doubles(r->f, "/CellData", "spacing", sp, 3);
     if (n == 1)
@@ -429,17 +458,18 @@ static rve_status read_pymicro(h5r *r, const rve_hdf5_opts *o, h5grains *g)
     hsize_t td[H5_MAX_RANK];
     struct row *rows = NULL;
     s = ds_shape(r, tp, &tr, td);
-    if (s == RVE_OK && (tr != 1 || td[0] > (hsize_t)RVE_MAP_LABEL_MAX))
+    if (s == RVE_OK && (tr != 1 || td[0] > (hsize_t)MAX_FEATURES))
         s = rve_err_set(r->err, RVE_EDATA, r->file, "dataset %s: not a table", tp);
     if (s == RVE_OK)
         s = ds_read(r, tp, mt, (size_t)td[0], (void **)&rows);
     H5Tclose(mt), H5Tclose(at);
     if (s != RVE_OK)
         return s;
+    /* rows for ids above the map's largest label are not needed: sizing the
+     * table by them would let one bad id allocate gigabytes */
     size_t maxid = 0;
-    for (size_t i = 0; i < td[0]; i++)
-        if (rows[i].id > 0 && (size_t)rows[i].id > maxid)
-            maxid = (size_t)rows[i].id;
+    for (size_t v = 0; v < nv; v++)
+        maxid = g->lab[v] > maxid ? g->lab[v] : maxid;
     g->nfeat = maxid + 1, g->fori_n = 3;
     g->fspec = (rve_ori_spec){RVE_ORI_RODRIGUES, RVE_ORI_PASSIVE, 0};
     snprintf(g->fpath, sizeof g->fpath, "%s", tp);
@@ -453,7 +483,7 @@ static rve_status read_pymicro(h5r *r, const rve_hdf5_opts *o, h5grains *g)
     for (size_t i = 0; i < g->nfeat * 3; i++)
         g->fori[i] = NAN; /* ids missing from the table are refused if used */
     for (size_t i = 0; i < td[0]; i++)
-        if (rows[i].id > 0) {
+        if (rows[i].id > 0 && (size_t)rows[i].id <= maxid) {
             memcpy(g->fori + 3 * rows[i].id, rows[i].ori, sizeof rows[i].ori);
             if (has_phase)
                 g->fphase[rows[i].id] = rows[i].phase;
@@ -461,7 +491,7 @@ static rve_status read_pymicro(h5r *r, const rve_hdf5_opts *o, h5grains *g)
         }
     free(rows);
     /* a grain of the map that the table lacks */
-    for (size_t v = 0; v < (size_t)g->nx * g->ny * g->nz; v++)
+    for (size_t v = 0; v < nv; v++)
         if (g->lab[v] && (g->lab[v] >= g->nfeat || !seen[g->lab[v]])) {
             uint32_t l = g->lab[v];
             free(seen);
@@ -614,9 +644,10 @@ static int find_group(h5r *r, const char *base, const char *attr, const char *ch
     return 1;
 }
 
-static rve_status dream3d_geometry(h5r *r, const char *dc, int nx_layout, h5grains *g)
+/* Image geometry: dim (x, y, z as the file gives them), spacing, origin. */
+static rve_status dream3d_geometry(h5r *r, const char *dc, int nx_layout, double dim[3], h5grains *g)
 {
-    double dim[3], org[3] = {0, 0, 0}, sp[3] = {1, 1, 1};
+    double org[3] = {0, 0, 0}, sp[3] = {1, 1, 1};
     char p[PBUF];
     int nd, ns;
     if (nx_layout) {
@@ -628,7 +659,7 @@ static rve_status dream3d_geometry(h5r *r, const char *dc, int nx_layout, h5grai
         snprintf(p, sizeof p, "%s/_SIMPL_GEOMETRY/DIMENSIONS", dc);
         nd = -1;
         if (h5_exists(r->f, p) && ds_read(r, p, H5T_NATIVE_DOUBLE, 3, (void **)&v) == RVE_OK)
-            memcpy(dim, v, sizeof dim), free(v), nd = 3;
+            memcpy(dim, v, 3 * sizeof *dim), free(v), nd = 3;
         snprintf(p, sizeof p, "%s/_SIMPL_GEOMETRY/ORIGIN", dc);
         if (h5_exists(r->f, p) && ds_read(r, p, H5T_NATIVE_DOUBLE, 3, (void **)&v) == RVE_OK)
             memcpy(org, v, sizeof org), free(v);
@@ -642,12 +673,9 @@ static rve_status dream3d_geometry(h5r *r, const char *dc, int nx_layout, h5grai
     rve_err_clear(r->err);
     if (nd != 3)
         return rve_err_set(r->err, RVE_EDATA, r->file, "%s: no image geometry dimensions", dc);
-    /* x, y, z in the geometry; the arrays are (Z, Y, X) */
-    if (!(dim[0] == g->nx && dim[1] == g->ny && dim[2] == g->nz) &&
-        !(dim[2] == g->nx && dim[1] == g->ny && dim[0] == g->nz))
-        return rve_err_set(r->err, RVE_EDATA, r->file,
-                           "%s: geometry %g x %g x %g disagrees with the grain ids (%d x %d x %d)", dc,
-                           dim[0], dim[1], dim[2], g->nx, g->ny, g->nz);
+    for (int a = 0; a < 3; a++)
+        if (!(dim[a] >= 1 && dim[a] <= INT_MAX))
+            return rve_err_set(r->err, RVE_EDATA, r->file, "%s: geometry dimension %g", dc, dim[a]);
     if (!(sp[0] > 0 && sp[1] > 0 && sp[2] > 0) || !isfinite(org[0] + org[1] + org[2]))
         return rve_err_set(r->err, RVE_EDATA, r->file, "%s: bad spacing or origin", dc);
     memcpy(g->h, sp, sizeof sp);
@@ -656,56 +684,51 @@ static rve_status dream3d_geometry(h5r *r, const char *dc, int nx_layout, h5grai
     return RVE_OK;
 }
 
-static rve_status read_dream3d(h5r *r, const rve_hdf5_opts *o, h5grains *g, int nx_layout)
+/* DREAM3D stores quaternions vector part first, (x, y, z, w). */
+static void xyzw_to_wxyz(double *v, size_t n)
 {
-    char dc[PATH_MAX_LEN], p[PBUF], cell[PBUF];
-    const char *mkn = o && o->mask ? o->mask : "Mask", *phn = o && o->phase ? o->phase : "Phases";
-    const char *orn = o && o->ori ? o->ori : "EulerAngles";
-    const char *top = nx_layout ? "/DataStructure" : "/DataContainers";
-    if (!(nx_layout ? find_group(r, top, "_DIMENSIONS", NULL, dc)
-                    : find_group(r, top, NULL, "_SIMPL_GEOMETRY", dc)))
-        return rve_err_set(r->err, RVE_EDATA, r->file, "%s: no image geometry", top);
-    const char *idn = o && o->ids ? o->ids : "FeatureIds";
-    if (!find_dataset(r, dc, idn, 0, 0, 0, p))
-        return rve_err_set(r->err, RVE_EDATA, r->file, "%s: no dataset %s", dc, idn);
-    rve_status s = read_ids_zyx(r, p, g);
-    if (s == RVE_OK)
-        s = dream3d_geometry(r, dc, nx_layout, g);
-    if (s != RVE_OK)
-        return s;
-    dirname_of(p, cell);
-    /* found paths are < PATH_MAX_LEN: longer option names are refused here */
-    if (strlen(cell) + 2 + strlen(mkn) + strlen(phn) + strlen(orn) >= PATH_MAX_LEN)
-        return rve_err_set(r->err, RVE_EUSAGE, r->file, "array names too long");
-    snprintf(p, sizeof p, "%.400s/%.400s", cell, mkn);
-    if (h5_exists(r->f, p) && (s = apply_mask(r, p, g)) != RVE_OK)
-        return s;
-    snprintf(p, sizeof p, "%.400s/%.400s", cell, phn);
-    if (h5_exists(r->f, p) && (s = read_cell(r, p, g, 1, H5T_NATIVE_INT, (void **)&g->vphase)) != RVE_OK)
-        return s;
-    snprintf(g->vpath, sizeof g->vpath, "%.400s/%.400s", cell, orn);
-    if (h5_exists(r->f, g->vpath)) {
-        g->vori_n = 3, g->vspec = (rve_ori_spec){RVE_ORI_EULER_BUNGE, RVE_ORI_PASSIVE, 0};
-        if ((s = read_cell(r, g->vpath, g, 3, H5T_NATIVE_DOUBLE, (void **)&g->vori)) != RVE_OK)
-            return s;
+    for (size_t i = 0; i < n; i++) {
+        double w = v[4 * i + 3];
+        memmove(v + 4 * i + 1, v + 4 * i, 3 * sizeof *v);
+        v[4 * i] = w;
     }
-    /* feature table: orientation rows, row 0 the background */
-    const char *fn = o && o->feature_ori ? o->feature_ori : "AvgEulerAngles";
+}
+
+static int ends_with(const char *s, const char *t)
+{
+    size_t ls = strlen(s), lt = strlen(t);
+    return ls >= lt && !strcmp(s + ls - lt, t);
+}
+
+/* Feature orientations (AvgEulerAngles, Bunge radians, else AvgQuats; row 0
+ * the background), their Phases, and the ensemble's CrystalStructures. */
+static rve_status dream3d_features(h5r *r, const rve_hdf5_opts *o, const char *dc, h5grains *g)
+{
+    const char *names[2] = {o && o->feature_ori ? o->feature_ori : "AvgEulerAngles", "AvgQuats"};
+    char p[PBUF];
     int rank;
     hsize_t d[H5_MAX_RANK];
-    if (find_dataset(r, dc, fn, 0, 0, 0, g->fpath)) {
+    rve_status s;
+    for (int k = 0; k < (o && o->feature_ori ? 1 : 2); k++) {
+        if (!find_dataset(r, dc, names[k], 0, 0, 0, g->fpath))
+            continue;
+        int quat = ends_with(names[k], "Quats"), nc = quat ? 4 : 3;
         if ((s = ds_shape(r, g->fpath, &rank, d)) != RVE_OK)
             return s;
-        if (rank != 2 || d[1] != 3 || d[0] > (hsize_t)RVE_MAP_LABEL_MAX + 1)
-            return rve_err_set(r->err, RVE_EDATA, r->file, "dataset %s: expected (features, 3)", g->fpath);
-        g->nfeat = (size_t)d[0], g->fori_n = 3;
-        g->fspec = (rve_ori_spec){RVE_ORI_EULER_BUNGE, RVE_ORI_PASSIVE, 0};
-        if ((s = ds_read(r, g->fpath, H5T_NATIVE_DOUBLE, g->nfeat * 3, (void **)&g->fori)) != RVE_OK)
+        if (rank != 2 || d[1] != (hsize_t)nc || d[0] > (hsize_t)MAX_FEATURES)
+            return rve_err_set(r->err, RVE_EDATA, r->file, "dataset %s: expected (features, %d), at most 2^28 rows",
+                               g->fpath, nc);
+        g->nfeat = (size_t)d[0], g->fori_n = nc;
+        g->fspec = (rve_ori_spec){quat ? RVE_ORI_QUATERNION : RVE_ORI_EULER_BUNGE, RVE_ORI_PASSIVE, 0};
+        if ((s = ds_read(r, g->fpath, H5T_NATIVE_DOUBLE, g->nfeat * nc, (void **)&g->fori)) != RVE_OK)
             return s;
+        if (quat)
+            xyzw_to_wxyz(g->fori, g->nfeat);
         dirname_of(g->fpath, p);
         strncat(p, "/Phases", sizeof p - strlen(p) - 1);
         if (h5_exists(r->f, p) && (s = read_ints(r, p, g->nfeat, &g->fphase)) != RVE_OK)
             return s;
+        break;
     }
     if (find_dataset(r, dc, "CrystalStructures", 0, 0, 0, p) && ds_shape(r, p, &rank, d) == RVE_OK &&
         d[0] <= MAX_PHASES) {
@@ -720,10 +743,71 @@ static rve_status read_dream3d(h5r *r, const rve_hdf5_opts *o, h5grains *g, int 
     return RVE_OK;
 }
 
+static rve_status read_dream3d(h5r *r, const rve_hdf5_opts *o, h5grains *g, int nx_layout)
+{
+    char dc[PATH_MAX_LEN], p[PBUF], cell[PBUF];
+    const char *mkn = o && o->mask ? o->mask : "Mask", *phn = o && o->phase ? o->phase : "Phases";
+    const char *orn = o && o->ori ? o->ori : "EulerAngles";
+    const char *top = nx_layout ? "/DataStructure" : "/DataContainers";
+    if (!(nx_layout ? find_group(r, top, "_DIMENSIONS", NULL, dc)
+                    : find_group(r, top, NULL, "_SIMPL_GEOMETRY/DIMENSIONS", dc)))
+        return rve_err_set(r->err, RVE_EDATA, r->file, "%s: no image geometry", top);
+    double dim[3];
+    rve_status s = dream3d_geometry(r, dc, nx_layout, dim, g);
+    if (s != RVE_OK)
+        return s;
+    /* the cell-data group is the one whose grain ids have the geometry's
+     * shape (Z, Y, X); group names vary between files */
+    const char *idn = o && o->ids ? o->ids : "FeatureIds";
+    int nx = (int)dim[0], ny = (int)dim[1], nz = (int)dim[2];
+    if (!find_dataset(r, dc, idn, nx, ny, nz, p) && !find_dataset(r, dc, idn, nz, ny, nx, p) &&
+        !find_dataset(r, dc, idn, 0, 0, 0, p))
+        return rve_err_set(r->err, RVE_EDATA, r->file, "%s: no dataset %s", dc, idn);
+    if ((s = read_ids_zyx(r, p, g)) != RVE_OK)
+        return s;
+    if (!(nx == g->nx && ny == g->ny && nz == g->nz) && !(nz == g->nx && ny == g->ny && nx == g->nz))
+        return rve_err_set(r->err, RVE_EDATA, r->file,
+                           "dataset %s: shape %d x %d x %d disagrees with the geometry %d x %d x %d of %s", p,
+                           g->nz, g->ny, g->nx, nx, ny, nz, dc);
+    dirname_of(p, cell);
+    /* found paths are < PATH_MAX_LEN: longer option names are refused here */
+    if (strlen(cell) + 2 + strlen(mkn) + strlen(phn) + strlen(orn) >= PATH_MAX_LEN)
+        return rve_err_set(r->err, RVE_EUSAGE, r->file, "array names too long");
+    /* arrays named by the caller must exist; the usual ones are optional */
+    const char *named[3] = {o ? o->mask : NULL, o ? o->phase : NULL, o ? o->ori : NULL};
+    const char *nm3[3] = {mkn, phn, orn};
+    for (int i = 0; i < 3; i++) {
+        snprintf(p, sizeof p, "%.400s/%.400s", cell, nm3[i]);
+        if (named[i] && !h5_exists(r->f, p))
+            return rve_err_set(r->err, RVE_EDATA, r->file, "dataset %s is missing", p);
+    }
+    snprintf(p, sizeof p, "%.400s/%.400s", cell, mkn);
+    if (h5_exists(r->f, p) && (s = apply_mask(r, p, g)) != RVE_OK)
+        return s;
+    snprintf(p, sizeof p, "%.400s/%.400s", cell, phn);
+    if (h5_exists(r->f, p) && (s = read_cell(r, p, g, 1, H5T_NATIVE_INT, (void **)&g->vphase)) != RVE_OK)
+        return s;
+    snprintf(g->vpath, sizeof g->vpath, "%.400s/%.400s", cell, orn);
+    if (!(o && o->ori) && !h5_exists(r->f, g->vpath)) /* no Euler angles: quaternions? */
+        snprintf(g->vpath, sizeof g->vpath, "%.400s/Quats", cell);
+    if (h5_exists(r->f, g->vpath)) {
+        int quat = ends_with(g->vpath, "Quats");
+        g->vori_n = quat ? 4 : 3;
+        g->vspec = (rve_ori_spec){quat ? RVE_ORI_QUATERNION : RVE_ORI_EULER_BUNGE, RVE_ORI_PASSIVE, 0};
+        if ((s = read_cell(r, g->vpath, g, g->vori_n, H5T_NATIVE_DOUBLE, (void **)&g->vori)) != RVE_OK)
+            return s;
+        if (quat)
+            xyzw_to_wxyz(g->vori, (size_t)g->nx * g->ny * g->nz);
+    }
+    return dream3d_features(r, o, dc, g);
+}
+
 /* ---------------------------------------------------- GrainMapper3D LabDCT */
-/* Convention of GrainMapper3D's orientation arrays: MTEX's (crystal to
- * sample), i.e. Rowenhorst-active; docs/hdf5.md says why and how sure. */
-#define LABDCT_CONV RVE_ORI_ACTIVE
+/* GrainMapper3D's orientation arrays hold the numbers of rve's (Rowenhorst
+ * passive) convention: Xnovo's own reader (gm3dh5) turns them into
+ * quaternions without inversion (EulerZXZ as qz(phi1) qx(Phi) qz(phi2), in
+ * radians) and exports them to Neper as "rodrigues:passive". */
+#define LABDCT_CONV RVE_ORI_PASSIVE
 
 static rve_status read_labdct(h5r *r, const rve_hdf5_opts *o, h5grains *g)
 {
@@ -765,19 +849,9 @@ static rve_status read_labdct(h5r *r, const rve_hdf5_opts *o, h5grains *g)
     static const struct { const char *name; rve_ori_des des; int n, deg; } arr[] = {
         {"/LabDCT/Data/Rodrigues", RVE_ORI_RODRIGUES, 3, 0},
         {"/LabDCT/Data/Quaternion", RVE_ORI_QUATERNION, 4, 0},
-        {"/LabDCT/Data/EulerZXZ", RVE_ORI_EULER_BUNGE, 3, 1},
+        {"/LabDCT/Data/EulerZXZ", RVE_ORI_EULER_BUNGE, 3, 0},
+        {"/LabDCT/Data/EulerZYZ", RVE_ORI_EULER_ROE, 3, 0}, /* qz qy qz: Roe's angles */
     };
-    for (int i = 0; i < 3; i++) {
-        const char *nm = o && o->ori ? o->ori : arr[i].name;
-        if (!h5_exists(r->f, nm))
-            continue;
-        snprintf(g->vpath, sizeof g->vpath, "%s", nm);
-        g->vori_n = arr[i].n;
-        g->vspec = (rve_ori_spec){arr[i].des, LABDCT_CONV, arr[i].deg};
-        if (o && o->ori) /* a named array: its component count says what it is */
-            g->vspec.des = arr[i].des;
-        return read_cell(r, nm, g, g->vori_n, H5T_NATIVE_DOUBLE, (void **)&g->vori);
-    }
     for (int ph = 1; ph < MAX_PHASES; ph++) {
         char p[64];
         snprintf(p, sizeof p, "/PhaseInfo/Phase%02d/SpaceGroup", ph);
@@ -787,6 +861,29 @@ static rve_status read_labdct(h5r *r, const rve_hdf5_opts *o, h5grains *g)
         if (ds_read(r, p, H5T_NATIVE_INT, 1, (void **)&sg) == RVE_OK)
             g->laue[ph] = laue_spacegroup(*sg), free(sg);
         rve_err_clear(r->err);
+    }
+    /* the first array present; a named one is told by its name's ending
+     * (Rodrigues unless it ends like another array) */
+    int pick = -1;
+    if (o && o->ori) {
+        pick = 0;
+        for (int i = 1; i < 4; i++) {
+            const char *b = strrchr(arr[i].name, '/') + 1;
+            size_t lo = strlen(o->ori), lb = strlen(b);
+            if (lo >= lb && !strcmp(o->ori + lo - lb, b))
+                pick = i;
+        }
+        if (!h5_exists(r->f, o->ori))
+            return rve_err_set(r->err, RVE_EDATA, r->file, "dataset %s is missing", o->ori);
+    }
+    for (int i = 0; i < 4; i++) {
+        const char *nm = pick >= 0 ? o->ori : arr[i].name;
+        if ((pick >= 0 && i != pick) || !h5_exists(r->f, nm))
+            continue;
+        snprintf(g->vpath, sizeof g->vpath, "%s", nm);
+        g->vori_n = arr[i].n;
+        g->vspec = (rve_ori_spec){arr[i].des, LABDCT_CONV, arr[i].deg};
+        return read_cell(r, nm, g, g->vori_n, H5T_NATIVE_DOUBLE, (void **)&g->vori);
     }
     return RVE_OK;
 }
@@ -927,6 +1024,39 @@ static rve_status write_xdmf(const rve_map *m, const char *path, int has_phase, 
     return rve_afile_commit(af, err);
 }
 
+/* CellEnsembleData: CrystalStructures (999, unknown: rve keeps no crystal
+ * structure) and PhaseName, which DAMASK's load_DREAM3D reads by default. */
+static hid_t write_ensemble(hid_t dc, int maxph, herr_t *e)
+{
+    uint64_t te = (uint64_t)maxph + 1;
+    hid_t ens = put_matrix(dc, "CellEnsembleData", 11, 1, &te);
+    uint32_t *cs = malloc(te * sizeof *cs);
+    char *names = malloc(te * 32);
+    char **np = malloc(te * sizeof *np);
+    if (!cs || !names || !np) {
+        free(cs), free(names), free(np);
+        *e = -1;
+        return ens;
+    }
+    for (size_t i = 0; i < te; i++) {
+        cs[i] = 999;
+        np[i] = names + 32 * i;
+        if (i)
+            snprintf(np[i], 32, "Phase %d", (int)i); /* i <= MAX_PHASES */
+        else
+            snprintf(np[i], 32, "Invalid Phase"); /* DREAM3D's name of row 0 */
+    }
+    hsize_t e1[2] = {te, 1};
+    *e |= put_array(ens, "CrystalStructures", H5T_STD_U32LE, H5T_NATIVE_UINT32, 2, e1, &te, 1, 1,
+                    "DataArray<uint32_t>", cs);
+    hid_t st = H5Tcopy(H5T_C_S1);
+    H5Tset_size(st, H5T_VARIABLE);
+    *e |= put_array(ens, "PhaseName", st, st, 1, e1, &te, 1, 1, "StringDataArray", np);
+    H5Tclose(st);
+    free(cs), free(names), free(np);
+    return ens;
+}
+
 static herr_t write_simpl(hid_t f, const rve_map *m, const double *eu, const double *qx, const int *ph,
                           const int *vph, const float *veu, const int32_t *ids)
 {
@@ -978,17 +1108,7 @@ static herr_t write_simpl(hid_t f, const rve_map *m, const double *eu, const dou
     int maxph = 1;
     for (size_t l = 0; ph && l <= nl; l++)
         maxph = ph[l] > maxph ? ph[l] : maxph;
-    uint64_t te = (uint64_t)maxph + 1;
-    uint32_t *cs = malloc(te * sizeof *cs);
-    hid_t ens = put_matrix(dc, "CellEnsembleData", 11, 1, &te);
-    if (cs) { /* rve keeps no crystal structure: 999 = unknown */
-        for (size_t i = 0; i < te; i++)
-            cs[i] = 999;
-        hsize_t e1[2] = {te, 1};
-        e |= put_array(ens, "CrystalStructures", H5T_STD_U32LE, H5T_NATIVE_UINT32, 2, e1, &te, 1, 1, "DataArray<uint32_t>", cs);
-        free(cs);
-    } else
-        e = -1;
+    hid_t ens = write_ensemble(dc, maxph, &e);
     H5Gclose(ens), H5Gclose(dc), H5Gclose(dcs);
     return e;
 }
@@ -998,6 +1118,10 @@ rve_status rve_map_write_hdf5(const rve_map *m, const char *path, rve_err *err)
     size_t nv = rve_map_nvox(m), nl = m->nlabels;
     if (nl > (size_t)INT32_MAX)
         return rve_err_set(err, RVE_EUSAGE, path, "labels above 2^31 - 1 do not fit DREAM3D's int32 FeatureIds");
+    for (size_t l = 0; m->phase && l < nl; l++)
+        if (m->phase[l] < 0 || m->phase[l] >= MAX_PHASES)
+            return rve_err_set(err, RVE_EUSAGE, path, "grain %zu: phase %d outside 0..%d", l + 1,
+                               m->phase[l], MAX_PHASES - 1);
     int has_ori = m->ori && m->ori_n > 0 && m->ori_des;
     rve_ori_spec sp = {RVE_ORI_QUATERNION, RVE_ORI_PASSIVE, 0};
     if (has_ori && strcmp(m->ori_des, "quaternion") &&
