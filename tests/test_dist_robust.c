@@ -15,12 +15,8 @@
 
 #define EPS DBL_EPSILON
 
-/* internal predicates of src/dist/dist_exact.c (not in the public header) */
-int dist_sign_dot_diff(const double s[3], const double t[3], double *val, int *exact);
-int dist_sign_det3(const double a[3], const double b[3], const double c[3], double *val, int *exact);
-int dist_sign_orient3(const double a[3], const double b[3], const double c[3], const double d[3], double *val,
-                      int *exact);
-void dist_signs_tri(const double s[3][3], int sg[3], double val[3], int *exact);
+/* the internal predicates (filters inline, exact paths in src/dist/dist_exact.c) */
+#include "dist/dist_internal.h"
 
 typedef __int128 i128;
 static int sgn128(i128 x) { return x > 0 ? 1 : (x < 0 ? -1 : 0); }

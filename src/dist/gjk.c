@@ -1028,11 +1028,21 @@ int rve_gjk_intersect(const rve_shape *A, const rve_shape *B, rve_gjk_simplex *w
     gjk_pair P;
     double v0[3];
     rve_dist_result out;
-    /* scaled: the loop compares squares of the margin and of v.w */
-    pair_init(&P, A, B, 1, v0);
-    double margin = (A->radius + B->radius) * P.m1 * P.m2;
-    rve_gjk_status st = gjk_loop(&P, support_scaled, vertex_generic, dist_nvertices(A), dist_nvertices(B), v0,
-                                 &o, warm, &out, margin);
+    pair_init(&P, A, B, 0, v0);
+    double margin = A->radius + B->radius;
+    /* the loop compares squares of the margin and of v.w: pairs whose first
+     * direction or margin is beyond 2^+-200 (or that fail) run scaled */
+    double m0 = fmax(v3_maxabs(v0), margin);
+    rve_gjk_status st = RVE_GJK_DEGENERATE;
+    if (m0 <= 0x1p200 && (m0 >= 0x1p-200 || m0 == 0))
+        st = gjk_loop(&P, support_generic, vertex_generic, dist_nvertices(A), dist_nvertices(B), v0, &o, warm, &out,
+                      margin);
+    if (st == RVE_GJK_DEGENERATE || st == RVE_GJK_CAP || (out.n > 0 && needs_rescale(&out))) {
+        pair_init(&P, A, B, 1, v0);
+        margin = (A->radius + B->radius) * P.m1 * P.m2;
+        st = gjk_loop(&P, support_scaled, vertex_generic, dist_nvertices(A), dist_nvertices(B), v0, &o, warm, &out,
+                      margin);
+    }
     if (st == RVE_GJK_DEGENERATE)
         return -1;
     if (st == RVE_GJK_INTERSECT)
