@@ -117,8 +117,10 @@ static inline int dist_sign_orient3(const double a[3], const double b[3], const 
  * plane of the triangle s[0] s[1] s[2] (S2D): weight i has the sign of
  * n . (s[i+1] x s[i+2]) with n = (s[1] - s[0]) x (s[2] - s[0]) (the weights
  * times |n|^2).  val gets the floating-point values. */
-static inline void dist_signs_tri(const double s[3][3], int sg[3], double val[3], int *exact)
+static inline void dist_signs_tri(const double *s0, const double *s1, const double *s2, int sg[3], double val[3],
+                                  int *exact)
 {
+    const double *s[3] = {s0, s1, s2};
     double n[3], pn[3];
     {
         double e1[3], e2[3], f1[3], f2[3];
