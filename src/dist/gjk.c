@@ -310,6 +310,8 @@ static void S3D(const double y[][3], int i1, int i2, int i3, int i4, int tail, s
     sv_copy(r, &best);
 }
 
+static inline double fmax_(double a, double b) { return a > b ? a : b; }
+
 /* Signed Volumes on y[0..n-1] with newest vertex `newest` (or -1). */
 static inline void sv_run(const double y[][3], int n, int newest, sv_res *r, int *nex)
 {
@@ -762,7 +764,7 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
             if (vw > 0 && vw * vw > bool_margin * bool_margin * v3_dot(v, v)) {
                 out->iterations = it + 1;
                 out->exact = nex;
-                P->wmax2 = wmax2;
+                P->wmax2 = fmax_(wmax2, v3_dot(w, w));
                 out->status = RVE_GJK_CONVERGED;
                 out->d = INFINITY;
                 out->n = 0;
