@@ -1049,6 +1049,22 @@ static rve_gjk_status pair_finish(const gjk_pair *P, rve_gjk_status st, rve_dist
     return st;
 }
 
+/* The rerun on the scaled pair, out of line: a second inlined copy of the
+ * loop in the callers made the ordinary path slower.  margin < 0: distance. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static rve_gjk_status scaled_run(gjk_pair *P, const rve_shape *A, const rve_shape *B, const rve_gjk_opts *o,
+                                 rve_gjk_simplex *warm, rve_dist_result *out, double margin)
+{
+    double v0[3];
+    pair_init(P, A, B, 1, v0);
+    if (margin >= 0)
+        margin *= P->m1 * P->m2;
+    return gjk_loop(P, support_scaled, vertex_generic, dist_nvertices(A), dist_nvertices(B), v0, o, warm, out,
+                    margin);
+}
+
 rve_gjk_status rve_gjk_dist(const rve_shape *A, const rve_shape *B, const rve_gjk_opts *opts,
                             rve_gjk_simplex *warm, rve_dist_result *out)
 {
@@ -1075,9 +1091,7 @@ rve_gjk_status rve_gjk_dist(const rve_shape *A, const rve_shape *B, const rve_gj
         int nex = out->exact;
         if (warm)
             *warm = w0;
-        pair_init(&P, A, B, 1, v0);
-        st = gjk_loop(&P, support_scaled, vertex_generic, dist_nvertices(A), dist_nvertices(B), v0, &o, warm, out,
-                      -1.0);
+        st = scaled_run(&P, A, B, &o, warm, out, -1.0);
         out->exact += nex;
     }
     return pair_finish(&P, st, out);
@@ -1102,10 +1116,7 @@ int rve_gjk_intersect(const rve_shape *A, const rve_shape *B, rve_gjk_simplex *w
         st = gjk_loop(&P, support_generic, vertex_generic, dist_nvertices(A), dist_nvertices(B), v0, &o, warm, &out,
                       margin);
     if (st == RVE_GJK_DEGENERATE || st == RVE_GJK_CAP || needs_rescale(&P, &out)) {
-        pair_init(&P, A, B, 1, v0);
-        margin = (A->radius + B->radius) * P.m1 * P.m2;
-        st = gjk_loop(&P, support_scaled, vertex_generic, dist_nvertices(A), dist_nvertices(B), v0, &o, warm, &out,
-                      margin);
+        st = scaled_run(&P, A, B, &o, warm, &out, A->radius + B->radius);
     }
     if (st == RVE_GJK_DEGENERATE)
         return -1;
