@@ -346,6 +346,19 @@ static void bench_row(const char *label, query *qs, int nq, int points, void **b
         if (isnan(med[l])) printf(" %6s", "-");
         else printf(" %6.2f", med[l] / base);
     }
+    /* support calls per query of ours (SV): GJK iterations, one support
+     * point of A - B each; and how often the exact sign fallback ran */
+    long calls = 0, exact = 0;
+    for (int i = 0; i < nq; i++) {
+        rve_dist_result r;
+        if (points)
+            rve_dist_point_polytope(qs[i].pt, qs[i].A->v, qs[i].A->nv, NULL, &r);
+        else
+            rve_gjk_dist(&qs[i].sa, &qs[i].sb, NULL, NULL, &r);
+        calls += r.iterations;
+        exact += r.exact;
+    }
+    printf("   %5.2f %5.3f", (double)calls / nq, (double)exact / nq);
     printf("\n");
     fflush(stdout);
 }
@@ -392,7 +405,7 @@ int main(void)
     printf("ours uses the qhull edge graph (hill climbing) above 32 vertices; FCL walks edges above 32 too\n\n");
     printf("%-26s", "row");
     for (int l = 0; l < NLIB; l++) printf(" %12s", lib_name[l]);
-    printf("   ratios: Johns/SV Bullet/SV FCL/SV libccd/isect");
+    printf("   ratios: Johns/SV Bullet/SV FCL/SV libccd/isect   calls exact");
     printf("\n");
     double worst_dev[NLIB] = {0};
     for (int si = 0; si < 5; si++) {
@@ -471,6 +484,35 @@ int main(void)
         if (btp) peer_bullet_free(btp);
         if (fcp) peer_fcl_free(fcp);
         for (int i = 0; i < NBODY; i++) body_free(&bodies[i]);
+    }
+    /* fixed per-call cost: two points (one support call, no sub-simplex) */
+    {
+        body pts[NBODY];
+        for (int i = 0; i < NBODY; i++) {
+            memset(&pts[i], 0, sizeof pts[i]);
+            pts[i].nv = 1;
+            pts[i].v = malloc(sizeof(double) * 3);
+            rand_unit(pts[i].v);
+            int t0[3] = {0, 0, 0};
+            pts[i].bt = peer_bullet_available() ? peer_bullet_make(pts[i].v, 1) : NULL;
+            pts[i].fc = peer_fcl_available() ? peer_fcl_make(pts[i].v, 1, t0, 0) : NULL;
+        }
+        query qs[NQ];
+        for (int i = 0; i < NQ; i++) {
+            query *q = &qs[i];
+            q->A = &pts[(int)(urand() * NBODY)];
+            q->B = &pts[(int)(urand() * NBODY)];
+            rand_quat(q->qa);
+            rand_quat(q->qb);
+            for (int k = 0; k < 3; k++) { q->pa[k] = 0; q->pb[k] = 3 * urand(); }
+            query_shapes(q);
+        }
+        bench_row("point vs point (per call)", qs, NQ, 0, NULL, NULL);
+        for (int i = 0; i < NBODY; i++) {
+            if (pts[i].bt) peer_bullet_free(pts[i].bt);
+            if (pts[i].fc) peer_fcl_free(pts[i].fc);
+            free(pts[i].v);
+        }
     }
     printf("\nlargest |d - d(ours SV)| over all rows (bodies of size ~1): Johnson %.3g, Bullet %.3g, FCL %.3g\n",
            worst_dev[LIB_JOHNSON], worst_dev[LIB_BULLET], worst_dev[LIB_FCL]);

@@ -4,7 +4,8 @@
  * long double oracle.  Prints, per family and magnitude class, the queries
  * beyond 100 eps L, wrong intersect / separate decisions, uncertain oracle
  * verdicts, the worst error in eps L and the exact-fallback rate.  Exit 1 on
- * any failure.  Optional second argument: the seed. */
+ * any failure.  Usage: bench_dist_stress [N_POINT [N_PAIR [SEED]]] (N_PAIR
+ * defaults to N_POINT; pair queries cost about 3 times more). */
 #include "config.h"
 #include "dist_flat.h"
 #include <stdio.h>
@@ -13,8 +14,10 @@
 
 int main(int argc, char **argv)
 {
-    long n = argc > 1 ? atol(argv[1]) : 100000;
-    uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 10) : 20261124;
+    long nfam[2];
+    nfam[0] = argc > 1 ? atol(argv[1]) : 100000;
+    nfam[1] = argc > 2 ? atol(argv[2]) : nfam[0];
+    uint64_t seed = argc > 3 ? strtoull(argv[3], NULL, 10) : 20261124;
     int failed = 0;
     rng_seed(seed);
     for (int family = 0; family < 2; family++) {
@@ -22,7 +25,7 @@ int main(int argc, char **argv)
         fam_stats st[2] = {{0}, {0}};
         long shown = 0;
         clock_t t0 = clock();
-        for (long t = 0; t < n; t++) {
+        for (long t = 0; t < nfam[family]; t++) {
             flat_query Q;
             char msg[512];
             flat_draw(&Q, family);

@@ -15,12 +15,8 @@
 
 #define EPS DBL_EPSILON
 
-/* internal predicates of src/dist/dist_exact.c (not in the public header) */
-int dist_sign_dot_diff(const double s[3], const double t[3], double *val, int *exact);
-int dist_sign_det3(const double a[3], const double b[3], const double c[3], double *val, int *exact);
-int dist_sign_orient3(const double a[3], const double b[3], const double c[3], const double d[3], double *val,
-                      int *exact);
-void dist_signs_tri(const double s[3][3], int sg[3], double val[3], int *exact);
+/* the internal predicates (filters inline, exact paths in src/dist/dist_exact.c) */
+#include "dist/dist_internal.h"
 
 typedef __int128 i128;
 static int sgn128(i128 x) { return x > 0 ? 1 : (x < 0 ? -1 : 0); }
@@ -84,7 +80,7 @@ START_TEST(test_exact_predicates)
         int sg[3];
         double vals[3];
         const double tri[3][3] = {{D[0][0], D[0][1], D[0][2]}, {D[1][0], D[1][1], D[1][2]}, {D[2][0], D[2][1], D[2][2]}};
-        dist_signs_tri(tri, sg, vals, &nex);
+        dist_signs_tri(tri[0], tri[1], tri[2], sg, vals, &nex);
         for (int i = 0; i < 3; i++) {
             const i128 *a = P[(i + 1) % 3], *b = P[(i + 2) % 3];
             i128 c[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};

@@ -147,19 +147,9 @@ static int exp_cross1(int na, const double *a, int nb, const double *b, int nc, 
 
 /* ------------------------------------------------ the signed predicates */
 
-/* sign of s . (s - t) (S1D: the barycentric weight of the other vertex) */
-int dist_sign_dot_diff(const double s[3], const double t[3], double *val, int *exact)
+/* exact sign of s . (s - t) */
+int dist_exact_dot_diff(const double s[3], const double t[3])
 {
-    double v = s[0] * (s[0] - t[0]) + s[1] * (s[1] - t[1]) + s[2] * (s[2] - t[2]);
-    *val = v;
-    double P = fabs(s[0]) * (fabs(s[0]) + fabs(t[0])) + fabs(s[1]) * (fabs(s[1]) + fabs(t[1])) +
-               fabs(s[2]) * (fabs(s[2]) + fabs(t[2]));
-    double bound = 6 * DBL_EPSILON * P; /* depth 4 */
-    if (P > 0x1p-900 && fabs(v) > bound)
-        return v > 0 ? 1 : -1;
-    if (!(P > 0))
-        return 0;
-    (*exact)++;
     double acc[EXACT_MAXLEN], part[8], sum[EXACT_MAXLEN];
     int n = 0;
     for (int i = 0; i < 3; i++) {
@@ -174,21 +164,9 @@ int dist_sign_dot_diff(const double s[3], const double t[3], double *val, int *e
     return exp_sign(n, acc);
 }
 
-/* sign of det[a; b; c] = a . (b x c) */
-int dist_sign_det3(const double a[3], const double b[3], const double c[3], double *val, int *exact)
+/* exact sign of a . (b x c) */
+int dist_exact_det3(const double a[3], const double b[3], const double c[3])
 {
-    double v = a[0] * (b[1] * c[2] - b[2] * c[1]) + a[1] * (b[2] * c[0] - b[0] * c[2]) +
-               a[2] * (b[0] * c[1] - b[1] * c[0]);
-    *val = v;
-    double P = fabs(a[0]) * (fabs(b[1] * c[2]) + fabs(b[2] * c[1])) +
-               fabs(a[1]) * (fabs(b[2] * c[0]) + fabs(b[0] * c[2])) +
-               fabs(a[2]) * (fabs(b[0] * c[1]) + fabs(b[1] * c[0]));
-    double bound = 7 * DBL_EPSILON * P; /* depth 5 */
-    if (P > 0x1p-900 && fabs(v) > bound)
-        return v > 0 ? 1 : -1;
-    if (!(P > 0))
-        return 0;
-    (*exact)++;
     double acc[EXACT_MAXLEN], sum[EXACT_MAXLEN], x[4], part[8];
     int n = 0;
     for (int i = 0; i < 3; i++) {
@@ -206,31 +184,9 @@ int dist_sign_det3(const double a[3], const double b[3], const double c[3], doub
     return exp_sign(n, acc);
 }
 
-/* sign of det[b - a; c - a; d - a] (orientation of the tetrahedron abcd) */
-int dist_sign_orient3(const double a[3], const double b[3], const double c[3], const double d[3], double *val,
-                      int *exact)
+/* exact sign of (b - a) . ((c - a) x (d - a)) */
+int dist_exact_orient3(const double a[3], const double b[3], const double c[3], const double d[3])
 {
-    double e1[3], e2[3], e3[3];
-    v3_sub(e1, b, a);
-    v3_sub(e2, c, a);
-    v3_sub(e3, d, a);
-    double v = e1[0] * (e2[1] * e3[2] - e2[2] * e3[1]) + e1[1] * (e2[2] * e3[0] - e2[0] * e3[2]) +
-               e1[2] * (e2[0] * e3[1] - e2[1] * e3[0]);
-    *val = v;
-    double f1[3], f2[3], f3[3];
-    for (int i = 0; i < 3; i++) {
-        f1[i] = fabs(b[i]) + fabs(a[i]);
-        f2[i] = fabs(c[i]) + fabs(a[i]);
-        f3[i] = fabs(d[i]) + fabs(a[i]);
-    }
-    double P = f1[0] * (f2[1] * f3[2] + f2[2] * f3[1]) + f1[1] * (f2[2] * f3[0] + f2[0] * f3[2]) +
-               f1[2] * (f2[0] * f3[1] + f2[1] * f3[0]);
-    double bound = 8 * DBL_EPSILON * P; /* depth 6 */
-    if (P > 0x1p-900 && fabs(v) > bound)
-        return v > 0 ? 1 : -1;
-    if (!(P > 0))
-        return 0;
-    (*exact)++;
     double E1[3][2], E2[3][2], E3[3][2];
     int n1[3], n2[3], n3[3];
     for (int i = 0; i < 3; i++) {
@@ -253,8 +209,8 @@ int dist_sign_orient3(const double a[3], const double b[3], const double c[3], c
 }
 
 /* exact sign of ((s2 - s1) x (s3 - s1)) . (sj x sk) */
-static int tri_exact(const double s1[3], const double s2[3], const double s3[3], const double sj[3],
-                     const double sk[3])
+int dist_exact_tri(const double s1[3], const double s2[3], const double s3[3], const double sj[3],
+                   const double sk[3])
 {
     double E1[3][2], E2[3][2];
     int n1[3], n2[3];
@@ -278,45 +234,6 @@ static int tri_exact(const double s1[3], const double s2[3], const double s3[3],
         n = m;
     }
     return exp_sign(n, acc);
-}
-
-/* Signs of the barycentric weights of the projection of the origin onto the
- * plane of the triangle s[0] s[1] s[2] (S2D): weight i has the sign of
- * n . (s[i+1] x s[i+2]) with n = (s[1] - s[0]) x (s[2] - s[0]) (the weights
- * times |n|^2; they sum to |n|^2).  val gets the floating-point values. */
-void dist_signs_tri(const double s[3][3], int sg[3], double val[3], int *exact)
-{
-    double e1[3], e2[3], n[3], f1[3], f2[3], pn[3];
-    v3_sub(e1, s[1], s[0]);
-    v3_sub(e2, s[2], s[0]);
-    v3_cross(n, e1, e2);
-    for (int i = 0; i < 3; i++) {
-        f1[i] = fabs(s[1][i]) + fabs(s[0][i]);
-        f2[i] = fabs(s[2][i]) + fabs(s[0][i]);
-    }
-    for (int i = 0; i < 3; i++) {
-        int j = (i + 1) % 3, k = (i + 2) % 3;
-        pn[i] = f1[j] * f2[k] + f1[k] * f2[j];
-    }
-    for (int t = 0; t < 3; t++) {
-        const double *sj = s[(t + 1) % 3], *sk = s[(t + 2) % 3];
-        double c[3], P = 0;
-        v3_cross(c, sj, sk);
-        for (int i = 0; i < 3; i++) {
-            int j = (i + 1) % 3, k = (i + 2) % 3;
-            P += pn[i] * (fabs(sj[j] * sk[k]) + fabs(sj[k] * sk[j]));
-        }
-        double v = v3_dot(n, c), bound = 8 * DBL_EPSILON * P; /* depth 6 */
-        val[t] = v;
-        if (P > 0x1p-900 && fabs(v) > bound) {
-            sg[t] = v > 0 ? 1 : -1;
-        } else if (!(P > 0)) {
-            sg[t] = 0;
-        } else {
-            (*exact)++;
-            sg[t] = tri_exact(s[0], s[1], s[2], sj, sk);
-        }
-    }
 }
 
 /* The expansion routines themselves, for the tests (exact sum of products

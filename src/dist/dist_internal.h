@@ -4,6 +4,8 @@
 
 #include <rve/dist.h>
 #include "util/vec3.h"
+#include <float.h>
+#include <math.h>
 
 #if defined(__GNUC__)
 #define DIST_INLINE static inline __attribute__((always_inline))
@@ -42,20 +44,115 @@ static inline int dist_nvertices(const rve_shape *s)
     }
 }
 
-/* Exact signs (dist_exact.c): a floating-point filter with a certified
- * error bound, exact expansion arithmetic when it cannot decide; *exact is
+/* Exact signs for Signed Volumes: a floating-point filter with a certified
+ * error bound (inline, below), exact expansion arithmetic (dist_exact.c,
+ * which explains the bounds) only when the filter cannot decide; *exact is
  * incremented each time the exact path runs.  Exact unless intermediate
- * products overflow or underflow (callers scale to unit extent). */
+ * products overflow or underflow (callers keep the pair within 2^+-200). */
 #define EXACT_MAXLEN 400
-/* sign of s . (s - t) */
-int dist_sign_dot_diff(const double s[3], const double t[3], double *val, int *exact);
+int dist_exact_dot_diff(const double s[3], const double t[3]);
+int dist_exact_det3(const double a[3], const double b[3], const double c[3]);
+int dist_exact_orient3(const double a[3], const double b[3], const double c[3], const double d[3]);
+int dist_exact_tri(const double s1[3], const double s2[3], const double s3[3], const double sj[3],
+                   const double sk[3]);
+
+/* sign of s . (s - t); *val its floating-point value */
+static inline int dist_sign_dot_diff(const double s[3], const double t[3], double *val, int *exact)
+{
+    double v = s[0] * (s[0] - t[0]) + s[1] * (s[1] - t[1]) + s[2] * (s[2] - t[2]);
+    double P = fabs(s[0]) * (fabs(s[0]) + fabs(t[0])) + fabs(s[1]) * (fabs(s[1]) + fabs(t[1])) +
+               fabs(s[2]) * (fabs(s[2]) + fabs(t[2]));
+    *val = v;
+    if (P > 0x1p-900 && fabs(v) > 6 * DBL_EPSILON * P) /* depth 4 */
+        return v > 0 ? 1 : -1;
+    if (!(P > 0))
+        return 0;
+    (*exact)++;
+    return dist_exact_dot_diff(s, t);
+}
+
 /* sign of a . (b x c) */
-int dist_sign_det3(const double a[3], const double b[3], const double c[3], double *val, int *exact);
+static inline int dist_sign_det3(const double a[3], const double b[3], const double c[3], double *val, int *exact)
+{
+    double x0 = b[1] * c[2], x1 = b[2] * c[1], y0 = b[2] * c[0], y1 = b[0] * c[2], z0 = b[0] * c[1], z1 = b[1] * c[0];
+    double v = a[0] * (x0 - x1) + a[1] * (y0 - y1) + a[2] * (z0 - z1);
+    double P = fabs(a[0]) * (fabs(x0) + fabs(x1)) + fabs(a[1]) * (fabs(y0) + fabs(y1)) +
+               fabs(a[2]) * (fabs(z0) + fabs(z1));
+    *val = v;
+    if (P > 0x1p-900 && fabs(v) > 7 * DBL_EPSILON * P) /* depth 5 */
+        return v > 0 ? 1 : -1;
+    if (!(P > 0))
+        return 0;
+    (*exact)++;
+    return dist_exact_det3(a, b, c);
+}
+
 /* sign of (b - a) . ((c - a) x (d - a)) */
-int dist_sign_orient3(const double a[3], const double b[3], const double c[3], const double d[3], double *val,
-                      int *exact);
-/* signs of n . (s[i+1] x s[i+2]), n = (s[1] - s[0]) x (s[2] - s[0]), i = 0..2 */
-void dist_signs_tri(const double s[3][3], int sg[3], double val[3], int *exact);
+static inline int dist_sign_orient3(const double a[3], const double b[3], const double c[3], const double d[3],
+                                    double *val, int *exact)
+{
+    double e1[3], e2[3], e3[3], f1[3], f2[3], f3[3];
+    for (int i = 0; i < 3; i++) {
+        e1[i] = b[i] - a[i];
+        e2[i] = c[i] - a[i];
+        e3[i] = d[i] - a[i];
+        f1[i] = fabs(b[i]) + fabs(a[i]);
+        f2[i] = fabs(c[i]) + fabs(a[i]);
+        f3[i] = fabs(d[i]) + fabs(a[i]);
+    }
+    double v = e1[0] * (e2[1] * e3[2] - e2[2] * e3[1]) + e1[1] * (e2[2] * e3[0] - e2[0] * e3[2]) +
+               e1[2] * (e2[0] * e3[1] - e2[1] * e3[0]);
+    double P = f1[0] * (f2[1] * f3[2] + f2[2] * f3[1]) + f1[1] * (f2[2] * f3[0] + f2[0] * f3[2]) +
+               f1[2] * (f2[0] * f3[1] + f2[1] * f3[0]);
+    *val = v;
+    if (P > 0x1p-900 && fabs(v) > 8 * DBL_EPSILON * P) /* depth 6 */
+        return v > 0 ? 1 : -1;
+    if (!(P > 0))
+        return 0;
+    (*exact)++;
+    return dist_exact_orient3(a, b, c, d);
+}
+
+/* Signs of the barycentric weights of the projection of the origin onto the
+ * plane of the triangle s[0] s[1] s[2] (S2D): weight i has the sign of
+ * n . (s[i+1] x s[i+2]) with n = (s[1] - s[0]) x (s[2] - s[0]) (the weights
+ * times |n|^2).  val gets the floating-point values. */
+static inline void dist_signs_tri(const double *s0, const double *s1, const double *s2, int sg[3], double val[3],
+                                  int *exact)
+{
+    const double *s[3] = {s0, s1, s2};
+    double n[3], pn[3];
+    {
+        double e1[3], e2[3], f1[3], f2[3];
+        for (int i = 0; i < 3; i++) {
+            e1[i] = s[1][i] - s[0][i];
+            e2[i] = s[2][i] - s[0][i];
+            f1[i] = fabs(s[1][i]) + fabs(s[0][i]);
+            f2[i] = fabs(s[2][i]) + fabs(s[0][i]);
+        }
+        v3_cross(n, e1, e2);
+        for (int i = 0; i < 3; i++) {
+            int j = (i + 1) % 3, k = (i + 2) % 3;
+            pn[i] = f1[j] * f2[k] + f1[k] * f2[j];
+        }
+    }
+    for (int t = 0; t < 3; t++) {
+        const double *sj = s[(t + 1) % 3], *sk = s[(t + 2) % 3];
+        double x0 = sj[1] * sk[2], x1 = sj[2] * sk[1], y0 = sj[2] * sk[0], y1 = sj[0] * sk[2];
+        double z0 = sj[0] * sk[1], z1 = sj[1] * sk[0];
+        double v = n[0] * (x0 - x1) + n[1] * (y0 - y1) + n[2] * (z0 - z1);
+        double P = pn[0] * (fabs(x0) + fabs(x1)) + pn[1] * (fabs(y0) + fabs(y1)) + pn[2] * (fabs(z0) + fabs(z1));
+        val[t] = v;
+        if (P > 0x1p-900 && fabs(v) > 8 * DBL_EPSILON * P) { /* depth 6 */
+            sg[t] = v > 0 ? 1 : -1;
+        } else if (!(P > 0)) {
+            sg[t] = 0;
+        } else {
+            (*exact)++;
+            sg[t] = dist_exact_tri(s[0], s[1], s[2], sj, sk);
+        }
+    }
+}
 int dist_exact_dot_sign(int n, const double *a, const double *b, double *approx);
 
 /* Power-of-two rescaling of a pair for the contact kernels (dist_scale.c). */
