@@ -5,4 +5,4 @@ rve_SOURCES += src/cli/cli.c \
 	src/cli/cmd_compare.c src/cli/cmd_convert.c src/cli/cmd_dist.c src/cli/cmd_contact.c \
 	src/cli/cmd_pack.c
 
-dist_check_SCRIPTS += tests/test_cli.sh
+dist_check_SCRIPTS += tests/test_cli.sh tests/test_faults.sh
