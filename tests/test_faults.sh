@@ -233,6 +233,89 @@ open('$t/h.raw','wb').write(struct.pack('<256I',*v))"
         "ulimit -v 1500000; exec \"\$0\" convert -q \"\$1\" \"\$2\" --renumber" "$RVE" "$t/h.tif" "$t/hr.tif"
 fi
 
+# ------------------------------------- inconsistent TIFF metadata (exit 1)
+# hand-written TIFFs (tests/test_faults.sh writes them with python3: an
+# oracle independent of libtiff and of rve)
+if command -v python3 >/dev/null 2>&1; then
+    cat >"$t/mktiff.py" <<'PYEOF'
+# mktiff.py OUT [desc=TEXT] [short=counts|offsets|tilecounts|tileoffsets]
+# A little 8x8x3 uint8 label map (labels 1 and 2, halves in x), uncompressed,
+# 2 rows per strip (4 strips a page) or 4x... tiles, written by hand: an
+# oracle independent of libtiff and of rve.
+import struct, sys
+W, H, D = 8, 8, 3
+args = dict(a.split('=', 1) for a in sys.argv[2:])
+desc = args.get('desc', 'rve_h=1,1,1\n').encode() + b'\0'
+short = args.get('short', '')
+tiled = short.startswith('tile')
+out = bytearray(b'II*\0' + b'\0' * 4)
+def page_data():
+    return bytes(1 if x < W // 2 else 2 for y in range(H) for x in range(W))
+ifd_offsets = []
+pages = []
+for z in range(D):
+    data = page_data()
+    if tiled:  # 16x16 tiles (TIFF needs multiples of 16): one tile, padded
+        tile = bytearray(256)
+        for y in range(H):
+            tile[16 * y:16 * y + W] = data[W * y:W * y + W]
+        chunks = [bytes(tile)]
+    else:
+        chunks = [data[W * y:W * (y + 2)] for y in range(0, H, 2)]
+    offs = []
+    for c in chunks:
+        offs.append(len(out)); out += c
+    d_off = len(out); out += desc
+    pages.append((offs, [len(c) for c in chunks], d_off))
+def arr(vals):
+    global out
+    if len(vals) == 1:
+        return None
+    o = len(out); out += struct.pack('<%dI' % len(vals), *vals); return o
+entries_all = []
+for z, (offs, cnts, d_off) in enumerate(pages):
+    nc = len(offs)
+    ko = 1 if short.endswith('offsets') else nc
+    kc = 1 if short.endswith('counts') else nc
+    oa, ca = arr(offs[:ko]), arr(cnts[:kc])
+    e = [(256, 3, 1, W), (257, 3, 1, H), (258, 3, 1, 8), (259, 3, 1, 1), (262, 3, 1, 1),
+         (270, 2, len(desc), d_off), (277, 3, 1, 1)]
+    if tiled:
+        e += [(322, 3, 1, 16), (323, 3, 1, 16), (324, 4, ko, oa if ko > 1 else offs[0]),
+              (325, 4, kc, ca if kc > 1 else cnts[0])]
+    else:
+        e += [(273, 4, ko, oa if ko > 1 else offs[0]), (278, 3, 1, 2), (279, 4, kc, ca if kc > 1 else cnts[0])]
+    e.sort()
+    entries_all.append(e)
+prev = 4
+for e in entries_all:
+    if len(out) % 2: out += b'\0'
+    o = len(out)
+    struct.pack_into('<I', out, prev, o)
+    out += struct.pack('<H', len(e))
+    for tag, typ, cnt, val in e:
+        if typ == 3 and cnt == 1:
+            out += struct.pack('<HHIHH', tag, typ, cnt, val, 0)
+        else:
+            out += struct.pack('<HHII', tag, typ, cnt, val)
+    prev = len(out); out += b'\0\0\0\0'
+open(sys.argv[1], 'wb').write(out)
+PYEOF
+    python3 "$t/mktiff.py" "$t/good.tif"
+    run "hand-written TIFF reads" 0 "$RVE" stat -q "$t/good.tif"
+    grep -q '^# 2 grains, 0 void' "$t/out" && ok || violation "hand-written TIFF: 2 grains expected"
+    python3 "$t/mktiff.py" "$t/badh.tif" 'desc=rve_h=0,-1,inf'
+    run "rve_h=0,-1,inf refused" 1 "$RVE" stat -q "$t/badh.tif"
+    grep -q 'rve_h=0,-1,inf' "$t/err" && ok || violation "the bad rve_h is not named"
+    python3 "$t/mktiff.py" "$t/bado.tif" 'desc=rve_h=1,1,1 rve_origin=nan,0,0'
+    run "rve_origin=nan refused" 1 "$RVE" stat -q "$t/bado.tif"
+    python3 "$t/mktiff.py" "$t/shortc.tif" short=counts
+    run "short StripByteCounts refused" 1 "$RVE" stat -q "$t/shortc.tif"
+    grep -q 'StripByteCounts' "$t/err" && ok || violation "short StripByteCounts not named"
+    python3 "$t/mktiff.py" "$t/shorto.tif" short=offsets
+    run "short StripOffsets refused" 1 "$RVE" stat -q "$t/shorto.tif"
+fi
+
 # ---------------------------------------------------- endless inputs
 if [ -r /dev/zero ]; then
     run "dist /dev/zero ends" 1 timeout 60 "$RVE" dist -q /dev/zero

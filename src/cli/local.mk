@@ -6,3 +6,6 @@ rve_SOURCES += src/cli/cli.c \
 	src/cli/cmd_pack.c
 
 dist_check_SCRIPTS += tests/test_cli.sh tests/test_faults.sh
+
+# Load benchmark of the parallel commands (issue 18).
+BENCH_SHELL += bench/bench_load.sh
