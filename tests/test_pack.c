@@ -753,7 +753,7 @@ START_TEST(test_pack_spheres_target)
     /* impossible: 80 unit spheres in a box of volume 300 */
     s = random_spheres(80, "1", 0, 8);
     s->L[0] = s->L[1] = s->L[2] = cbrt(300.0);
-    ck_assert_int_eq(rve_pack_run(s, &p, &res, &e), RVE_EUSAGE);
+    ck_assert_int_eq(rve_pack_run(s, &p, &res, &e), RVE_EDATA);
     rve_pack_set_free(s);
 }
 END_TEST

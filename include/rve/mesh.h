@@ -119,6 +119,8 @@ typedef struct {
     int optimize;       /* gmsh tetrahedral optimisation passes; default 2 */
     int threads;        /* gmsh threads; 0 = 1 */
     int verbose;        /* gmsh terminal output */
+    double max_elements; /* refuse before meshing when the estimated tetrahedron count
+                            (volume / (cl^3 / (6 sqrt 2))) is above it; default 1e7, 0 = no cap */
 } rve_mesh_opts;
 
 void rve_mesh_opts_default(rve_mesh_opts *o);

@@ -101,6 +101,8 @@ rve_status rve_afile_txn_mkdir(const char *dir, rve_err *err);
 
 /* Install handlers of SIGINT, SIGTERM and SIGHUP that remove every live
  * temporary (a fixed, async-signal-safe registry) and _exit(128 + signal).
+ * Once rve_afile_txn_commit has begun they are ignored: the outputs are
+ * then completed and the program should exit soon after.
  * For programs; a library user with its own handlers can leave it. */
 void rve_afile_signals_install(void);
 /* Temporaries created and not yet renamed or removed (for tests). */

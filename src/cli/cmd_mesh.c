@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 #include "cli/meshcli.h"
 #include <rve/mesh.h>
+#include <sys/stat.h>
 #include <rve/tess.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,8 @@ const cli_command cli_cmd_mesh = {
     "                     inp (Abaqus: C3D4/C3D10, elset per grain, node sets of the\n"
     "                     domain faces), vtk (legacy, cell data grain); default msh\n"
     "  --cl L             element size\n"
+    "  --max-elements N   refuse before meshing when about more than N tetrahedra\n"
+    "                     are expected from the sizes (default 1e7; 0: no cap)\n"
     "  --rcl R            element size relative to the grain size:\n"
     "                     R * 0.5 * (V/N)^(1/3) (default 1)\n"
     "  --order 1|2        linear or quadratic tetrahedra (default 1)\n"
@@ -64,7 +67,7 @@ const cli_command cli_cmd_mesh = {
 };
 
 enum { OPT_CL = CLI_OPT_FIRST, OPT_RCL, OPT_ORDER, OPT_FORMAT, OPT_ALGO, OPT_OPTIMIZE, OPT_SEEDS,
-       OPT_DOMAIN, OPT_PERIODIC, OPT_PAIRS };
+       OPT_DOMAIN, OPT_PERIODIC, OPT_PAIRS, OPT_MAXEL };
 
 /* The periodic tessellation of a seed file (rve mesh --seeds). */
 static rve_status seeds_tess(const char *path, const double L[3], const int per[3], rve_tess **t,
@@ -107,7 +110,9 @@ static int mesh_outputs(const char *out, unsigned mask, char *buf[RVE_MESH_NFORM
         buf[f] = malloc(len);
         if (!buf[f])
             return -1;
-        if (n == 1 && rve_path_has_ext(out, ext[f]))
+        struct stat st;
+        if (n == 1 && (rve_path_has_ext(out, ext[f]) || strcmp(out, "-") == 0 ||
+                       (stat(out, &st) == 0 && !S_ISREG(st.st_mode))))
             snprintf(buf[f], len, "%s", out);
         else if (f == RVE_MESH_MSH22 && ((mask >> RVE_MESH_MSH41) & 1))
             snprintf(buf[f], len, "%.*s-v22.msh", (int)stem, out);
@@ -124,6 +129,7 @@ static int run(int argc, char **argv)
         CLI_COMMON_LONG,
         {"output", required_argument, NULL, 'o'},
         {"cl", required_argument, NULL, OPT_CL},
+        {"max-elements", required_argument, NULL, OPT_MAXEL},
         {"rcl", required_argument, NULL, OPT_RCL},
         {"order", required_argument, NULL, OPT_ORDER},
         {"format", required_argument, NULL, OPT_FORMAT},
@@ -156,6 +162,10 @@ static int run(int argc, char **argv)
             return 2;
         switch (c) {
         case 'o': out = optarg; break;
+        case OPT_MAXEL:
+            if (rve_parse_double(optarg, &o.max_elements) != RVE_OK || !(o.max_elements >= 0))
+                return cli_usage_error(cmd, "--max-elements: expected a count >= 0 (0: no cap), got '%s'", optarg);
+            break;
         case OPT_CL:
             if (rve_parse_double(optarg, &o.cl) != RVE_OK || !(o.cl > 0))
                 return cli_usage_error(cmd, "--cl: expected a positive element size, got '%s'", optarg);
@@ -265,7 +275,7 @@ static int run(int argc, char **argv)
     for (int f = 0; f < RVE_MESH_NFORMATS; f++)
         outs[f] = paths[f];
     double t0 = rve_now();
-    if (rve_mesh_tess(t, ids, &o, outs, &m, &err) != RVE_OK) {
+    if (meshcli_mesh(t, ids, &o, outs, &m, &err) != RVE_OK) {
         if (!err.file[0])
             snprintf(err.file, sizeof err.file, "%s", in);
         rc = cli_fail(cmd, &err);

@@ -407,7 +407,11 @@ static int run(int argc, char **argv)
         return cli_fail(cmd, &err);
     }
     const char *mname = res.method == RVE_PACK_SOFT ? "soft" : "mc";
-    if (fraction > 0 && !res.reached_target)
+    /* say why the target was missed: the time budget, or a jam long before it */
+    if (fraction > 0 && !res.reached_target && (tbudget <= 0 || res.seconds < 0.9 * tbudget))
+        cli_info(&com, "rve pack: warning: fraction %.4f not reached: the compaction stopped (jammed) at "
+                       "%.4f after %.1f s, before the --time budget of %g s", fraction, m.fraction, res.seconds, tbudget);
+    else if (fraction > 0 && !res.reached_target)
         cli_info(&com, "rve pack: warning: fraction %.4f not reached within --time %g s (got %.4f)", fraction,
                  tbudget, m.fraction);
     cli_info(&com, "rve pack: %zu bodies, %s, fraction %.4f, void ratio %.4f, Z %.3f, max overlap %.3g, %.1f s",

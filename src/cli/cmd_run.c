@@ -40,6 +40,7 @@ const cli_command cli_cmd_run = {
     "  --no-reg           mesh the fitted tessellation without regularising it\n"
     "  --rcl R            element size relative to the grain size (default 1)\n"
     "  --cl L             absolute element size (overrides --rcl)\n"
+    "  --max-elements N   mesh size cap (see rve help mesh; default 1e7)\n"
     "  --order 1|2        element order (default 1)\n"
     "  --format LIST      mesh formats among msh, msh22, inp, vtk (default msh)\n"
     "  --no-mesh          stop after regularisation\n"
@@ -56,7 +57,7 @@ const cli_command cli_cmd_run = {
 
 enum {
     OPT_FITOPT = CLI_OPT_FIRST, OPT_RSEL, OPT_ANGLE, OPT_RMSMALL, OPT_MINANGLE, OPT_NOPOLISH, OPT_NOREG, OPT_RCL, OPT_CL, OPT_ORDER,
-    OPT_FORMAT, OPT_NOMESH
+    OPT_FORMAT, OPT_NOMESH, OPT_MAXEL
 };
 
 static int parse_formats(const char *s, unsigned *mask)
@@ -158,6 +159,7 @@ static int run(int argc, char **argv)
         {"no-polish", no_argument, NULL, OPT_NOPOLISH},
         {"rcl", required_argument, NULL, OPT_RCL},
         {"cl", required_argument, NULL, OPT_CL},
+        {"max-elements", required_argument, NULL, OPT_MAXEL},
         {"order", required_argument, NULL, OPT_ORDER},
         {"format", required_argument, NULL, OPT_FORMAT},
         {"no-mesh", no_argument, NULL, OPT_NOMESH},
@@ -206,6 +208,10 @@ static int run(int argc, char **argv)
         case OPT_RCL:
             if (rve_parse_double(optarg, &mo.rcl) != RVE_OK || !(mo.rcl > 0))
                 return cli_usage_error(cmd, "--rcl: expected a positive number, got '%s'", optarg);
+            break;
+        case OPT_MAXEL:
+            if (rve_parse_double(optarg, &mo.max_elements) != RVE_OK || !(mo.max_elements >= 0))
+                return cli_usage_error(cmd, "--max-elements: expected a count >= 0 (0: no cap), got '%s'", optarg);
             break;
         case OPT_CL:
             if (rve_parse_double(optarg, &mo.cl) != RVE_OK || !(mo.cl > 0))
@@ -318,7 +324,7 @@ static int run(int argc, char **argv)
         const char *outs[RVE_MESH_NFORMATS] = {paths[0], paths[1], paths[2], paths[3]};
         mo.threads = com.threads > 0 ? com.threads : 1;
         mo.verbose = com.verbosity >= RVE_VERBOSE;
-        if (rve_mesh_tess(r ? r : t, ids, &mo, outs, &m, &err) != RVE_OK) {
+        if (meshcli_mesh(r ? r : t, ids, &mo, outs, &m, &err) != RVE_OK) {
             if (!err.file[0])
                 snprintf(err.file, sizeof err.file, "%s", r ? reg_tess : fit_tess);
             rc = cli_fail(cmd, &err);

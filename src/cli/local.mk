@@ -5,4 +5,7 @@ rve_SOURCES += src/cli/cli.c \
 	src/cli/cmd_compare.c src/cli/cmd_convert.c src/cli/cmd_dist.c src/cli/cmd_contact.c \
 	src/cli/cmd_pack.c
 
-dist_check_SCRIPTS += tests/test_cli.sh
+dist_check_SCRIPTS += tests/test_cli.sh tests/test_faults.sh
+
+# Load benchmark of the parallel commands (issue 18).
+BENCH_SHELL += bench/bench_load.sh

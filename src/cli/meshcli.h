@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include <rve/mesh.h>
 #include <stdio.h>
+#include <unistd.h>
 
 /* Progress bar of the regularisation's polish. */
 static inline void meshcli_reg_progress(void *ctx, double frac, size_t moves, double acc)
@@ -29,6 +30,27 @@ static inline rve_status meshcli_reg(const cli_common *com, const rve_tess *t, r
     rve_progress_finish(&pb);
     o->progress = NULL;
     o->progress_ctx = NULL;
+    return st;
+}
+
+/* rve_mesh_tess with gmsh's standard output sent to standard error: gmsh
+ * (and the meshers inside it) may print "Info : ..." or "PLC Error" lines
+ * on file descriptor 1 whatever General.Terminal says, and stdout carries
+ * only the JSON summary. */
+static inline rve_status meshcli_mesh(const rve_tess *t, const int *ids, const rve_mesh_opts *o,
+                                      const char *const outs[RVE_MESH_NFORMATS], rve_mesh **m,
+                                      rve_err *err)
+{
+    fflush(stdout);
+    int saved = dup(STDOUT_FILENO);
+    if (saved >= 0)
+        dup2(STDERR_FILENO, STDOUT_FILENO);
+    rve_status st = rve_mesh_tess(t, ids, o, outs, m, err);
+    if (saved >= 0) {
+        fflush(stdout);
+        dup2(saved, STDOUT_FILENO);
+        close(saved);
+    }
     return st;
 }
 

@@ -94,6 +94,10 @@ int main(int argc, char **argv)
      * end, or removed on failure and on SIGINT/SIGTERM/SIGHUP. */
     rve_afile_txn_begin();
     rve_afile_signals_install();
+    /* the summary reaches standard output at the end, with the results: a
+     * run killed before then prints none (the handler does not flush) */
+    if (!isatty(STDOUT_FILENO))
+        setvbuf(stdout, NULL, _IOFBF, 1 << 16);
     int rc = cmd->run(argc - 1, argv + 1);
     /* a summary that did not reach standard output (--json >/dev/full) is a
      * failure, and then nothing is committed */
@@ -107,6 +111,8 @@ int main(int argc, char **argv)
         rve_afile_txn_abort();
         return rc;
     }
+    /* from here on signals are ignored (rve_afile_txn_commit): the renames
+     * are not interrupted, and a run whose results are in place exits 0 */
     rve_err err;
     rve_err_clear(&err);
     if (rve_afile_txn_commit(&err) != RVE_OK)

@@ -184,7 +184,7 @@ rve_status rve_pack_run(rve_pack_set *s, const rve_pack_params *p, rve_pack_resu
         }
         target = c.vsolid / (s->L[0] * s->L[1] * s->L[2]);
         if (target >= 0.9) {
-            st = rve_err_set(err, RVE_EUSAGE, NULL,
+            st = rve_err_set(err, RVE_EDATA, NULL, /* the data cannot be packed: exit 1 (README) */
                              "the bodies fill %.3g of the domain: no packing can hold them", target);
             goto done;
         }

@@ -130,8 +130,50 @@ rve_status rve_map_counts(const rve_map *m, size_t **counts, rve_err *err)
     return RVE_OK;
 }
 
+/* Per-label tables cost nlabels + 1 entries: fine when labels are about as
+ * many as voxels, not for a map whose largest label is 2^31 - 1.  Sparse
+ * maps go through their sorted distinct labels instead (memory bounded by
+ * the voxel count). */
+static int labels_sparse(const rve_map *m)
+{
+    return (size_t)m->nlabels > 2 * rve_map_nvox(m) + 4096;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Sorted distinct non-zero labels of m: *out (malloc'd), *k of them. */
+static rve_status distinct_labels(const rve_map *m, uint32_t **out, uint32_t *k, rve_err *err)
+{
+    size_t n = rve_map_nvox(m), j = 0;
+    uint32_t *u = malloc((n ? n : 1) * sizeof *u);
+    if (!u)
+        return rve_err_set(err, RVE_ENOMEM, "", "out of memory (distinct labels)");
+    for (size_t v = 0; v < n; v++)
+        if (m->lab[v])
+            u[j++] = m->lab[v];
+    qsort(u, j, sizeof *u, cmp_u32);
+    size_t w = 0;
+    for (size_t i = 0; i < j; i++)
+        if (w == 0 || u[i] != u[w - 1])
+            u[w++] = u[i];
+    *out = u;
+    *k = (uint32_t)w;
+    return RVE_OK;
+}
+
 uint32_t rve_map_ngrains(const rve_map *m)
 {
+    if (labels_sparse(m)) {
+        uint32_t *u, k;
+        if (distinct_labels(m, &u, &k, NULL) != RVE_OK)
+            return 0;
+        free(u);
+        return k;
+    }
     size_t *c;
     if (rve_map_counts(m, &c, NULL) != RVE_OK)
         return 0;
@@ -142,8 +184,49 @@ uint32_t rve_map_ngrains(const rve_map *m)
     return k;
 }
 
+/* rve_map_renumber for sparse labels: new label = rank among the distinct
+ * labels (binary search), in increasing order as in the dense path. */
+static rve_status renumber_sparse(rve_map *m, rve_err *err)
+{
+    uint32_t *u, k;
+    rve_status s = distinct_labels(m, &u, &k, err);
+    if (s != RVE_OK)
+        return s;
+    uint32_t *ids = malloc(((size_t)k + 1) * sizeof *ids);
+    double *ori = NULL;
+    if (!ids || (m->ori && m->ori_n > 0 && !(ori = malloc((size_t)m->ori_n * (k ? k : 1) * sizeof *ori)))) {
+        free(ids);
+        free(u);
+        return rve_err_set(err, RVE_ENOMEM, "", "out of memory (renumbering)");
+    }
+    ids[0] = 0;
+    for (uint32_t i = 0; i < k; i++) {
+        ids[i + 1] = rve_map_id(m, u[i]);
+        if (ori)
+            memcpy(ori + (size_t)m->ori_n * i, m->ori + (size_t)m->ori_n * (u[i] - 1),
+                   (size_t)m->ori_n * sizeof *ori);
+    }
+    size_t n = rve_map_nvox(m);
+    for (size_t v = 0; v < n; v++)
+        if (m->lab[v]) {
+            const uint32_t *p = bsearch(&m->lab[v], u, k, sizeof *u, cmp_u32);
+            m->lab[v] = (uint32_t)(p - u) + 1;
+        }
+    free(u);
+    free(m->ids);
+    m->ids = ids;
+    if (ori) {
+        free(m->ori);
+        m->ori = ori;
+    }
+    m->nlabels = k;
+    return RVE_OK;
+}
+
 rve_status rve_map_renumber(rve_map *m, rve_err *err)
 {
+    if (labels_sparse(m))
+        return renumber_sparse(m, err);
     size_t *c;
     rve_status s = rve_map_counts(m, &c, err);
     if (s != RVE_OK)

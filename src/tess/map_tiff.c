@@ -22,6 +22,8 @@
 typedef struct {
     char msg[256];
     int nerr;
+    char warn[256]; /* first warning about the strip/tile layout of the page */
+    int nwarn;
 } tiff_log;
 
 static int tiff_on_error(TIFF *tif, void *user, const char *module, const char *fmt, va_list ap)
@@ -34,9 +36,19 @@ static int tiff_on_error(TIFF *tif, void *user, const char *module, const char *
     return 1; /* handled: libtiff calls no global handler */
 }
 
+/* Warnings are ignored except those about the strip or tile tables: with
+ * a StripOffsets or StripByteCounts array shorter than the strips, libtiff
+ * only warns and makes up the missing entries, and the labels would then
+ * come from header bytes.  Those are kept and turned into errors. */
 static int tiff_on_warning(TIFF *tif, void *user, const char *module, const char *fmt, va_list ap)
 {
-    (void)tif, (void)user, (void)module, (void)fmt, (void)ap;
+    (void)tif, (void)module;
+    tiff_log *lg = user;
+    char m[256];
+    vsnprintf(m, sizeof m, fmt, ap);
+    if (lg && (strstr(m, "StripOffsets") || strstr(m, "StripByteCounts") || strstr(m, "TileOffsets") ||
+               strstr(m, "TileByteCounts")) && lg->nwarn++ == 0)
+        snprintf(lg->warn, sizeof lg->warn, "%s", m);
     return 1;
 }
 
@@ -101,21 +113,54 @@ static void mem_unmap(thandle_t h, void *base, toff_t size) { (void)h, (void)bas
     FAIL(RVE_EDATA, "page %d: %s%s%s", page + 1, what, lg->msg[0] ? ": " : "", lg->msg)
 
 /* Voxel size / origin from our ImageDescription ("rve_h=a,b,c" and
- * "rve_origin=a,b,c" lines), else ImageJ's "spacing=" for z. */
-static void parse_description(const char *d, double h[3], int *has_h, double o[3], int *has_o,
-                              double *spacing, int *has_spacing)
+ * "rve_origin=a,b,c" lines), else ImageJ's "spacing=" for z.  Values are
+ * parsed into locals and kept only when valid; a key that is present but
+ * not valid is an error (returned as a message in bad), not a silent
+ * fallback: "rve_h=0,-1,inf" once gave voxels of 0 x -1 x inf. */
+/* Length of a description value for messages: up to the end of its line, at most 40. */
+static int value_len(const char *v)
+{
+    int n = 0;
+    while (n < 40 && v[n] && v[n] != '\n' && v[n] != '\r')
+        n++;
+    return n;
+}
+
+static int parse_description(const char *d, double h[3], int *has_h, double o[3], int *has_o,
+                             double *spacing, int *has_spacing, char *bad, size_t nbad)
 {
     const char *p;
-    if ((p = strstr(d, "rve_h=")) && sscanf(p + 6, "%lg,%lg,%lg", &h[0], &h[1], &h[2]) == 3 &&
-        h[0] > 0 && h[1] > 0 && h[2] > 0 && isfinite(h[0]) && isfinite(h[1]) && isfinite(h[2]))
+    double v[3];
+    if ((p = strstr(d, "rve_h="))) {
+        if (sscanf(p + 6, "%lg,%lg,%lg", &v[0], &v[1], &v[2]) != 3 ||
+            !(v[0] > 0 && v[1] > 0 && v[2] > 0 && isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]))) {
+            snprintf(bad, nbad, "ImageDescription: rve_h=%.*s: expected three positive finite voxel sizes",
+                     value_len(p + 6), p + 6);
+            return -1;
+        }
+        memcpy(h, v, sizeof v);
         *has_h = 1;
-    if ((p = strstr(d, "rve_origin=")) &&
-        sscanf(p + 11, "%lg,%lg,%lg", &o[0], &o[1], &o[2]) == 3 && isfinite(o[0]) &&
-        isfinite(o[1]) && isfinite(o[2]))
+    }
+    if ((p = strstr(d, "rve_origin="))) {
+        if (sscanf(p + 11, "%lg,%lg,%lg", &v[0], &v[1], &v[2]) != 3 || !isfinite(v[0]) || !isfinite(v[1]) ||
+            !isfinite(v[2])) {
+            snprintf(bad, nbad, "ImageDescription: rve_origin=%.*s: expected three finite numbers",
+                     value_len(p + 11), p + 11);
+            return -1;
+        }
+        memcpy(o, v, sizeof v);
         *has_o = 1;
-    if ((p = strstr(d, "spacing=")) && sscanf(p + 8, "%lg", spacing) == 1 && *spacing > 0 &&
-        isfinite(*spacing))
+    }
+    if ((p = strstr(d, "spacing="))) {
+        if (sscanf(p + 8, "%lg", &v[0]) != 1 || !(v[0] > 0) || !isfinite(v[0])) {
+            snprintf(bad, nbad, "ImageDescription: spacing=%.*s: expected a positive finite slice spacing",
+                     value_len(p + 8), p + 8);
+            return -1;
+        }
+        *spacing = v[0];
         *has_spacing = 1;
+    }
+    return 0;
 }
 
 /* Where to (re)open the file: each thread reads its pages through its own handle. */
@@ -171,6 +216,10 @@ static rve_status read_pages(TIFF *tif, int p0, int p1, rve_map *m, tiff_log *lg
         uint16_t bps = 0, spp = 1, fmt = SAMPLEFORMAT_UINT;
         if (!TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &pw) || !TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &ph))
             PTFAIL("no image size");
+        if (lg->nwarn) {
+            snprintf(msg, msgn, "page %d: inconsistent strip or tile tables (%s)", page + 1, lg->warn);
+            goto fail;
+        }
         if (pw != w || ph != hgt)
             PFAIL("page %d is %ux%u, page 1 is %ux%u (pages must have one size)", page + 1, pw, ph, w, hgt);
         TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &bps);
@@ -314,8 +363,10 @@ static rve_status read_tiff(TIFF *tif, const tiff_src *src, const char *name, ti
     double h[3] = {1, 1, 1}, o[3] = {0, 0, 0}, spacing = 0;
     int has_h = 0, has_o = 0, has_spacing = 0;
     char *desc = NULL;
-    if (TIFFGetField(tif, TIFFTAG_IMAGEDESCRIPTION, &desc) && desc)
-        parse_description(desc, h, &has_h, o, &has_o, &spacing, &has_spacing);
+    char why[RVE_ERR_MSG_MAX];
+    if (TIFFGetField(tif, TIFFTAG_IMAGEDESCRIPTION, &desc) && desc &&
+        parse_description(desc, h, &has_h, o, &has_o, &spacing, &has_spacing, why, sizeof why) != 0)
+        FAIL(RVE_EDATA, "%s", why);
     if (!has_h) {
         float xr = 0, yr = 0;
         uint16_t unit = RESUNIT_INCH;
@@ -358,7 +409,7 @@ static rve_status read_tiff(TIFF *tif, const tiff_src *src, const char *name, ti
         T = omp_get_num_threads();
 #endif
         int p0 = (int)((long)ndir * t / T), p1 = (int)((long)ndir * (t + 1) / T);
-        tiff_log mylg = {{0}, 0};
+        tiff_log mylg = {{0}, 0, {0}, 0};
         tiff_log *L = t == 0 ? lg : &mylg;
         membuf mb;
         TIFF *mytif = t == 0 ? tif : tiff_open(src, L, &mb);
@@ -369,7 +420,7 @@ static rve_status read_tiff(TIFF *tif, const tiff_src *src, const char *name, ti
         if (!mytif) {
             s = RVE_EDATA;
             snprintf(msg, sizeof msg, "page %d: cannot reopen the file", p0 + 1);
-        } else if (p0 > 0 && !TIFFSetDirectory(mytif, (tdir_t)p0)) {
+        } else if (p0 > 0 && (L->nwarn = 0, !TIFFSetDirectory(mytif, (tdir_t)p0))) {
             s = RVE_EDATA;
             snprintf(msg, sizeof msg, "page %d: cannot read the page directory%s%s", p0 + 1,
                      L->msg[0] ? ": " : "", L->msg);
@@ -409,7 +460,7 @@ rve_status rve_map_read_tiff(const char *path, rve_map **out, rve_err *err)
     if (!probe)
         return rve_err_set(err, RVE_EIO, path, "cannot open: %s", strerror(errno));
     fclose(probe);
-    tiff_log lg = {{0}, 0};
+    tiff_log lg = {{0}, 0, {0}, 0};
     tiff_src src = {path, NULL, 0, RVE_MAP_MAX_VOXELS_DEFAULT};
     membuf mb;
     TIFF *tif = tiff_open(&src, &lg, &mb);
@@ -424,7 +475,7 @@ rve_status rve_map_read_tiff_mem_capped(const void *buf, size_t n, const char *n
                                         size_t maxvox, rve_map **out, rve_err *err)
 {
     *out = NULL;
-    tiff_log lg = {{0}, 0};
+    tiff_log lg = {{0}, 0, {0}, 0};
     tiff_src src = {NULL, buf, n, maxvox};
     membuf mb;
     TIFF *tif = tiff_open(&src, &lg, &mb);
@@ -480,7 +531,7 @@ rve_status rve_map_write_tiff(const rve_map *m, const char *path, const rve_map_
         rve_afile_abort(af);
         return rve_err_set(err, RVE_EIO, path, "cannot write: %s", strerror(errno));
     }
-    tiff_log lg = {{0}, 0};
+    tiff_log lg = {{0}, 0, {0}, 0};
     TIFFOpenOptions *op = tiff_options(&lg);
     /* BigTIFF when the data may pass 4 GiB. */
     const char *mode = (uint64_t)nvox * bytes > ((uint64_t)3 << 30) ? "w8" : "w";

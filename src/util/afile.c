@@ -30,6 +30,7 @@
 static char reg_path[REG_SLOTS][REG_PATH];
 static atomic_int reg_used[REG_SLOTS]; /* 0 free, 1 being filled, 2 live */
 static atomic_int reg_lost;            /* temporaries that found no slot */
+static volatile sig_atomic_t reg_hold; /* committing: finish, ignore signals */
 
 static int reg_add(const char *path)
 {
@@ -57,6 +58,10 @@ static void reg_del(int slot)
 
 static void on_fatal_signal(int sig)
 {
+    /* The handler may run on any thread (OpenMP workers do not block
+     * signals), so a commit in progress is protected by a flag, not a mask. */
+    if (reg_hold)
+        return;
     /* unlink and _exit are async-signal-safe; the slots are plain arrays */
     for (int i = 0; i < REG_SLOTS; i++)
         if (atomic_load(&reg_used[i]) == 2)
@@ -318,8 +323,12 @@ static void sync_dir_of(const char *path)
     }
 }
 
+static rve_status commit_stream(rve_afile *af, rve_err *err);
+
 static rve_status finish_rename(rve_afile *af, rve_err *err)
 {
+    if (af->kind != AF_TEMP)
+        return commit_stream(af, err);
     if (rename(af->tmp, af->target) != 0) {
         rve_err_set(err, RVE_EIO, af->path, "cannot replace output file: %s", strerror(errno));
         rve_afile_abort(af);
@@ -360,18 +369,22 @@ static rve_status commit_stream(rve_afile *af, rve_err *err)
     }
     af->fp = NULL;
     if (st == RVE_OK && bad)
-        st = rve_err_set(err, RVE_EIO, af->path, "write failed: %s",
-                         af->kind == AF_STDOUT ? "standard output" : strerror(e));
+        st = rve_err_set(err, RVE_EIO, af->kind == AF_STDOUT ? "standard output" : af->path,
+                         "write failed: %s", strerror(e ? e : EIO));
     drop_temp(af);
     afile_free(af);
     return st;
 }
 
+static rve_status txn_push(rve_afile *af, rve_err *err);
+
 rve_status rve_afile_commit(rve_afile *af, rve_err *err)
 {
     if (!af)
         return rve_err_set(err, RVE_EINTERNAL, "", "commit of a file that was not opened");
-    if (af->kind != AF_TEMP)
+    /* an external writer's file for a stream is copied in only when the
+     * whole transaction succeeds (and after the caller's redirections) */
+    if (af->kind != AF_TEMP && !(af->external && txn.active))
         return commit_stream(af, err);
     const char *path = af->path;
     if (!af->external) {
@@ -392,7 +405,7 @@ rve_status rve_afile_commit(rve_afile *af, rve_err *err)
             rve_afile_abort(af);
             return RVE_EIO;
         }
-    } else {
+    } else if (af->kind == AF_TEMP) {
         int fd = open(af->tmp, O_RDWR);
         int bad = fd < 0 || (fsync(fd) != 0 && errno != EINVAL);
         int e = errno;
@@ -406,12 +419,17 @@ rve_status rve_afile_commit(rve_afile *af, rve_err *err)
     }
     if (!txn.active)
         return finish_rename(af, err);
+    return txn_push(af, err);
+}
+
+static rve_status txn_push(rve_afile *af, rve_err *err)
+{
     if (txn.n == txn.cap) {
         size_t c = txn.cap ? 2 * txn.cap : 16;
         rve_afile **f = realloc(txn.files, c * sizeof *f);
         if (!f) {
             rve_afile_abort(af);
-            return rve_err_set(err, RVE_ENOMEM, path, "out of memory");
+            return rve_err_set(err, RVE_ENOMEM, af->path, "out of memory");
         }
         txn.files = f;
         txn.cap = c;
@@ -465,7 +483,10 @@ static void txn_reset(void)
 rve_status rve_afile_txn_commit(rve_err *err)
 {
     rve_status st = RVE_OK;
-    /* everything is written and synced: only renames are left */
+    /* everything is written and synced: only renames are left, and a signal
+     * now would leave some outputs old and some new, so signals are ignored
+     * from here to the end of the process */
+    reg_hold = 1;
     for (size_t i = 0; i < txn.n; i++) {
         if (st == RVE_OK)
             st = finish_rename(txn.files[i], err);
