@@ -165,6 +165,20 @@ rve_status rve_mesh_tess(const rve_tess *t, const int *ids, const rve_mesh_opts 
                          const char *const outputs[RVE_MESH_NFORMATS], rve_mesh **out,
                          rve_err *err);
 
+/* Regularise and mesh in one go.  Non-periodic tessellations: rve_reg then
+ * rve_mesh_tess.  Periodic ones (which rve_reg refuses: its result is the
+ * box complex, which an rve_tess cannot hold yet): the cells are cut at the
+ * box faces (as rve_mesh_tess does), then short edges are collapsed and
+ * vertices polished (against a raster of the input; ro->map must be NULL)
+ * with every vertex on a periodic box face frozen, so that opposite box
+ * faces stay exact translates: edges from the interior collapse onto such a
+ * vertex, edges between two of them stay (counted in rep->short_after).
+ * ro, rep, o may be NULL. */
+rve_status rve_mesh_tess_reg(const rve_tess *t, const int *ids, const rve_reg_opts *ro,
+                             rve_reg_report *rep, const rve_mesh_opts *o,
+                             const char *const outputs[RVE_MESH_NFORMATS], rve_mesh **out,
+                             rve_err *err);
+
 /* Write m as Abaqus .inp (C3D4/C3D10, one elset per grain "grainL", node
  * sets of the grain boundaries and domain faces) or legacy .vtk (cell data
  * "grain"), atomically.  .msh files are written by rve_mesh_tess. */
