@@ -26,7 +26,10 @@ awk 'BEGIN { s = 12345; for (i = 0; i < 24; i++) { for (k = 0; k < 4; k++) {
     s = (s * 1103515245 + 12345) % 2147483648; v[k] = s / 2147483648 }
     printf "%.6f %.6f %.6f %.6f\n", 2 * v[0], v[1], v[2], 0.05 * v[3] } }' >"$d/seeds.txt"
 check "mesh periodic seeds" 0 "$RVE" mesh --seeds "$d/seeds.txt" --domain 2,1,1 --periodic \
-    --format msh,inp,vtk --pairs "$d/pairs.txt" -o "$d/m" -q
+    --format msh,inp,vtk --pairs "$d/m-pairs.txt" -o "$d/m" -q
+# regularised first: still exactly periodic
+check "mesh periodic seeds --reg" 0 "$RVE" mesh --seeds "$d/seeds.txt" --domain 2,1,1 --periodic --reg \
+    --format msh,inp,vtk --pairs "$d/r-pairs.txt" -o "$d/r" -q
 check "mesh --periodic without --seeds" 2 "$RVE" mesh x.tess --periodic -o "$d/x.msh"
 check "pairs of a non-periodic mesh" 2 "$RVE" mesh --seeds "$d/seeds.txt" --domain 2,1,1 \
     --pairs "$d/np.txt" -o "$d/np.msh" -q
@@ -34,6 +37,7 @@ check "pairs of a non-periodic mesh" 2 "$RVE" mesh --seeds "$d/seeds.txt" --doma
 cat >"$d/oracle.py" <<'PY'
 import sys, re, numpy as np, gmsh, meshio
 d = sys.argv[1]
+stem = d + "/" + sys.argv[2]
 L = np.array([2.0, 1.0, 1.0])
 res = []
 def ok(name, cond):
@@ -44,7 +48,7 @@ def ok(name, cond):
 # ---- .msh 4.1 through gmsh
 gmsh.initialize()
 gmsh.option.setNumber("General.Terminal", 0)
-gmsh.open(d + "/m.msh")
+gmsh.open(stem + ".msh")
 tags, xyz, _ = gmsh.model.mesh.getNodes()
 xyz = xyz.reshape(-1, 3)
 pos = {int(t): i for i, t in enumerate(tags)}
@@ -125,14 +129,14 @@ ok("every free triangle on a box face", nside == len(free))
 gmsh.finalize()
 
 # ---- .inp through meshio, and its *Equation constraints by our own parser
-m = meshio.read(d + "/m.inp")
+m = meshio.read(stem + ".inp")
 ok("inp nodes = msh nodes + 3 reference nodes", len(m.points) == len(xyz) + 3)
 ok("inp tets = msh tets", sum(len(cb.data) for cb in m.cells if cb.type == "tetra") == len(tet))
 names = set(m.cell_sets.keys())
 ok("inp: one element set per grain", len([n for n in names if n.startswith("grain")]) == 24)
 for s in ["X0", "X1", "Y0", "Y1", "Z0", "Z1", "EDGE_Y0Z0", "EDGE_X1Y1", "CORNER_000", "CORNER_111", "RP_X"]:
     ok("inp node set " + s, s in m.point_sets)
-text = open(d + "/m.inp").read().split("\n")
+text = open(stem + ".inp").read().split("\n")
 nodes = {}
 i = 0
 eqs = []
@@ -179,18 +183,20 @@ ok("every upper-face node and dof constrained exactly once",
 masters = set(e[1][0] for e in eqs)
 ok("no master is eliminated", not (masters & set(s for s, _ in first)))
 # the pairs table agrees with the equations
-pairs = [tuple(map(int, l.split()[:2])) for l in open(d + "/pairs.txt") if not l.startswith("#")]
+pairs = [tuple(map(int, l.split()[:2])) for l in open(stem + "-pairs.txt") if not l.startswith("#")]
 ok("pairs table = equation pairs", sorted(pairs) == sorted(set((e[0][0], e[1][0]) for e in eqs)))
 
 # ---- .vtk through meshio: grain as cell data, same tets
-v = meshio.read(d + "/m.vtk")
+v = meshio.read(stem + ".vtk")
 g = np.concatenate([x for x in v.cell_data["grain"]])
 ok("vtk grain per tet", len(g) == len(tet) and g.min() >= 1 and g.max() <= 24)
 print("oracle: %d passed, %d failed" % (sum(res), len(res) - sum(res)))
 sys.exit(0 if all(res) else 1)
 PY
-check "python oracles (gmsh, meshio, equations)" 0 "$PY" "$d/oracle.py" "$d"
-cat "$d/out"
+for stem in m r; do
+    check "python oracles on $stem (gmsh, meshio, equations)" 0 "$PY" "$d/oracle.py" "$d" $stem
+    cat "$d/out"
+done
 
 rm -rf "$d"
 echo "test_periodic: $pass passed, $fail failed"
