@@ -25,8 +25,8 @@
  * box, which form one grain (one physical volume with all its pieces); the
  * surfaces on opposite box faces are gmsh periodic copies (.msh 4.1 lists
  * them in $Periodic) and the mesh has the node pairs (rve_mesh.pairs).
- * Regularising them is not supported yet (rve_reg refuses them, RVE_EDATA).
- * See docs/periodic.md.
+ * rve_reg refuses them (RVE_EDATA); rve_mesh_tess_reg regularises the box
+ * complex and meshes it, keeping it exactly periodic.  See docs/periodic.md.
  *
  * gmsh keeps global state: the meshing functions take a process-wide lock
  * and must not be called from several threads at once expecting parallelism. */
