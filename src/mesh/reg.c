@@ -159,10 +159,13 @@ typedef struct {
     int dying;         /* cell deleted by the merge, or -1 */
     /* periodic box complexes: the vertices on frozen planes by their exact
      * coordinates (they never move), to find an edge's periodic copies */
-    int *ftab;         /* vertex + 1, 0 empty */
-    size_t fcap;
+    int *plink;        /* 3 nv: the copy of a frozen vertex across each axis, or -1 */
     int allow_frozen;  /* a mirrored collapse: the merged vertex may be frozen too */
-    int dry;           /* check only, do not commit */
+    int free_frozen;   /* a frozen kept vertex may move within its planes */
+    int force;         /* the position is fpos (a periodic copy's) */
+    double fpos[3];
+    int dry;           /* check only, do not commit; the position found goes to dry_pos */
+    double dry_pos[3];
 } reg;
 
 static double elen(const reg *r, int a, int b)
@@ -669,7 +672,10 @@ static int try_merge(reg *r)
     v3_scale(mid, mid, 1.0 / r->mk);
     if (face_weights(r, a, mid) < 0)
         return -1;
-    if (r->mask[a] & frz) { /* frozen: the merged vertex stays where a is */
+    if (r->force) { /* a periodic copy: the translate of the first one's position */
+        v3_copy(mid, r->fpos);
+        L = 0;
+    } else if ((r->mask[a] & frz) && !r->free_frozen) { /* frozen: stays where a is */
         v3_copy(mid, c->v + 3 * a);
         L = 0;
     }
@@ -762,8 +768,6 @@ static int try_merge(reg *r)
     }
     if (found < 0)
         return 0;
-    if (r->dry)
-        return 1;
     v3_copy(p, cand[found]);
     if (!(found == 0 && have_ls)) {
         /* lower the plane cost among feasible points */
@@ -784,6 +788,10 @@ static int try_merge(reg *r)
             if (!improved)
                 step *= 0.5;
         }
+    }
+    if (r->dry) {
+        v3_copy(r->dry_pos, p);
+        return 1;
     }
     /* commit */
     v3_copy(c->v + 3 * a, p);
@@ -870,105 +878,142 @@ static uint64_t xbits_hash(const double x[3])
     return h;
 }
 
-/* Table of the vertices on frozen planes; -1 out of memory. */
-static int frozen_table(reg *r)
+/* Links between the periodic copies of the frozen vertices (by exact
+ * coordinates, once: copies then move together, so the links stay). */
+static int frozen_links(reg *r)
 {
     const rve_cx *c = r->c;
     unsigned frz = frozen_planes(c);
     if (!frz)
         return 0;
-    r->fcap = 16;
-    while (r->fcap < 2 * (size_t)c->nv + 16)
-        r->fcap *= 2;
-    r->ftab = calloc(r->fcap, sizeof *r->ftab);
-    if (!r->ftab)
+    size_t cap = 16;
+    while (cap < 2 * (size_t)c->nv + 16)
+        cap *= 2;
+    int *tab = calloc(cap, sizeof *tab); /* vertex + 1, 0 empty */
+    r->plink = malloc((3 * (size_t)c->nv + 1) * sizeof *r->plink);
+    if (!tab || !r->plink) {
+        free(tab);
         return -1;
+    }
     for (int v = 0; v < c->nv; v++)
         if (r->valive[v] && (r->mask[v] & frz)) {
-            size_t s = (size_t)xbits_hash(c->v + 3 * v) & (r->fcap - 1);
-            while (r->ftab[s])
-                s = (s + 1) & (r->fcap - 1);
-            r->ftab[s] = v + 1;
+            size_t s = (size_t)xbits_hash(c->v + 3 * v) & (cap - 1);
+            while (tab[s])
+                s = (s + 1) & (cap - 1);
+            tab[s] = v + 1;
         }
+    for (int v = 0; v < c->nv; v++)
+        for (int ax = 0; ax < 3; ax++) {
+            r->plink[3 * v + ax] = -1;
+            if (!r->valive[v] || !(r->mask[v] & frz & (3u << (2 * ax))))
+                continue;
+            double x[3];
+            v3_copy(x, c->v + 3 * v);
+            x[ax] = x[ax] == c->dom_lo[ax] ? c->dom_hi[ax] : c->dom_lo[ax];
+            for (size_t s = (size_t)xbits_hash(x) & (cap - 1); tab[s]; s = (s + 1) & (cap - 1))
+                if (memcmp(c->v + 3 * (tab[s] - 1), x, sizeof x) == 0) {
+                    r->plink[3 * v + ax] = tab[s] - 1;
+                    break;
+                }
+        }
+    free(tab);
     return 0;
 }
 
-/* The periodic copy of frozen vertex v across the axes of bits S (lo <-> hi), or -1. */
+/* The periodic copy of frozen vertex v across the axes axes[i] for the bits
+ * i of S, or -1. */
 static int frozen_copy(const reg *r, int v, const int *axes, unsigned S)
 {
-    const rve_cx *c = r->c;
-    double x[3];
-    v3_copy(x, c->v + 3 * v);
-    for (int i = 0; i < 3; i++)
-        if (S >> i & 1) {
-            int a = axes[i];
-            x[a] = x[a] == c->dom_lo[a] ? c->dom_hi[a] : c->dom_lo[a];
-        }
-    for (size_t s = (size_t)xbits_hash(x) & (r->fcap - 1); r->ftab[s]; s = (s + 1) & (r->fcap - 1)) {
-        int w = r->ftab[s] - 1;
-        if (memcmp(c->v + 3 * w, x, sizeof x) == 0)
-            return r->valive[w] ? w : -1;
-    }
-    return -1;
+    for (int i = 0; i < 3 && v >= 0; i++)
+        if (S >> i & 1)
+            v = r->plink[3 * v + axes[i]];
+    return v >= 0 && r->valive[v] ? v : -1;
 }
 
-static int faces_shared(const reg *r, int a, int b, int x, int y)
+/* Do the vertex sets p[0..2) and q[0..2) (-1: none) share a live face? */
+static int faces_shared(const reg *r, const int p[2], const int q[2])
 {
-    const int p[2] = {a, b}, q[2] = {x, y};
     for (int i = 0; i < 2; i++)
         for (int j = 0; j < 2; j++)
-            for (int k = 0; k < r->vf[p[i]].n; k++)
+            for (int k = 0; p[i] >= 0 && q[j] >= 0 && k < r->vf[p[i]].n; k++)
                 if (r->flen[r->vf[p[i]].a[k]] >= 3 && il_has(&r->vf[q[j]], r->vf[p[i]].a[k]))
                     return 1;
     return 0;
 }
 
-/* Collapse edge (a, b) into a.  On a periodic box complex an edge between
- * two frozen vertices lies on box faces whose polygons have translates on
- * the opposite faces: the same collapse (b onto a, which stays put) is then
- * done on every copy of the edge, or on none, so that the faces stay exact
- * translates.  Copies must have disjoint neighbourhoods (checked all before
- * any is done).  *copies receives the kept vertices of the copies (up to 7). */
+/* Merge b into a (b < 0: move a only) at the forced position r->fpos. */
+static int forced_merge(reg *r, int a, int b)
+{
+    r->mset[0] = a;
+    r->mset[1] = b;
+    r->mk = b >= 0 ? 2 : 1;
+    r->dying = -1;
+    return try_merge(r);
+}
+
+/* Collapse edge (a, b) into a.  On a periodic box complex a vertex on a
+ * periodic box face has copies on the opposite faces, which must stay exact
+ * translates: the first collapse chooses the position within a's box planes
+ * (least squares, as any), then every copy of a moves to the translate of
+ * that position, merging the copy of b when b has that copy too (an edge on
+ * the box faces) or moving alone.  All copies are checked before any is
+ * done, and their neighbourhoods must be disjoint so that the checks still
+ * hold when they are done.  *copies receives the copies of a (up to 7). */
 static int collapse_any(reg *r, int a, int b, int *copies, int *ncopies)
 {
     unsigned frz = frozen_planes(r->c), fa = r->mask[a] & frz, fb = r->mask[b] & frz;
     *ncopies = 0;
-    if (!fa || !fb)
-        return try_collapse(r, a, b);
-    unsigned common = fa & fb;
-    if (!common || (r->mask[a] | r->mask[b]) != r->mask[a])
+    if (!fa) /* the caller keeps the vertex with the larger constraint set */
+        return fb ? 0 : try_collapse(r, a, b);
+    if ((r->mask[a] | r->mask[b]) != r->mask[a])
         return 0;
     int axes[3], na = 0;
+    unsigned bS = 0;
     for (int ax = 0; ax < 3; ax++)
-        if (common >> (2 * ax) & 3u)
+        if (fa >> (2 * ax) & 3u) {
+            if (fb >> (2 * ax) & 3u)
+                bS |= 1u << na;
             axes[na++] = ax;
+        }
     int ca[8], cb[8], n = 0;
+    unsigned Sv[8];
     for (unsigned S = 0; S < (1u << na); S++) {
+        int edge = (S & ~bS) == 0; /* b has this copy: the edge has one */
         ca[n] = S ? frozen_copy(r, a, axes, S) : a;
-        cb[n] = S ? frozen_copy(r, b, axes, S) : b;
-        if (ca[n] < 0 || cb[n] < 0 || !edge_exists(r, ca[n], cb[n]) ||
-            (r->mask[ca[n]] | r->mask[cb[n]]) != r->mask[ca[n]])
+        cb[n] = !edge ? -1 : S ? frozen_copy(r, b, axes, S) : b;
+        if (ca[n] < 0 || (edge && (cb[n] < 0 || !edge_exists(r, ca[n], cb[n]))))
             return 0;
         for (int i = 0; i < n; i++)
-            if (faces_shared(r, ca[i], cb[i], ca[n], cb[n]))
+            if (faces_shared(r, (int[2]){ca[i], cb[i]}, (int[2]){ca[n], cb[n]}))
                 return 0;
-        n++;
+        Sv[n++] = S;
     }
-    r->allow_frozen = 1;
-    r->dry = 1;
-    int res = 1;
-    for (int i = 0; i < n && res == 1; i++)
-        res = try_collapse(r, ca[i], cb[i]);
-    r->dry = 0;
-    /* the neighbourhoods are disjoint: each commit passes as its check did */
-    for (int i = 0; i < n && res == 1; i++) {
-        res = try_collapse(r, ca[i], cb[i]);
-        if (res == 0)
-            res = -2;
-        if (i > 0)
-            copies[(*ncopies)++] = ca[i];
+    r->allow_frozen = r->free_frozen = r->dry = 1;
+    int res = try_collapse(r, a, b);
+    r->free_frozen = 0;
+    double p[3];
+    v3_copy(p, r->dry_pos);
+    for (int k = 0; k < na && res == 1; k++) /* on its box planes exactly, as placed */
+        if (p[axes[k]] != r->c->dom_lo[axes[k]] && p[axes[k]] != r->c->dom_hi[axes[k]])
+            res = 0;
+    r->force = 1;
+    for (int pass = 0; pass < 2 && res == 1; pass++) {
+        r->dry = pass == 0; /* all checks first, then all commits */
+        for (int i = pass == 0 ? 1 : 0; i < n && res == 1; i++) {
+            v3_copy(r->fpos, p);
+            for (int k = 0; k < na; k++)
+                if (Sv[i] >> k & 1) {
+                    int ax = axes[k];
+                    r->fpos[ax] = p[ax] == r->c->dom_lo[ax] ? r->c->dom_hi[ax] : r->c->dom_lo[ax];
+                }
+            res = forced_merge(r, ca[i], cb[i]);
+            if (pass == 1 && res == 0)
+                res = -2; /* the neighbourhoods are disjoint: cannot happen */
+            if (pass == 1 && i > 0 && res == 1)
+                copies[(*ncopies)++] = ca[i];
+        }
     }
-    r->allow_frozen = 0;
+    r->force = r->allow_frozen = r->dry = 0;
     return res;
 }
 
@@ -1218,7 +1263,7 @@ rve_status rve_cx_reg(rve_cx *c, double *plane0, double threshold, double max_an
         for (int k = 0; k < c->ndom; k++)
             if (r.mask[v] & (1u << k))
                 snap_plane(c->dom + 4 * k, c->v + 3 * v);
-    if (frozen_table(&r) != 0) {
+    if (frozen_links(&r) != 0) {
         st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
         goto out;
     }
@@ -1432,7 +1477,7 @@ out:
     free(r.newloop);
     free(r.nloff);
     free(r.fw);
-    free(r.ftab);
+    free(r.plink);
     free(q.h);
     free(refused.a);
     return st;
