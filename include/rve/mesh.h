@@ -25,8 +25,8 @@
  * box, which form one grain (one physical volume with all its pieces); the
  * surfaces on opposite box faces are gmsh periodic copies (.msh 4.1 lists
  * them in $Periodic) and the mesh has the node pairs (rve_mesh.pairs).
- * Regularising them is not supported yet (rve_reg refuses them, RVE_EDATA).
- * See docs/periodic.md.
+ * rve_reg refuses them (RVE_EDATA); rve_mesh_tess_reg regularises the box
+ * complex and meshes it, keeping it exactly periodic.  See docs/periodic.md.
  *
  * gmsh keeps global state: the meshing functions take a process-wide lock
  * and must not be called from several threads at once expecting parallelism. */
@@ -166,6 +166,20 @@ void rve_mesh_free(rve_mesh *m);
 rve_status rve_mesh_tess(const rve_tess *t, const int *ids, const rve_mesh_opts *o,
                          const char *const outputs[RVE_MESH_NFORMATS], rve_mesh **out,
                          rve_err *err);
+
+/* Regularise and mesh in one go.  Non-periodic tessellations: rve_reg then
+ * rve_mesh_tess.  Periodic ones (which rve_reg refuses: its result is the
+ * box complex, which an rve_tess cannot hold yet): the cells are cut at the
+ * box faces (as rve_mesh_tess does), then short edges are collapsed and
+ * vertices polished (against a raster of the input; ro->map must be NULL)
+ * with every vertex on a periodic box face frozen, so that opposite box
+ * faces stay exact translates: edges from the interior collapse onto such a
+ * vertex, edges between two of them stay (counted in rep->short_after).
+ * ro, rep, o may be NULL. */
+rve_status rve_mesh_tess_reg(const rve_tess *t, const int *ids, const rve_reg_opts *ro,
+                             rve_reg_report *rep, const rve_mesh_opts *o,
+                             const char *const outputs[RVE_MESH_NFORMATS], rve_mesh **out,
+                             rve_err *err);
 
 /* Write m as Abaqus .inp (C3D4/C3D10, one elset per grain "grainL", node
  * sets of the grain boundaries and domain faces) or legacy .vtk (cell data

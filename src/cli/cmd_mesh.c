@@ -56,6 +56,9 @@ const cli_command cli_cmd_mesh = {
     "  --domain LX,LY,LZ  box [0,LX]x[0,LY]x[0,LZ] for --seeds (default 1,1,1)\n"
     "  --periodic[=AXES]  periodic along AXES (default xyz) for --seeds\n"
     "  --pairs FILE       write the periodic node pairs (node master sx sy sz)\n"
+    "  --reg              regularise first with rve reg's defaults (periodic too: the\n"
+    "                     box-face vertices stay fixed and box-face edges collapse on\n"
+    "                     all their periodic copies, so the mesh stays exactly periodic)\n"
     "\n"
     "Regularise first (rve reg) to avoid the slivers that short edges force (not\n"
     "available for periodic tessellations yet).\n"
@@ -67,7 +70,7 @@ const cli_command cli_cmd_mesh = {
 };
 
 enum { OPT_CL = CLI_OPT_FIRST, OPT_RCL, OPT_ORDER, OPT_FORMAT, OPT_ALGO, OPT_OPTIMIZE, OPT_SEEDS,
-       OPT_DOMAIN, OPT_PERIODIC, OPT_PAIRS, OPT_MAXEL };
+       OPT_DOMAIN, OPT_PERIODIC, OPT_PAIRS, OPT_REG, OPT_MAXEL };
 
 /* The periodic tessellation of a seed file (rve mesh --seeds). */
 static rve_status seeds_tess(const char *path, const double L[3], const int per[3], rve_tess **t,
@@ -139,6 +142,7 @@ static int run(int argc, char **argv)
         {"domain", required_argument, NULL, OPT_DOMAIN},
         {"periodic", optional_argument, NULL, OPT_PERIODIC},
         {"pairs", required_argument, NULL, OPT_PAIRS},
+        {"reg", no_argument, NULL, OPT_REG},
         {NULL, 0, NULL, 0},
     };
     cli_common com;
@@ -146,6 +150,7 @@ static int run(int argc, char **argv)
     rve_mesh_opts o;
     rve_mesh_opts_default(&o);
     const char *out = NULL, *seedfile = NULL, *pairs = NULL;
+    int reg = 0;
     double L[3] = {1, 1, 1};
     int per[3] = {0, 0, 0};
     unsigned mask = 0;
@@ -214,6 +219,7 @@ static int run(int argc, char **argv)
         }
         case OPT_SEEDS: seedfile = optarg; break;
         case OPT_PAIRS: pairs = optarg; break;
+        case OPT_REG: reg = 1; break;
         case OPT_DOMAIN:
             if (rve_parse_triplet(optarg, L, 1) != RVE_OK || !(L[0] > 0 && L[1] > 0 && L[2] > 0))
                 return cli_usage_error(cmd, "--domain: expected three positive sizes LX,LY,LZ, got '%s'", optarg);
@@ -275,7 +281,12 @@ static int run(int argc, char **argv)
     for (int f = 0; f < RVE_MESH_NFORMATS; f++)
         outs[f] = paths[f];
     double t0 = rve_now();
-    if (meshcli_mesh(t, ids, &o, outs, &m, &err) != RVE_OK) {
+    rve_reg_report rep;
+    int saved = meshcli_stdout_to_stderr();
+    rve_status mst = reg ? rve_mesh_tess_reg(t, ids, NULL, &rep, &o, outs, &m, &err)
+                         : rve_mesh_tess(t, ids, &o, outs, &m, &err);
+    meshcli_stdout_restore(saved);
+    if (mst != RVE_OK) {
         if (!err.file[0])
             snprintf(err.file, sizeof err.file, "%s", in);
         rc = cli_fail(cmd, &err);
@@ -285,6 +296,9 @@ static int run(int argc, char **argv)
         rc = cli_fail(cmd, &err);
         goto done;
     }
+    if (reg)
+        cli_info(&com, "rve mesh: regularised: short edges %zu -> %zu (%zu collapses), shortest %.3g -> %.3g",
+                 rep.short_before, rep.short_after, rep.removed, rep.min_before, rep.min_after);
     double secs = rve_now() - t0;
     rve_mesh_quality q;
     rve_mesh_quality_compute(m, &q);

@@ -37,20 +37,32 @@ static inline rve_status meshcli_reg(const cli_common *com, const rve_tess *t, r
  * (and the meshers inside it) may print "Info : ..." or "PLC Error" lines
  * on file descriptor 1 whatever General.Terminal says, and stdout carries
  * only the JSON summary. */
-static inline rve_status meshcli_mesh(const rve_tess *t, const int *ids, const rve_mesh_opts *o,
-                                      const char *const outs[RVE_MESH_NFORMATS], rve_mesh **m,
-                                      rve_err *err)
+/* gmsh prints on stdout; while it runs, stdout goes to stderr so that
+ * --json output stays parseable.  Returns the saved descriptor (or -1). */
+static inline int meshcli_stdout_to_stderr(void)
 {
     fflush(stdout);
     int saved = dup(STDOUT_FILENO);
     if (saved >= 0)
         dup2(STDERR_FILENO, STDOUT_FILENO);
-    rve_status st = rve_mesh_tess(t, ids, o, outs, m, err);
+    return saved;
+}
+static inline void meshcli_stdout_restore(int saved)
+{
     if (saved >= 0) {
         fflush(stdout);
         dup2(saved, STDOUT_FILENO);
         close(saved);
     }
+}
+
+static inline rve_status meshcli_mesh(const rve_tess *t, const int *ids, const rve_mesh_opts *o,
+                                      const char *const outs[RVE_MESH_NFORMATS], rve_mesh **m,
+                                      rve_err *err)
+{
+    int saved = meshcli_stdout_to_stderr();
+    rve_status st = rve_mesh_tess(t, ids, o, outs, m, err);
+    meshcli_stdout_restore(saved);
     return st;
 }
 

@@ -19,6 +19,8 @@ void rve_cx_free(rve_cx *c)
     free(c->fdom);
     free(c->cid);
     free(c->fper);
+    free(c->ccell);
+    free(c->cshift);
     free(c);
 }
 

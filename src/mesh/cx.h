@@ -35,6 +35,8 @@ typedef struct {
      * may then share a grain label cid. */
     int *fper;
     int periodic[3];
+    int *ccell;       /* nc: tessellation cell of each piece (periodic; else NULL) */
+    int *cshift;      /* 3 nc: lattice box g of the piece (cell in its frame, minus g L) */
 } rve_cx;
 
 void rve_cx_free(rve_cx *c);

@@ -194,6 +194,7 @@ static int cpoly_clip(const cpoly *in, cpoly *out, int axis, double P, int ge, i
 typedef struct {
     int np;           /* pieces */
     int *pgrain;      /* np: cell index */
+    int *pshift;      /* 3 np: lattice box */
     int nv;           /* piece vertices (box frame, before merging) */
     double *v;
     int nf;           /* piece faces */
@@ -206,6 +207,7 @@ typedef struct {
 static void pieces_free(pieces *s)
 {
     free(s->pgrain);
+    free(s->pshift);
     free(s->v);
     free(s->foff);
     free(s->fv);
@@ -250,9 +252,13 @@ static int pieces_add(pieces *s, const cpoly *p, int k, const int g[3], const rv
     }
     if ((s->np & (s->np - 1)) == 0 || s->np == 0) { /* grow at powers of two */
         int *a = realloc(s->pgrain, (size_t)(2 * s->np + 2) * sizeof *a);
-        if (!a)
+        if (a)
+            s->pgrain = a;
+        int *b = realloc(s->pshift, (size_t)(6 * s->np + 6) * sizeof *b);
+        if (b)
+            s->pshift = b;
+        if (!a || !b)
             return -1;
-        s->pgrain = a;
     }
     for (int i = 0; i < p->nv; i++) {
         double *x = s->v + 3 * (s->nv + i);
@@ -277,6 +283,7 @@ static int pieces_add(pieces *s, const cpoly *p, int k, const int g[3], const rv
         s->foff[++s->nf] = off;
     }
     s->nv += p->nv;
+    memcpy(s->pshift + 3 * s->np, g, 3 * sizeof(int));
     s->pgrain[s->np++] = k;
     return 0;
 }
@@ -722,7 +729,10 @@ static rve_status assemble(const rve_tess *t, const int *ids, const pieces *s, c
     c->fdom = malloc((size_t)(nf + 1) * sizeof(int));
     c->fper = malloc((size_t)(nf + 1) * sizeof(int));
     c->cid = malloc((size_t)(s->np + 1) * sizeof(int));
-    if (!c->foff || !c->fv || !c->fpt || !c->fflat || !c->fc || !c->fdom || !c->fper || !c->cid) {
+    c->ccell = malloc((size_t)(s->np + 1) * sizeof(int));
+    c->cshift = malloc((size_t)(3 * s->np + 1) * sizeof(int));
+    if (!c->foff || !c->fv || !c->fpt || !c->fflat || !c->fc || !c->fdom || !c->fper || !c->cid ||
+        !c->ccell || !c->cshift) {
         rve_cx_free(c);
         return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
     }
@@ -756,6 +766,8 @@ static rve_status assemble(const rve_tess *t, const int *ids, const pieces *s, c
     }
     for (int k = 0; k < s->np; k++)
         c->cid[k] = ids ? ids[s->pgrain[k]] : s->pgrain[k] + 1;
+    memcpy(c->ccell, s->pgrain, (size_t)s->np * sizeof(int));
+    memcpy(c->cshift, s->pshift, (size_t)(3 * s->np) * sizeof(int));
     c->ndom = 6;
     for (int k = 0; k < 6; k++) {
         double *d = c->dom + 4 * k;

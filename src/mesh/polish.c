@@ -932,6 +932,11 @@ static int directions(const pol *P, int v, double dir[6][3])
 {
     const rve_cx *c = P->c;
     int nd = 0;
+    /* vertices on the box faces of periodic axes stay put: their copies on
+     * the opposite faces would have to move with them (see reg.c) */
+    for (int a = 0; c->fper && a < 3; a++)
+        if (c->periodic[a] && (P->mask[v] >> (2 * a) & 3u))
+            return 0;
     for (int a = 0; a < 3; a++)
         for (int sg = -1; sg <= 1; sg += 2) {
             double d[3] = {0, 0, 0};

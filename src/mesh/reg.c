@@ -120,6 +120,21 @@ static void snap_plane(const double *pl, double x[3])
     v3_axpy(x, x, pl[3] - v3_dot(pl, x), pl);
 }
 
+/* Domain planes whose vertices are frozen: the box faces of the periodic
+ * axes of a periodic box complex.  Their polygons are exact translates of
+ * the opposite ones; moving a vertex there (or collapsing an edge there)
+ * would need the same move on every periodic copy, so those vertices stay
+ * put: edges from the interior collapse onto them, edges between two of
+ * them stay. */
+static unsigned frozen_planes(const rve_cx *c)
+{
+    unsigned m = 0;
+    for (int a = 0; c->fper && a < 3; a++)
+        if (c->periodic[a])
+            m |= 3u << (2 * a);
+    return m;
+}
+
 /* ---------------------------------------------------------------- state */
 #define RVE_REG_MAXSET 16 /* most vertices merged at once (a small cell's) */
 typedef struct {
@@ -142,6 +157,15 @@ typedef struct {
     int mset[RVE_REG_MAXSET]; /* vertices being merged into mset[0] */
     int mk;
     int dying;         /* cell deleted by the merge, or -1 */
+    /* periodic box complexes: the vertices on frozen planes by their exact
+     * coordinates (they never move), to find an edge's periodic copies */
+    int *plink;        /* 3 nv: the copy of a frozen vertex across each axis, or -1 */
+    int allow_frozen;  /* a mirrored collapse: the merged vertex may be frozen too */
+    int free_frozen;   /* a frozen kept vertex may move within its planes */
+    int force;         /* the position is fpos (a periodic copy's) */
+    double fpos[3];
+    int dry;           /* check only, do not commit; the position found goes to dry_pos */
+    double dry_pos[3];
 } reg;
 
 static double elen(const reg *r, int a, int b)
@@ -497,6 +521,10 @@ static int try_merge(reg *r)
         mu |= r->mask[r->mset[i]];
     if (mu != r->mask[a])
         return 0; /* the vertex kept must lie on every wall of the others */
+    unsigned frz = frozen_planes(c);
+    for (int i = 1; i < r->mk && !r->allow_frozen; i++)
+        if (r->mask[r->mset[i]] & frz)
+            return 0; /* only the kept vertex may be frozen (periodic box faces) */
     /* faces around the merged vertices */
     r->F.n = 0;
     for (int s = 0; s < r->mk; s++) {
@@ -644,7 +672,14 @@ static int try_merge(reg *r)
     v3_scale(mid, mid, 1.0 / r->mk);
     if (face_weights(r, a, mid) < 0)
         return -1;
-    if (ls_position(r, mu, mid, cand[ncand]) == 0)
+    if (r->force) { /* a periodic copy: the translate of the first one's position */
+        v3_copy(mid, r->fpos);
+        L = 0;
+    } else if ((r->mask[a] & frz) && !r->free_frozen) { /* frozen: stays where a is */
+        v3_copy(mid, c->v + 3 * a);
+        L = 0;
+    }
+    if (L > 0 && ls_position(r, mu, mid, cand[ncand]) == 0)
         ncand++;
     if (ncand && !(v3_dist(cand[0], mid) <= 2 * L))
         ncand = 0;
@@ -652,7 +687,9 @@ static int try_merge(reg *r)
     /* points of the edge (or the mean and the vertices of a cell), and
      * halfway between them and the least-squares point */
     static const double ts[5] = {0.5, 0.0, 1.0, 0.25, 0.75};
-    int npts = r->mk == 2 ? 5 : r->mk + 1;
+    int npts = L == 0 ? 0 : r->mk == 2 ? 5 : r->mk + 1;
+    if (L == 0)
+        v3_copy(cand[ncand++], mid);
     for (int i = 0; i < npts; i++) {
         double x[3];
         if (r->mk == 2) {
@@ -702,7 +739,7 @@ static int try_merge(reg *r)
         v3_copy(dirs[nd++], u);
         v3_scale(dirs[nd++], u, -1);
     }
-    if (found < 0 && bestc > -2) {
+    if (found < 0 && bestc > -2 && L > 0) {
         /* pattern search for the point bending the faces least */
         double x[3];
         v3_copy(x, cand[bestci]);
@@ -735,7 +772,7 @@ static int try_merge(reg *r)
     if (!(found == 0 && have_ls)) {
         /* lower the plane cost among feasible points */
         double step = 0.25 * L;
-        for (int it = 0; it < 60 && step > 0.02 * L; it++) {
+        for (int it = 0; it < 60 && step > 0.02 * L && L > 0; it++) {
             int improved = 0;
             for (int d = 0; d < nd; d++) {
                 double y[3];
@@ -752,6 +789,10 @@ static int try_merge(reg *r)
                 step *= 0.5;
         }
     }
+    if (r->dry) {
+        v3_copy(r->dry_pos, p);
+        return 1;
+    }
     /* commit */
     v3_copy(c->v + 3 * a, p);
     for (int i = 1; i < r->mk; i++)
@@ -761,7 +802,9 @@ static int try_merge(reg *r)
         int f = r->F.a[q], n = r->nloff[q + 1] - r->nloff[q];
         memcpy(c->fv + c->foff[f], r->newloop + r->nloff[q], (size_t)n * sizeof(int));
         r->flen[f] = n < 3 ? 0 : n;
-        c->fflat[f] = 0;
+        /* frozen box faces keep their loop, so they stay plane surfaces */
+        if (!(c->fdom[f] >= 0 && (frz >> c->fdom[f] & 1u)))
+            c->fflat[f] = 0;
         if (n >= 3 && !il_has(&r->vf[a], f))
             if (il_push(&r->vf[a], f))
                 return -1;
@@ -823,6 +866,155 @@ static int try_delete_cell(reg *r, int k, int *kept)
     r->dying = k;
     *kept = r->mset[0];
     return try_merge(r);
+}
+
+/* ------------------------------------------- periodic (mirrored) collapses */
+static uint64_t xbits_hash(const double x[3])
+{
+    uint64_t b[3], h = 0x243F6A8885A308D3ull;
+    memcpy(b, x, sizeof b);
+    for (int k = 0; k < 3; k++)
+        h = (h ^ b[k]) * 0x9E3779B97F4A7C15ull, h ^= h >> 29;
+    return h;
+}
+
+/* Links between the periodic copies of the frozen vertices (by exact
+ * coordinates, once: copies then move together, so the links stay). */
+static int frozen_links(reg *r)
+{
+    const rve_cx *c = r->c;
+    unsigned frz = frozen_planes(c);
+    if (!frz)
+        return 0;
+    size_t cap = 16;
+    while (cap < 2 * (size_t)c->nv + 16)
+        cap *= 2;
+    int *tab = calloc(cap, sizeof *tab); /* vertex + 1, 0 empty */
+    r->plink = malloc((3 * (size_t)c->nv + 1) * sizeof *r->plink);
+    if (!tab || !r->plink) {
+        free(tab);
+        return -1;
+    }
+    for (int v = 0; v < c->nv; v++)
+        if (r->valive[v] && (r->mask[v] & frz)) {
+            size_t s = (size_t)xbits_hash(c->v + 3 * v) & (cap - 1);
+            while (tab[s])
+                s = (s + 1) & (cap - 1);
+            tab[s] = v + 1;
+        }
+    for (int v = 0; v < c->nv; v++)
+        for (int ax = 0; ax < 3; ax++) {
+            r->plink[3 * v + ax] = -1;
+            if (!r->valive[v] || !(r->mask[v] & frz & (3u << (2 * ax))))
+                continue;
+            double x[3];
+            v3_copy(x, c->v + 3 * v);
+            x[ax] = x[ax] == c->dom_lo[ax] ? c->dom_hi[ax] : c->dom_lo[ax];
+            for (size_t s = (size_t)xbits_hash(x) & (cap - 1); tab[s]; s = (s + 1) & (cap - 1))
+                if (memcmp(c->v + 3 * (tab[s] - 1), x, sizeof x) == 0) {
+                    r->plink[3 * v + ax] = tab[s] - 1;
+                    break;
+                }
+        }
+    free(tab);
+    return 0;
+}
+
+/* The periodic copy of frozen vertex v across the axes axes[i] for the bits
+ * i of S, or -1. */
+static int frozen_copy(const reg *r, int v, const int *axes, unsigned S)
+{
+    for (int i = 0; i < 3 && v >= 0; i++)
+        if (S >> i & 1)
+            v = r->plink[3 * v + axes[i]];
+    return v >= 0 && r->valive[v] ? v : -1;
+}
+
+/* Do the vertex sets p[0..2) and q[0..2) (-1: none) share a live face? */
+static int faces_shared(const reg *r, const int p[2], const int q[2])
+{
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++)
+            for (int k = 0; p[i] >= 0 && q[j] >= 0 && k < r->vf[p[i]].n; k++)
+                if (r->flen[r->vf[p[i]].a[k]] >= 3 && il_has(&r->vf[q[j]], r->vf[p[i]].a[k]))
+                    return 1;
+    return 0;
+}
+
+/* Merge b into a (b < 0: move a only) at the forced position r->fpos. */
+static int forced_merge(reg *r, int a, int b)
+{
+    r->mset[0] = a;
+    r->mset[1] = b;
+    r->mk = b >= 0 ? 2 : 1;
+    r->dying = -1;
+    return try_merge(r);
+}
+
+/* Collapse edge (a, b) into a.  On a periodic box complex a vertex on a
+ * periodic box face has copies on the opposite faces, which must stay exact
+ * translates: the first collapse chooses the position within a's box planes
+ * (least squares, as any), then every copy of a moves to the translate of
+ * that position, merging the copy of b when b has that copy too (an edge on
+ * the box faces) or moving alone.  All copies are checked before any is
+ * done, and their neighbourhoods must be disjoint so that the checks still
+ * hold when they are done.  *copies receives the copies of a (up to 7). */
+static int collapse_any(reg *r, int a, int b, int *copies, int *ncopies)
+{
+    unsigned frz = frozen_planes(r->c), fa = r->mask[a] & frz, fb = r->mask[b] & frz;
+    *ncopies = 0;
+    if (!fa) /* the caller keeps the vertex with the larger constraint set */
+        return fb ? 0 : try_collapse(r, a, b);
+    if ((r->mask[a] | r->mask[b]) != r->mask[a])
+        return 0;
+    int axes[3], na = 0;
+    unsigned bS = 0;
+    for (int ax = 0; ax < 3; ax++)
+        if (fa >> (2 * ax) & 3u) {
+            if (fb >> (2 * ax) & 3u)
+                bS |= 1u << na;
+            axes[na++] = ax;
+        }
+    int ca[8], cb[8], n = 0;
+    unsigned Sv[8];
+    for (unsigned S = 0; S < (1u << na); S++) {
+        int edge = (S & ~bS) == 0; /* b has this copy: the edge has one */
+        ca[n] = S ? frozen_copy(r, a, axes, S) : a;
+        cb[n] = !edge ? -1 : S ? frozen_copy(r, b, axes, S) : b;
+        if (ca[n] < 0 || (edge && (cb[n] < 0 || !edge_exists(r, ca[n], cb[n]))))
+            return 0;
+        for (int i = 0; i < n; i++)
+            if (faces_shared(r, (int[2]){ca[i], cb[i]}, (int[2]){ca[n], cb[n]}))
+                return 0;
+        Sv[n++] = S;
+    }
+    r->allow_frozen = r->free_frozen = r->dry = 1;
+    int res = try_collapse(r, a, b);
+    r->free_frozen = 0;
+    double p[3];
+    v3_copy(p, r->dry_pos);
+    for (int k = 0; k < na && res == 1; k++) /* on its box planes exactly, as placed */
+        if (p[axes[k]] != r->c->dom_lo[axes[k]] && p[axes[k]] != r->c->dom_hi[axes[k]])
+            res = 0;
+    r->force = 1;
+    for (int pass = 0; pass < 2 && res == 1; pass++) {
+        r->dry = pass == 0; /* all checks first, then all commits */
+        for (int i = pass == 0 ? 1 : 0; i < n && res == 1; i++) {
+            v3_copy(r->fpos, p);
+            for (int k = 0; k < na; k++)
+                if (Sv[i] >> k & 1) {
+                    int ax = axes[k];
+                    r->fpos[ax] = p[ax] == r->c->dom_lo[ax] ? r->c->dom_hi[ax] : r->c->dom_lo[ax];
+                }
+            res = forced_merge(r, ca[i], cb[i]);
+            if (pass == 1 && res == 0)
+                res = -2; /* the neighbourhoods are disjoint: cannot happen */
+            if (pass == 1 && i > 0 && res == 1)
+                copies[(*ncopies)++] = ca[i];
+        }
+    }
+    r->force = r->allow_frozen = r->dry = 0;
+    return res;
 }
 
 static int push_vertex_edges(reg *r, heap *q, int a)
@@ -1071,6 +1263,10 @@ rve_status rve_cx_reg(rve_cx *c, double *plane0, double threshold, double max_an
         for (int k = 0; k < c->ndom; k++)
             if (r.mask[v] & (1u << k))
                 snap_plane(c->dom + 4 * k, c->v + 3 * v);
+    if (frozen_links(&r) != 0) {
+        st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+        goto out;
+    }
     for (int v = 0; v < c->nv; v++)
         if (r.valive[v] && push_vertex_edges(&r, &q, v)) {
             st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
@@ -1136,11 +1332,22 @@ rve_status rve_cx_reg(rve_cx *c, double *plane0, double threshold, double max_an
                     a = e.b;
                     b = e.a;
                 }
-                int res = try_collapse(&r, a, b);
+                int copies[8], ncopies = 0;
+                int res = collapse_any(&r, a, b, copies, &ncopies);
+                if (res == -2) {
+                    st = rve_err_set(err, RVE_EINTERNAL, NULL,
+                                     "regularisation: a periodic copy of a collapse failed after the others");
+                    goto out;
+                }
                 if (res < 0) {
                     st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
                     goto out;
                 }
+                for (int i = 0; i < ncopies; i++)
+                    if (push_vertex_edges(&r, &q, copies[i])) {
+                        st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+                        goto out;
+                    }
                 if (res == 0) {
                     if (il_push(&refused, e.a) || il_push(&refused, e.b)) {
                         st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
@@ -1171,15 +1378,25 @@ rve_status rve_cx_reg(rve_cx *c, double *plane0, double threshold, double max_an
     {
         int k = 0;
         int *off = malloc(((size_t)c->nf + 1) * sizeof(int));
-        if (!off) {
+        int *fmap = c->fper ? malloc(((size_t)c->nf + 1) * sizeof(int)) : NULL;
+        if (!off || (c->fper && !fmap)) {
+            free(off);
+            free(fmap);
             st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
             goto out;
         }
         int nf = 0;
         for (int f = 0; f < c->nf; f++) {
-            if (r.flen[f] < 3)
+            if (r.flen[f] < 3) {
+                if (fmap)
+                    fmap[f] = -1; /* its partner must die too (checked below) */
                 continue;
+            }
             int a0 = c->foff[f];
+            if (c->fper) { /* old partner index now, renumbered below */
+                c->fper[nf] = c->fper[f];
+                fmap[f] = nf;
+            }
             off[nf] = k;
             memmove(c->fv + k, c->fv + a0, (size_t)r.flen[f] * sizeof(int));
             k += r.flen[f];
@@ -1194,6 +1411,14 @@ rve_status rve_cx_reg(rve_cx *c, double *plane0, double threshold, double max_an
         off[nf] = k;
         memcpy(c->foff, off, ((size_t)nf + 1) * sizeof(int));
         free(off);
+        for (int f = 0; fmap && f < nf; f++)
+            if (c->fper[f] >= 0 && (c->fper[f] = fmap[c->fper[f]]) < 0) {
+                free(fmap);
+                st = rve_err_set(err, RVE_EINTERNAL, NULL,
+                                 "regularisation removed a periodic box face but not its translate");
+                goto out;
+            }
+        free(fmap);
         c->nf = nf;
     }
     /* renumber vertices */
@@ -1252,6 +1477,7 @@ out:
     free(r.newloop);
     free(r.nloff);
     free(r.fw);
+    free(r.plink);
     free(q.h);
     free(refused.a);
     return st;
