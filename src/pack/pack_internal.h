@@ -5,6 +5,17 @@
 #include <rve/pack.h>
 #include <rve/dist.h>
 
+/* Pieces of compound bodies (shared by copies of a body). */
+struct rve_pack_pieces {
+    int refs;
+    rve_compound *cmp; /* body frame: the body's x is its origin */
+};
+
+/* Separation of two bodies of which one at least is a compound: the
+ * hierarchy's distance (rve_compound_dist); overlap: sep 0, *overlap 1. */
+rve_status pack_compound_separation(const rve_pack_body *A, const rve_pack_body *B, const double t[3],
+                                    double *sep, int *overlap);
+
 /* The body as a shape of rve/dist.h: in its own frame (t NULL), or posed
  * and translated by t.  Polytopes point to b->v (not copied). */
 void pack_body_shape(const rve_pack_body *b, const double t[3], rve_shape *s);
@@ -117,5 +128,7 @@ rve_status pack_rsa(pack_ctx *c, double gap);
 rve_status pack_soft(pack_ctx *c, double target);
 /* mc.c: hard-particle Monte Carlo growth. */
 rve_status pack_mc(pack_ctx *c, double lam_target, int open_ended);
+/* compress.c: Monte Carlo at fixed sizes, certified box shrinking. */
+rve_status pack_compress(pack_ctx *c, double target);
 
 #endif
