@@ -137,7 +137,7 @@ int rve_pack_body_format(const rve_pack_body *b, char *buf, size_t n);
 typedef struct {
     int hull;           /* 1: convex hulls; 0: decomposition (default) */
     double tol;         /* relative excess hull volume accepted per part (0: 0.25) */
-    int max_depth;      /* split levels (0: 6, at most 64 pieces per grain) */
+    int max_depth;      /* split levels (0: 5, at most 32 pieces per grain; < 0: no split) */
     long min_voxels;    /* grains with fewer voxels are left out (0: 27) */
     int min_part;       /* parts of fewer voxels are not split further (0: 8) */
 } rve_pack_grain_opts;

@@ -38,6 +38,7 @@ const cli_command cli_cmd_pack = {
     "  --hull            convex hulls of the grains instead of decompositions\n"
     "  --decompose-tol T split a part while its hull exceeds its voxel volume by\n"
     "                    more than T (default 0.25)\n"
+    "  --decompose-depth D  at most D split levels, 2^D pieces (default 5; 0: no split)\n"
     "  --min-voxels K    leave out grains of fewer voxels (default 27)\n"
     "  --grain-report F  per grain: label, voxels, voxel volume, body volume,\n"
     "                    relative volume error, pieces\n"
@@ -93,6 +94,7 @@ enum {
     OPT_DTOL,
     OPT_MINVOX,
     OPT_GREPORT,
+    OPT_DDEPTH,
 };
 
 typedef struct {
@@ -227,6 +229,7 @@ static int run(int argc, char **argv)
         {"decompose-tol", required_argument, NULL, OPT_DTOL},
         {"min-voxels", required_argument, NULL, OPT_MINVOX},
         {"grain-report", required_argument, NULL, OPT_GREPORT},
+        {"decompose-depth", required_argument, NULL, OPT_DDEPTH},
         {NULL, 0, NULL, 0},
     };
     cli_getopt_reset();
@@ -301,6 +304,13 @@ static int run(int argc, char **argv)
                 return cli_usage_error(cmd, "--min-voxels: expected a positive count, got '%s'", optarg);
             break;
         case OPT_GREPORT: greport = optarg; break;
+        case OPT_DDEPTH: {
+            long dd;
+            if (rve_parse_int_range(optarg, 0, 12, &dd) != RVE_OK)
+                return cli_usage_error(cmd, "--decompose-depth: expected 0 to 12, got '%s'", optarg);
+            gopt.max_depth = dd > 0 ? (int)dd : -1;
+            break;
+        }
         default: return cli_bad_option(cmd, argc, argv);
         }
     }

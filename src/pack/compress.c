@@ -1,16 +1,11 @@
-/* Certified compression: hard-particle Monte Carlo moves (translations,
- * rotations) at fixed body sizes, and after each sweep the box (positions
- * with it) shrinks by a factor that provably keeps every pair apart.
- *
- * Why it is safe: scaling positions and box by f < 1 moves the bodies of a
- * pair (any periodic image) towards each other by (1 - f)|c_ij|, c_ij the
- * vector between their origins, so a pair at distance d_ij stays apart while
- * (1 - f)|c_ij| < d_ij.  The distances come from the exact kernels (the
- * compound hierarchy for non-convex grains, GJK otherwise) on the pairs
- * whose bounding spheres are within M = rmax; a pair beyond that has
- * |c_ij| >= 2 rmax + M and d_ij >= |c_ij| - 2 rmax, so it stays apart for
- * 1 - f < M / (2 rmax + M) = 1/3.  Only the sizes are never changed, so
- * non-convex compound bodies (which cannot be rescaled) pack this way. */
+/* Compression at fixed body sizes (compound bodies cannot be rescaled):
+ * hard-particle Monte Carlo sweeps (translations, rotations, every trial
+ * certified by the exact distance), and after each sweep a trial shrink of
+ * the box (positions with it) whose overlaps are pushed apart along the
+ * contact normals by the penetration depths of the exact kernels (EPA, the
+ * compound hierarchy, Wellmann).  A shrink whose overlaps do not resolve is
+ * undone and the step halved, so every accepted state is overlap-free by
+ * the exact kernels (GJK intersection tests: touching counts as overlap). */
 #include "config.h"
 #include <rve/pack.h>
 #include "pack/pack_internal.h"
@@ -31,43 +26,6 @@ static void scale_all(rve_pack_set *s, double f)
         s->L[k] *= f;
     for (size_t i = 0; i < s->n; i++)
         v3_scale(s->b[i].x, s->b[i].x, f);
-}
-
-/* Largest certified relative shrink 1 - f (before the safety half). */
-static rve_status safe_shrink(pack_ctx *c, double gap, double *out)
-{
-    rve_pack_set *s = c->s;
-    double M = c->rmax;
-    double r = M / (2 * c->rmax + M);
-    rve_pack_pair *pairs = NULL;
-    size_t np = 0, cap = 0;
-    rve_status st = rve_pack_broad_phase(s, M, &pairs, &np, &cap, c->err);
-    for (size_t k = 0; k < np && st == RVE_OK; k++) {
-        double t[3], d[3], sep;
-        int ov;
-        pack_shift_vec(s, pairs[k].shift, t);
-        for (int a = 0; a < 3; a++)
-            d[a] = s->b[pairs[k].j].x[a] + t[a] - s->b[pairs[k].i].x[a];
-        st = pack_separation_bodies(&s->b[pairs[k].i], &s->b[pairs[k].j], t, &sep, &ov);
-        c->res->narrow_calls++;
-        if (st != RVE_OK)
-            st = rve_err_set(c->err, st, NULL, "narrow phase failed on bodies %d and %d", pairs[k].i + 1,
-                             pairs[k].j + 1);
-        else if (ov)
-            st = rve_err_set(c->err, RVE_EINTERNAL, NULL, "bodies %d and %d overlap during compression",
-                             pairs[k].i + 1, pairs[k].j + 1);
-        else
-            r = fmin(r, fmax(sep - gap, 0) / v3_norm(d));
-    }
-    free(pairs);
-    if (!s->periodic) {
-        /* walls: a body moves by at most (1 - f) max L towards a wall */
-        double Lm = fmax(s->L[0], fmax(s->L[1], s->L[2]));
-        for (size_t i = 0; i < s->n; i++)
-            r = fmin(r, fmax(pack_wall_clearance(&s->b[i], s->L) - gap, 0) / Lm);
-    }
-    *out = r;
-    return st;
 }
 
 /* One Monte Carlo sweep at fixed sizes; *acc_t, *acc_r acceptance rates. */
@@ -109,11 +67,20 @@ static rve_status sweep(pack_ctx *c, double gap, double *dt, double *dr)
             st = rve_err_set(c->err, RVE_ENOMEM, NULL, "out of memory");
             break;
         }
-        double m;
-        st = pack_min_sep(c, i, cd, ncd, gap, &m, &c->res->narrow_calls);
-        if (st != RVE_OK)
+        /* a boolean test per candidate (cheaper than distances): any overlap
+         * or touch rejects the move */
+        int hit = 0;
+        for (int q = 0; q < ncd && !hit; q++) {
+            double tq[3];
+            pack_shift_vec(s, cd[q].shift, tq);
+            hit = pack_bodies_overlap(b, &s->b[cd[q].j], tq);
+            c->res->narrow_calls++;
+        }
+        if (hit < 0) {
+            st = rve_err_set(c->err, RVE_EDATA, NULL, "narrow phase failed on body %d", i + 1);
             break;
-        if (m <= gap) {
+        }
+        if (hit) {
             *b = old;
             continue;
         }
@@ -139,38 +106,148 @@ static rve_status sweep(pack_ctx *c, double gap, double *dt, double *dr)
     return st;
 }
 
+/* Overlap resolution (issue 22): every overlapping (or closer than gap)
+ * pair is pushed apart along the kernel's contact normal by its
+ * penetration depth plus a small margin, half each, all pairs at once
+ * (Jacobi), until no pair overlaps; 1 when resolved within maxit rounds. */
+static int resolve(pack_ctx *c, double gap, int maxit, double *disp, unsigned char *moved, rve_status *st)
+{
+    rve_pack_set *s = c->s;
+    size_t n = s->n;
+    double margin = 1e-4 * c->rmean;
+    for (int it = 0; it < maxit; it++) {
+        rve_pack_pair *pairs = NULL;
+        size_t np = 0, cap = 0;
+        if ((*st = rve_pack_broad_phase(s, gap, &pairs, &np, &cap, c->err)) != RVE_OK)
+            return 0;
+        memset(disp, 0, sizeof(double) * 3 * n);
+        long nov = 0;
+        for (size_t k = 0; k < np && *st == RVE_OK; k++) {
+            /* after the first round only pairs with a moved body can overlap:
+             * a body that did not move had no overlapping pair */
+            if (it > 0 && !moved[pairs[k].i] && !moved[pairs[k].j])
+                continue;
+            const rve_pack_body *A = &s->b[pairs[k].i], *B = &s->b[pairs[k].j];
+            double t[3], depth, nrm[3];
+            pack_shift_vec(s, pairs[k].shift, t);
+            int ov = pack_bodies_overlap(A, B, t);
+            c->res->narrow_calls++;
+            if (ov < 0)
+                *st = RVE_EDATA;
+            if (ov <= 0)
+                continue;
+            *st = pack_penetration(A, B, t, &depth, nrm);
+            if (*st != RVE_OK)
+                break;
+            /* a non-positive depth: touching within the gap, open by the margin */
+            double push = 0.5 * (fmax(depth, 0) + gap + margin);
+            nov++;
+            if (pairs[k].i == pairs[k].j)
+                continue; /* a body against its own image: unresolvable, the shrink is undone */
+            for (int a = 0; a < 3; a++) {
+                disp[3 * pairs[k].i + a] -= push * nrm[a];
+                disp[3 * pairs[k].j + a] += push * nrm[a];
+            }
+        }
+        free(pairs);
+        if (*st != RVE_OK) {
+            *st = rve_err_set(c->err, *st, NULL, "contact kernel failed during overlap resolution");
+            return 0;
+        }
+        if (!s->periodic)
+            for (size_t i = 0; i < n; i++) {
+                /* walls: back inside along each axis */
+                const rve_pack_body *b = &s->b[i];
+                for (int a = 0; a < 3; a++) {
+                    double dir[3] = {0, 0, 0}, p[3];
+                    dir[a] = -1;
+                    rve_pack_body_support(b, dir, p);
+                    if (p[a] < gap) {
+                        disp[3 * i + a] += gap + margin - p[a];
+                        nov++;
+                    }
+                    dir[a] = 1;
+                    rve_pack_body_support(b, dir, p);
+                    if (p[a] > s->L[a] - gap) {
+                        disp[3 * i + a] -= p[a] - s->L[a] + gap + margin;
+                        nov++;
+                    }
+                }
+            }
+        if (nov == 0)
+            return 1;
+        for (size_t i = 0; i < n; i++) {
+            /* one step moves a body by at most a tenth of the mean size */
+            double len = v3_norm(disp + 3 * i), cap_ = 0.1 * c->rmean;
+            if (len > cap_)
+                v3_scale(disp + 3 * i, disp + 3 * i, cap_ / len);
+            v3_add(s->b[i].x, s->b[i].x, disp + 3 * i);
+            moved[i] = len > 0;
+        }
+        pack_wrap(s);
+    }
+    return 0;
+}
+
 rve_status pack_compress(pack_ctx *c, double target)
 {
     rve_pack_set *s = c->s;
+    size_t n = s->n;
     double gap = 1e-9 * c->rmean; /* smallest separation kept: bodies never touch */
     double dt = 0.2 * c->rmean, dr = 0.2;
     long maxsweeps = c->p->max_sweeps > 0 ? c->p->max_sweeps : 200000;
-    long flat = 0;
+    double step = 0.01; /* relative shrink of the box per trial */
+    int jammed = 0;
+    double *save = malloc(sizeof(double) * 3 * n + 1), *disp = malloc(sizeof(double) * 3 * n + 1);
+    unsigned char *moved = malloc(n + 1);
     rve_status st = RVE_OK;
+    if (!save || !disp || !moved)
+        st = rve_err_set(c->err, RVE_ENOMEM, NULL, "out of memory");
     for (long k = 0; k < maxsweeps && st == RVE_OK; k++) {
-        st = sweep(c, gap, &dt, &dr);
-        if (st != RVE_OK)
+        if ((st = sweep(c, gap, &dt, &dr)) != RVE_OK)
             break;
         c->res->steps++;
-        double r;
-        if ((st = safe_shrink(c, gap, &r)) != RVE_OK)
-            break;
-        double f = 1 - 0.5 * r;
         double phi = c->vsolid / (s->L[0] * s->L[1] * s->L[2]);
+        if (target > 0 && phi >= target * (1 - 1e-12))
+            break;
+        /* trial shrink, then push the overlaps it made apart; undone if they stay */
+        double f = 1 - step;
         if (target > 0 && phi / (f * f * f) >= target)
             f = cbrt(phi / target);
+        double L0[3];
+        memcpy(L0, s->L, sizeof L0);
+        for (size_t i = 0; i < n; i++)
+            v3_copy(save + 3 * i, s->b[i].x);
         scale_all(s, f);
+        int ok = resolve(c, gap, 20, disp, moved, &st);
+        if (st != RVE_OK)
+            break;
+        if (ok) {
+            step = fmin(step * 1.2, 0.02);
+            jammed = 0;
+        } else {
+            memcpy(s->L, L0, sizeof L0);
+            for (size_t i = 0; i < n; i++)
+                v3_copy(s->b[i].x, save + 3 * i);
+            step *= 0.5;
+            if (step < 1e-5) {
+                /* jammed at this step: a few more rounds of Monte Carlo, then stop */
+                step = 1e-4;
+                jammed++;
+            }
+        }
         phi = c->vsolid / (s->L[0] * s->L[1] * s->L[2]);
-        /* jammed: the box has not shrunk by 1e-6 over 200 sweeps */
-        flat = (1 - f) < 5e-9 ? flat + 1 : 0;
-        if ((k % 10) == 0) {
+        if ((k % 5) == 0) {
             char extra[96];
-            snprintf(extra, sizeof extra, "sweep %ld, step %.1e, shrink %.1e", k, dt / c->rmean, 1 - f);
+            snprintf(extra, sizeof extra, "sweep %ld, shrink step %.1e", k, step);
             pack_report(c, phi, target, extra);
         }
-        if ((target > 0 && phi >= target * (1 - 1e-12)) || flat > 200 || pack_out_of_time(c))
+        if ((target > 0 && phi >= target * (1 - 1e-12)) || jammed > 20 || pack_out_of_time(c))
             break;
     }
+    free(save);
+    free(disp);
+    free(moved);
     pack_wrap(s);
     c->res->reached_target = target > 0 ? c->vsolid / (s->L[0] * s->L[1] * s->L[2]) >= target * (1 - 1e-9) : 1;
     return st;

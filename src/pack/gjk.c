@@ -123,3 +123,106 @@ rve_status pack_compound_separation(const rve_pack_body *A, const rve_pack_body 
     rve_compound_free(tb);
     return st;
 }
+
+/* Penetration of overlapping bodies by the exact kernels: closed form for
+ * sphere pairs, the hierarchy's deepest piece-pair contact (EPA) when a
+ * compound is involved, Wellmann's common normal for pairs of smooth
+ * superellipsoids (ellipsoids, superquadrics), EPA otherwise. */
+rve_status pack_penetration(const rve_pack_body *A, const rve_pack_body *B, const double t[3], double *depth,
+                            double n[3])
+{
+    double d[3];
+    for (int k = 0; k < 3; k++)
+        d[k] = B->x[k] + t[k] - A->x[k];
+    if (A->shape == RVE_PACK_SPHERE && B->shape == RVE_PACK_SPHERE) {
+        double len = v3_norm(d);
+        *depth = A->a[0] + B->a[0] - len;
+        if (len > 0)
+            v3_scale(n, d, 1 / len);
+        else
+            v3_set(n, 1, 0, 0);
+        return RVE_OK;
+    }
+    rve_err e;
+    if (A->shape == RVE_PACK_COMPOUND || B->shape == RVE_PACK_COMPOUND) {
+        rve_compound *ca = A->pieces ? A->pieces->cmp : NULL, *cb = B->pieces ? B->pieces->cmp : NULL;
+        rve_compound *ta = NULL, *tb = NULL;
+        rve_status st = RVE_OK;
+        if (!ca && (st = as_compound(A, &ta)) == RVE_OK)
+            ca = ta;
+        if (st == RVE_OK && !cb && (st = as_compound(B, &tb)) == RVE_OK)
+            cb = tb;
+        if (st == RVE_OK) {
+            rve_pose pa, pb;
+            v3_copy(pa.pos, A->x);
+            memcpy(pa.quat, A->q, sizeof pa.quat);
+            v3_add(pb.pos, B->x, t);
+            memcpy(pb.quat, B->q, sizeof pb.quat);
+            rve_compound_contact cc;
+            st = rve_compound_penetration(ca, &pa, cb, &pb, NULL, &cc, NULL, 0, NULL, NULL, &e);
+            if (st == RVE_ECAP)
+                st = RVE_OK; /* best estimate: the resolution iterates anyway */
+            *depth = -cc.c.s;
+            v3_copy(n, cc.c.n);
+        }
+        rve_compound_free(ta);
+        rve_compound_free(tb);
+        if (st == RVE_OK && !(v3_norm2(n) > 0.5)) {
+            /* touching pieces without a normal: the centre line */
+            double len = v3_norm(d);
+            v3_scale(n, d, len > 0 ? 1 / len : 0);
+        }
+        return st;
+    }
+    int smooth_a = A->shape == RVE_PACK_ELLIPSOID || A->shape == RVE_PACK_SUPERQUADRIC;
+    int smooth_b = B->shape == RVE_PACK_ELLIPSOID || B->shape == RVE_PACK_SUPERQUADRIC;
+    if (smooth_a && smooth_b) {
+        static const double zero[3] = {0, 0, 0};
+        rve_shape sa, sb;
+        pack_body_shape(A, zero, &sa);
+        pack_body_shape(B, t, &sb);
+        rve_contact ct;
+        rve_sep_opts so;
+        memset(&so, 0, sizeof so);
+        rve_status st = rve_contact_superellipsoids(&sa, &sb, NULL, &so, &ct, NULL, &e);
+        if (st == RVE_OK && isfinite(ct.s) && v3_norm2(ct.n) > 0.5) {
+            *depth = -ct.s;
+            v3_copy(n, ct.n);
+            return RVE_OK;
+        }
+    }
+    double cp[3];
+    return pack_epa(A, B, t, depth, n, cp);
+}
+
+int pack_bodies_overlap(const rve_pack_body *A, const rve_pack_body *B, const double t[3])
+{
+    if (A->shape == RVE_PACK_SPHERE && B->shape == RVE_PACK_SPHERE) {
+        double d[3];
+        for (int k = 0; k < 3; k++)
+            d[k] = B->x[k] + t[k] - A->x[k];
+        double r = A->a[0] + B->a[0];
+        return v3_norm2(d) <= r * r;
+    }
+    if (A->shape == RVE_PACK_COMPOUND || B->shape == RVE_PACK_COMPOUND) {
+        rve_compound *ca = A->pieces ? A->pieces->cmp : NULL, *cb = B->pieces ? B->pieces->cmp : NULL;
+        rve_compound *ta = NULL, *tb = NULL;
+        int r = -1;
+        if ((ca || as_compound(A, &ta) == RVE_OK) && (cb || as_compound(B, &tb) == RVE_OK)) {
+            rve_pose pa, pb;
+            v3_copy(pa.pos, A->x);
+            memcpy(pa.quat, A->q, sizeof pa.quat);
+            v3_add(pb.pos, B->x, t);
+            memcpy(pb.quat, B->q, sizeof pb.quat);
+            r = rve_compound_intersect(ca ? ca : ta, &pa, cb ? cb : tb, &pb, NULL, NULL);
+        }
+        rve_compound_free(ta);
+        rve_compound_free(tb);
+        return r;
+    }
+    static const double zero[3] = {0, 0, 0};
+    rve_shape sa, sb;
+    pack_body_shape(A, zero, &sa);
+    pack_body_shape(B, t, &sb);
+    return rve_gjk_intersect(&sa, &sb, NULL);
+}

@@ -16,7 +16,7 @@ void rve_pack_grain_opts_default(rve_pack_grain_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->tol = 0.25;
-    o->max_depth = 6;
+    o->max_depth = 5;
     o->min_voxels = 27;
     o->min_part = 8;
 }
@@ -305,8 +305,10 @@ rve_status rve_pack_grains_from_map(const rve_map *m, const rve_pack_grain_opts 
     rve_pack_grain_opts oo = o ? *o : def;
     if (!(oo.tol > 0))
         oo.tol = def.tol;
-    if (oo.max_depth <= 0)
+    if (oo.max_depth == 0)
         oo.max_depth = def.max_depth;
+    if (oo.max_depth < 0) /* no split */
+        oo.max_depth = 0;
     if (oo.max_depth > 12)
         oo.max_depth = 12;
     if (oo.min_voxels <= 0)

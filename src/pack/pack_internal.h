@@ -16,6 +16,16 @@ struct rve_pack_pieces {
 rve_status pack_compound_separation(const rve_pack_body *A, const rve_pack_body *B, const double t[3],
                                     double *sep, int *overlap);
 
+/* Boolean overlap test (touching counts): 1, 0, or -1 for invalid bodies.
+ * Cheaper than a distance: the kernels stop at the first separating plane
+ * (GJK) or the first overlapping piece pair (compounds). */
+int pack_bodies_overlap(const rve_pack_body *A, const rve_pack_body *B, const double t[3]);
+
+/* Penetration depth (> 0 when overlapping) and unit normal from A to B by
+ * the exact kernel of the pair (see gjk.c). */
+rve_status pack_penetration(const rve_pack_body *A, const rve_pack_body *B, const double t[3], double *depth,
+                            double n[3]);
+
 /* The body as a shape of rve/dist.h: in its own frame (t NULL), or posed
  * and translated by t.  Polytopes point to b->v (not copied). */
 void pack_body_shape(const rve_pack_body *b, const double t[3], rve_shape *s);
@@ -38,6 +48,11 @@ rve_status pack_gjk_separation(const rve_pack_body *A, const rve_pack_body *B, c
  * witness point on A to the one on B (a separating direction). */
 rve_status pack_gjk_normal(const rve_pack_body *A, const rve_pack_body *B, const double t[3],
                            double *sep, int *overlap, double n[3]);
+
+/* Boolean overlap test (touching counts): 1, 0, or -1 for invalid bodies.
+ * Cheaper than a distance: the kernels stop at the first separating plane
+ * (GJK) or the first overlapping piece pair (compounds). */
+int pack_bodies_overlap(const rve_pack_body *A, const rve_pack_body *B, const double t[3]);
 
 /* Penetration depth (> 0 when overlapping), unit normal from A to B and a
  * contact point, by the EPA kernel of rve/dist.h. */
