@@ -10,6 +10,6 @@ tests_test_pack_LDADD = $(TEST_LIBS)
 
 BENCH_PROGS += bench/bench_pack
 bench_bench_pack_SOURCES = bench/bench_pack.c
-bench_bench_pack_LDADD = librve.la $(GSL_LIBS) -lm
+bench_bench_pack_LDADD = librve.la $(GSL_LIBS) $(QHULL_LIBS) -lm
 
 dist_check_SCRIPTS += tests/test_pack.sh
