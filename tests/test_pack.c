@@ -899,6 +899,41 @@ START_TEST(test_vtk)
 }
 END_TEST
 
+/* The compress method on convex shapes: spheres (walls, closed-form oracle,
+ * overlaps resolved by the exact sphere depth) and polyhedra (periodic, SAT
+ * oracle, depths by EPA). */
+START_TEST(test_pack_compress_convex)
+{
+    rve_err e;
+    rve_pack_set *s = rve_pack_set_alloc(30);
+    rve_pack_rng r;
+    rve_pack_rng_seed(&r, 5);
+    for (int i = 0; i < 30; i++)
+        ck_assert_int_eq(rve_pack_body_sphere(&s->b[i], 0.5 + rve_pack_rng_uniform(&r), &e), RVE_OK);
+    rve_pack_params p;
+    rve_pack_params_init(&p);
+    p.method = RVE_PACK_COMPRESS;
+    p.target_fraction = 0.45;
+    p.max_seconds = 4 * test_scale() + 2;
+    rve_pack_result res;
+    ck_assert_msg(rve_pack_run(s, &p, &res, &e) == RVE_OK, "%s", e.msg);
+    ck_assert_int_eq(res.method, RVE_PACK_COMPRESS);
+    ck_assert_msg(sphere_max_overlap(s) <= 0, "sphere overlap %Lg", sphere_max_overlap(s));
+    ck_assert_msg(res.fraction > 0.35, "fraction %g", res.fraction);
+    rve_pack_set_free(s);
+    s = random_polys(16, 1, 9);
+    p.target_fraction = 0.35;
+    ck_assert_msg(rve_pack_run(s, &p, &res, &e) == RVE_OK, "%s", e.msg);
+    double rmean = 0;
+    for (size_t i = 0; i < s->n; i++)
+        rmean += s->b[i].rbound / s->n;
+    long double ov = poly_max_overlap(s);
+    ck_assert_msg(ov <= 1e-9L * rmean, "SAT overlap %Lg", ov);
+    ck_assert_msg(res.fraction > 0.25, "fraction %g", res.fraction);
+    rve_pack_set_free(s);
+}
+END_TEST
+
 /* ------------------------------------------------------ grains from maps */
 /* Pieces of a body from its output line ("compound K poly n ... poly n ..."
  * or "poly n ..."), parsed here: the oracle sees only the written geometry. */
@@ -1100,6 +1135,7 @@ int main(void)
     tcase_add_test(tc, test_pack_spheres_target);
     tcase_add_test(tc, test_pack_polyhedra);
     tcase_add_test(tc, test_pack_ellipsoids_mc);
+    tcase_add_test(tc, test_pack_compress_convex);
     tcase_add_test(tc, test_grains_decomposition);
     suite_add_tcase(s, tc);
     return test_run_suite(s);

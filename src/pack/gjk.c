@@ -5,6 +5,7 @@
 #include "pack/pack_internal.h"
 #include "util/vec3.h"
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 rve_status pack_gjk_separation(const rve_pack_body *A, const rve_pack_body *B, const double t[3],
@@ -127,7 +128,9 @@ rve_status pack_compound_separation(const rve_pack_body *A, const rve_pack_body 
 /* Penetration of overlapping bodies by the exact kernels: closed form for
  * sphere pairs, the hierarchy's deepest piece-pair contact (EPA) when a
  * compound is involved, Wellmann's common normal for pairs of smooth
- * superellipsoids (ellipsoids, superquadrics), EPA otherwise. */
+ * superellipsoids (ellipsoids, superquadrics), Peng & Hanley for a
+ * polyhedron against a superquadric, EPA otherwise (and whenever a special
+ * kernel gives no answer). */
 rve_status pack_penetration(const rve_pack_body *A, const rve_pack_body *B, const double t[3], double *depth,
                             double n[3])
 {
@@ -189,6 +192,36 @@ rve_status pack_penetration(const rve_pack_body *A, const rve_pack_body *B, cons
             *depth = -ct.s;
             v3_copy(n, ct.n);
             return RVE_OK;
+        }
+    }
+    int sq_a = smooth_a || A->shape == RVE_PACK_SPHERE, sq_b = smooth_b || B->shape == RVE_PACK_SPHERE;
+    if ((A->shape == RVE_PACK_POLY && sq_b) || (B->shape == RVE_PACK_POLY && sq_a)) {
+        /* Peng & Hanley: the polyhedron (posed) against the superquadric */
+        int swap = A->shape != RVE_PACK_POLY;
+        const rve_pack_body *P = swap ? B : A, *Q = swap ? A : B;
+        double tp[3] = {0, 0, 0}, tq[3] = {0, 0, 0};
+        v3_copy(swap ? tp : tq, t);
+        double *w = malloc(sizeof(double) * 3 * (size_t)P->nv);
+        rve_polyhedron *PP = NULL;
+        if (w) {
+            for (int k = 0; k < P->nv; k++) {
+                rve_pack_body_vertex(P, k, w + 3 * k);
+                v3_add(w + 3 * k, w + 3 * k, tp);
+            }
+            rve_polyhedron_alloc(&PP, w, (size_t)P->nv, &e);
+            free(w);
+        }
+        if (PP) {
+            rve_shape sq;
+            pack_body_shape(Q, tq, &sq);
+            rve_contact ct;
+            rve_status st = rve_contact_polyhedron_superquadric(PP, &sq, &ct, NULL, &e);
+            rve_polyhedron_free(PP);
+            if (st == RVE_OK && isfinite(ct.s) && v3_norm2(ct.n) > 0.5) {
+                *depth = -ct.s;
+                v3_scale(n, ct.n, swap ? -1.0 : 1.0);
+                return RVE_OK;
+            }
         }
     }
     double cp[3];
