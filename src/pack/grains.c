@@ -190,9 +190,10 @@ static rve_status decompose(gctx *g, int *vox, long n, int depth)
     return st;
 }
 
-/* Volume of the union of the pieces: 2x2x2 samples per voxel over the box
- * of the pieces, each tested against the face planes of every piece. */
-static double union_volume(const rve_map *m, rve_polyhedron *const *P, int np)
+/* Volume of the union of the pieces: samples at the centres of a grid of
+ * step hs over the box of the pieces (grains: 2x2x2 per voxel), each tested
+ * against the face planes of every piece. */
+static double union_volume(const double hs[3], rve_polyhedron *const *P, int np)
 {
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (int k = 0; k < np; k++)
@@ -202,11 +203,8 @@ static double union_volume(const rve_map *m, rve_polyhedron *const *P, int np)
                 hi[a] = fmax(hi[a], P[k]->v[3 * i + a]);
             }
     long ns[3];
-    double hs[3];
-    for (int a = 0; a < 3; a++) {
-        hs[a] = 0.5 * m->h[a];
+    for (int a = 0; a < 3; a++)
         ns[a] = (long)ceil((hi[a] - lo[a]) / hs[a] - 1e-9);
-    }
     long inside = 0;
     for (long k = 0; k < ns[2]; k++)
         for (long j = 0; j < ns[1]; j++)
@@ -223,48 +221,39 @@ static double union_volume(const rve_map *m, rve_polyhedron *const *P, int np)
     return inside * hs[0] * hs[1] * hs[2];
 }
 
-/* One grain from its voxels (vox is reordered). */
-static rve_status grain_body(gctx *g, int *vox, long n, rve_pack_body *b, rve_pack_grain_info *info)
+rve_status pack_body_compound(rve_pack_body *b, int np, double **pv, const int *pn, const double hs[3],
+                              rve_err *err)
 {
-    g->np = 0;
-    rve_status st = decompose(g, vox, n, 0);
+    if (np == 1)
+        return rve_pack_body_poly(b, pn[0], pv[0], err);
     rve_polyhedron **P = NULL;
-    double *all = NULL;
     rve_shape *sh = NULL;
-    if (st != RVE_OK)
-        goto done;
-    info->vvox = n * g->m->h[0] * g->m->h[1] * g->m->h[2];
-    info->pieces = g->np;
-    if (g->np == 1) {
-        st = rve_pack_body_poly(b, g->pn[0], g->pv[0], g->err);
-        info->volume = b->volume;
-        goto done;
-    }
     /* the hull of every piece vertex: the body frame (its centroid) and the
      * bounding hull of the compound */
     long tot = 0;
-    for (int k = 0; k < g->np; k++)
-        tot += g->pn[k];
-    all = malloc(sizeof(double) * 3 * (size_t)tot);
-    P = calloc((size_t)g->np, sizeof *P);
-    sh = malloc(sizeof *sh * (size_t)g->np);
+    for (int k = 0; k < np; k++)
+        tot += pn[k];
+    double *all = calloc(3 * (size_t)tot + 1, sizeof(double));
+    P = calloc((size_t)np, sizeof *P);
+    sh = malloc(sizeof *sh * (size_t)np);
+    rve_status st = RVE_OK;
     if (!all || !P || !sh) {
-        st = rve_err_set(g->err, RVE_ENOMEM, NULL, "out of memory");
+        st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
         goto done;
     }
     tot = 0;
-    for (int k = 0; k < g->np; k++) {
-        memcpy(all + 3 * tot, g->pv[k], sizeof(double) * 3 * (size_t)g->pn[k]);
-        tot += g->pn[k];
+    for (int k = 0; k < np; k++) {
+        memcpy(all + 3 * tot, pv[k], sizeof(double) * 3 * (size_t)pn[k]);
+        tot += pn[k];
     }
-    if ((st = rve_pack_body_poly(b, (int)tot, all, g->err)) != RVE_OK)
+    if ((st = rve_pack_body_poly(b, (int)tot, all, err)) != RVE_OK)
         goto done;
     double c[3];
     v3_copy(c, b->x);
-    for (int k = 0; k < g->np; k++) {
-        for (int i = 0; i < g->pn[k]; i++)
-            v3_sub(g->pv[k] + 3 * i, g->pv[k] + 3 * i, c);
-        if ((st = rve_polyhedron_alloc(&P[k], g->pv[k], (size_t)g->pn[k], g->err)) != RVE_OK)
+    for (int k = 0; k < np; k++) {
+        for (int i = 0; i < pn[k]; i++)
+            v3_sub(pv[k] + 3 * i, pv[k] + 3 * i, c);
+        if ((st = rve_polyhedron_alloc(&P[k], pv[k], (size_t)pn[k], err)) != RVE_OK)
             goto done;
         /* the piece as its hull vertices (fewer than the corners) */
         rve_shape_polytope(&sh[k], P[k]->v, (int)P[k]->nv, NULL);
@@ -272,20 +261,37 @@ static rve_status grain_body(gctx *g, int *vox, long n, rve_pack_body *b, rve_pa
     b->shape = RVE_PACK_COMPOUND;
     b->pieces = calloc(1, sizeof *b->pieces);
     if (!b->pieces) {
-        st = rve_err_set(g->err, RVE_ENOMEM, NULL, "out of memory");
+        st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
         goto done;
     }
     b->pieces->refs = 1;
-    if ((st = rve_compound_alloc(&b->pieces->cmp, sh, (size_t)g->np, g->err)) != RVE_OK)
+    if ((st = rve_compound_alloc(&b->pieces->cmp, sh, (size_t)np, err)) != RVE_OK)
         goto done;
-    b->volume = info->volume = union_volume(g->m, P, g->np);
+    b->volume = union_volume(hs, P, np);
 done:
     if (P)
-        for (int k = 0; k < g->np; k++)
+        for (int k = 0; k < np; k++)
             rve_polyhedron_free(P[k]);
     free(P);
     free(sh);
     free(all);
+    if (st != RVE_OK)
+        rve_pack_body_free(b);
+    return st;
+}
+
+/* One grain from its voxels (vox is reordered). */
+static rve_status grain_body(gctx *g, int *vox, long n, rve_pack_body *b, rve_pack_grain_info *info)
+{
+    g->np = 0;
+    rve_status st = decompose(g, vox, n, 0);
+    if (st == RVE_OK) {
+        double hs[3] = {0.5 * g->m->h[0], 0.5 * g->m->h[1], 0.5 * g->m->h[2]};
+        st = pack_body_compound(b, g->np, g->pv, g->pn, hs, g->err);
+    }
+    info->vvox = n * g->m->h[0] * g->m->h[1] * g->m->h[2];
+    info->pieces = g->np;
+    info->volume = b->volume;
     for (int k = 0; k < g->np; k++)
         free(g->pv[k]);
     g->np = 0;

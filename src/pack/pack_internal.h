@@ -11,6 +11,13 @@ struct rve_pack_pieces {
     rve_compound *cmp; /* body frame: the body's x is its origin */
 };
 
+/* A compound body from np pieces given as vertex lists (any frame; pv is
+ * shifted to the body frame, the centroid of the hull of all pieces); one
+ * piece gives a polyhedron.  The volume of the union is sampled on a grid
+ * of step hs. */
+rve_status pack_body_compound(rve_pack_body *b, int np, double **pv, const int *pn, const double hs[3],
+                              rve_err *err);
+
 /* Separation of two bodies of which one at least is a compound: the
  * hierarchy's distance (rve_compound_dist); overlap: sep 0, *overlap 1. */
 rve_status pack_compound_separation(const rve_pack_body *A, const rve_pack_body *B, const double t[3],
