@@ -7,6 +7,12 @@ check_PROGRAMS += tests/test_pack
 tests_test_pack_SOURCES = tests/test_pack.c
 tests_test_pack_CFLAGS = $(TEST_CFLAGS)
 tests_test_pack_LDADD = $(TEST_LIBS)
+tests_test_pack_SOURCES += tests/pack_oracle.h
+
+check_PROGRAMS += tests/test_pack_grains
+tests_test_pack_grains_SOURCES = tests/test_pack_grains.c tests/pack_oracle.h
+tests_test_pack_grains_CFLAGS = $(TEST_CFLAGS)
+tests_test_pack_grains_LDADD = $(TEST_LIBS)
 
 BENCH_PROGS += bench/bench_pack
 bench_bench_pack_SOURCES = bench/bench_pack.c
