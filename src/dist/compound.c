@@ -323,8 +323,9 @@ static double leaf_dist(qctx *q, int ia, int ib, rve_gjk_simplex *warm, rve_dist
 
 /* Visit node pairs nearest first; f(leaf pair) is called for every piece
  * pair whose spheres are within *bound + buffer (read again after each
- * call: the distance query tightens it).  Returns 0, or -1 when the tree
- * depth exceeded the stack (not for trees built here). */
+ * call: the distance query tightens it).  Returns 1 when f asked to stop
+ * (it returned non-zero), 0 when every surviving pair was visited, -1 when
+ * the tree depth exceeded the stack (not for trees built here). */
 typedef int (*leaf_fn)(qctx *q, int ia, int ib, void *u);
 
 static int traverse(qctx *q, const double *bound, double buffer, leaf_fn f, void *u)
