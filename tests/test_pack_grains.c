@@ -171,7 +171,7 @@ START_TEST(test_grains_decomposition)
 {
     rve_map *m = lu_map();
     rve_pack_grain_opts o;
-    rve_pack_grain_opts_default(&o);
+    rve_pack_grain_opts_init(&o);
     o.min_voxels = 1;
     o.tol = 0.1; /* the U's hull exceeds its voxels by 6/44: split it too */
     rve_pack_body *b, *h;

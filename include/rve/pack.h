@@ -136,12 +136,13 @@ int rve_pack_body_format(const rve_pack_body *b, char *buf, size_t n);
  * already meets the tolerance stays one convex RVE_PACK_POLY). */
 typedef struct {
     int hull;           /* 1: convex hulls; 0: decomposition (default) */
-    double tol;         /* relative excess hull volume accepted per part (0: 0.25) */
-    int max_depth;      /* split levels (0: 5, at most 32 pieces per grain; < 0: no split) */
-    long min_voxels;    /* grains with fewer voxels are left out (0: 27) */
-    int min_part;       /* parts of fewer voxels are not split further (0: 8) */
+    double tol;         /* relative excess hull volume accepted per part, > 0 (default 0.25) */
+    int max_depth;      /* split levels 0 to 12 (default 5: at most 32 pieces per grain; 0: no split) */
+    long min_voxels;    /* grains with fewer voxels are left out, >= 1 (default 27) */
+    int min_part;       /* parts of fewer voxels are not split further, >= 1 (default 8) */
 } rve_pack_grain_opts;
-void rve_pack_grain_opts_default(rve_pack_grain_opts *o);
+/* The defaults (docs/pack.md gives the volume errors they reach on in100-a.tif). */
+void rve_pack_grain_opts_init(rve_pack_grain_opts *o);
 
 typedef struct {
     uint32_t label;     /* map label */
@@ -153,7 +154,8 @@ typedef struct {
 } rve_pack_grain_info;
 
 /* Bodies (identity orientation, at their centroid in map coordinates) and
- * their infos, both malloc'd, *n of them. */
+ * their infos, both malloc'd, *n of them (outputs untouched on failure).
+ * o NULL: the defaults; RVE_EUSAGE for options out of range. */
 rve_status rve_pack_grains_from_map(const rve_map *m, const rve_pack_grain_opts *o, rve_pack_body **bodies,
                                     rve_pack_grain_info **info, size_t *n, rve_err *err);
 

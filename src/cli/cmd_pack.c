@@ -203,7 +203,7 @@ static int run(int argc, char **argv)
     const char *method_s = "auto", *tess_path = NULL, *grains_path = NULL, *greport = NULL;
     double vvox = 0; /* --grains: voxel volume of the grains drawn */
     rve_pack_grain_opts gopt;
-    rve_pack_grain_opts_default(&gopt);
+    rve_pack_grain_opts_init(&gopt);
     long n = -1, nvert = 20;
     double axes[3] = {1, 0.75, 0.5}, expo[2] = {4, 4}, domain[3] = {0, 0, 0}, aspect[3] = {1, 1, 1};
     double fraction = 0, tbudget = 240, ctol = 1e-3;
@@ -311,7 +311,7 @@ static int run(int argc, char **argv)
             long dd;
             if (rve_parse_int_range(optarg, 0, 12, &dd) != RVE_OK)
                 return cli_usage_error(cmd, "--decompose-depth: expected 0 to 12, got '%s'", optarg);
-            gopt.max_depth = dd > 0 ? (int)dd : -1;
+            gopt.max_depth = (int)dd;
             break;
         }
         default: return cli_bad_option(cmd, argc, argv);

@@ -89,7 +89,7 @@ static rve_status as_compound(const rve_pack_body *b, rve_compound **out)
     rve_shape s;
     pack_body_shape(b, NULL, &s);
     rve_err e;
-    return rve_compound_alloc(out, &s, 1, &e);
+    return rve_compound_build(&s, 1, out, &e);
 }
 
 rve_status pack_compound_separation(const rve_pack_body *A, const rve_pack_body *B, const double t[3],

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void rve_pack_grain_opts_default(rve_pack_grain_opts *o)
+void rve_pack_grain_opts_init(rve_pack_grain_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->tol = 0.25;
@@ -265,7 +265,7 @@ rve_status pack_body_compound(rve_pack_body *b, int np, double **pv, const int *
         goto done;
     }
     b->pieces->refs = 1;
-    if ((st = rve_compound_alloc(&b->pieces->cmp, sh, (size_t)np, err)) != RVE_OK)
+    if ((st = rve_compound_build(sh, (size_t)np, &b->pieces->cmp, err)) != RVE_OK)
         goto done;
     b->volume = union_volume(hs, P, np);
 done:
@@ -303,24 +303,17 @@ static rve_status grain_body(gctx *g, int *vox, long n, rve_pack_body *b, rve_pa
 rve_status rve_pack_grains_from_map(const rve_map *m, const rve_pack_grain_opts *o, rve_pack_body **bodies,
                                     rve_pack_grain_info **info, size_t *n, rve_err *err)
 {
-    *bodies = NULL;
-    *info = NULL;
-    *n = 0;
-    rve_pack_grain_opts def;
-    rve_pack_grain_opts_default(&def);
-    rve_pack_grain_opts oo = o ? *o : def;
-    if (!(oo.tol > 0))
-        oo.tol = def.tol;
-    if (oo.max_depth == 0)
-        oo.max_depth = def.max_depth;
-    if (oo.max_depth < 0) /* no split */
-        oo.max_depth = 0;
-    if (oo.max_depth > 12)
-        oo.max_depth = 12;
-    if (oo.min_voxels <= 0)
-        oo.min_voxels = def.min_voxels;
-    if (oo.min_part <= 0)
-        oo.min_part = def.min_part;
+    rve_pack_grain_opts oo;
+    rve_pack_grain_opts_init(&oo);
+    if (o)
+        oo = *o;
+    if (!(oo.tol > 0) || !isfinite(oo.tol) || oo.max_depth < 0 || oo.max_depth > 12 || oo.min_voxels < 1 ||
+        oo.min_part < 1)
+        return rve_err_set(err, RVE_EUSAGE, NULL,
+                           "grain options: tol > 0, max_depth 0 to 12, min_voxels and min_part >= 1");
+    rve_pack_body *bl = NULL;
+    rve_pack_grain_info *il = NULL;
+    size_t nb = 0;
     size_t nl = (size_t)m->nlabels + 1, nvox = rve_map_nvox(m);
     long *cnt = calloc(nl + 1, sizeof(long));
     int *vox = malloc(sizeof(int) * 3 * nvox + 1);
@@ -346,9 +339,9 @@ rve_status rve_pack_grains_from_map(const rve_map *m, const rve_pack_grain_opts 
     size_t ng = 0;
     for (size_t l = 1; l < nl; l++)
         ng += cnt[l + 1] - cnt[l] >= oo.min_voxels;
-    *bodies = calloc(ng + 1, sizeof **bodies);
-    *info = calloc(ng + 1, sizeof **info);
-    if (!*bodies || !*info) {
+    bl = calloc(ng + 1, sizeof *bl);
+    il = calloc(ng + 1, sizeof *il);
+    if (!bl || !il) {
         st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
         goto done;
     }
@@ -357,26 +350,27 @@ rve_status rve_pack_grains_from_map(const rve_map *m, const rve_pack_grain_opts 
         long nv = cnt[l + 1] - cnt[l];
         if (nv < oo.min_voxels)
             continue;
-        (*info)[*n].label = (uint32_t)l;
-        st = grain_body(&g, vox + 3 * cnt[l], nv, &(*bodies)[*n], &(*info)[*n]);
+        il[nb].label = (uint32_t)l;
+        st = grain_body(&g, vox + 3 * cnt[l], nv, &bl[nb], &il[nb]);
         if (st != RVE_OK && err) {
             char msg[sizeof err->msg];
             snprintf(msg, sizeof msg, "%s", err->msg);
             rve_err_set(err, st, NULL, "grain %u: %s", (unsigned)rve_map_id(m, (uint32_t)l), msg);
         }
-        (*n)++;
+        nb++;
     }
     free(g.pv);
     free(g.pn);
 done:
-    if (st != RVE_OK && *bodies) {
-        for (size_t i = 0; i < *n; i++)
-            rve_pack_body_free(&(*bodies)[i]);
-        free(*bodies);
-        free(*info);
-        *bodies = NULL;
-        *info = NULL;
-        *n = 0;
+    if (st != RVE_OK) {
+        for (size_t i = 0; bl && i < nb; i++)
+            rve_pack_body_free(&bl[i]);
+        free(bl);
+        free(il);
+    } else {
+        *bodies = bl;
+        *info = il;
+        *n = nb;
     }
     free(cnt);
     free(vox);
