@@ -60,7 +60,7 @@ static rve_compound *make(size_t n, double *verts)
     }
     rve_compound *C;
     rve_err e;
-    if (rve_compound_alloc(&C, s, n, &e) != RVE_OK) {
+    if (rve_compound_build(s, n, &C, &e) != RVE_OK) {
         fprintf(stderr, "bench_compound: %s\n", e.msg);
         exit(1);
     }

@@ -74,8 +74,254 @@ static void report(const char *name, rve_pack_set *s, const rve_pack_result *res
            res->calls_per_step, allp, res->calls_per_step > 0 ? allp / res->calls_per_step : 0);
 }
 
-int main(void)
+/* ------------------------------------------------------------------ oracle */
+/* `bench_pack --oracle FILE`: an independent overlap check of a packing
+ * written by `rve pack -o` (issue 22): the text is parsed here, every piece
+ * (a "poly", alone or inside a "compound") gets its own hull from qhull
+ * (facet normals and edges), and every pair of pieces of different bodies
+ * (images {-1,0,1}^3 when periodic) whose boxes overlap is tested by the
+ * separating axis theorem over the facet normals of both and the cross
+ * products of their edges, in long double: the pair's overlap is the
+ * smallest projection overlap over those axes (<= 0: separated), an exact
+ * penetration bound.  Walls: vertices outside the box. */
+#include <libqhull_r/qhull_ra.h>
+#include <string.h>
+
+typedef struct {
+    int nv, nf, ne;
+    double *v, *fn; /* vertices; facet normals */
+    int *e;         /* edges (vertex pairs) */
+    double lo[3], hi[3];
+} opiece;
+
+static int opiece_hull(opiece *p)
 {
+    FILE *devnull = fopen("/dev/null", "w");
+    qhT qh_qh;
+    qhT *qh = &qh_qh;
+    qh_zero(qh, devnull);
+    coordT *cp = malloc(sizeof(coordT) * 3 * (size_t)p->nv);
+    for (int i = 0; i < 3 * p->nv; i++)
+        cp[i] = p->v[i];
+    char opts[] = "qhull Qt";
+    int code = qh_new_qhull(qh, 3, p->nv, cp, False, opts, NULL, devnull);
+    if (!code) {
+        p->fn = malloc(sizeof(double) * 3 * (size_t)qh->num_facets);
+        p->e = malloc(sizeof(int) * 6 * (size_t)qh->num_facets);
+        facetT *facet;
+        vertexT *vertex, **vertexp;
+        FORALLfacets {
+            for (int k = 0; k < 3; k++)
+                p->fn[3 * p->nf + k] = facet->normal[k];
+            p->nf++;
+            int ids[3], m = 0;
+            FOREACHvertex_(facet->vertices) if (m < 3) ids[m++] = qh_pointid(qh, vertex->point);
+            for (int a = 0; a < m; a++) {
+                int u = ids[a], w = ids[(a + 1) % m], dup = 0;
+                for (int q = 0; q < p->ne && !dup; q++)
+                    dup = (p->e[2 * q] == u && p->e[2 * q + 1] == w) || (p->e[2 * q] == w && p->e[2 * q + 1] == u);
+                if (!dup) {
+                    p->e[2 * p->ne] = u;
+                    p->e[2 * p->ne + 1] = w;
+                    p->ne++;
+                }
+            }
+        }
+    }
+    qh_freeqhull(qh, !qh_ALL);
+    int cl, tl;
+    qh_memfreeshort(qh, &cl, &tl);
+    fclose(devnull);
+    free(cp);
+    for (int k = 0; k < 3; k++) {
+        p->lo[k] = INFINITY;
+        p->hi[k] = -INFINITY;
+    }
+    for (int i = 0; i < p->nv; i++)
+        for (int k = 0; k < 3; k++) {
+            p->lo[k] = fmin(p->lo[k], p->v[3 * i + k]);
+            p->hi[k] = fmax(p->hi[k], p->v[3 * i + k]);
+        }
+    return code;
+}
+
+static long double proj_overlap(const opiece *a, const opiece *b, const double t[3], const long double ax[3])
+{
+    long double n = sqrtl(ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2]);
+    if (n < 1e-30L)
+        return INFINITY;
+    long double amin = INFINITY, amax = -INFINITY, bmin = INFINITY, bmax = -INFINITY;
+    for (int i = 0; i < a->nv; i++) {
+        long double x = (ax[0] * a->v[3 * i] + ax[1] * a->v[3 * i + 1] + ax[2] * a->v[3 * i + 2]) / n;
+        amin = fminl(amin, x);
+        amax = fmaxl(amax, x);
+    }
+    for (int i = 0; i < b->nv; i++) {
+        long double x = (ax[0] * ((long double)b->v[3 * i] + t[0]) + ax[1] * ((long double)b->v[3 * i + 1] + t[1]) +
+                         ax[2] * ((long double)b->v[3 * i + 2] + t[2])) / n;
+        bmin = fminl(bmin, x);
+        bmax = fmaxl(bmax, x);
+    }
+    return fminl(amax - bmin, bmax - amin);
+}
+
+static long double sat_pieces(const opiece *a, const opiece *b, const double t[3])
+{
+    long double best = INFINITY;
+    for (int s = 0; s < 2; s++) {
+        const opiece *p = s ? b : a;
+        for (int f = 0; f < p->nf && best > 0; f++) {
+            long double ax[3] = {p->fn[3 * f], p->fn[3 * f + 1], p->fn[3 * f + 2]};
+            best = fminl(best, proj_overlap(a, b, t, ax));
+        }
+    }
+    for (int i = 0; i < a->ne && best > 0; i++)
+        for (int j = 0; j < b->ne && best > 0; j++) {
+            long double ea[3], eb[3], ax[3];
+            for (int k = 0; k < 3; k++) {
+                ea[k] = (long double)a->v[3 * a->e[2 * i + 1] + k] - a->v[3 * a->e[2 * i] + k];
+                eb[k] = (long double)b->v[3 * b->e[2 * j + 1] + k] - b->v[3 * b->e[2 * j] + k];
+            }
+            ax[0] = ea[1] * eb[2] - ea[2] * eb[1];
+            ax[1] = ea[2] * eb[0] - ea[0] * eb[2];
+            ax[2] = ea[0] * eb[1] - ea[1] * eb[0];
+            best = fminl(best, proj_overlap(a, b, t, ax));
+        }
+    return best;
+}
+
+static int oracle(const char *path)
+{
+    FILE *fp = fopen(path, "r");
+    if (!fp) {
+        fprintf(stderr, "bench_pack: cannot open %s\n", path);
+        return 1;
+    }
+    double L[3];
+    char per[32];
+    if (fscanf(fp, " # domain %lf %lf %lf %31s", &L[0], &L[1], &L[2], per) != 4) {
+        fprintf(stderr, "bench_pack: %s: no domain line\n", path);
+        return 1;
+    }
+    int periodic = strcmp(per, "periodic") == 0;
+    size_t nb = 0, capb = 0, npc = 0, capp = 0;
+    opiece *pc = NULL;
+    size_t *first = NULL; /* first piece of each body, nb + 1 */
+    char word[32];
+    double t0 = rve_now();
+    while (fscanf(fp, " %31s", word) == 1) {
+        int np = 1;
+        if (strcmp(word, "compound") == 0) {
+            if (fscanf(fp, "%d", &np) != 1)
+                return 1;
+        } else if (strcmp(word, "poly") != 0) {
+            fprintf(stderr, "bench_pack: oracle reads poly and compound bodies only (got %s)\n", word);
+            return 1;
+        }
+        if (nb + 2 > capb) {
+            capb = capb ? 2 * capb : 1024;
+            first = realloc(first, capb * sizeof *first);
+        }
+        first[nb] = npc;
+        for (int k = 0; k < np; k++) {
+            if (k > 0 || np > 1 || strcmp(word, "compound") == 0)
+                if (fscanf(fp, " %31s", word) != 1 || strcmp(word, "poly") != 0)
+                    return 1;
+            if (npc == capp) {
+                capp = capp ? 2 * capp : 4096;
+                pc = realloc(pc, capp * sizeof *pc);
+            }
+            opiece *p = &pc[npc++];
+            memset(p, 0, sizeof *p);
+            if (fscanf(fp, "%d", &p->nv) != 1)
+                return 1;
+            p->v = malloc(sizeof(double) * 3 * (size_t)p->nv);
+            for (int i = 0; i < 3 * p->nv; i++)
+                if (fscanf(fp, "%lf", &p->v[i]) != 1)
+                    return 1;
+            if (opiece_hull(p)) {
+                fprintf(stderr, "bench_pack: qhull failed on a piece of body %zu\n", nb + 1);
+                return 1;
+            }
+        }
+        nb++;
+        first[nb] = npc;
+    }
+    fclose(fp);
+    /* body boxes, mean body size */
+    double *blo = malloc(sizeof(double) * 3 * nb), *bhi = malloc(sizeof(double) * 3 * nb), msize = 0;
+    for (size_t b = 0; b < nb; b++) {
+        for (int k = 0; k < 3; k++) {
+            blo[3 * b + k] = INFINITY;
+            bhi[3 * b + k] = -INFINITY;
+        }
+        for (size_t q = first[b]; q < first[b + 1]; q++)
+            for (int k = 0; k < 3; k++) {
+                blo[3 * b + k] = fmin(blo[3 * b + k], pc[q].lo[k]);
+                bhi[3 * b + k] = fmax(bhi[3 * b + k], pc[q].hi[k]);
+            }
+        double dx = bhi[3 * b] - blo[3 * b], dy = bhi[3 * b + 1] - blo[3 * b + 1], dz = bhi[3 * b + 2] - blo[3 * b + 2];
+        msize += cbrt(dx * dy * dz) / nb;
+    }
+    long double worst = -INFINITY, wall = -INFINITY;
+    long tested = 0, edge_axes = 0;
+    int m = periodic ? 1 : 0;
+    for (size_t a = 0; a < nb; a++)
+        for (size_t b = a; b < nb; b++)
+            for (int s = 0; s < 27; s++) {
+                int sh[3] = {s % 3 - 1, (s / 3) % 3 - 1, s / 9 - 1};
+                if ((!m && s != 13) || (a == b && s == 13))
+                    continue;
+                double t[3] = {sh[0] * L[0], sh[1] * L[1], sh[2] * L[2]};
+                int apart = 0;
+                for (int k = 0; k < 3; k++)
+                    apart |= blo[3 * b + k] + t[k] > bhi[3 * a + k] || bhi[3 * b + k] + t[k] < blo[3 * a + k];
+                if (apart)
+                    continue;
+                for (size_t p = first[a]; p < first[a + 1]; p++)
+                    for (size_t q = first[b]; q < first[b + 1]; q++) {
+                        int ap = 0;
+                        for (int k = 0; k < 3; k++)
+                            ap |= pc[q].lo[k] + t[k] > pc[p].hi[k] || pc[q].hi[k] + t[k] < pc[p].lo[k];
+                        if (ap)
+                            continue;
+                        tested++;
+                        long double o = sat_pieces(&pc[p], &pc[q], t);
+                        if (o > worst)
+                            worst = o;
+                    }
+            }
+    (void)edge_axes;
+    if (!periodic)
+        for (size_t q = 0; q < npc; q++)
+            for (int k = 0; k < 3; k++) {
+                wall = fmaxl(wall, -(long double)pc[q].lo[k]);
+                wall = fmaxl(wall, (long double)pc[q].hi[k] - L[k]);
+            }
+    printf("oracle %s: %zu bodies, %zu pieces, %s box %.6g x %.6g x %.6g, mean size (box volume^1/3) %.6g\n", path,
+           nb, npc, periodic ? "periodic" : "walled", L[0], L[1], L[2], msize);
+    printf("  %ld piece pairs with overlapping boxes tested by SAT (facet normals, edge cross products)\n", tested);
+    printf("  largest overlap %.3Lg = %.3Lg x mean size (<= 0: every pair separated)%s\n", worst,
+           worst / (long double)msize, worst <= 1e-9L * msize ? "  OK" : "  OVERLAP");
+    if (!periodic)
+        printf("  largest wall penetration %.3Lg\n", wall);
+    printf("  %.1f s\n", rve_now() - t0);
+    for (size_t q = 0; q < npc; q++) {
+        free(pc[q].v);
+        free(pc[q].fn);
+        free(pc[q].e);
+    }
+    free(pc);
+    free(first);
+    free(blo);
+    free(bhi);
+    return worst <= 1e-9L * msize ? 0 : 2;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "--oracle") == 0)
+        return oracle(argv[2]);
     int n = getenv("RVE_BENCH_PACK_N") ? atoi(getenv("RVE_BENCH_PACK_N")) : 1000;
     double tmax = getenv("RVE_BENCH_PACK_TIME") ? atof(getenv("RVE_BENCH_PACK_TIME")) : 280;
     if (n < 2)

@@ -177,8 +177,8 @@ START_TEST(test_dist_vs_brute_force)
             make_pieces(&r, n / 2 + 3, 2, &PB);
             rve_compound *A, *B;
             rve_err e;
-            ck_assert_int_eq(rve_compound_alloc(&A, PA.s, PA.n, &e), RVE_OK);
-            ck_assert_int_eq(rve_compound_alloc(&B, PB.s, PB.n, &e), RVE_OK);
+            ck_assert_int_eq(rve_compound_build(PA.s, PA.n, &A, &e), RVE_OK);
+            ck_assert_int_eq(rve_compound_build(PB.s, PB.n, &B, &e), RVE_OK);
             rve_compound_cache cache;
             rve_compound_cache_init(&cache);
             rve_pose pa, pb;
@@ -231,8 +231,8 @@ START_TEST(test_spheres_closed_form)
         make_pieces(&r, 10 + (size_t)(urand(&r) * 50), 1, &PB);
         rve_compound *A, *B;
         rve_err e;
-        ck_assert_int_eq(rve_compound_alloc(&A, PA.s, PA.n, &e), RVE_OK);
-        ck_assert_int_eq(rve_compound_alloc(&B, PB.s, PB.n, &e), RVE_OK);
+        ck_assert_int_eq(rve_compound_build(PA.s, PA.n, &A, &e), RVE_OK);
+        ck_assert_int_eq(rve_compound_build(PB.s, PB.n, &B, &e), RVE_OK);
         rve_pose pa, pb;
         rpose(&r, 0, &pa);
         rpose(&r, 0.5 + 3 * urand(&r), &pb);
@@ -290,8 +290,8 @@ START_TEST(test_intersect_penetration_vs_brute_force)
         make_pieces(&r, 20, rep % 2 ? 0 : 2, &PB);
         rve_compound *A, *B;
         rve_err e;
-        ck_assert_int_eq(rve_compound_alloc(&A, PA.s, PA.n, &e), RVE_OK);
-        ck_assert_int_eq(rve_compound_alloc(&B, PB.s, PB.n, &e), RVE_OK);
+        ck_assert_int_eq(rve_compound_build(PA.s, PA.n, &A, &e), RVE_OK);
+        ck_assert_int_eq(rve_compound_build(PB.s, PB.n, &B, &e), RVE_OK);
         rve_pose pa, pb;
         rpose(&r, 0, &pa);
         rpose(&r, 2.6, &pb);
@@ -353,13 +353,13 @@ START_TEST(test_errors)
 {
     rve_compound *C = NULL;
     rve_err e;
-    ck_assert_int_eq(rve_compound_alloc(&C, NULL, 0, &e), RVE_EDATA);
+    ck_assert_int_eq(rve_compound_build(NULL, 0, &C, &e), RVE_EDATA);
     ck_assert_ptr_null(C);
     rve_shape s;
     rve_shape_ellipsoid(&s, -1, 1, 1);
-    ck_assert_int_eq(rve_compound_alloc(&C, &s, 1, &e), RVE_EDATA);
+    ck_assert_int_eq(rve_compound_build(&s, 1, &C, &e), RVE_EDATA);
     rve_shape_ellipsoid(&s, 1, 1, 1);
-    ck_assert_int_eq(rve_compound_alloc(&C, &s, 1, &e), RVE_OK);
+    ck_assert_int_eq(rve_compound_build(&s, 1, &C, &e), RVE_OK);
     rve_pose p = {{0, 0, 0}, {0, 0, 0, 0}}, p2 = {{3, 0, 0}, {1, 0, 0, 0}};
     rve_compound_result res;
     ck_assert_int_eq(rve_compound_dist(C, &p, C, &p2, NULL, &res, &e), RVE_EDATA);

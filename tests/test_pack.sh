@@ -76,6 +76,22 @@ check "missing file" 1 "$RVE" pack -q --bodies "$t/nosuch.txt" -o "$t/y.txt"
 check "polyhedra" 0 "$RVE" pack -q --shape poly --vertices 12 --size 'uniform(0.8,1.2)' -n 15 --fraction 0.3 --time 20 -o "$t/p.txt"
 ok "poly lines" "[ \$(grep -c '^poly 12 ' $t/p.txt) -ge 1 ]"
 
+# grains of a real map (issue 22): decomposed (compound bodies) and hulls
+data=${RVE_SHARED_DATA:-../shared/data}
+[ -d "$data" ] || data=../../shared/data
+if [ -f "$data/in100-a.tif" ]; then
+    check "grains decomposed" 0 "$RVE" pack -q --grains "$data/in100-a.tif" -n 12 --periodic --time 5 --json \
+        --grain-report "$t/g.txt" -o "$t/g.out"
+    ok "compound lines" "[ \$(grep -c '^compound ' $t/g.out) -ge 1 ]"
+    ok "grain report" "head -1 $t/g.txt | grep -q '^# id voxels' && [ \$(wc -l <$t/g.txt) -gt 100 ]"
+    ok "grains json" "grep -q '\"method\":\"compress\"' $t/out && grep -q '\"voxel_fraction\"' $t/out"
+    check "grains hull" 0 "$RVE" pack -q --grains "$data/in100-a.tif" --hull -n 12 --periodic --time 3 -o "$t/h.out"
+    ok "hulls are polys" "[ \$(grep -c '^poly ' $t/h.out) -eq 12 ]"
+    check "grains and soft" 2 "$RVE" pack -q --grains "$data/in100-a.tif" --method soft -o "$t/z.out"
+    check "grains and size" 2 "$RVE" pack -q --grains "$data/in100-a.tif" --size 1 -o "$t/z.out"
+fi
+check "grains: missing map" 1 "$RVE" pack -q --grains "$t/nosuch.tif" -o "$t/z.out"
+
 rm -rf "$t"
 echo "pack-cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -365,10 +365,11 @@ typedef struct {
 typedef struct rve_compound rve_compound;
 
 /* Pieces are convex shapes in the body frame (their own pose places them in
- * it); they are copied, polytope vertices included (graphs are dropped). */
-rve_status rve_compound_alloc(rve_compound **out, const rve_shape *pieces, size_t n, rve_err *err);
+ * it); they are copied, polytope vertices included (graphs are dropped).
+ * RVE_EDATA for no piece or an invalid one (*out untouched). */
+rve_status rve_compound_build(const rve_shape *pieces, size_t n, rve_compound **out, rve_err *err);
 /* Pieces given as polyhedra (their vertices, body frame). */
-rve_status rve_compound_alloc_polyhedra(rve_compound **out, const rve_polyhedron *const *pieces, size_t n,
+rve_status rve_compound_build_polyhedra(const rve_polyhedron *const *pieces, size_t n, rve_compound **out,
                                         rve_err *err);
 void rve_compound_free(rve_compound *c);
 size_t rve_compound_npieces(const rve_compound *c);

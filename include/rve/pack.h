@@ -19,6 +19,7 @@
 #define RVE_PACK_H
 
 #include <rve/util.h>
+#include <rve/raster.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -77,8 +78,14 @@ typedef enum {
     RVE_PACK_SPHERE = 0,
     RVE_PACK_ELLIPSOID,
     RVE_PACK_SUPERQUADRIC, /* F = (|x/a|^n2 + |y/b|^n2)^(n1/n2) + |z/c|^n1 - 1, n1,n2 >= 2 */
-    RVE_PACK_POLY          /* convex hull of vertices */
+    RVE_PACK_POLY,         /* convex hull of vertices */
+    RVE_PACK_COMPOUND      /* union of convex pieces (a non-convex grain, rve/dist.h compound);
+                              v, nv, fn, nf describe its convex hull */
 } rve_pack_shape;
+
+/* The pieces of a compound body: shared by its copies (reference counted,
+ * not thread-safe: copy bodies in one thread). */
+typedef struct rve_pack_pieces rve_pack_pieces;
 
 typedef struct {
     rve_pack_shape shape;
@@ -92,6 +99,7 @@ typedef struct {
     double *fn;      /* poly: 3*nf unit outward face normals (body frame); owned */
     double rbound;   /* radius of a sphere about x that contains the body */
     double volume;
+    rve_pack_pieces *pieces; /* compound: its convex pieces (body frame); else NULL */
 } rve_pack_body;
 
 /* Initialise bodies at the origin with identity orientation.  Shapes with
@@ -118,6 +126,38 @@ double rve_pack_superquadric_volume(double a, double b, double c, double n1, dou
 /* One line in the shape syntax of `rve dist` (world coordinates, %.17g),
  * without the newline. Returns the snprintf-like length. */
 int rve_pack_body_format(const rve_pack_body *b, char *buf, size_t n);
+
+/* ------------------------------------------------------ grains from maps */
+/* Each grain (label) of a voxel map as a body: the convex hull of its voxels
+ * (the corners of the voxel cubes), or a convex decomposition: the voxel set
+ * is split recursively along its principal axis (through the voxel centroid)
+ * until each part's hull volume is within tol of the part's voxel volume,
+ * each part's hull a piece of an RVE_PACK_COMPOUND body (a grain whose hull
+ * already meets the tolerance stays one convex RVE_PACK_POLY). */
+typedef struct {
+    int hull;           /* 1: convex hulls; 0: decomposition (default) */
+    double tol;         /* relative excess hull volume accepted per part, > 0 (default 0.25) */
+    int max_depth;      /* split levels 0 to 12 (default 5: at most 32 pieces per grain; 0: no split) */
+    long min_voxels;    /* grains with fewer voxels are left out, >= 1 (default 27) */
+    int min_part;       /* parts of fewer voxels are not split further, >= 1 (default 8) */
+} rve_pack_grain_opts;
+/* The defaults (docs/pack.md gives the volume errors they reach on in100-a.tif). */
+void rve_pack_grain_opts_init(rve_pack_grain_opts *o);
+
+typedef struct {
+    uint32_t label;     /* map label */
+    long voxels;
+    double vvox;        /* voxel volume */
+    double volume;      /* body volume: hull volume, or union of the pieces (sampled 2x2x2 per voxel) */
+    double verr;        /* volume / vvox - 1 */
+    int pieces;         /* 1 for a convex body */
+} rve_pack_grain_info;
+
+/* Bodies (identity orientation, at their centroid in map coordinates) and
+ * their infos, both malloc'd, *n of them (outputs untouched on failure).
+ * o NULL: the defaults; RVE_EUSAGE for options out of range. */
+rve_status rve_pack_grains_from_map(const rve_map *m, const rve_pack_grain_opts *o, rve_pack_body **bodies,
+                                    rve_pack_grain_info **info, size_t *n, rve_err *err);
 
 /* -------------------------------------------------------------- grain sets */
 typedef struct {
@@ -187,10 +227,12 @@ rve_status rve_pack_measure(const rve_pack_set *s, double contact_tol, rve_pack_
                             rve_err *err);
 
 /* ---------------------------------------------------------------- packing */
-typedef enum { RVE_PACK_AUTO = 0, RVE_PACK_SOFT, RVE_PACK_MC } rve_pack_method;
+/* COMPRESS: Monte Carlo moves at fixed sizes and a box shrunk by certified
+ * factors (exact distances); the only method for compound bodies. */
+typedef enum { RVE_PACK_AUTO = 0, RVE_PACK_SOFT, RVE_PACK_MC, RVE_PACK_COMPRESS } rve_pack_method;
 
 typedef struct {
-    rve_pack_method method;  /* AUTO: SOFT for all-sphere sets, MC otherwise */
+    rve_pack_method method;  /* AUTO: COMPRESS when a body is a compound, else SOFT */
     double target_fraction;  /* stop when reached; 0 = as dense as possible */
     int fixed_domain;        /* 1: keep s->L (fill it; target = V_solid/V_box) */
     double aspect[3];        /* box proportions when the domain is free (default 1,1,1) */

@@ -153,9 +153,8 @@ static int build(rve_compound *C, int *idx, int n, int depth, double *key)
 
 static size_t core_vertices(const rve_shape *s) { return s->kind == RVE_SHAPE_POLYTOPE ? (size_t)s->nv : 0; }
 
-rve_status rve_compound_alloc(rve_compound **out, const rve_shape *pieces, size_t n, rve_err *err)
+rve_status rve_compound_build(const rve_shape *pieces, size_t n, rve_compound **out, rve_err *err)
 {
-    *out = NULL;
     if (n < 1 || n > (1u << 24))
         return rve_err_set(err, RVE_EDATA, NULL, "a compound needs 1 to 2^24 pieces, got %zu", n);
     size_t nvt = 0;
@@ -203,10 +202,9 @@ rve_status rve_compound_alloc(rve_compound **out, const rve_shape *pieces, size_
     return RVE_OK;
 }
 
-rve_status rve_compound_alloc_polyhedra(rve_compound **out, const rve_polyhedron *const *pieces, size_t n,
+rve_status rve_compound_build_polyhedra(const rve_polyhedron *const *pieces, size_t n, rve_compound **out,
                                         rve_err *err)
 {
-    *out = NULL;
     if (n < 1)
         return rve_err_set(err, RVE_EDATA, NULL, "a compound needs at least one piece");
     rve_shape *s = malloc(n * sizeof *s);
@@ -214,7 +212,7 @@ rve_status rve_compound_alloc_polyhedra(rve_compound **out, const rve_polyhedron
         return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
     for (size_t i = 0; i < n; i++)
         rve_shape_polytope(&s[i], pieces[i]->v, (int)pieces[i]->nv, NULL);
-    rve_status st = rve_compound_alloc(out, s, n, err);
+    rve_status st = rve_compound_build(s, n, out, err);
     free(s);
     return st;
 }
@@ -323,8 +321,9 @@ static double leaf_dist(qctx *q, int ia, int ib, rve_gjk_simplex *warm, rve_dist
 
 /* Visit node pairs nearest first; f(leaf pair) is called for every piece
  * pair whose spheres are within *bound + buffer (read again after each
- * call: the distance query tightens it).  Returns 0, or -1 when the tree
- * depth exceeded the stack (not for trees built here). */
+ * call: the distance query tightens it).  Returns 1 when f asked to stop
+ * (it returned non-zero), 0 when every surviving pair was visited, -1 when
+ * the tree depth exceeded the stack (not for trees built here). */
 typedef int (*leaf_fn)(qctx *q, int ia, int ib, void *u);
 
 static int traverse(qctx *q, const double *bound, double buffer, leaf_fn f, void *u)

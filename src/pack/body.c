@@ -124,6 +124,11 @@ void rve_pack_body_free(rve_pack_body *b)
         return;
     free(b->v);
     free(b->fn);
+    if (b->pieces && --b->pieces->refs <= 0) {
+        rve_compound_free(b->pieces->cmp);
+        free(b->pieces);
+    }
+    b->pieces = NULL;
     b->v = NULL;
     b->fn = NULL;
     b->nv = 0;
@@ -133,20 +138,23 @@ void rve_pack_body_free(rve_pack_body *b)
 rve_status rve_pack_body_copy(rve_pack_body *dst, const rve_pack_body *src, rve_err *err)
 {
     *dst = *src;
-    if (src->shape == RVE_PACK_POLY && src->nv > 0) {
+    dst->v = NULL;
+    dst->fn = NULL;
+    if (src->nv > 0 && src->v) {
         dst->v = malloc(sizeof(double) * 3 * (size_t)src->nv);
         if (!dst->v)
             return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
         memcpy(dst->v, src->v, sizeof(double) * 3 * (size_t)src->nv);
-    } else
-        dst->v = NULL;
-    dst->fn = NULL;
+    }
     if (src->nf > 0 && src->fn) {
         dst->fn = malloc(sizeof(double) * 3 * (size_t)src->nf);
         if (!dst->fn)
             return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
         memcpy(dst->fn, src->fn, sizeof(double) * 3 * (size_t)src->nf);
     }
+    /* the pieces are read-only: shared */
+    if (dst->pieces)
+        dst->pieces->refs++;
     return RVE_OK;
 }
 
@@ -174,7 +182,10 @@ void pack_body_shape(const rve_pack_body *b, const double t[3], rve_shape *s)
     case RVE_PACK_SPHERE: rve_shape_sphere(s, o, b->a[0]); break;
     case RVE_PACK_ELLIPSOID: rve_shape_ellipsoid(s, b->a[0], b->a[1], b->a[2]); break;
     case RVE_PACK_SUPERQUADRIC: rve_shape_superquadric(s, b->a[0], b->a[1], b->a[2], b->n1, b->n2); break;
-    case RVE_PACK_POLY: rve_shape_polytope(s, b->v, b->nv, NULL); break;
+    case RVE_PACK_POLY:
+    case RVE_PACK_COMPOUND: /* its convex hull: the support of a union is that of its hull */
+        rve_shape_polytope(s, b->v, b->nv, NULL);
+        break;
     }
     if (t) {
         double pos[3];
@@ -213,6 +224,27 @@ int rve_pack_body_format(const rve_pack_body *b, char *buf, size_t n)
         return snprintf(buf, n,
                         "superquadric %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g",
                         x[0], x[1], x[2], a[0], a[1], a[2], b->n1, b->n2, q[0], q[1], q[2], q[3]);
+    case RVE_PACK_COMPOUND: {
+        /* the pieces, world frame, one "poly" each after the count */
+        rve_pose pose;
+        v3_copy(pose.pos, b->x);
+        memcpy(pose.quat, b->q, sizeof pose.quat);
+        size_t np = rve_compound_npieces(b->pieces->cmp);
+        size_t used = (size_t)snprintf(buf, n, "compound %zu", np);
+        for (size_t k = 0; k < np; k++) {
+            rve_shape s;
+            rve_compound_piece(b->pieces->cmp, &pose, k, &s);
+            used += (size_t)snprintf(buf + (used < n ? used : n), used < n ? n - used : 0, " poly %d", s.nv);
+            for (int i = 0; i < s.nv; i++) {
+                double w[3];
+                v3_qrot(w, s.quat, s.verts + 3 * i);
+                v3_add(w, w, s.pos);
+                used += (size_t)snprintf(buf + (used < n ? used : n), used < n ? n - used : 0,
+                                         " %.17g %.17g %.17g", w[0], w[1], w[2]);
+            }
+        }
+        return (int)used;
+    }
     case RVE_PACK_POLY: {
         size_t used = (size_t)snprintf(buf, n, "poly %d", b->nv);
         for (int k = 0; k < b->nv; k++) {
@@ -277,32 +309,41 @@ static int acc_tri(mesh_acc *m, int a, int b, int c, int owner)
 
 static double spow(double v, double e) { return copysign(pow(fabs(v), e), v); }
 
+static int hull_surface(const double *w, int nv, int id, mesh_acc *m, rve_err *err);
+
 static int body_surface(const rve_pack_body *b, int id, mesh_acc *m, rve_err *err)
 {
+    if (b->shape == RVE_PACK_COMPOUND) {
+        rve_pose pose;
+        v3_copy(pose.pos, b->x);
+        memcpy(pose.quat, b->q, sizeof pose.quat);
+        size_t np = rve_compound_npieces(b->pieces->cmp);
+        for (size_t k = 0; k < np; k++) {
+            rve_shape s;
+            rve_compound_piece(b->pieces->cmp, &pose, k, &s);
+            double *w = malloc(sizeof(double) * 3 * (size_t)s.nv);
+            if (!w)
+                return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+            for (int i = 0; i < s.nv; i++) {
+                v3_qrot(w + 3 * i, s.quat, s.verts + 3 * i);
+                v3_add(w + 3 * i, w + 3 * i, s.pos);
+            }
+            int st = hull_surface(w, s.nv, id, m, err);
+            free(w);
+            if (st != RVE_OK)
+                return st;
+        }
+        return RVE_OK;
+    }
     if (b->shape == RVE_PACK_POLY) {
         double *w = malloc(sizeof(double) * 3 * (size_t)b->nv);
         if (!w)
             return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
         for (int k = 0; k < b->nv; k++)
             rve_pack_body_vertex(b, k, w + 3 * k);
-        rve_polyhedron *P = NULL;
-        rve_status st = rve_polyhedron_alloc(&P, w, (size_t)b->nv, err);
+        int st = hull_surface(w, b->nv, id, m, err);
         free(w);
-        if (st != RVE_OK)
-            return st;
-        int base = (int)m->np;
-        int bad = 0;
-        for (size_t k = 0; k < P->nv && !bad; k++)
-            bad = acc_point(m, P->v + 3 * k) < 0;
-        /* faces are convex polygons, counter-clockwise from outside: fans */
-        for (size_t f = 0; f < P->nf && !bad; f++) {
-            const size_t *fv = P->fvert + P->fstart[f];
-            size_t nf = P->fstart[f + 1] - P->fstart[f];
-            for (size_t k = 1; k + 1 < nf && !bad; k++)
-                bad = acc_tri(m, base + (int)fv[0], base + (int)fv[k], base + (int)fv[k + 1], id) < 0;
-        }
-        rve_polyhedron_free(P);
-        return bad ? rve_err_set(err, RVE_ENOMEM, NULL, "out of memory") : RVE_OK;
+        return st;
     }
     /* Parametric surface: eta in [-pi/2, pi/2] (nlat rows), omega in [0, 2pi). */
     const int nlat = 10, nlon = 20;
@@ -336,6 +377,28 @@ static int body_surface(const rve_pack_body *b, int id, mesh_acc *m, rve_err *er
                 return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
         }
     return RVE_OK;
+}
+
+/* Triangulated hull of nv world points. */
+static int hull_surface(const double *w, int nv, int id, mesh_acc *m, rve_err *err)
+{
+    rve_polyhedron *P = NULL;
+    rve_status st = rve_polyhedron_alloc(&P, w, (size_t)nv, err);
+    if (st != RVE_OK)
+        return st;
+    int base = (int)m->np;
+    int bad = 0;
+    for (size_t k = 0; k < P->nv && !bad; k++)
+        bad = acc_point(m, P->v + 3 * k) < 0;
+    /* faces are convex polygons, counter-clockwise from outside: fans */
+    for (size_t f = 0; f < P->nf && !bad; f++) {
+        const size_t *fv = P->fvert + P->fstart[f];
+        size_t nf = P->fstart[f + 1] - P->fstart[f];
+        for (size_t k = 1; k + 1 < nf && !bad; k++)
+            bad = acc_tri(m, base + (int)fv[0], base + (int)fv[k], base + (int)fv[k + 1], id) < 0;
+    }
+    rve_polyhedron_free(P);
+    return bad ? rve_err_set(err, RVE_ENOMEM, NULL, "out of memory") : RVE_OK;
 }
 
 rve_status rve_pack_set_write_vtk(const rve_pack_set *s, FILE *fp, rve_err *err)

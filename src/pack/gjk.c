@@ -5,6 +5,8 @@
 #include "pack/pack_internal.h"
 #include "util/vec3.h"
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 rve_status pack_gjk_separation(const rve_pack_body *A, const rve_pack_body *B, const double t[3],
                                double *sep, int *overlap)
@@ -79,4 +81,181 @@ rve_status pack_epa(const rve_pack_body *A, const rve_pack_body *B, const double
     for (int k = 0; k < 3; k++)
         cp[k] = 0.5 * (ct.p[k] + ct.q[k]);
     return RVE_OK;
+}
+
+/* A convex body as a one-piece compound (mixed pairs; allocates). */
+static rve_status as_compound(const rve_pack_body *b, rve_compound **out)
+{
+    rve_shape s;
+    pack_body_shape(b, NULL, &s);
+    rve_err e;
+    return rve_compound_build(&s, 1, out, &e);
+}
+
+rve_status pack_compound_separation(const rve_pack_body *A, const rve_pack_body *B, const double t[3],
+                                    double *sep, int *overlap)
+{
+    rve_compound *ca = A->pieces ? A->pieces->cmp : NULL, *cb = B->pieces ? B->pieces->cmp : NULL;
+    rve_compound *ta = NULL, *tb = NULL;
+    rve_status st = RVE_OK;
+    if (!ca && (st = as_compound(A, &ta)) == RVE_OK)
+        ca = ta;
+    if (st == RVE_OK && !cb && (st = as_compound(B, &tb)) == RVE_OK)
+        cb = tb;
+    if (st == RVE_OK) {
+        rve_pose pa, pb;
+        v3_copy(pa.pos, A->x);
+        memcpy(pa.quat, A->q, sizeof pa.quat);
+        v3_add(pb.pos, B->x, t);
+        memcpy(pb.quat, B->q, sizeof pb.quat);
+        rve_compound_result r;
+        rve_err e;
+        st = rve_compound_dist(ca, &pa, cb, &pb, NULL, &r, &e);
+        if (st == RVE_OK && r.status == RVE_GJK_CONVERGED && r.d > 0) {
+            *sep = r.d;
+            *overlap = 0;
+        } else {
+            /* overlap, or not certified (cap): never accepted */
+            *sep = 0;
+            *overlap = 1;
+        }
+    }
+    rve_compound_free(ta);
+    rve_compound_free(tb);
+    return st;
+}
+
+/* Penetration of overlapping bodies by the exact kernels: closed form for
+ * sphere pairs, the hierarchy's deepest piece-pair contact (EPA) when a
+ * compound is involved, Wellmann's common normal for pairs of smooth
+ * superellipsoids (ellipsoids, superquadrics), Peng & Hanley for a
+ * polyhedron against a superquadric, EPA otherwise (and whenever a special
+ * kernel gives no answer). */
+rve_status pack_penetration(const rve_pack_body *A, const rve_pack_body *B, const double t[3], double *depth,
+                            double n[3])
+{
+    double d[3];
+    for (int k = 0; k < 3; k++)
+        d[k] = B->x[k] + t[k] - A->x[k];
+    if (A->shape == RVE_PACK_SPHERE && B->shape == RVE_PACK_SPHERE) {
+        double len = v3_norm(d);
+        *depth = A->a[0] + B->a[0] - len;
+        if (len > 0)
+            v3_scale(n, d, 1 / len);
+        else
+            v3_set(n, 1, 0, 0);
+        return RVE_OK;
+    }
+    rve_err e;
+    if (A->shape == RVE_PACK_COMPOUND || B->shape == RVE_PACK_COMPOUND) {
+        rve_compound *ca = A->pieces ? A->pieces->cmp : NULL, *cb = B->pieces ? B->pieces->cmp : NULL;
+        rve_compound *ta = NULL, *tb = NULL;
+        rve_status st = RVE_OK;
+        if (!ca && (st = as_compound(A, &ta)) == RVE_OK)
+            ca = ta;
+        if (st == RVE_OK && !cb && (st = as_compound(B, &tb)) == RVE_OK)
+            cb = tb;
+        if (st == RVE_OK) {
+            rve_pose pa, pb;
+            v3_copy(pa.pos, A->x);
+            memcpy(pa.quat, A->q, sizeof pa.quat);
+            v3_add(pb.pos, B->x, t);
+            memcpy(pb.quat, B->q, sizeof pb.quat);
+            rve_compound_contact cc;
+            st = rve_compound_penetration(ca, &pa, cb, &pb, NULL, &cc, NULL, 0, NULL, NULL, &e);
+            if (st == RVE_ECAP)
+                st = RVE_OK; /* best estimate: the resolution iterates anyway */
+            *depth = -cc.c.s;
+            v3_copy(n, cc.c.n);
+        }
+        rve_compound_free(ta);
+        rve_compound_free(tb);
+        if (st == RVE_OK && !(v3_norm2(n) > 0.5)) {
+            /* touching pieces without a normal: the centre line */
+            double len = v3_norm(d);
+            v3_scale(n, d, len > 0 ? 1 / len : 0);
+        }
+        return st;
+    }
+    int smooth_a = A->shape == RVE_PACK_ELLIPSOID || A->shape == RVE_PACK_SUPERQUADRIC;
+    int smooth_b = B->shape == RVE_PACK_ELLIPSOID || B->shape == RVE_PACK_SUPERQUADRIC;
+    if (smooth_a && smooth_b) {
+        static const double zero[3] = {0, 0, 0};
+        rve_shape sa, sb;
+        pack_body_shape(A, zero, &sa);
+        pack_body_shape(B, t, &sb);
+        rve_contact ct;
+        rve_sep_opts so;
+        memset(&so, 0, sizeof so);
+        rve_status st = rve_contact_superellipsoids(&sa, &sb, NULL, &so, &ct, NULL, &e);
+        if (st == RVE_OK && isfinite(ct.s) && v3_norm2(ct.n) > 0.5) {
+            *depth = -ct.s;
+            v3_copy(n, ct.n);
+            return RVE_OK;
+        }
+    }
+    int sq_a = smooth_a || A->shape == RVE_PACK_SPHERE, sq_b = smooth_b || B->shape == RVE_PACK_SPHERE;
+    if ((A->shape == RVE_PACK_POLY && sq_b) || (B->shape == RVE_PACK_POLY && sq_a)) {
+        /* Peng & Hanley: the polyhedron (posed) against the superquadric */
+        int swap = A->shape != RVE_PACK_POLY;
+        const rve_pack_body *P = swap ? B : A, *Q = swap ? A : B;
+        double tp[3] = {0, 0, 0}, tq[3] = {0, 0, 0};
+        v3_copy(swap ? tp : tq, t);
+        double *w = malloc(sizeof(double) * 3 * (size_t)P->nv);
+        rve_polyhedron *PP = NULL;
+        if (w) {
+            for (int k = 0; k < P->nv; k++) {
+                rve_pack_body_vertex(P, k, w + 3 * k);
+                v3_add(w + 3 * k, w + 3 * k, tp);
+            }
+            rve_polyhedron_alloc(&PP, w, (size_t)P->nv, &e);
+            free(w);
+        }
+        if (PP) {
+            rve_shape sq;
+            pack_body_shape(Q, tq, &sq);
+            rve_contact ct;
+            rve_status st = rve_contact_polyhedron_superquadric(PP, &sq, &ct, NULL, &e);
+            rve_polyhedron_free(PP);
+            if (st == RVE_OK && isfinite(ct.s) && v3_norm2(ct.n) > 0.5) {
+                *depth = -ct.s;
+                v3_scale(n, ct.n, swap ? -1.0 : 1.0);
+                return RVE_OK;
+            }
+        }
+    }
+    double cp[3];
+    return pack_epa(A, B, t, depth, n, cp);
+}
+
+int pack_bodies_overlap(const rve_pack_body *A, const rve_pack_body *B, const double t[3])
+{
+    if (A->shape == RVE_PACK_SPHERE && B->shape == RVE_PACK_SPHERE) {
+        double d[3];
+        for (int k = 0; k < 3; k++)
+            d[k] = B->x[k] + t[k] - A->x[k];
+        double r = A->a[0] + B->a[0];
+        return v3_norm2(d) <= r * r;
+    }
+    if (A->shape == RVE_PACK_COMPOUND || B->shape == RVE_PACK_COMPOUND) {
+        rve_compound *ca = A->pieces ? A->pieces->cmp : NULL, *cb = B->pieces ? B->pieces->cmp : NULL;
+        rve_compound *ta = NULL, *tb = NULL;
+        int r = -1;
+        if ((ca || as_compound(A, &ta) == RVE_OK) && (cb || as_compound(B, &tb) == RVE_OK)) {
+            rve_pose pa, pb;
+            v3_copy(pa.pos, A->x);
+            memcpy(pa.quat, A->q, sizeof pa.quat);
+            v3_add(pb.pos, B->x, t);
+            memcpy(pb.quat, B->q, sizeof pb.quat);
+            r = rve_compound_intersect(ca ? ca : ta, &pa, cb ? cb : tb, &pb, NULL, NULL);
+        }
+        rve_compound_free(ta);
+        rve_compound_free(tb);
+        return r;
+    }
+    static const double zero[3] = {0, 0, 0};
+    rve_shape sa, sb;
+    pack_body_shape(A, zero, &sa);
+    pack_body_shape(B, t, &sb);
+    return rve_gjk_intersect(&sa, &sb, NULL);
 }

@@ -19,6 +19,8 @@ rve_status pack_separation_bodies(const rve_pack_body *A, const rve_pack_body *B
         *overlap = *sep < 0;
         return RVE_OK;
     }
+    if (A->shape == RVE_PACK_COMPOUND || B->shape == RVE_PACK_COMPOUND)
+        return pack_compound_separation(A, B, t, sep, overlap);
     return pack_gjk_separation(A, B, t, sep, overlap);
 }
 

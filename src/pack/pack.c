@@ -127,6 +127,40 @@ rve_status pack_min_sep(pack_ctx *c, int i, const pack_cand *cd, int n, double s
 }
 
 /* ================================================================= run */
+/* Dilute random insertion at fixed sizes, then certified compression. */
+static rve_status run_compress(pack_ctx *c, double target, const double asp[3])
+{
+    rve_pack_set *s = c->s;
+    double phi0 = target > 0 ? fmin(0.15, target) : 0.15;
+    double Lgiven[3];
+    memcpy(Lgiven, s->L, sizeof Lgiven);
+    if (!c->p->fixed_domain) {
+        double lam = cbrt(c->vsolid / (phi0 * asp[0] * asp[1] * asp[2]));
+        for (int k = 0; k < 3; k++)
+            s->L[k] = lam * asp[k];
+    } else
+        for (int k = 0; k < 3; k++)
+            s->L[k] *= cbrt(target / phi0);
+    rve_status st;
+    for (int attempt = 0;; attempt++) {
+        st = pack_rsa(c, 1e-9 * c->rmean);
+        if (st != RVE_ECAP || attempt >= 30)
+            break;
+        for (int k = 0; k < 3; k++)
+            s->L[k] *= 1.1;
+    }
+    if (st == RVE_OK)
+        st = pack_compress(c, target);
+    if (st == RVE_OK && c->p->fixed_domain && c->res->reached_target) {
+        /* the given box: at most a rounding larger than the one reached */
+        for (size_t i = 0; i < s->n; i++)
+            for (int k = 0; k < 3; k++)
+                s->b[i].x[k] *= Lgiven[k] / s->L[k];
+        memcpy(s->L, Lgiven, sizeof Lgiven);
+    }
+    return st;
+}
+
 rve_status rve_pack_run(rve_pack_set *s, const rve_pack_params *p, rve_pack_result *res, rve_err *err)
 {
     rve_pack_result dummy;
@@ -142,9 +176,15 @@ rve_status rve_pack_run(rve_pack_set *s, const rve_pack_params *p, rve_pack_resu
     for (int i = 0; i < n; i++)
         if (s->b[i].shape != RVE_PACK_SPHERE)
             all_spheres = 0;
+    int any_compound = 0;
+    for (int i = 0; i < n; i++)
+        any_compound |= s->b[i].shape == RVE_PACK_COMPOUND;
     rve_pack_method method = p->method;
     if (method == RVE_PACK_AUTO)
-        method = RVE_PACK_SOFT;
+        method = any_compound ? RVE_PACK_COMPRESS : RVE_PACK_SOFT;
+    if (any_compound && method != RVE_PACK_COMPRESS)
+        return rve_err_set(err, RVE_EUSAGE, NULL,
+                           "compound (non-convex) bodies keep their size: only the compress method packs them");
     (void)all_spheres;
     res->method = method;
     pack_ctx c;
@@ -189,7 +229,9 @@ rve_status rve_pack_run(rve_pack_set *s, const rve_pack_params *p, rve_pack_resu
             goto done;
         }
     }
-    if (method == RVE_PACK_SOFT) {
+    if (method == RVE_PACK_COMPRESS) {
+        st = run_compress(&c, target, asp);
+    } else if (method == RVE_PACK_SOFT) {
         /* start dilute: insert at fraction 0.25 (or the target if lower) */
         double phi0 = target > 0 ? fmin(0.25, target) : 0.25;
         double Lgiven[3];

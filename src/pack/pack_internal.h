@@ -5,6 +5,34 @@
 #include <rve/pack.h>
 #include <rve/dist.h>
 
+/* Pieces of compound bodies (shared by copies of a body). */
+struct rve_pack_pieces {
+    int refs;
+    rve_compound *cmp; /* body frame: the body's x is its origin */
+};
+
+/* A compound body from np pieces given as vertex lists (any frame; pv is
+ * shifted to the body frame, the centroid of the hull of all pieces); one
+ * piece gives a polyhedron.  The volume of the union is sampled on a grid
+ * of step hs. */
+rve_status pack_body_compound(rve_pack_body *b, int np, double **pv, const int *pn, const double hs[3],
+                              rve_err *err);
+
+/* Separation of two bodies of which one at least is a compound: the
+ * hierarchy's distance (rve_compound_dist); overlap: sep 0, *overlap 1. */
+rve_status pack_compound_separation(const rve_pack_body *A, const rve_pack_body *B, const double t[3],
+                                    double *sep, int *overlap);
+
+/* Boolean overlap test (touching counts): 1, 0, or -1 for invalid bodies.
+ * Cheaper than a distance: the kernels stop at the first separating plane
+ * (GJK) or the first overlapping piece pair (compounds). */
+int pack_bodies_overlap(const rve_pack_body *A, const rve_pack_body *B, const double t[3]);
+
+/* Penetration depth (> 0 when overlapping) and unit normal from A to B by
+ * the exact kernel of the pair (see gjk.c). */
+rve_status pack_penetration(const rve_pack_body *A, const rve_pack_body *B, const double t[3], double *depth,
+                            double n[3]);
+
 /* The body as a shape of rve/dist.h: in its own frame (t NULL), or posed
  * and translated by t.  Polytopes point to b->v (not copied). */
 void pack_body_shape(const rve_pack_body *b, const double t[3], rve_shape *s);
@@ -27,6 +55,11 @@ rve_status pack_gjk_separation(const rve_pack_body *A, const rve_pack_body *B, c
  * witness point on A to the one on B (a separating direction). */
 rve_status pack_gjk_normal(const rve_pack_body *A, const rve_pack_body *B, const double t[3],
                            double *sep, int *overlap, double n[3]);
+
+/* Boolean overlap test (touching counts): 1, 0, or -1 for invalid bodies.
+ * Cheaper than a distance: the kernels stop at the first separating plane
+ * (GJK) or the first overlapping piece pair (compounds). */
+int pack_bodies_overlap(const rve_pack_body *A, const rve_pack_body *B, const double t[3]);
 
 /* Penetration depth (> 0 when overlapping), unit normal from A to B and a
  * contact point, by the EPA kernel of rve/dist.h. */
@@ -117,5 +150,7 @@ rve_status pack_rsa(pack_ctx *c, double gap);
 rve_status pack_soft(pack_ctx *c, double target);
 /* mc.c: hard-particle Monte Carlo growth. */
 rve_status pack_mc(pack_ctx *c, double lam_target, int open_ended);
+/* compress.c: Monte Carlo at fixed sizes, certified box shrinking. */
+rve_status pack_compress(pack_ctx *c, double target);
 
 #endif

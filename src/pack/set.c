@@ -137,6 +137,62 @@ static rve_status set_quat(lexer *lx, double q[4], const double *in)
     return RVE_OK;
 }
 
+/* "compound K poly n ... poly n ...": the pieces in world coordinates (as
+ * rve_pack_body_format writes them); the body gets the identity orientation
+ * at the centroid of its hull, its volume sampled on a grid of 1/40 of the
+ * hull's size. */
+static rve_status parse_compound(lexer *lx, rve_pack_body *b)
+{
+    char tok[128];
+    long np;
+    if (!lex_token(lx, tok, sizeof tok) || rve_parse_int_range(tok, 1, 1 << 20, &np) != RVE_OK)
+        return rve_err_set(lx->err, RVE_EDATA, lx->name, "line %ld: compound: expected a piece count", lx->line);
+    double **pv = calloc((size_t)np, sizeof *pv);
+    int *pn = calloc((size_t)np, sizeof *pn);
+    rve_status st = pv && pn ? RVE_OK : rve_err_set(lx->err, RVE_ENOMEM, lx->name, "out of memory");
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (long k = 0; k < np && st == RVE_OK; k++) {
+        long n;
+        if (!lex_token(lx, tok, sizeof tok) || strcasecmp(tok, "poly") != 0) {
+            st = rve_err_set(lx->err, RVE_EDATA, lx->name, "line %ld: compound piece %ld: expected 'poly'", lx->line,
+                             k + 1);
+            break;
+        }
+        if (!lex_token(lx, tok, sizeof tok) || rve_parse_int_range(tok, 4, 1000000, &n) != RVE_OK) {
+            st = rve_err_set(lx->err, RVE_EDATA, lx->name, "line %ld: compound piece %ld: expected a vertex count >= 4",
+                             lx->line, k + 1);
+            break;
+        }
+        pn[k] = (int)n;
+        pv[k] = malloc(sizeof(double) * 3 * (size_t)n);
+        if (!pv[k]) {
+            st = rve_err_set(lx->err, RVE_ENOMEM, lx->name, "out of memory");
+            break;
+        }
+        st = lex_numbers(lx, "compound piece", 3 * (int)n, pv[k]);
+        for (long i = 0; i < 3 * n && st == RVE_OK; i++) {
+            lo[i % 3] = fmin(lo[i % 3], pv[k][i]);
+            hi[i % 3] = fmax(hi[i % 3], pv[k][i]);
+        }
+    }
+    if (st == RVE_OK) {
+        double hs[3];
+        for (int a = 0; a < 3; a++)
+            hs[a] = fmax(hi[a] - lo[a], 1e-300) / 40;
+        st = pack_body_compound(b, (int)np, pv, pn, hs, lx->err);
+        if (st != RVE_OK && lx->err) {
+            char msg[RVE_ERR_MSG_MAX];
+            snprintf(msg, sizeof msg, "%s", lx->err->msg);
+            rve_err_set(lx->err, st, lx->name, "line %ld: compound: %s", lx->line, msg);
+        }
+    }
+    for (long k = 0; pv && k < np; k++)
+        free(pv[k]);
+    free(pv);
+    free(pn);
+    return st;
+}
+
 static rve_status parse_body(lexer *lx, const char *kw, rve_pack_body *b)
 {
     double v[12];
@@ -205,6 +261,8 @@ static rve_status parse_body(lexer *lx, const char *kw, rve_pack_body *b)
             goto bad;
         return st;
     }
+    if (strcasecmp(kw, "compound") == 0)
+        return parse_compound(lx, b);
     if (strcasecmp(kw, "point") == 0 || strcasecmp(kw, "segment") == 0 || strcasecmp(kw, "triangle") == 0)
         return rve_err_set(lx->err, RVE_EDATA, lx->name, "line %ld: '%s' has no volume and cannot be packed",
                            lx->line, kw);

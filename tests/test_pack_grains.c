@@ -1,0 +1,268 @@
+/* Tests of packing with the exact kernels (issue 22): the compress method
+ * on convex shapes, grains of voxel maps as convex decompositions (compound
+ * bodies) and hulls, checked by independent oracles (closed forms, the
+ * separating axis test over every piece pair). */
+#include "config.h"
+#define _POSIX_C_SOURCE 200809L
+#include "testutil.h"
+#include <rve/pack.h>
+#include <rve/dist.h>
+#include <float.h>
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+#include "pack_oracle.h"
+
+/* The compress method on convex shapes: spheres (walls, closed-form oracle,
+ * overlaps resolved by the exact sphere depth) and polyhedra (periodic, SAT
+ * oracle, depths by EPA). */
+START_TEST(test_pack_compress_convex)
+{
+    rve_err e;
+    rve_pack_set *s = rve_pack_set_alloc(30);
+    rve_pack_rng r;
+    rve_pack_rng_seed(&r, 5);
+    for (int i = 0; i < 30; i++)
+        ck_assert_int_eq(rve_pack_body_sphere(&s->b[i], 0.5 + rve_pack_rng_uniform(&r), &e), RVE_OK);
+    rve_pack_params p;
+    rve_pack_params_init(&p);
+    p.method = RVE_PACK_COMPRESS;
+    p.target_fraction = 0.45;
+    p.max_seconds = 4 * test_scale() + 2;
+    rve_pack_result res;
+    ck_assert_msg(rve_pack_run(s, &p, &res, &e) == RVE_OK, "%s", e.msg);
+    ck_assert_int_eq(res.method, RVE_PACK_COMPRESS);
+    ck_assert_msg(sphere_max_overlap(s) <= 0, "sphere overlap %Lg", sphere_max_overlap(s));
+    ck_assert_msg(res.fraction > 0.35, "fraction %g", res.fraction);
+    rve_pack_set_free(s);
+    s = random_polys(16, 1, 9);
+    p.target_fraction = 0.35;
+    ck_assert_msg(rve_pack_run(s, &p, &res, &e) == RVE_OK, "%s", e.msg);
+    double rmean = 0;
+    for (size_t i = 0; i < s->n; i++)
+        rmean += s->b[i].rbound / s->n;
+    long double ov = poly_max_overlap(s);
+    ck_assert_msg(ov <= 1e-9L * rmean, "SAT overlap %Lg", ov);
+    ck_assert_msg(res.fraction > 0.25, "fraction %g", res.fraction);
+    rve_pack_set_free(s);
+}
+END_TEST
+
+/* ------------------------------------------------------ grains from maps */
+/* Pieces of a body from its output line ("compound K poly n ... poly n ..."
+ * or "poly n ..."), parsed here: the oracle sees only the written geometry. */
+static int body_pieces(const rve_pack_body *b, double **pv, int *pn, int maxp)
+{
+    int need = rve_pack_body_format(b, NULL, 0);
+    char *buf = malloc((size_t)need + 1);
+    rve_pack_body_format(b, buf, (size_t)need + 1);
+    char *p = buf, *end;
+    int np = 1;
+    if (strncmp(p, "compound", 8) == 0) {
+        np = (int)strtol(p + 8, &end, 10);
+        p = end;
+    }
+    ck_assert(np >= 1 && np <= maxp);
+    for (int k = 0; k < np; k++) {
+        while (*p == ' ')
+            p++;
+        ck_assert(strncmp(p, "poly", 4) == 0);
+        pn[k] = (int)strtol(p + 4, &end, 10);
+        p = end;
+        pv[k] = malloc(sizeof(double) * 3 * (size_t)pn[k]);
+        for (int i = 0; i < 3 * pn[k]; i++) {
+            pv[k][i] = strtod(p, &end);
+            ck_assert(end != p);
+            p = end;
+        }
+    }
+    free(buf);
+    return np;
+}
+
+/* Largest SAT overlap over all piece pairs of all body pairs (images
+ * {-1,0,1}^3), pieces prefiltered by their vertex spheres. */
+static long double pieces_max_overlap(const rve_pack_set *s)
+{
+    enum { MAXP = 64 };
+    size_t n = s->n;
+    double ***pv = malloc(n * sizeof *pv);
+    int **pn = malloc(n * sizeof *pn), *np = malloc(n * sizeof *np);
+    for (size_t i = 0; i < n; i++) {
+        pv[i] = malloc(MAXP * sizeof **pv);
+        pn[i] = malloc(MAXP * sizeof **pn);
+        np[i] = body_pieces(&s->b[i], pv[i], pn[i], MAXP);
+    }
+    long double worst = -INFINITY;
+    double *vb = malloc(sizeof(double) * 3 * 4096);
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i; j < n; j++)
+            for (int sh = 0; sh < 27; sh++) {
+                int a = sh % 3 - 1, b = (sh / 3) % 3 - 1, c = sh / 9 - 1;
+                if (i == j && a == 0 && b == 0 && c == 0)
+                    continue;
+                double t[3] = {a * s->L[0], b * s->L[1], c * s->L[2]};
+                for (int p = 0; p < np[i]; p++)
+                    for (int q = 0; q < np[j]; q++) {
+                        /* centre and radius of each piece's vertices */
+                        double ca[3] = {0, 0, 0}, cb[3] = {0, 0, 0}, ra = 0, rb = 0;
+                        for (int v = 0; v < pn[i][p]; v++)
+                            for (int k = 0; k < 3; k++)
+                                ca[k] += pv[i][p][3 * v + k] / pn[i][p];
+                        for (int v = 0; v < pn[j][q]; v++) {
+                            for (int k = 0; k < 3; k++)
+                                vb[3 * v + k] = pv[j][q][3 * v + k] + t[k];
+                            for (int k = 0; k < 3; k++)
+                                cb[k] += vb[3 * v + k] / pn[j][q];
+                        }
+                        for (int v = 0; v < pn[i][p]; v++)
+                            ra = fmax(ra, sqrt(pow(pv[i][p][3 * v] - ca[0], 2) + pow(pv[i][p][3 * v + 1] - ca[1], 2) +
+                                               pow(pv[i][p][3 * v + 2] - ca[2], 2)));
+                        for (int v = 0; v < pn[j][q]; v++)
+                            rb = fmax(rb, sqrt(pow(vb[3 * v] - cb[0], 2) + pow(vb[3 * v + 1] - cb[1], 2) +
+                                               pow(vb[3 * v + 2] - cb[2], 2)));
+                        double d = sqrt(pow(ca[0] - cb[0], 2) + pow(ca[1] - cb[1], 2) + pow(ca[2] - cb[2], 2));
+                        if (d > ra + rb + 1e-9)
+                            continue;
+                        long double o = sat_overlap(pv[i][p], pn[i][p], vb, pn[j][q]);
+                        if (o > worst)
+                            worst = o;
+                    }
+            }
+    for (size_t i = 0; i < n; i++) {
+        for (int k = 0; k < np[i]; k++)
+            free(pv[i][k]);
+        free(pv[i]);
+        free(pn[i]);
+    }
+    free(pv);
+    free(pn);
+    free(np);
+    free(vb);
+    return worst;
+}
+
+/* A map of non-convex grains: in each 6^3 block an L (arms 5x2x2 along x
+ * and y) or a U (three 2-voxel bars); void between the grains. */
+static rve_map *lu_map(void)
+{
+    rve_map *m = rve_map_alloc(18, 18, 12);
+    uint32_t l = 0;
+    for (int bz = 0; bz < 2; bz++)
+        for (int by = 0; by < 3; by++)
+            for (int bx = 0; bx < 3; bx++) {
+                l++;
+                int u = (bx + by + bz) % 2;
+                for (int k = 0; k < 2; k++)
+                    for (int j = 0; j < 5; j++)
+                        for (int i = 0; i < 5; i++) {
+                            int in = u ? (i < 2 || i >= 3 || j < 2) : (i < 2 || j < 2);
+                            if (u && j >= 2 && i >= 2 && i < 3)
+                                in = 0;
+                            if (in)
+                                m->lab[rve_map_index(m, 6 * bx + i, 6 * by + j, 6 * bz + k)] = l;
+                        }
+            }
+    m->nlabels = l;
+    return m;
+}
+
+START_TEST(test_grains_decomposition)
+{
+    rve_map *m = lu_map();
+    rve_pack_grain_opts o;
+    rve_pack_grain_opts_init(&o);
+    o.min_voxels = 1;
+    o.tol = 0.1; /* the U's hull exceeds its voxels by 6/44: split it too */
+    rve_pack_body *b, *h;
+    rve_pack_grain_info *info, *hinfo;
+    size_t n, nh;
+    rve_err e;
+    ck_assert_msg(rve_pack_grains_from_map(m, &o, &b, &info, &n, &e) == RVE_OK, "%s", e.msg);
+    o.hull = 1;
+    ck_assert_int_eq(rve_pack_grains_from_map(m, &o, &h, &hinfo, &nh, &e), RVE_OK);
+    ck_assert_uint_eq(n, 18);
+    ck_assert_uint_eq(nh, 18);
+    for (size_t i = 0; i < n; i++) {
+        /* voxel counts in closed form: L 5*2*2 + 2*3*2 = 32, U 3 bars: 2*5*2*2 + 1*2*2 = 44 */
+        ck_assert(info[i].voxels == 32 || info[i].voxels == 44);
+        ck_assert(info[i].vvox == (double)info[i].voxels);
+        /* non-convex: split into boxes, each exact, so the union is the voxel set */
+        ck_assert_int_ge(info[i].pieces, 2);
+        ck_assert_int_eq(b[i].shape, RVE_PACK_COMPOUND);
+        ck_assert_msg(fabs(info[i].verr) <= o.tol, "grain %zu: volume error %g", i, info[i].verr);
+        /* the hull is larger: L hull = 32 + the triangle prism 0.5*3*3*2 = 41,
+         * U hull = 44 + the 1x3x2 gap = 50 */
+        ck_assert_int_eq(hinfo[i].pieces, 1);
+        ck_assert(hinfo[i].verr > info[i].verr);
+        ck_assert_msg(fabs(hinfo[i].volume - (info[i].voxels == 32 ? 41 : 50)) < 1e-9, "hull volume %g",
+                      hinfo[i].volume);
+        rve_pack_body_free(&h[i]);
+    }
+    free(h);
+    free(hinfo);
+    /* pack them (two copies of each) into a periodic box; the oracle: SAT
+     * over every piece pair of every body pair and image */
+    rve_pack_set *s = rve_pack_set_alloc(2 * n);
+    for (size_t i = 0; i < 2 * n; i++)
+        ck_assert_int_eq(rve_pack_body_copy(&s->b[i], &b[i % n], &e), RVE_OK);
+    for (size_t i = 0; i < n; i++)
+        rve_pack_body_free(&b[i]);
+    free(b);
+    free(info);
+    s->periodic = 1;
+    rve_pack_params p;
+    rve_pack_params_init(&p);
+    p.max_seconds = 8 * test_scale() + 2;
+    p.target_fraction = 0.3;
+    rve_pack_result res;
+    ck_assert_msg(rve_pack_run(s, &p, &res, &e) == RVE_OK, "%s", e.msg);
+    ck_assert_int_eq(res.method, RVE_PACK_COMPRESS);
+    double rmean = 0;
+    for (size_t i = 0; i < s->n; i++)
+        rmean += s->b[i].rbound / s->n;
+    long double ov = pieces_max_overlap(s);
+    ck_assert_msg(ov <= 1e-9L * rmean, "SAT overlap %Lg (mean radius %g)", ov, rmean);
+    ck_assert_msg(res.fraction > 0.2, "fraction %g", res.fraction);
+    /* written and read back: the same pieces (support points of the hulls,
+     * and the SAT oracle on the text of the re-read bodies) */
+    char path[] = "/tmp/rve-test-grains-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert(fd >= 0);
+    FILE *fp = fdopen(fd, "w");
+    ck_assert_int_eq(rve_pack_set_write(s, fp, &e), RVE_OK);
+    fclose(fp);
+    rve_pack_set *r2;
+    ck_assert_msg(rve_pack_set_read(path, &r2, &e) == RVE_OK, "%s", e.msg);
+    unlink(path);
+    ck_assert_uint_eq(r2->n, s->n);
+    for (size_t i = 0; i < s->n; i++) {
+        ck_assert_int_eq(r2->b[i].shape, s->b[i].shape);
+        for (int d = 0; d < 6; d++) {
+            double dir[3] = {0.2, -0.3, 0.1}, p1[3], p2[3];
+            dir[d % 3] = d < 3 ? 1 : -1;
+            rve_pack_body_support(&s->b[i], dir, p1);
+            rve_pack_body_support(&r2->b[i], dir, p2);
+            double dd = dir[0] * (p1[0] - p2[0]) + dir[1] * (p1[1] - p2[1]) + dir[2] * (p1[2] - p2[2]);
+            ck_assert_msg(fabs(dd) < 1e-9 * (1 + fabs(p1[0]) + fabs(p1[1]) + fabs(p1[2])), "body %zu: %g", i, dd);
+        }
+        /* the union volume is sampled: 2x2x2 per voxel written, 1/40 of the size read */
+        ck_assert(fabs(r2->b[i].volume / s->b[i].volume - 1) < 0.1);
+    }
+    ck_assert(pieces_max_overlap(r2) <= 1e-9L * rmean);
+    rve_pack_set_free(r2);
+    rve_pack_set_free(s);
+    rve_map_free(m);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("pack_grains");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_pack_compress_convex);
+    tcase_add_test(tc, test_grains_decomposition);
+    suite_add_tcase(s, tc);
+    return test_run_suite(s);
+}
