@@ -101,14 +101,14 @@ static const char *fmt_ext[RVE_MESH_NFORMATS] = {".msh", ".msh", ".inp", ".vtk"}
 
 /* gmsh does not report every write failure (a full disk gives a truncated
  * file and no error), so a written .msh is accepted only when it ends with
- * the closing line of its last section, "$EndElements" (both 4.1 and 2.2
- * end with it when only the mesh is saved). */
+ * the closing line of its last section: "$EndElements", or "$EndPeriodic"
+ * for periodic meshes, whose node pairs follow the elements. */
 static int msh_complete(const char *path)
 {
     FILE *fp = fopen(path, "rb");
     if (!fp)
         return 0;
-    static const char tail[] = "$EndElements";
+    static const char *const tails[] = {"$EndElements", "$EndPeriodic"};
     char buf[64];
     int ok = 0;
     if (fseek(fp, 0, SEEK_END) == 0) {
@@ -119,7 +119,10 @@ static int msh_complete(const char *path)
             buf[n] = '\0';
             while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
                 buf[--n] = '\0';
-            ok = n >= sizeof tail - 1 && strcmp(buf + n - (sizeof tail - 1), tail) == 0;
+            for (int k = 0; k < 2 && !ok; k++) {
+                size_t len = strlen(tails[k]);
+                ok = n >= len && strcmp(buf + n - len, tails[k]) == 0;
+            }
         }
     }
     if (ferror(fp))
