@@ -316,6 +316,19 @@ PYEOF
     run "short StripOffsets refused" 1 "$RVE" stat -q "$t/shorto.tif"
 fi
 
+# ------------------------------------- results that said nothing (item 7)
+run "gen with unreachable sphericity" 2 "$RVE" gen -q -n 8 --domain 1,1,1 --morpho 'sphericity:normal(2,0.1)' \
+    -o "$t/sph.tess"
+absent "no tessellation for an unreachable target" "$t/sph.tess"
+if command -v python3 >/dev/null 2>&1; then
+    python3 -c "open('$t/void.raw', 'wb').write(bytes(64))"
+    "$RVE" convert -q "$t/void.raw" "$t/void.tif" --dims 4,4,4 --in-bytes 1
+    run "compare an all-void map" 1 "$RVE" compare -q "$t/void.tif" "$t/void.tif"
+    run "reg with a map beside the tessellation" 0 "$RVE" reg "$t/f.tess" -o "$t/rv.tess" --map "$t/h.tif"
+    grep -q 'warning: .*covers' "$t/err" && ok || violation "reg --map off the tessellation: no warning"
+fi
+run "pack, too many bodies for the domain" 1 "$RVE" pack -q --size 1 -n 200 --domain 5,5,5 -o "$t/pk.txt"
+
 # ---------------------------------------------------- endless inputs
 if [ -r /dev/zero ]; then
     run "dist /dev/zero ends" 1 timeout 60 "$RVE" dist -q /dev/zero
