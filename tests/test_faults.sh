@@ -316,6 +316,25 @@ PYEOF
     run "short StripOffsets refused" 1 "$RVE" stat -q "$t/shorto.tif"
 fi
 
+# -------------------------------------------------- rve run's fit options
+run "run --fit-options -o other.tess refused" 2 "$RVE" run -q "$t/m.tif" -o "$t/fo" --fit-options "-o $t/other.tess"
+grep -q '^rve run: ' "$t/err" && ok || violation "a bad --fit-options is not reported as rve run"
+run "run --fit-options --help refused" 2 "$RVE" run -q "$t/m.tif" -o "$t/fo" --fit-options "--help"
+run "run --fit-options --history refused" 2 "$RVE" run -q "$t/m.tif" -o "$t/fo" --fit-options "--history $t/h.csv"
+run "run --fit-options unknown option" 2 "$RVE" run -q "$t/m.tif" -o "$t/fo" --fit-options "--frobnicate"
+grep -q '^rve run: ' "$t/err" && ok || violation "an unknown fit option is not reported as rve run"
+absent "refused runs leave nothing" "$t/fo" "$t/other.tess"
+run "run -o ''" 2 "$RVE" run -q "$t/m.tif" -o ''
+many=""
+k=0
+while [ $k -lt 40 ]; do many="$many --polish 1"; k=$((k + 1)); done
+run "run with 80 fit-option tokens" 0 "$RVE" run -q "$t/m.tif" -o "$t/fm" --no-reg --no-mesh \
+    --fit-options "--max-time 5$many --polish 0"
+# the last --polish wins (0): the history then has no polish line; with
+# tokens dropped after 62 it would have polish 1
+if [ -f "$t/fm/fit.csv" ] && ! grep -q '^polish' "$t/fm/fit.csv"; then ok; else violation "fit-option tokens were dropped"; fi
+json_ok "fit.json of rve run" "$t/fm/fit.json"
+
 # ------------------------------------- results that said nothing (item 7)
 run "gen with unreachable sphericity" 2 "$RVE" gen -q -n 8 --domain 1,1,1 --morpho 'sphericity:normal(2,0.1)' \
     -o "$t/sph.tess"
