@@ -164,6 +164,12 @@ if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=64k tmpfs "$small" 2>/dev/null; 
     absent "no partial inp, vtk" "$small/out.inp" "$small/out.vtk"
     run "fit on a full disk" 1 "$RVE" fit -q "$t/m.tif" -o "$small/f.tess"
     absent "no partial fit" "$small/f.tess" "$small/f.csv" "$small/f_report"
+    "$RVE" convert -q --synth "$t/big.tif" --size 40,40,40 --seeds 30
+    run "convert --external on a full disk" 1 "$RVE" convert -q "$t/big.tif" "$small/c.tesr" --external --ascii
+    absent "no partial tesr or raw" "$small/c.tesr" "$small/c.tesr.raw"
+    run "gen --plot --values on a full disk" 1 "$RVE" gen -q -n 300 --domain 1,1,1 --morpho 'size:lognormal(1,0.2)' \
+        -o "$small/g.tess" --values "$small/g.txt" --plot "$small/g.png"
+    absent "no partial gen outputs" "$small/g.tess" "$small/g.txt" "$small/g.png"
     run "run on a full disk" 1 "$RVE" run -q "$t/m.tif" -o "$small/run" --fit-options "--max-time 5"
     absent "no run folder left" "$small/run"
     no_temps "full disk" "$small"
