@@ -349,7 +349,9 @@ if command -v python3 >/dev/null 2>&1; then
     python3 -c "open('$t/void.raw', 'wb').write(bytes(64))"
     "$RVE" convert -q "$t/void.raw" "$t/void.tif" --dims 4,4,4 --in-bytes 1
     run "compare an all-void map" 1 "$RVE" compare -q "$t/void.tif" "$t/void.tif"
-    run "reg with a map beside the tessellation" 0 "$RVE" reg "$t/f.tess" -o "$t/rv.tess" --map "$t/h.tif"
+    # h.tif: 8x8x4 voxels, labels {1, 2^31-1}, beside most of f.tess
+    run "reg with a map beside the tessellation" 0 sh -c \
+        "ulimit -v 1500000; exec \"\$0\" reg \"\$1\" -o \"\$2\" --map \"\$3\"" "$RVE" "$t/f.tess" "$t/rv.tess" "$t/h.tif"
     grep -q 'warning: .*covers' "$t/err" && ok || violation "reg --map off the tessellation: no warning"
 fi
 run "pack, too many bodies for the domain" 1 "$RVE" pack -q --size 1 -n 200 --domain 5,5,5 -o "$t/pk.txt"

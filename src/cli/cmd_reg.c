@@ -186,6 +186,17 @@ static int run(int argc, char **argv)
         free(ids);
         return cli_fail(cmd, &err);
     }
+    /* the polish sizes tables by the largest label and matches grains by
+     * id (rve_map_id): renumber a sparse map first, ids kept, so that labels
+     * {1, 2^31-1} cost no 16 GB and a failure names the map */
+    if (map && map->nlabels > 1024 && map->nlabels / 2 > rve_map_ngrains(map) &&
+        rve_map_renumber(map, &err) != RVE_OK) {
+        snprintf(err.file, sizeof err.file, "%s", mpath);
+        rve_tess_free(t);
+        free(ids);
+        rve_map_free(map);
+        return cli_fail(cmd, &err);
+    }
     if (map) {
         /* a map beside the tessellation gives an accuracy of 0 that looks
          * like a result: say so */
