@@ -164,6 +164,12 @@ if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=64k tmpfs "$small" 2>/dev/null; 
     absent "no partial inp, vtk" "$small/out.inp" "$small/out.vtk"
     run "fit on a full disk" 1 "$RVE" fit -q "$t/m.tif" -o "$small/f.tess"
     absent "no partial fit" "$small/f.tess" "$small/f.csv" "$small/f_report"
+    "$RVE" convert -q --synth "$t/big.tif" --size 40,40,40 --seeds 30
+    run "convert --external on a full disk" 1 "$RVE" convert -q "$t/big.tif" "$small/c.tesr" --external --ascii
+    absent "no partial tesr or raw" "$small/c.tesr" "$small/c.tesr.raw"
+    run "gen --plot --values on a full disk" 1 "$RVE" gen -q -n 300 --domain 1,1,1 --morpho 'size:lognormal(1,0.2)' \
+        -o "$small/g.tess" --values "$small/g.txt" --plot "$small/g.png"
+    absent "no partial gen outputs" "$small/g.tess" "$small/g.txt" "$small/g.png"
     run "run on a full disk" 1 "$RVE" run -q "$t/m.tif" -o "$small/run" --fit-options "--max-time 5"
     absent "no run folder left" "$small/run"
     no_temps "full disk" "$small"
@@ -315,6 +321,40 @@ PYEOF
     python3 "$t/mktiff.py" "$t/shorto.tif" short=offsets
     run "short StripOffsets refused" 1 "$RVE" stat -q "$t/shorto.tif"
 fi
+
+# -------------------------------------------------- rve run's fit options
+run "run --fit-options -o other.tess refused" 2 "$RVE" run -q "$t/m.tif" -o "$t/fo" --fit-options "-o $t/other.tess"
+grep -q '^rve run: ' "$t/err" && ok || violation "a bad --fit-options is not reported as rve run"
+run "run --fit-options --help refused" 2 "$RVE" run -q "$t/m.tif" -o "$t/fo" --fit-options "--help"
+run "run --fit-options --history refused" 2 "$RVE" run -q "$t/m.tif" -o "$t/fo" --fit-options "--history $t/h.csv"
+run "run --fit-options unknown option" 2 "$RVE" run -q "$t/m.tif" -o "$t/fo" --fit-options "--frobnicate"
+grep -q '^rve run: ' "$t/err" && ok || violation "an unknown fit option is not reported as rve run"
+absent "refused runs leave nothing" "$t/fo" "$t/other.tess"
+run "run -o ''" 2 "$RVE" run -q "$t/m.tif" -o ''
+many=""
+k=0
+while [ $k -lt 40 ]; do many="$many --polish 1"; k=$((k + 1)); done
+run "run with 80 fit-option tokens" 0 "$RVE" run -q "$t/m.tif" -o "$t/fm" --no-reg --no-mesh \
+    --fit-options "--max-time 5$many --polish 0"
+# the last --polish wins (0): the history then has no polish line; with
+# tokens dropped after 62 it would have polish 1
+if [ -f "$t/fm/fit.csv" ] && ! grep -q '^polish' "$t/fm/fit.csv"; then ok; else violation "fit-option tokens were dropped"; fi
+json_ok "fit.json of rve run" "$t/fm/fit.json"
+
+# ------------------------------------- results that said nothing (item 7)
+run "gen with unreachable sphericity" 2 "$RVE" gen -q -n 8 --domain 1,1,1 --morpho 'sphericity:normal(2,0.1)' \
+    -o "$t/sph.tess"
+absent "no tessellation for an unreachable target" "$t/sph.tess"
+if command -v python3 >/dev/null 2>&1; then
+    python3 -c "open('$t/void.raw', 'wb').write(bytes(64))"
+    "$RVE" convert -q "$t/void.raw" "$t/void.tif" --dims 4,4,4 --in-bytes 1
+    run "compare an all-void map" 1 "$RVE" compare -q "$t/void.tif" "$t/void.tif"
+    # h.tif: 8x8x4 voxels, labels {1, 2^31-1}, beside most of f.tess
+    run "reg with a map beside the tessellation" 0 sh -c \
+        "ulimit -v 1500000; exec \"\$0\" reg \"\$1\" -o \"\$2\" --map \"\$3\"" "$RVE" "$t/f.tess" "$t/rv.tess" "$t/h.tif"
+    grep -q 'warning: .*covers' "$t/err" && ok || violation "reg --map off the tessellation: no warning"
+fi
+run "pack, too many bodies for the domain" 1 "$RVE" pack -q --size 1 -n 200 --domain 5,5,5 -o "$t/pk.txt"
 
 # ---------------------------------------------------- endless inputs
 if [ -r /dev/zero ]; then

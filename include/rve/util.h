@@ -163,7 +163,10 @@ rve_status rve_parse_list(const char *s, double *v, int nmax, int *n);
 typedef enum { RVE_QUIET = 0, RVE_NORMAL = 1, RVE_VERBOSE = 2 } rve_verbosity;
 
 /* Thread count: requested > 0 wins, else RVE_THREADS, else all cores.
- * Applies it to OpenMP and returns it. */
+ * Applies it to OpenMP and returns it.  Under load, run programs with
+ * OMP_WAIT_POLICY=passive (the rve program sets it): spinning idle workers
+ * made the polish up to 9x slower beside one busy process on 2 cores
+ * (docs/reliability.md). */
 int rve_threads_setup(int requested);
 int rve_threads_get(void);
 

@@ -102,6 +102,12 @@ static int run(int argc, char **argv)
                 return cli_fail(cmd, &err);
             }
     }
+    /* an all-void A has no voxel to agree on: "100 % (0 of 0)" said nothing */
+    if (rve_map_ngrains(a) == 0) {
+        rve_err_set(&err, RVE_EDATA, pa, "no grain (all voxels are void): nothing to compare");
+        rve_map_free(a), rve_map_free(b);
+        return cli_fail(cmd, &err);
+    }
     rve_map_cmp *c;
     if (rve_map_compare(a, b, mode, &c, &err) != RVE_OK) {
         snprintf(err.file, sizeof err.file, "%s", pb);

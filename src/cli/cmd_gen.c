@@ -334,6 +334,20 @@ static int run(int argc, char **argv)
             rc = cli_fail(&cli_cmd_gen, &err);
             goto done;
         }
+        /* a sphericity above 1 (a sphere) is out of reach of any cell: a
+         * target mostly there cannot be approached, only reported as missed */
+        double above = m.has[RVE_PROP_SPHERICITY] ? 1 - rve_distrib_cdf(&m.dist[RVE_PROP_SPHERICITY], 1)
+                       : m.has[RVE_PROP_1MSPHERICITY] ? rve_distrib_cdf(&m.dist[RVE_PROP_1MSPHERICITY], 0)
+                                                      : 0;
+        if (above > 0.5) {
+            rc = cli_usage_error(&cli_cmd_gen, "--morpho %s: %.0f %% of the target sphericities are above 1, "
+                                 "which no cell reaches (a sphere has 1; Voronoi cells stay below about 0.92)",
+                                 morpho, 100 * above);
+            goto done;
+        }
+        if (above > 0.01)
+            cli_info(&com, "rve gen: warning: %.1f %% of the target sphericities are above 1 (unreachable)",
+                     100 * above);
         n = (size_t)ncells;
     } else {
         st = read_volumes(volumes, &target, &n, &err);

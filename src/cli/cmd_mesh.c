@@ -303,6 +303,11 @@ static int run(int argc, char **argv)
     rve_mesh_quality q;
     rve_mesh_quality_compute(m, &q);
     meshcli_print_quality(&com, m, &q);
+    /* the short edges of an unregularised fit give flat tetrahedra; a
+     * minimum q of 0.0000 in the summary is easy to miss */
+    if (q.q_min < 1e-3 && com.verbosity >= RVE_NORMAL)
+        fprintf(stderr, "rve mesh: warning: minimum quality q = %.2g: nearly flat tetrahedra (%s not "
+                        "regularised? rve reg removes its short edges first)\n", q.q_min, in);
     for (int f = 0; f < RVE_MESH_NFORMATS; f++)
         if (paths[f])
             cli_info(&com, "rve mesh: wrote %s", paths[f]);

@@ -3,6 +3,7 @@
 #include "cli/cli.h"
 #include "cli/meshcli.h"
 #include <rve/mesh.h>
+#include <math.h>
 #include <rve/raster.h>
 #include <rve/tess.h>
 #include <stdlib.h>
@@ -184,6 +185,32 @@ static int run(int argc, char **argv)
         rve_tess_free(t);
         free(ids);
         return cli_fail(cmd, &err);
+    }
+    /* the polish sizes tables by the largest label and matches grains by
+     * id (rve_map_id): renumber a sparse map first, ids kept, so that labels
+     * {1, 2^31-1} cost no 16 GB and a failure names the map */
+    if (map && map->nlabels > 1024 && map->nlabels / 2 > rve_map_ngrains(map) &&
+        rve_map_renumber(map, &err) != RVE_OK) {
+        snprintf(err.file, sizeof err.file, "%s", mpath);
+        rve_tess_free(t);
+        free(ids);
+        rve_map_free(map);
+        return cli_fail(cmd, &err);
+    }
+    if (map) {
+        /* a map beside the tessellation gives an accuracy of 0 that looks
+         * like a result: say so */
+        double inter = 1, vol = 1;
+        int nn[3] = {map->nx, map->ny, map->nz};
+        for (int a = 0; a < 3; a++) {
+            double lo = fmax(t->lo[a], map->origin[a]), hi = fmin(t->hi[a], map->origin[a] + nn[a] * map->h[a]);
+            inter *= hi > lo ? hi - lo : 0;
+            vol *= t->hi[a] - t->lo[a];
+        }
+        if (!(inter > 0.5 * vol))
+            fprintf(stderr, "rve reg: warning: %s covers %.1f %% of the tessellation's domain: the voxel "
+                            "accuracy is measured on the overlap only (wrong map, or another voxel size?)\n",
+                    mpath, vol > 0 ? 100 * inter / vol : 0.0);
     }
     rve_reg_report rep;
     o.map = nopolish ? NULL : map;

@@ -283,6 +283,13 @@ static int run(int argc, char **argv)
             rc = cli_fail(cmd, &err);
             goto done;
         }
+        /* as in rve reg: a sparse map renumbered (ids kept) before the polish */
+        if (gmap && gmap->nlabels > 1024 && gmap->nlabels / 2 > rve_map_ngrains(gmap) &&
+            rve_map_renumber(gmap, &err) != RVE_OK) {
+            snprintf(err.file, sizeof err.file, "%s", map);
+            rc = cli_fail(cmd, &err);
+            goto done;
+        }
         ro.map = gmap;
         ro.ids = ids;
         if (meshcli_reg(&com, t, &ro, &r, &rep, &err) != RVE_OK ||
