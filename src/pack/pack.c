@@ -127,6 +127,47 @@ rve_status pack_min_sep(pack_ctx *c, int i, const pack_cand *cd, int n, double s
 }
 
 /* ================================================================= run */
+/* Growth Monte Carlo: the box is fixed at the target fraction (0.45 when
+ * open-ended) and the bodies grow from a dilute start. */
+static rve_status run_mc(pack_ctx *c, double target, const double asp[3])
+{
+    rve_pack_set *s = c->s;
+    int n = (int)s->n;
+    int open_ended = target <= 0;
+    double tf = open_ended ? 0.45 : target;
+    if (!c->p->fixed_domain) {
+        double a3 = asp[0] * asp[1] * asp[2];
+        double lam = cbrt(c->vsolid / (tf * a3));
+        for (int k = 0; k < 3; k++)
+            s->L[k] = lam * asp[k];
+    }
+    double phi0 = fmin(0.2, tf);
+    double l0 = cbrt(phi0 / tf);
+    for (int i = 0; i < n; i++)
+        pack_set_scale(c, i, l0);
+    rve_status st = pack_rsa(c, 1e-12 * c->rmean);
+    if (st == RVE_OK)
+        st = pack_mc(c, 1.0, open_ended);
+    if (st != RVE_OK)
+        return st;
+    /* common scale: the smallest one reached; shrinking never overlaps */
+    double lmin = INFINITY;
+    for (int i = 0; i < n; i++)
+        lmin = fmin(lmin, c->lam[i]);
+    /* back to the bodies' own sizes: the box scales by 1/lmin */
+    if (lmin != 1.0) {
+        for (int i = 0; i < n; i++)
+            pack_set_scale(c, i, 1.0);
+        for (int k = 0; k < 3; k++)
+            s->L[k] /= lmin;
+        for (int i = 0; i < n; i++)
+            v3_scale(s->b[i].x, s->b[i].x, 1.0 / lmin);
+    }
+    c->res->reached_target = open_ended ? 1 : lmin >= 1.0;
+    pack_wrap(s);
+    return RVE_OK;
+}
+
 /* Dilute random insertion at fixed sizes, then certified compression. */
 static rve_status run_compress(pack_ctx *c, double target, const double asp[3])
 {
@@ -265,40 +306,7 @@ rve_status rve_pack_run(rve_pack_set *s, const rve_pack_params *p, rve_pack_resu
             memcpy(s->L, Lgiven, sizeof Lgiven);
         }
     } else {
-        /* MC: the box is fixed at the target fraction (0.45 when open-ended)
-         * and the bodies grow from a dilute start. */
-        int open_ended = target <= 0;
-        double tf = open_ended ? 0.45 : target;
-        if (!p->fixed_domain) {
-            double a3 = asp[0] * asp[1] * asp[2];
-            double lam = cbrt(c.vsolid / (tf * a3));
-            for (int k = 0; k < 3; k++)
-                s->L[k] = lam * asp[k];
-        }
-        double phi0 = fmin(0.2, tf);
-        double l0 = cbrt(phi0 / tf);
-        for (int i = 0; i < n; i++)
-            pack_set_scale(&c, i, l0);
-        if ((st = pack_rsa(&c, 1e-12 * c.rmean)) != RVE_OK)
-            goto done;
-        st = pack_mc(&c, 1.0, open_ended);
-        if (st != RVE_OK)
-            goto done;
-        /* common scale: the smallest one reached; shrinking never overlaps */
-        double lmin = INFINITY;
-        for (int i = 0; i < n; i++)
-            lmin = fmin(lmin, c.lam[i]);
-        /* back to the bodies' own sizes: the box scales by 1/lmin */
-        if (lmin != 1.0) {
-            for (int i = 0; i < n; i++)
-                pack_set_scale(&c, i, 1.0);
-            for (int k = 0; k < 3; k++)
-                s->L[k] /= lmin;
-            for (int i = 0; i < n; i++)
-                v3_scale(s->b[i].x, s->b[i].x, 1.0 / lmin);
-        }
-        res->reached_target = open_ended ? 1 : lmin >= 1.0;
-        pack_wrap(s);
+        st = run_mc(&c, target, asp);
     }
     if (st == RVE_OK && !res->reached_target && p->fixed_domain)
         st = rve_err_set(err, RVE_ECAP, NULL,
