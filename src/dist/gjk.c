@@ -701,6 +701,22 @@ static inline double simplex_maxy2(const gjk_simplex *S)
     return m;
 }
 
+/* the final simplex's vertex indices (and direction) for the next query */
+static inline void warm_save(rve_gjk_simplex *warm, const gjk_simplex *S, rve_gjk_status status, const double v[3])
+{
+    int keep = S->n > 0 && status != RVE_GJK_DEGENERATE;
+    for (int i = 0; i < S->n && keep; i++)
+        if (SIA(*S, i) < 0 || SIB(*S, i) < 0)
+            keep = 0;
+    warm->n = keep ? S->n : 0;
+    for (int i = 0; i < 4; i++) {
+        warm->ia[i] = i < S->n ? SIA(*S, i) : -1;
+        warm->ib[i] = i < S->n ? SIB(*S, i) : -1;
+    }
+    if (status == RVE_GJK_CONVERGED || status == RVE_GJK_CAP)
+        v3_copy(warm->v, v);
+}
+
 DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_vertex_fn vertex, int nva,
                                      int nvb, const double v0[3], const rve_gjk_opts *o,
                                      rve_gjk_simplex *warm, rve_dist_result *out, double bool_margin)
@@ -856,19 +872,8 @@ done:
         out->d = NAN;
     }
     out->status = status;
-    if (warm) {
-        int keep = S.n > 0 && status != RVE_GJK_DEGENERATE;
-        for (int i = 0; i < S.n && keep; i++)
-            if (SIA(S, i) < 0 || SIB(S, i) < 0)
-                keep = 0;
-        warm->n = keep ? S.n : 0;
-        for (int i = 0; i < 4; i++) {
-            warm->ia[i] = i < S.n ? SIA(S, i) : -1;
-            warm->ib[i] = i < S.n ? SIB(S, i) : -1;
-        }
-        if (status == RVE_GJK_CONVERGED || status == RVE_GJK_CAP)
-            v3_copy(warm->v, v);
-    }
+    if (warm)
+        warm_save(warm, &S, status, v);
     return status;
 }
 
