@@ -369,7 +369,9 @@ static inline void flat_draw(flat_query *Q, int family)
 /* ------------------------------------------------------- the check */
 typedef struct {
     long n, bad, wrong, uncertain, exact;
-    double worst; /* eps L */
+    double worst;     /* eps L */
+    int witness;      /* check that the witness p lies on the polytope */
+    double worst_wit; /* its largest distance from it, eps L */
 } fam_stats;
 
 /* One query: rve_gjk_dist, and for points rve_dist_point_polytope too.
@@ -419,6 +421,21 @@ static int flat_check(const flat_query *Q, fam_stats *st, char *msg, size_t len)
         if ((inter && T.d > tol) || (!inter && T.overlap == 1 && d > tol)) {
             st->wrong++;
             fail = 1;
+        }
+        if (st->witness && Q->nb == 1 && pass == 0) {
+            /* p lies on (in) the polytope A within the bound */
+            flat_set As, Ps;
+            flat_set_init(&As, Q->a, Q->na, Q->a);
+            flat_set_init(&Ps, r.p, 1, Q->a);
+            ld qq[3];
+            int o = flat_outside(&As, &Ps);
+            double ew = o == 1 ? (double)flat_point_dist(&As, Ps.l[0], qq) : 0;
+            if (ew / (DBL_EPSILON * T.L) > st->worst_wit)
+                st->worst_wit = ew / (DBL_EPSILON * T.L);
+            if (!(ew <= tol)) {
+                st->bad++;
+                fail = 1;
+            }
         }
         double e = err / (DBL_EPSILON * T.L);
         if (e > st->worst || !isfinite(e))

@@ -169,6 +169,7 @@ static void run_family(int family, long n, uint64_t seed)
 {
     rng_seed(seed);
     fam_stats st = {0};
+    st.witness = 1;
     char msg[512] = "";
     long first_fail = -1;
     char first_msg[512] = "";
@@ -181,8 +182,8 @@ static void run_family(int family, long n, uint64_t seed)
         }
     }
     fprintf(stderr, "flat %s: %ld queries, %ld beyond 100 eps L, %ld wrong decisions, %ld uncertain, worst %.2f eps L,"
-                    " exact fallbacks %.4f per query\n",
-            family == FLAT_POINT ? "point" : "pair", st.n, st.bad, st.wrong, st.uncertain, st.worst,
+                    " witness off its body by at most %.2f eps L, exact fallbacks %.4f per query\n",
+            family == FLAT_POINT ? "point" : "pair", st.n, st.bad, st.wrong, st.uncertain, st.worst, st.worst_wit,
             (double)st.exact / (double)(st.n ? st.n : 1));
     ck_assert_msg(st.bad == 0 && st.wrong == 0, "query %ld: %s", first_fail, first_msg);
 }

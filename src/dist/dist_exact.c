@@ -212,6 +212,14 @@ int dist_exact_orient3(const double a[3], const double b[3], const double c[3], 
 int dist_exact_tri(const double s1[3], const double s2[3], const double s3[3], const double sj[3],
                    const double sk[3])
 {
+    return dist_exact_tri_value(s1, s2, s3, sj, sk, NULL);
+}
+
+/* the same, and (approx != NULL) the value rounded from its expansion
+ * (the components summed from the smallest: relative error a few eps) */
+int dist_exact_tri_value(const double s1[3], const double s2[3], const double s3[3], const double sj[3],
+                         const double sk[3], double *approx)
+{
     double E1[3][2], E2[3][2];
     int n1[3], n2[3];
     for (int i = 0; i < 3; i++) {
@@ -232,6 +240,12 @@ int dist_exact_tri(const double s1[3], const double s2[3], const double s3[3], c
         for (int q = 0; q < m; q++)
             acc[q] = sum[q];
         n = m;
+    }
+    if (approx) {
+        double t = 0;
+        for (int q = 0; q < n; q++)
+            t += acc[q];
+        *approx = t;
     }
     return exp_sign(n, acc);
 }

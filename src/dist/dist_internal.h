@@ -55,6 +55,8 @@ int dist_exact_det3(const double a[3], const double b[3], const double c[3]);
 int dist_exact_orient3(const double a[3], const double b[3], const double c[3], const double d[3]);
 int dist_exact_tri(const double s1[3], const double s2[3], const double s3[3], const double sj[3],
                    const double sk[3]);
+int dist_exact_tri_value(const double s1[3], const double s2[3], const double s3[3], const double sj[3],
+                         const double sk[3], double *approx);
 
 /* sign of s . (s - t); *val its floating-point value */
 static inline int dist_sign_dot_diff(const double s[3], const double t[3], double *val, int *exact)

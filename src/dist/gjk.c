@@ -185,6 +185,22 @@ static void S2D(const double y[][3], int i1, int i2, int i3, int tail, sv_res *r
         r->lam[0] = (a2k * a3l - a2l * a3k) / mu; /* (po, s2, s3) */
         r->lam[1] = (a3k * a1l - a3l * a1k) / mu; /* (s1, po, s3) */
         r->lam[2] = (a1k * a2l - a1l * a2k) / mu; /* (s1, s2, po) */
+        double sum = r->lam[0] + r->lam[1] + r->lam[2];
+        if (!(r->lam[0] > 0 && r->lam[1] > 0 && r->lam[2] > 0 && fabs(sum - 1) <= 0x1p-30)) {
+            /* a sliver: the weights lost more than half their digits (they
+             * disagree with the exact signs or do not sum to 1), and the
+             * witnesses sum lambda a with them; take them from the exact
+             * values of n . (s_j x s_k) instead (rare: 5e-6 of the flat
+             * family's queries) */
+            double e[3];
+            (*nex)++;
+            dist_exact_tri_value(s1, s2, s3, s2, s3, &e[0]);
+            dist_exact_tri_value(s1, s2, s3, s3, s1, &e[1]);
+            dist_exact_tri_value(s1, s2, s3, s1, s2, &e[2]);
+            double es = e[0] + e[1] + e[2];
+            for (int i = 0; i < 3; i++)
+                r->lam[i] = e[i] / es;
+        }
         sv_clamp(r);
         sv_project(r, po);
         return;
@@ -701,6 +717,22 @@ static inline double simplex_maxy2(const gjk_simplex *S)
     return m;
 }
 
+/* the final simplex's vertex indices (and direction) for the next query */
+static inline void warm_save(rve_gjk_simplex *warm, const gjk_simplex *S, rve_gjk_status status, const double v[3])
+{
+    int keep = S->n > 0 && status != RVE_GJK_DEGENERATE;
+    for (int i = 0; i < S->n && keep; i++)
+        if (SIA(*S, i) < 0 || SIB(*S, i) < 0)
+            keep = 0;
+    warm->n = keep ? S->n : 0;
+    for (int i = 0; i < 4; i++) {
+        warm->ia[i] = i < S->n ? SIA(*S, i) : -1;
+        warm->ib[i] = i < S->n ? SIB(*S, i) : -1;
+    }
+    if (status == RVE_GJK_CONVERGED || status == RVE_GJK_CAP)
+        v3_copy(warm->v, v);
+}
+
 DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_vertex_fn vertex, int nva,
                                      int nvb, const double v0[3], const rve_gjk_opts *o,
                                      rve_gjk_simplex *warm, rve_dist_result *out, double bool_margin)
@@ -856,19 +888,8 @@ done:
         out->d = NAN;
     }
     out->status = status;
-    if (warm) {
-        int keep = S.n > 0 && status != RVE_GJK_DEGENERATE;
-        for (int i = 0; i < S.n && keep; i++)
-            if (SIA(S, i) < 0 || SIB(S, i) < 0)
-                keep = 0;
-        warm->n = keep ? S.n : 0;
-        for (int i = 0; i < 4; i++) {
-            warm->ia[i] = i < S.n ? SIA(S, i) : -1;
-            warm->ib[i] = i < S.n ? SIB(S, i) : -1;
-        }
-        if (status == RVE_GJK_CONVERGED || status == RVE_GJK_CAP)
-            v3_copy(warm->v, v);
-    }
+    if (warm)
+        warm_save(warm, &S, status, v);
     return status;
 }
 
