@@ -664,6 +664,7 @@ static void sort3z(size_t v[3])
  * the free triangles, and the node pairs the mesh reports. */
 static void check_periodic_mesh(const rve_tess *t, const rve_mesh *m, double L, int exact_grains)
 {
+    const int *per = t->periodic; /* walls elsewhere */
     size_t nn = m->nnodes;
     /* 1. total volume and per-grain volume = cell volume (sum of pieces) */
     double *gv = calloc((size_t)t->n + 1, sizeof *gv), tot = 0;
@@ -698,18 +699,18 @@ static void check_periodic_mesh(const rve_tess *t, const rve_mesh *m, double L, 
                 ck_assert(x[a] == 0);
             if (fabs(x[a] - L) < 1e-9 * L)
                 ck_assert(x[a] == L);
-            if (x[a] == L) {
+            if (x[a] == L && per[a]) {
                 double y[3] = {x[0], x[1], x[2]};
                 y[a] = x[a] - L;
                 ck_assert_msg(find_node(ord, nn, y) != SIZE_MAX, "node %zu has no translate", i);
             }
-            if (x[a] == 0) { /* and the other way */
+            if (x[a] == 0 && per[a]) { /* and the other way */
                 double y[3] = {x[0], x[1], x[2]};
                 y[a] = x[a] + L;
                 ck_assert_msg(find_node(ord, nn, y) != SIZE_MAX, "node %zu has no translate", i);
             }
         }
-        upper += x[0] == L || x[1] == L || x[2] == L;
+        upper += (per[0] && x[0] == L) || (per[1] && x[1] == L) || (per[2] && x[2] == L);
     }
     /* 3. the reported pairs: one per node on an upper face, at the period */
     ck_assert_uint_eq(m->npairs, upper);
@@ -717,7 +718,7 @@ static void check_periodic_mesh(const rve_tess *t, const rve_mesh *m, double L, 
         const double *s = m->xyz + 3 * m->pairs[2 * p], *q = m->xyz + 3 * m->pairs[2 * p + 1];
         for (int a = 0; a < 3; a++) {
             int sh = m->pair_mask[p] >> a & 1;
-            ck_assert(sh ? (s[a] == L && q[a] == 0) : (s[a] == q[a] && q[a] != L));
+            ck_assert(sh ? (per[a] && s[a] == L && q[a] == 0) : (s[a] == q[a] && (!per[a] || q[a] != L)));
         }
     }
     /* 4. free triangles of the tets (box faces): the set on x = L is the
@@ -751,7 +752,9 @@ static void check_periodic_mesh(const rve_tess *t, const rve_mesh *m, double L, 
             const double *p0 = m->xyz + 3 * v[0], *p1 = m->xyz + 3 * v[1], *p2 = m->xyz + 3 * v[2];
             if (p0[a] == 0 && p1[a] == 0 && p2[a] == 0)
                 lo[nlo++] = tr[i];
-            if (p0[a] == L && p1[a] == L && p2[a] == L) {
+            if (p0[a] == L && p1[a] == L && p2[a] == L && !per[a])
+                hi[nhi++] = tr[i];
+            else if (p0[a] == L && p1[a] == L && p2[a] == L) {
                 tri3 x;
                 for (int k = 0; k < 3; k++) {
                     double y[3];
@@ -766,6 +769,12 @@ static void check_periodic_mesh(const rve_tess *t, const rve_mesh *m, double L, 
         on_side[2 * a] = nlo;
         on_side[2 * a + 1] = nhi;
         ck_assert(nlo > 0);
+        if (!per[a]) { /* walls: closed, not translates */
+            ck_assert(nhi > 0);
+            free(lo);
+            free(hi);
+            continue;
+        }
         ck_assert_uint_eq(nlo, nhi);
         qsort(lo, nlo, sizeof *lo, cmp_tri3);
         qsort(hi, nhi, sizeof *hi, cmp_tri3);
@@ -779,6 +788,7 @@ static void check_periodic_mesh(const rve_tess *t, const rve_mesh *m, double L, 
     free(ord);
 }
 
+static int g_per[3] = {1, 1, 1};
 static rve_tess *periodic_voronoi(int n, unsigned seed, double L)
 {
     double *s = malloc(sizeof(double) * 4 * (size_t)n);
@@ -788,13 +798,12 @@ static rve_tess *periodic_voronoi(int n, unsigned seed, double L)
         s[4 * i + 3] = 0;
     }
     double lo[3] = {0, 0, 0}, hi[3] = {L, L, L};
-    int per[3] = {1, 1, 1};
     rve_tess_opts o;
     rve_tess_opts_default(&o);
     o.keep_container = 0;
     rve_tess *t = NULL;
     rve_err e;
-    ck_assert_int_eq(rve_tess_build(s, n, lo, hi, per, &o, &t, &e), RVE_OK);
+    ck_assert_int_eq(rve_tess_build(s, n, lo, hi, g_per, &o, &t, &e), RVE_OK);
     free(s);
     return t;
 }
@@ -816,7 +825,8 @@ static void periodic_case(int n, unsigned seed, double L, int order, int reg)
     } else {
         ck_assert_msg(rve_mesh_tess(t, NULL, &o, NULL, &m, &e) == RVE_OK, "%s", e.msg);
     }
-    ck_assert(m->periodic[0] && m->periodic[1] && m->periodic[2]);
+    for (int a = 0; a < 3; a++)
+        ck_assert_int_eq(m->periodic[a], g_per[a]);
     if (order == 1)
         check_periodic_mesh(t, m, L, !reg);
     else { /* second order: the corner nodes as a linear mesh, then all nodes */
@@ -848,6 +858,16 @@ START_TEST(test_mesh_periodic_reg)
 {
     periodic_case(25, 4u, 1, 1, 1);
     periodic_case(12, 6u, 1, 2, 1);
+}
+END_TEST
+
+/* Periodic along x and z only: walls at y = 0 and y = L. */
+START_TEST(test_mesh_periodic_partial)
+{
+    g_per[1] = 0;
+    periodic_case(20, 9u, 1, 1, 0);
+    periodic_case(20, 9u, 1, 1, 1);
+    g_per[1] = 1;
 }
 END_TEST
 
@@ -1261,6 +1281,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_mesh_bad_options);
     tcase_add_test(tc, test_mesh_periodic);
     tcase_add_test(tc, test_mesh_periodic_reg);
+    tcase_add_test(tc, test_mesh_periodic_partial);
     suite_add_tcase(s, tc);
     return s;
 }

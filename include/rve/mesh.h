@@ -172,10 +172,11 @@ rve_status rve_mesh_tess(const rve_tess *t, const int *ids, const rve_mesh_opts 
  * box complex, which an rve_tess cannot hold yet): the cells are cut at the
  * box faces (as rve_mesh_tess does), then short edges are collapsed and
  * vertices polished (against a raster of the input; ro->map must be NULL)
- * with every vertex on a periodic box face frozen, so that opposite box
- * faces stay exact translates: edges from the interior collapse onto such a
- * vertex, edges between two of them stay (counted in rep->short_after).
- * ro, rep, o may be NULL. */
+ * so that opposite box faces stay exact translates: a collapse that moves a
+ * vertex of a periodic box face (within its planes) moves all its periodic
+ * copies to the exact translate, merging their copies of the edge, all
+ * checked first or none done; the polish leaves box-face vertices where
+ * they are.  Short edges left: rep->short_after.  ro, rep, o may be NULL. */
 rve_status rve_mesh_tess_reg(const rve_tess *t, const int *ids, const rve_reg_opts *ro,
                              rve_reg_report *rep, const rve_mesh_opts *o,
                              const char *const outputs[RVE_MESH_NFORMATS], rve_mesh **out,
