@@ -1124,12 +1124,9 @@ rve_status rve_map_write_hdf5(const rve_map *m, const char *path, rve_err *err)
                                m->phase[l], MAX_PHASES - 1);
     int has_ori = m->ori && m->ori_n > 0 && m->ori_des;
     rve_ori_spec sp = {RVE_ORI_QUATERNION, RVE_ORI_PASSIVE, 0};
-    if (has_ori && strcmp(m->ori_des, "quaternion") &&
-        rve_ori_parse_descriptor(m->ori_des, 2.1, &sp, err) != RVE_OK) /* a .tesr's descriptor */
-        return rve_err_set(err, RVE_EDATA, path, "orientation descriptor '%s' not understood", m->ori_des);
-    if (has_ori && rve_ori_des_size(sp.des) != m->ori_n)
-        return rve_err_set(err, RVE_EDATA, path, "orientation descriptor '%s' with %d values per grain",
-                           m->ori_des, m->ori_n);
+    if (has_ori && rve_map_ori_spec(m, &sp, err) != RVE_OK)
+        return rve_err_set(err, RVE_EDATA, path, "orientation descriptor '%s' with %d values per grain "
+                           "not understood", m->ori_des, m->ori_n);
     int32_t *ids = malloc((nv ? nv : 1) * sizeof *ids);
     int *ph = m->phase ? calloc(nl + 1, sizeof *ph) : NULL, *vph = m->phase ? malloc(nv * sizeof *vph) : NULL;
     double *eu = has_ori ? calloc((nl + 1) * 3, sizeof *eu) : NULL;

@@ -1,0 +1,92 @@
+/* Orientations of a grain map's grains onto the cells of a tessellation
+ * (issue 15): what `rve fit` writes in the .tess **cell *ori. */
+#include "config.h"
+#define _POSIX_C_SOURCE 200809L /* strdup */
+#include <rve/ori.h>
+#include <rve/tess.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "map_internal.h"
+
+/* Why one rule here: rve_map has no field for the format version its
+ * descriptor came from, and the map writers (HDF5, .tess) must read it the
+ * same way. */
+rve_status rve_map_ori_spec(const rve_map *m, rve_ori_spec *sp, rve_err *err)
+{
+    rve_ori_spec q = {RVE_ORI_QUATERNION, RVE_ORI_PASSIVE, 0};
+    /* "quaternion" is what the HDF5 readers set: our passive quaternions */
+    if (strcmp(m->ori_des, "quaternion") &&
+        rve_ori_parse_descriptor(m->ori_des, 2.1, &q, err) != RVE_OK)
+        return RVE_EDATA;
+    if (rve_ori_des_size(q.des) != m->ori_n)
+        return rve_err_set(err, RVE_EDATA, NULL, "orientation descriptor '%s' with %d values per grain",
+                           m->ori_des, m->ori_n);
+    *sp = q;
+    return RVE_OK;
+}
+
+rve_status rve_tess_set_ori_from_map(rve_tess *t, const rve_map *m, const uint32_t *labels,
+                                     rve_err *err)
+{
+    if (!m->ori || m->ori_n <= 0 || !m->ori_des)
+        return RVE_OK; /* nothing known: the tessellation is left as it is */
+    rve_ori_spec sp;
+    rve_err e;
+    rve_err_clear(&e);
+    if (rve_map_ori_spec(m, &sp, &e) != RVE_OK)
+        return rve_err_set(err, RVE_EDATA, NULL, "map orientations: %s", e.msg);
+    char *des = strdup("quaternion:passive");
+    double *ori = malloc(((size_t)t->n ? (size_t)t->n : 1) * 4 * sizeof *ori);
+    if (!des || !ori) {
+        free(des);
+        free(ori);
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    }
+    for (int k = 0; k < t->n; k++) {
+        uint32_t l = labels ? labels[k] : (uint32_t)k + 1;
+        rve_status st = RVE_OK;
+        if (l == 0 || l > m->nlabels)
+            st = rve_err_set(err, RVE_EUSAGE, NULL, "cell %d: label %u not in the map (1..%u)", k + 1,
+                             (unsigned)l, (unsigned)m->nlabels);
+        else if (rve_ori_to_quat(&sp, m->ori + (size_t)m->ori_n * (l - 1), ori + 4 * (size_t)k, &e) !=
+                 RVE_OK)
+            st = rve_err_set(err, RVE_EDATA, NULL, "grain %u (id %u): %s", (unsigned)l,
+                             (unsigned)rve_map_id(m, l), e.msg);
+        if (st != RVE_OK) {
+            free(des);
+            free(ori);
+            return st;
+        }
+    }
+    free(t->ori_des);
+    free(t->ori);
+    t->ori_des = des;
+    t->ori = ori;
+    t->ori_n = 4;
+    /* the values are labelled for the format rve_tess_write_tess writes */
+    snprintf(t->format, sizeof t->format, "3.5");
+    return RVE_OK;
+}
+
+rve_status rve_tess_ori_quat(const rve_tess *t, double *q, rve_err *err)
+{
+    if (!t->ori || t->ori_n <= 0)
+        return rve_err_set(err, RVE_EUSAGE, NULL, "the tessellation carries no orientations");
+    /* the descriptor's labels depend on the file's version; a tessellation
+     * not read from a file is labelled as rve_tess_write_tess labels it */
+    double ver = t->format[0] ? strtod(t->format, NULL) : 3.5;
+    rve_ori_spec sp;
+    rve_err e;
+    rve_err_clear(&e);
+    if (rve_ori_parse_descriptor(t->ori_des ? t->ori_des : "rodrigues", ver, &sp, &e) != RVE_OK)
+        return rve_err_set(err, RVE_EDATA, NULL, "*ori: %s", e.msg);
+    if (rve_ori_des_size(sp.des) != t->ori_n)
+        return rve_err_set(err, RVE_EDATA, NULL, "*ori descriptor '%s' with %d values per cell",
+                           t->ori_des ? t->ori_des : "rodrigues", t->ori_n);
+    for (int k = 0; k < t->n; k++)
+        if (rve_ori_to_quat(&sp, t->ori + (size_t)t->ori_n * k, q + 4 * (size_t)k, &e) != RVE_OK)
+            return rve_err_set(err, RVE_EDATA, NULL, "*ori of cell %d: %s", k + 1, e.msg);
+    return RVE_OK;
+}
