@@ -170,7 +170,11 @@ def vtk_fields(path):
         k += 6 + nc
     return f
 
-def check_run(name, path, sym):
+def tess_crysym(path):
+    tok = open(path).read().split()
+    return tok[tok.index("*crysym") + 1] if "*crysym" in tok else None
+
+def check_run(name, path, sym, crysym):
     global worst
     out = os.path.join(T, name)
     r = subprocess.run([RVE, "run", path, "-o", out, "--format", "msh,inp,vtk", "-q"],
@@ -184,6 +188,8 @@ def check_run(name, path, sym):
         worst = max(worst, dmax)
         check("%s: %s *ori quaternion:passive, every grain, max %.2g deg" % (name, t, dmax),
               des == "quaternion:passive" and dmax < 1e-6, str(sorted(q)))
+    cs = [tess_crysym(os.path.join(out, t)) for t in ("fit.tess", "reg.tess")]
+    check("%s: *crysym %s" % (name, crysym), cs == [crysym, crysym], str(cs))
     mats, elsets, nconst = inp_ori(os.path.join(out, "mesh.inp"))
     dmax = max(disori(mats[g][0], truth[g], sym) for g in gid) if sorted(mats) == sorted(gid) else 1e9
     worst = max(worst, dmax)
@@ -216,13 +222,28 @@ def check_run(name, path, sym):
 
 p = os.path.join(T, "map.dream3d")
 write_dream3d(p)
-check_run("dream3d", p, False)
+check_run("dream3d", p, False, "cubic")
+# the DREAM3D writer gives the symmetry back as CrystalStructures (1: cubic)
+q = os.path.join(T, "back.dream3d")
+r = subprocess.run([RVE, "convert", p, q], capture_output=True, text=True)
+cs = None
+if r.returncode == 0:
+    with h5py.File(q, "r") as f:
+        cs = list(f["DataContainers/ImageDataContainer/CellEnsembleData/CrystalStructures"][()].ravel())
+check("DREAM3D written back: CrystalStructures 999, 1, 1", cs == [999, 1, 1], str(cs) + r.stderr)
+# phases of different symmetry: no single *crysym
+with h5py.File(p, "a") as f:
+    f["DataContainers/ImageDataContainer/CellEnsembleData/CrystalStructures"][2, 0] = 0
+r = subprocess.run([RVE, "fit", p, "-o", os.path.join(T, "mixed.tess"), "--no-report", "-q"],
+                   capture_output=True, text=True)
+check("cubic and hexagonal phases: no *crysym", r.returncode == 0 and tess_crysym(os.path.join(T, "mixed.tess")) is None,
+      r.stderr)
 p = os.path.join(T, "labdct.h5")
 write_labdct(p)
-check_run("labdct", p, True)
+check_run("labdct", p, True, "cubic")
 p = os.path.join(T, "pymicro.h5")
 write_pymicro(p)
-check_run("pymicro", p, False)
+check_run("pymicro", p, False, None)
 
 print("largest disorientation input -> outputs: %.3g deg" % worst)
 print("test_ori_run: %d passed, %d failed" % (passed, failed))

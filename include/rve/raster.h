@@ -33,6 +33,8 @@ typedef struct {
                            file counts them (DREAM3D, LabDCT, pymicro: from 1; 0 unknown) */
     double *gos;        /* nlabels entries: grain orientation spread (mean disorientation of the
                            voxels to the grain's mean, radians) when the mean came from voxels */
+    char *crysym;       /* crystal symmetry of every grain, Neper's name (rve_laue_name:
+                           "cubic", ...), or NULL: unknown, or phases of different symmetry */
 } rve_map;
 
 /* Allocate a map of the given size, all void, h = 1, origin 0. NULL on failure

@@ -302,9 +302,10 @@ rve_status rve_tess_copy_cell_data(rve_tess *dst, const rve_tess *src, rve_err *
  * whose original id is rve_map_id(m, labels[k]).  Stored as Neper's
  * "quaternion:passive" (w, x, y, z in rve's convention, rve/ori.h), t->format
  * "3.5" (the labels mean what they say from 3.5 on).  A map without
- * orientations leaves t unchanged (RVE_OK).  RVE_EUSAGE for a label outside
+ * orientations or symmetry leaves t unchanged (RVE_OK).  RVE_EUSAGE for a label outside
  * the map, RVE_EDATA for orientations the map's descriptor cannot convert;
- * t is untouched on failure.  *crysym is not set: rve_map keeps no symmetry. */
+ * t is untouched on failure.  t->crysym is set from m->crysym when the map
+ * knows its symmetry (kept otherwise). */
 rve_status rve_tess_set_ori_from_map(rve_tess *t, const rve_map *m, const uint32_t *labels,
                                      rve_err *err);
 /* The orientations of t's cells (t->ori as t->ori_des says, read under the

@@ -27,46 +27,58 @@ rve_status rve_map_ori_spec(const rve_map *m, rve_ori_spec *sp, rve_err *err)
     return RVE_OK;
 }
 
-rve_status rve_tess_set_ori_from_map(rve_tess *t, const rve_map *m, const uint32_t *labels,
-                                     rve_err *err)
+/* Cell k's orientation from map label labels[k]: ori[4 k ..] */
+static rve_status map_cell_quats(const rve_map *m, const uint32_t *labels, int n, double *ori,
+                                 rve_err *err)
 {
-    if (!m->ori || m->ori_n <= 0 || !m->ori_des)
-        return RVE_OK; /* nothing known: the tessellation is left as it is */
     rve_ori_spec sp;
     rve_err e;
     rve_err_clear(&e);
     if (rve_map_ori_spec(m, &sp, &e) != RVE_OK)
         return rve_err_set(err, RVE_EDATA, NULL, "map orientations: %s", e.msg);
-    char *des = strdup("quaternion:passive");
-    double *ori = malloc(((size_t)t->n ? (size_t)t->n : 1) * 4 * sizeof *ori);
-    if (!des || !ori) {
-        free(des);
-        free(ori);
-        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-    }
-    for (int k = 0; k < t->n; k++) {
+    for (int k = 0; k < n; k++) {
         uint32_t l = labels ? labels[k] : (uint32_t)k + 1;
-        rve_status st = RVE_OK;
         if (l == 0 || l > m->nlabels)
-            st = rve_err_set(err, RVE_EUSAGE, NULL, "cell %d: label %u not in the map (1..%u)", k + 1,
-                             (unsigned)l, (unsigned)m->nlabels);
-        else if (rve_ori_to_quat(&sp, m->ori + (size_t)m->ori_n * (l - 1), ori + 4 * (size_t)k, &e) !=
-                 RVE_OK)
-            st = rve_err_set(err, RVE_EDATA, NULL, "grain %u (id %u): %s", (unsigned)l,
-                             (unsigned)rve_map_id(m, l), e.msg);
-        if (st != RVE_OK) {
-            free(des);
-            free(ori);
-            return st;
-        }
+            return rve_err_set(err, RVE_EUSAGE, NULL, "cell %d: label %u not in the map (1..%u)", k + 1,
+                               (unsigned)l, (unsigned)m->nlabels);
+        if (rve_ori_to_quat(&sp, m->ori + (size_t)m->ori_n * (l - 1), ori + 4 * (size_t)k, &e) != RVE_OK)
+            return rve_err_set(err, RVE_EDATA, NULL, "grain %u (id %u): %s", (unsigned)l,
+                               (unsigned)rve_map_id(m, l), e.msg);
     }
-    free(t->ori_des);
-    free(t->ori);
-    t->ori_des = des;
-    t->ori = ori;
-    t->ori_n = 4;
-    /* the values are labelled for the format rve_tess_write_tess writes */
-    snprintf(t->format, sizeof t->format, "3.5");
+    return RVE_OK;
+}
+
+rve_status rve_tess_set_ori_from_map(rve_tess *t, const rve_map *m, const uint32_t *labels,
+                                     rve_err *err)
+{
+    int has_ori = m->ori && m->ori_n > 0 && m->ori_des;
+    if (!has_ori && !m->crysym)
+        return RVE_OK; /* nothing known: the tessellation is left as it is */
+    char *des = has_ori ? strdup("quaternion:passive") : NULL;
+    char *cs = m->crysym ? strdup(m->crysym) : NULL;
+    double *ori = has_ori ? malloc(((size_t)t->n ? (size_t)t->n : 1) * 4 * sizeof *ori) : NULL;
+    rve_status st = RVE_OK;
+    if ((has_ori && (!des || !ori)) || (m->crysym && !cs))
+        st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    if (st == RVE_OK && has_ori)
+        st = map_cell_quats(m, labels, t->n, ori, err);
+    if (st != RVE_OK) {
+        free(des), free(cs), free(ori);
+        return st;
+    }
+    if (has_ori) {
+        free(t->ori_des);
+        free(t->ori);
+        t->ori_des = des;
+        t->ori = ori;
+        t->ori_n = 4;
+        /* the values are labelled for the format rve_tess_write_tess writes */
+        snprintf(t->format, sizeof t->format, "3.5");
+    }
+    if (cs) {
+        free(t->crysym);
+        t->crysym = cs;
+    }
     return RVE_OK;
 }
 
