@@ -316,6 +316,13 @@ typedef struct {
 
 void rve_synth_opts_default(rve_synth_opts *o);
 rve_status rve_map_synth_dct(const rve_synth_opts *o, rve_map **out, rve_err *err);
+/* Give every grain of m a random orientation: uniform (rve_ori_random, its
+ * generator seeded with seed, labels in increasing order), taken to the
+ * fundamental zone of the Laue group crysym ("cubic", ...: rve_laue_parse),
+ * as quaternions (ori_des "quaternion", rve's convention), phase 1 for every
+ * grain and m->crysym the group's name; what m had is replaced.  RVE_EUSAGE
+ * for an unknown symmetry, m untouched on failure. */
+rve_status rve_map_set_random_ori(rve_map *m, const char *crysym, uint64_t seed, rve_err *err);
 
 #ifdef __cplusplus
 }

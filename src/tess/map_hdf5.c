@@ -1006,7 +1006,18 @@ static herr_t put_array(hid_t grp, const char *name, hid_t ft, hid_t mt, int ran
                         const uint64_t *tdims, int ntd, uint64_t ncomp, const char *objtype, const void *v)
 {
     hid_t s = H5Screate_simple(rank, dims, NULL);
-    hid_t d = H5Dcreate2(grp, name, ft, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    /* cell arrays (Z, Y, X, ncomp) deflated in chunks of one slice (at most
+     * 256 x 256), bytes shuffled: grain maps are runs of equal values, several
+     * times smaller */
+    hid_t pl = H5P_DEFAULT;
+    if (rank == 4 && H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0 && (pl = H5Pcreate(H5P_DATASET_CREATE)) >= 0) {
+        hsize_t ch[4] = {1, dims[1] < 256 ? dims[1] : 256, dims[2] < 256 ? dims[2] : 256, dims[3]};
+        if (H5Pset_chunk(pl, 4, ch) < 0 || H5Pset_deflate(pl, 6) < 0)
+            H5Pclose(pl), pl = H5P_DEFAULT;
+    }
+    hid_t d = H5Dcreate2(grp, name, ft, s, H5P_DEFAULT, pl, H5P_DEFAULT);
+    if (pl != H5P_DEFAULT)
+        H5Pclose(pl);
     herr_t e = d < 0 ? -1 : H5Dwrite(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, v);
     if (d >= 0) {
         int ver = 2;

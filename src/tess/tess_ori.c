@@ -102,3 +102,34 @@ rve_status rve_tess_ori_quat(const rve_tess *t, double *q, rve_err *err)
             return rve_err_set(err, RVE_EDATA, NULL, "*ori of cell %d: %s", k + 1, e.msg);
     return RVE_OK;
 }
+
+rve_status rve_map_set_random_ori(rve_map *m, const char *crysym, uint64_t seed, rve_err *err)
+{
+    rve_laue g;
+    if (!crysym || rve_laue_parse(crysym, &g) != RVE_OK)
+        return rve_err_set(err, RVE_EUSAGE, NULL, "unknown crystal symmetry '%s'", crysym ? crysym : "(null)");
+    size_t nl = m->nlabels;
+    double *ori = malloc((nl ? nl : 1) * 4 * sizeof *ori);
+    int *ph = malloc((nl ? nl : 1) * sizeof *ph);
+    char *des = strdup("quaternion"), *cs = strdup(rve_laue_name(g));
+    if (!ori || !ph || !des || !cs) {
+        free(ori), free(ph), free(des), free(cs);
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    }
+    rve_pack_rng r;
+    rve_pack_rng_seed(&r, seed);
+    for (size_t l = 0; l < nl; l++) { /* label order: the same draws whatever the ids */
+        double q[4];
+        rve_ori_random(&r, q);
+        rve_ori_fz(q, g, ori + 4 * l);
+        ph[l] = 1;
+    }
+    free(m->ori), free(m->ori_des), free(m->phase), free(m->gos), free(m->crysym);
+    m->ori = ori;
+    m->ori_des = des;
+    m->ori_n = 4;
+    m->phase = ph;
+    m->gos = NULL;
+    m->crysym = cs;
+    return RVE_OK;
+}
