@@ -5,9 +5,9 @@
 # Bunge radians, LabDCT voxel Rodrigues vectors each given as another cubic
 # equivalent, pymicro table of Rodrigues vectors), with sparse grain ids and
 # two phases; `rve run FILE -o DIR --format msh,inp,vtk` must give a fit.tess
-# and reg.tess whose *ori, and a mesh.inp (*User Material constants) and
-# mesh.vtk (cell data) whose per-grain orientations equal the input's within
-# 1e-6 degrees (disorientation; cubic symmetry where the input gave voxel
+# and reg.tess whose *ori, and a mesh.inp (*User Material constants),
+# mesh.vtk (cell data) and mesh.ori (FEPX $ElsetOrientations) whose
+# per-grain orientations equal the input's within 1e-6 degrees (disorientation; cubic symmetry where the input gave voxel
 # orientations), read by this script's own parsers and rotation formulas;
 # `rve mesh DIR/reg.tess -o X.inp` carries them too.
 # Skips (77) without a Python that has h5py and numpy.
@@ -197,6 +197,21 @@ def check_run(name, path, sym, crysym):
     check(name + ": mesh.inp grain id, phase, 5 constants, one elset per material",
           all(mats[g][1] == g and mats[g][2] == phase[g] for g in gid) and set(nconst.values()) == {5}
           and elsets == {"grain%d" % g for g in gid})
+    # FEPX's mesh.ori: elsets = the .msh's physical volumes (grain ids)
+    tok = open(os.path.join(out, "mesh.ori")).read().split()
+    ne = int(tok[1])
+    rows = {int(tok[3 + 5 * i]): np.array([float(v) for v in tok[4 + 5 * i:8 + 5 * i]]) for i in range(ne)}
+    vols = set()
+    lines = open(os.path.join(out, "mesh.msh")).read().split("$PhysicalNames")[1].split("$EndPhysicalNames")[0].split("\n")
+    for l in lines[2:]:
+        f = l.split()
+        if len(f) == 3 and f[0] == "3":
+            vols.add(int(f[1]))
+    d3 = max(disori(rows[g], truth[g], sym) for g in gid) if sorted(rows) == sorted(gid) else 1e9
+    worst = max(worst, d3)
+    check("%s: mesh.ori $ElsetOrientations quaternion:passive, elsets = physical volumes, max %.2g deg" % (name, d3),
+          tok[0] == "$ElsetOrientations" and tok[2] == "quaternion:passive" and d3 < 1e-6 and vols == set(gid)
+          and tok[3 + 5 * ne] == "$EndElsetOrientations", str(tok[:3]) + str(sorted(vols)))
     # rve mesh of the regularised file: the same orientations (no map: phase 0)
     m2 = os.path.join(out, "again.inp")
     r = subprocess.run([RVE, "mesh", os.path.join(out, "reg.tess"), "-o", m2, "-q"], capture_output=True, text=True)

@@ -60,8 +60,9 @@ static inline void meshcli_stdout_restore(int saved)
  * orientations, mesh_outs is outs without .inp and .vtk (returns 1), which
  * meshcli_ori_write then writes with rve_mesh_write_solver and a per-grain
  * table: Abaqus *User Material constants phi1 Phi phi2 (Bunge, degrees),
- * grain id, phase; VTK cell data of the same and q0..q3.  map (may be NULL)
- * gives the phases (0 without). */
+ * grain id, phase; VTK cell data of the same and q0..q3; beside a .msh,
+ * MESH.ori with FEPX's $ElsetOrientations (and $ElsetCrySym).  map (may be
+ * NULL) gives the phases (0 without). */
 int meshcli_ori_split(const rve_tess *t, const char *const outs[RVE_MESH_NFORMATS],
                       const char *mesh_outs[RVE_MESH_NFORMATS]);
 rve_status meshcli_ori_write(const rve_tess *t, const int *ids, const rve_map *map, const rve_mesh *m,

@@ -1,6 +1,7 @@
 /* meshcli_ori.c - per-grain orientation and phase in the mesh outputs of
  * rve run and rve mesh (issue 15): the .inp and .vtk of a tessellation with
- * orientations are written by rve_mesh_write_solver with a grain table. */
+ * orientations are written by rve_mesh_write_solver with a grain table, and
+ * a .msh gets FEPX's MESH.ori beside it. */
 #include "config.h"
 #include "cli/meshcli.h"
 #include <rve/ori.h>
@@ -17,10 +18,10 @@ static const char *const col_names[NVTK] = {"phi1", "Phi", "phi2", "grain_id", "
 int meshcli_ori_split(const rve_tess *t, const char *const outs[RVE_MESH_NFORMATS],
                       const char *mesh_outs[RVE_MESH_NFORMATS])
 {
-    int split = t->ori && t->ori_n > 0 && (outs[RVE_MESH_INP] || outs[RVE_MESH_VTK]);
+    int ori = t->ori && t->ori_n > 0;
     for (int f = 0; f < RVE_MESH_NFORMATS; f++)
-        mesh_outs[f] = split && (f == RVE_MESH_INP || f == RVE_MESH_VTK) ? NULL : outs[f];
-    return split;
+        mesh_outs[f] = ori && (f == RVE_MESH_INP || f == RVE_MESH_VTK) ? NULL : outs[f];
+    return ori;
 }
 
 static int cmp_pair(const void *a, const void *b)
@@ -54,6 +55,40 @@ static rve_status cell_phases(const rve_tess *t, const int *ids, const rve_map *
     return RVE_OK;
 }
 
+/* FEPX's optional orientation file beside a .msh (what Neper writes as
+ * MESH.ori): $ElsetOrientations with the elset ids of the .msh (the grain
+ * labels, gmsh's physical volumes) and $ElsetCrySym when known.  The labels
+ * are Neper >= 4.10's: quaternion:passive is rve's convention. */
+static rve_status write_fepx_ori(const char *msh, const rve_tess *t, const int *lab, const double *q,
+                                 rve_err *err)
+{
+    size_t n = strlen(msh);
+    if (!strcmp(msh, "-") || n < 4 || strcmp(msh + n - 4, ".msh"))
+        return RVE_OK; /* standard output or another name: nothing beside it */
+    char *path = malloc(n + 1);
+    if (!path)
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    memcpy(path, msh, n - 4);
+    memcpy(path + n - 4, ".ori", 5);
+    rve_afile *af = rve_afile_open(path, 0, err);
+    free(path);
+    if (!af)
+        return err ? err->code : RVE_EIO;
+    FILE *fp = rve_afile_fp(af);
+    int ne = 0;
+    for (int k = 0; k < t->n; k++)
+        ne += t->cell_foff[k + 1] > t->cell_foff[k];
+    fprintf(fp, "$ElsetOrientations\n%d quaternion:passive\n", ne);
+    for (int k = 0; k < t->n; k++)
+        if (t->cell_foff[k + 1] > t->cell_foff[k]) /* empty cells have no elset */
+            fprintf(fp, "%d %.17g %.17g %.17g %.17g\n", lab[k], q[4 * k], q[4 * k + 1], q[4 * k + 2],
+                    q[4 * k + 3]);
+    fprintf(fp, "$EndElsetOrientations\n");
+    if (t->crysym)
+        fprintf(fp, "$ElsetCrySym\n%s\n$EndElsetCrySym\n", t->crysym);
+    return rve_afile_commit(af, err);
+}
+
 rve_status meshcli_ori_write(const rve_tess *t, const int *ids, const rve_map *map, const rve_mesh *m,
                              const char *const outs[RVE_MESH_NFORMATS], rve_err *err)
 {
@@ -82,6 +117,9 @@ rve_status meshcli_ori_write(const rve_tess *t, const int *ids, const rve_map *m
         st = rve_mesh_write_solver(m, outs[RVE_MESH_INP], RVE_SOLVER_ABAQUS, &gi, err);
     if (st == RVE_OK && outs[RVE_MESH_VTK])
         st = rve_mesh_write_solver(m, outs[RVE_MESH_VTK], RVE_SOLVER_VTK, &gv, err);
+    const char *msh = outs[RVE_MESH_MSH41] ? outs[RVE_MESH_MSH41] : outs[RVE_MESH_MSH22];
+    if (st == RVE_OK && msh)
+        st = write_fepx_ori(msh, t, lab, q, err);
     free(q), free(vi), free(vv), free(lab), free(ph);
     return st;
 }
