@@ -314,6 +314,15 @@ rve_status rve_tess_set_ori_from_map(rve_tess *t, const rve_map *m, const uint32
  * cell k, q has 4 t->n entries.  RVE_EUSAGE when t has no orientations,
  * RVE_EDATA for an unknown descriptor or invalid values. */
 rve_status rve_tess_ori_quat(const rve_tess *t, double *q, rve_err *err);
+/* Orientations drawn for every cell of t (random generator seeded with
+ * seed): spec "random" (uniform) or an ideal cubic rolling component
+ * "cube", "goss", "brass", "copper", "s", optionally ":SPREAD" (degrees: the
+ * standard deviation of each component of a normal rotation vector applied
+ * on the crystal side), each taken to the fundamental zone of crysym
+ * ("cubic", ...).  Stored as for rve_tess_set_ori_from_map, with t->crysym.
+ * RVE_EUSAGE for an unknown texture or symmetry; t untouched on failure. */
+rve_status rve_tess_set_ori_texture(rve_tess *t, const char *spec, const char *crysym, uint64_t seed,
+                                    rve_err *err);
 /* Write legacy VTK unstructured grid with polyhedral cells (type 42) and cell
  * data "id" (ids or 1..n) and "volume".  Empty cells are skipped. */
 rve_status rve_tess_write_vtk(rve_tess *t, const char *path, const int *ids, rve_err *err);

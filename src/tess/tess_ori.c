@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L /* strdup */
 #include <rve/ori.h>
 #include <rve/tess.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,5 +132,95 @@ rve_status rve_map_set_random_ori(rve_map *m, const char *crysym, uint64_t seed,
     m->phase = ph;
     m->gos = NULL;
     m->crysym = cs;
+    return RVE_OK;
+}
+
+/* Ideal rolling-texture components of cubic metals, Bunge angles in degrees
+ * (Hirsch & Luecke 1988; the usual values) */
+static const struct {
+    const char *name;
+    double eu[3];
+} components[] = {
+    {"cube", {0, 0, 0}},           {"goss", {0, 45, 0}},           {"brass", {35.26, 45, 0}},
+    {"copper", {90, 35.26, 45}},   {"s", {58.98, 36.7, 63.43}},
+};
+#define NCOMP (int)(sizeof components / sizeof components[0])
+
+/* "NAME" or "NAME:SPREAD" -> component index (-1: random) and spread (deg) */
+static rve_status parse_texture(const char *spec, int *comp, double *spread, rve_err *err)
+{
+    char name[16];
+    size_t len = strcspn(spec, ":");
+    if (len >= sizeof name)
+        return rve_err_set(err, RVE_EUSAGE, NULL, "unknown orientation texture '%.40s'", spec);
+    memcpy(name, spec, len);
+    name[len] = 0;
+    *spread = 0;
+    if (spec[len] == ':') {
+        char *end;
+        *spread = strtod(spec + len + 1, &end);
+        if (end == spec + len + 1 || *end || !(*spread >= 0 && *spread <= 180))
+            return rve_err_set(err, RVE_EUSAGE, NULL, "'%.40s': the spread is a number of degrees from 0 to 180",
+                               spec);
+    }
+    *comp = -2;
+    if (!strcmp(name, "random"))
+        *comp = -1;
+    for (int c = 0; c < NCOMP; c++)
+        if (!strcmp(name, components[c].name))
+            *comp = c;
+    if (*comp == -2 || (*comp == -1 && spec[len] == ':'))
+        return rve_err_set(err, RVE_EUSAGE, NULL, "unknown orientation texture '%.40s' (random, cube, goss, "
+                           "brass, copper, s, the last five with an optional :SPREAD in degrees)", spec);
+    return RVE_OK;
+}
+
+rve_status rve_tess_set_ori_texture(rve_tess *t, const char *spec, const char *crysym, uint64_t seed,
+                                    rve_err *err)
+{
+    int comp = -1;
+    double spread = 0;
+    rve_laue g;
+    rve_status st = parse_texture(spec, &comp, &spread, err);
+    if (st != RVE_OK)
+        return st;
+    if (rve_laue_parse(crysym, &g) != RVE_OK)
+        return rve_err_set(err, RVE_EUSAGE, NULL, "unknown crystal symmetry '%.40s'", crysym);
+    double *ori = malloc(((size_t)t->n ? (size_t)t->n : 1) * 4 * sizeof *ori);
+    char *des = strdup("quaternion:passive"), *cs = strdup(rve_laue_name(g));
+    if (!ori || !des || !cs) {
+        free(ori), free(des), free(cs);
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    }
+    rve_pack_rng r;
+    rve_pack_rng_seed(&r, seed);
+    double c[4] = {1, 0, 0, 0}, d2r = 3.14159265358979323846 / 180;
+    if (comp >= 0) {
+        double eu[3] = {components[comp].eu[0] * d2r, components[comp].eu[1] * d2r, components[comp].eu[2] * d2r};
+        rve_ori_eu2qu(eu, c);
+    }
+    for (int k = 0; k < t->n; k++) {
+        double q[4], dq[4];
+        if (comp < 0) {
+            rve_ori_random(&r, q);
+        } else {
+            /* scatter: a rotation vector with independent normal components of
+             * standard deviation `spread` (an isotropic Gaussian about the component) */
+            double v[3], a;
+            for (int i = 0; i < 3; i++)
+                v[i] = rve_pack_rng_normal(&r) * spread * d2r;
+            a = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+            double ax[4] = {a > 0 ? v[0] / a : 0, a > 0 ? v[1] / a : 0, a > 0 ? v[2] / a : 1, a};
+            rve_ori_ax2qu(ax, dq);
+            rve_ori_qmul(c, dq, q);
+        }
+        rve_ori_fz(q, g, ori + 4 * (size_t)k);
+    }
+    free(t->ori), free(t->ori_des), free(t->crysym);
+    t->ori = ori;
+    t->ori_des = des;
+    t->ori_n = 4;
+    t->crysym = cs;
+    snprintf(t->format, sizeof t->format, "3.5");
     return RVE_OK;
 }
