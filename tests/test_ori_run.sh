@@ -9,7 +9,8 @@
 # mesh.vtk (cell data) and mesh.ori (FEPX $ElsetOrientations) whose
 # per-grain orientations equal the input's within 1e-6 degrees (disorientation; cubic symmetry where the input gave voxel
 # orientations), read by this script's own parsers and rotation formulas;
-# `rve mesh DIR/reg.tess -o X.inp` carries them too.
+# `rve mesh DIR/reg.tess -o X.inp` carries them too; `rve stat` gives the
+# grain-boundary disorientations numpy finds from the voxel faces.
 # Skips (77) without a Python that has h5py and numpy.
 RVE=${RVE:-./rve}
 PY=
@@ -238,6 +239,25 @@ def check_run(name, path, sym, crysym):
 p = os.path.join(T, "map.dream3d")
 write_dream3d(p)
 check_run("dream3d", p, False, "cubic")
+# rve stat: grain-boundary disorientations against numpy's voxel-face pairs
+import json
+r = subprocess.run([RVE, "stat", "--json", "--no-area", p], capture_output=True, text=True)
+o = json.loads(r.stdout)["orientations"] if r.returncode == 0 else {}
+pairs = {}
+for ax in range(3):
+    a = np.moveaxis(ids, ax, 0)
+    u, v = a[:-1].ravel(), a[1:].ravel()
+    for x, y in zip(u[u != v], v[u != v]):
+        k = (min(x, y), max(x, y))
+        pairs[k] = pairs.get(k, 0) + 1
+ang = {k: disori(truth[k[0]], truth[k[1]], True) for k in pairs}
+area = sum(pairs.values())
+want = (len(pairs), sum(ang.values()) / len(ang), sum(ang[k] * pairs[k] for k in pairs) / area,
+        sum(pairs[k] for k in pairs if ang[k] < 15) / area)
+got = (o.get("boundaries"), o.get("disori_mean_deg"), o.get("disori_area_mean_deg"), o.get("low_angle_area_fraction"))
+check("rve stat: %d boundaries, mean disorientation %.6f deg, area-weighted %.6f, low-angle %.4f" % want,
+      got[0] == want[0] and o.get("crysym") == "cubic" and all(abs(g - w) < 1e-9 for g, w in zip(got[1:], want[1:])),
+      str(got) + r.stderr)
 # the DREAM3D writer gives the symmetry back as CrystalStructures (1: cubic)
 q = os.path.join(T, "back.dream3d")
 r = subprocess.run([RVE, "convert", p, q], capture_output=True, text=True)

@@ -295,6 +295,19 @@ rve_status rve_map_compare(const rve_map *a, const rve_map *b, rve_cmp_mode mode
                            rve_map_cmp **out, rve_err *err);
 void rve_map_cmp_free(rve_map_cmp *c);
 
+/* ------------------------------------------------- grain-boundary disorientation */
+typedef struct {
+    uint32_t a, b;  /* labels of the two grains, a < b */
+    size_t faces;   /* voxel faces they share (area in voxel faces) */
+    double angle;   /* disorientation of their orientations, radians, under m->crysym
+                       (no symmetry when NULL) */
+} rve_gb_misori;
+/* The grain boundaries of m (pairs of grains sharing voxel faces, sorted by
+ * a then b) with their disorientation angles; *out malloc'd, *n pairs.
+ * RVE_EUSAGE without orientations, RVE_EDATA for orientations or a symmetry
+ * that cannot be read.  Memory: 8 bytes per voxel face between grains. */
+rve_status rve_map_gb_misori(const rve_map *m, rve_gb_misori **out, size_t *n, rve_err *err);
+
 /* ---------------------------------------------------------- synthetic maps */
 /* A map that looks like a DCT scan: a Laguerre tessellation (random seeds,
  * log-normal radii) rasterised on the grid, evolved by a Monte Carlo Potts
