@@ -101,6 +101,14 @@ check("random: mean cubic disorientation %.2f deg, Mackenzie 40.74" % ang.mean()
 check("random: in the cubic fundamental zone",
       (np.abs(r) <= math.sqrt(2) - 1 + 1e-9).all() and (np.abs(r).sum(1) <= 1 + 1e-9).all())
 
+# rve gen takes the same options
+vf = os.path.join(T, "vol.txt")
+open(vf, "w").write("1\n1\n2\n")
+r = subprocess.run([RVE, "gen", "--volumes", vf, "--domain", "1,1,1", "-o", os.path.join(T, "g.tess"), "-q",
+                    "--ori", "goss:0"], capture_output=True, text=True)
+d = disori(tess_ori(os.path.join(T, "g.tess"))[2], eu2qu([0, math.radians(45), 0])).max() if r.returncode == 0 else 1e9
+check("rve gen --ori goss:0, %.1e deg" % d, d < 1e-9, r.stderr)
+
 rc, o, err = tess(3, "--ori", "random", "--crysym", "hexagonal")
 check("--crysym hexagonal", rc == 0 and o[1] == "hexagonal", err)
 for bad in (["--ori", "foo"], ["--ori", "random:5"], ["--ori", "cube:-1"], ["--crysym", "cubic"],
