@@ -10,7 +10,8 @@
 # per-grain orientations equal the input's within 1e-6 degrees (disorientation; cubic symmetry where the input gave voxel
 # orientations), read by this script's own parsers and rotation formulas;
 # `rve mesh DIR/reg.tess -o X.inp` carries them too; `rve stat` gives the
-# grain-boundary disorientations numpy finds from the voxel faces.
+# grain-boundary disorientations numpy finds from the voxel faces, and its
+# --pole-figure PNG has the poles where Bunge's matrix puts them.
 # Skips (77) without a Python that has h5py and numpy.
 RVE=${RVE:-./rve}
 PY=
@@ -279,6 +280,72 @@ check_run("labdct", p, True, "cubic")
 p = os.path.join(T, "pymicro.h5")
 write_pymicro(p)
 check_run("pymicro", p, False, None)
+
+# rve stat --pole-figure: one grain, Bunge (30, 20, 10) deg, cubic; the PNG
+# decoded here (zlib and the five PNG filters) and the {100}, {110}, {111}
+# poles placed with Bunge's matrix and the stereographic projection
+import zlib, struct
+def png_rgb(path):
+    data = open(path, "rb").read()
+    k, idat, w = 8, b"", 0
+    while k < len(data):
+        n, typ = struct.unpack(">I4s", data[k:k + 8])
+        if typ == b"IHDR":
+            w, h, depth, ctype = struct.unpack(">IIBB", data[k + 8:k + 18])
+            assert depth == 8 and ctype == 2
+        if typ == b"IDAT":
+            idat += data[k + 8:k + 8 + n]
+        k += 12 + n
+    raw, rows, prev, bpp = zlib.decompress(idat), [], bytearray(3 * w), 3
+    for y in range(h):
+        f, line = raw[y * (3 * w + 1)], bytearray(raw[y * (3 * w + 1) + 1:(y + 1) * (3 * w + 1)])
+        for i in range(3 * w):
+            a = line[i - bpp] if i >= bpp else 0
+            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+            pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
+            pred = [0, a, b, (a + b) // 2, a if pa <= pb and pa <= pc else (b if pb <= pc else c)][f]
+            line[i] = (line[i] + pred) & 255
+        rows.append(line)
+        prev = line
+    return np.array(rows).reshape(h, w, 3)
+e = [math.radians(a) for a in (30, 20, 10)]
+c1, s1, C, S, c2, s2 = math.cos(e[0]), math.sin(e[0]), math.cos(e[1]), math.sin(e[1]), math.cos(e[2]), math.sin(e[2])
+G = np.array([[c1*c2 - s1*s2*C, s1*c2 + c1*s2*C, s2*S], [-c1*s2 - s1*c2*C, -s1*s2 + c1*c2*C, c2*S], [s1*S, -c1*S, C]])
+one = os.path.join(T, "one.dream3d")
+with h5py.File(one, "w") as f:
+    dc = f.create_group("DataContainers/ImageDataContainer")
+    g = dc.create_group("_SIMPL_GEOMETRY")
+    g["DIMENSIONS"] = np.array([4, 4, 4], np.int64)
+    g["ORIGIN"] = np.zeros(3, np.float32)
+    g["SPACING"] = np.ones(3, np.float32)
+    dc.create_group("CellData")["FeatureIds"] = np.ones((4, 4, 4, 1), np.int32)
+    dc.create_group("CellFeatureData")["AvgEulerAngles"] = np.array([[0, 0, 0], e])
+    dc.create_group("CellEnsembleData")["CrystalStructures"] = np.array([[999], [1]], np.uint32)
+png = os.path.join(T, "pf.png")
+r = subprocess.run([RVE, "stat", "--no-area", one, "--pole-figure", png], capture_output=True, text=True)
+ok, nfound, nwant = r.returncode == 0, 0, 0
+if ok:
+    im = png_rgb(png)
+    fams = [[v for v in __import__("itertools").product(*[(-1, 0, 1)] * 3) if sorted(map(abs, v)) == sorted(fam)]
+            for fam in ([0, 0, 1], [0, 1, 1], [1, 1, 1])]
+    for fi, fam in enumerate(fams):
+        hits = set()
+        for v in fam:
+            vs = G.T @ (np.array(v, float) / np.linalg.norm(v))
+            if vs[2] < 0:
+                vs = -vs
+            px = 160 + 320 * fi + int(round(140 * vs[0] / (1 + vs[2])))
+            py = 168 - int(round(140 * vs[1] / (1 + vs[2])))
+            hits.add((px, py))
+        for px, py in hits:
+            nwant += 1
+            nfound += (im[py - 1:py + 2, px - 1:px + 2] != 255).any(2).all()  # a 3 x 3 dot there
+    # nothing where no pole is: the centre of each panel (no pole there for this orientation)
+    ok = ok and all((im[168, 160 + 320 * f] == [160, 160, 160]).all() or (im[168, 160 + 320 * f] == 255).all() for f in range(3))
+check("pole figure: %d of %d predicted {100}, {110}, {111} poles drawn" % (nfound, nwant),
+      ok and nwant == 3 + 6 + 4 and nfound == nwant, r.stderr)
+r = subprocess.run([RVE, "stat", "--no-area", one, "--pole-figure", png, "--json"], capture_output=True, text=True)
+check("pole figure with --json", r.returncode == 0)
 
 print("largest disorientation input -> outputs: %.3g deg" % worst)
 print("test_ori_run: %d passed, %d failed" % (passed, failed))

@@ -295,6 +295,12 @@ rve_status rve_map_compare(const rve_map *a, const rve_map *b, rve_cmp_mode mode
                            rve_map_cmp **out, rve_err *err);
 void rve_map_cmp_free(rve_map_cmp *c);
 
+/* Orientation of grain label l as a unit quaternion in rve's convention
+ * (rve/ori.h), whatever the map's descriptor.  RVE_EUSAGE without
+ * orientations or for a label outside 1..nlabels, RVE_EDATA for values
+ * that cannot be read. */
+rve_status rve_map_grain_quat(const rve_map *m, uint32_t l, double q[4], rve_err *err);
+
 /* ------------------------------------------------- grain-boundary disorientation */
 typedef struct {
     uint32_t a, b;  /* labels of the two grains, a < b */

@@ -1,6 +1,7 @@
 /* rve stat - per-grain statistics of a grain map (issue #5). */
 #include "config.h"
 #include "cli/cli_map.h"
+#include "cli/pole_figure.h"
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -25,6 +26,8 @@ const cli_command cli_cmd_stat = {
     "      --json            JSON: summary and one object per grain\n"
     "      --min-size N      list grains with fewer than N voxels (default 0: none)\n"
     "      --no-area         skip surface areas and sphericity (faster)\n"
+    "      --pole-figure PNG {100}, {110}, {111} pole figures of the grain orientations\n"
+    "                        (maps with orientations; the map's symmetry)\n"
     CLI_MAP_HELP
     "  -q, -v, -j N, -h      quiet, verbose, threads, help\n"
     "\n"
@@ -36,7 +39,7 @@ const cli_command cli_cmd_stat = {
     run,
 };
 
-enum { OPT_MIN_SIZE = CLI_OPT_FIRST, OPT_NO_AREA };
+enum { OPT_MIN_SIZE = CLI_OPT_FIRST, OPT_NO_AREA, OPT_POLE };
 
 /* Grain-boundary disorientations summed up: number- and area-weighted mean
  * (degrees), area fraction below 15 degrees, area histogram in 5-degree bins. */
@@ -82,6 +85,7 @@ static int run(int argc, char **argv)
         {"output", required_argument, NULL, 'o'},
         {"min-size", required_argument, NULL, OPT_MIN_SIZE},
         {"no-area", no_argument, NULL, OPT_NO_AREA},
+        {"pole-figure", required_argument, NULL, OPT_POLE},
         {NULL, 0, NULL, 0},
     };
     const cli_command *cmd = &cli_cmd_stat;
@@ -89,7 +93,7 @@ static int run(int argc, char **argv)
     cli_common_init(&com);
     rve_map_load_opts lo;
     cli_map_opts_init(&lo);
-    const char *outpath = "-";
+    const char *outpath = "-", *pole = NULL;
     long minsize = 0;
     int no_area = 0, opt;
     while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT "o:", longopts, NULL)) != -1) {
@@ -112,6 +116,7 @@ static int run(int argc, char **argv)
                 return cli_usage_error(cmd, "--min-size: expected a voxel count, got '%s'", optarg);
             break;
         case OPT_NO_AREA: no_area = 1; break;
+        case OPT_POLE: pole = optarg; break;
         default: return cli_bad_option(cmd, argc, argv);
         }
     }
@@ -119,7 +124,8 @@ static int run(int argc, char **argv)
         return cli_usage_error(cmd, "expected one grain map, got %d arguments", argc - optind);
     cli_common_apply(&com);
     const char *path = argv[optind];
-    if (cli_check_paths(cmd, &path, 1, &outpath, 1))
+    const char *outs[2] = {outpath, pole};
+    if (cli_check_paths(cmd, &path, 1, outs, 2))
         return 2;
     rve_err err;
     rve_err_clear(&err);
@@ -162,7 +168,10 @@ static int run(int argc, char **argv)
     cli_debug(&com, "statistics of %u grains in %.2f s", ngr, rve_now() - t0);
     gb_summary gs;
     int has_ori = m->ori && m->ori_n > 0 && m->ori_des;
-    if (has_ori && gb_summarise(m, &gs, &err) != RVE_OK) {
+    if (pole && !has_ori)
+        rve_err_set(&err, RVE_EUSAGE, path, "--pole-figure: the map has no orientations");
+    if ((pole && (!has_ori || cli_pole_figure_png(m, pole, &err) != RVE_OK)) ||
+        (has_ori && gb_summarise(m, &gs, &err) != RVE_OK)) {
         if (!err.file[0])
             snprintf(err.file, sizeof err.file, "%s", path);
         free(st);

@@ -224,3 +224,16 @@ rve_status rve_tess_set_ori_texture(rve_tess *t, const char *spec, const char *c
     snprintf(t->format, sizeof t->format, "3.5");
     return RVE_OK;
 }
+
+rve_status rve_map_grain_quat(const rve_map *m, uint32_t l, double q[4], rve_err *err)
+{
+    if (!m->ori || m->ori_n <= 0 || !m->ori_des)
+        return rve_err_set(err, RVE_EUSAGE, NULL, "the map has no orientations");
+    if (l == 0 || l > m->nlabels)
+        return rve_err_set(err, RVE_EUSAGE, NULL, "label %u not in the map (1..%u)", (unsigned)l,
+                           (unsigned)m->nlabels);
+    rve_ori_spec sp;
+    if (rve_map_ori_spec(m, &sp, err) != RVE_OK)
+        return RVE_EDATA;
+    return rve_ori_to_quat(&sp, m->ori + (size_t)m->ori_n * (l - 1), q, err);
+}
