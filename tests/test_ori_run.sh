@@ -259,6 +259,18 @@ got = (o.get("boundaries"), o.get("disori_mean_deg"), o.get("disori_area_mean_de
 check("rve stat: %d boundaries, mean disorientation %.6f deg, area-weighted %.6f, low-angle %.4f" % want,
       got[0] == want[0] and o.get("crysym") == "cubic" and all(abs(g - w) < 1e-9 for g, w in zip(got[1:], want[1:])),
       str(got) + r.stderr)
+# through a .tesr (rve's writer: *ori, *crysym) the fit gets the same orientations
+tesr, tt = os.path.join(T, "map.tesr"), os.path.join(T, "tesr.tess")
+r = subprocess.run([RVE, "convert", p, tesr], capture_output=True, text=True)
+if r.returncode == 0:
+    r = subprocess.run([RVE, "fit", tesr, "-o", tt, "--no-report", "-q"], capture_output=True, text=True)
+ok = r.returncode == 0
+if ok:
+    des, q = tess_ori(tt)
+    d = max(disori(q[g], truth[g], False) for g in gid) if sorted(q) == sorted(gid) else 1e9
+    worst = max(worst, d)
+    ok = des == "quaternion:passive" and tess_crysym(tt) == "cubic" and d < 1e-6
+check("DREAM3D -> .tesr -> rve fit: same *ori and *crysym", ok, r.stderr)
 # the DREAM3D writer gives the symmetry back as CrystalStructures (1: cubic)
 q = os.path.join(T, "back.dream3d")
 r = subprocess.run([RVE, "convert", p, q], capture_output=True, text=True)
