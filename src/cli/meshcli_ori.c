@@ -59,30 +59,47 @@ static rve_status cell_phases(const rve_tess *t, const int *ids, const rve_map *
  * MESH.ori): $ElsetOrientations with the elset ids of the .msh (the grain
  * labels, gmsh's physical volumes) and $ElsetCrySym when known.  The labels
  * are Neper >= 4.10's: quaternion:passive is rve's convention. */
-static rve_status write_fepx_ori(const char *msh, const rve_tess *t, const int *lab, const double *q,
-                                 rve_err *err)
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return x < y ? -1 : x > y;
+}
+
+static rve_status write_fepx_ori(const char *msh, const rve_tess *t, const rve_mesh *m, const int *lab,
+                                 const double *q, rve_err *err)
 {
     size_t n = strlen(msh);
     if (!strcmp(msh, "-") || n < 4 || strcmp(msh + n - 4, ".msh"))
         return RVE_OK; /* standard output or another name: nothing beside it */
+    /* the elsets are the grains the mesh has (regularisation may empty a cell) */
     char *path = malloc(n + 1);
-    if (!path)
+    int *g = malloc((m->ntets ? m->ntets : 1) * sizeof *g);
+    char *in = calloc((size_t)t->n + 1, 1);
+    if (!path || !g || !in) {
+        free(path), free(g), free(in);
         return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    }
+    memcpy(g, m->tet_grain, m->ntets * sizeof *g);
+    qsort(g, m->ntets, sizeof *g, cmp_int);
+    int ne = 0;
+    for (int k = 0; k < t->n; k++)
+        ne += in[k] = bsearch(&lab[k], g, m->ntets, sizeof *g, cmp_int) != NULL;
+    free(g);
     memcpy(path, msh, n - 4);
     memcpy(path + n - 4, ".ori", 5);
     rve_afile *af = rve_afile_open(path, 0, err);
     free(path);
-    if (!af)
+    if (!af) {
+        free(in);
         return err ? err->code : RVE_EIO;
+    }
     FILE *fp = rve_afile_fp(af);
-    int ne = 0;
-    for (int k = 0; k < t->n; k++)
-        ne += t->cell_foff[k + 1] > t->cell_foff[k];
     fprintf(fp, "$ElsetOrientations\n%d quaternion:passive\n", ne);
     for (int k = 0; k < t->n; k++)
-        if (t->cell_foff[k + 1] > t->cell_foff[k]) /* empty cells have no elset */
+        if (in[k])
             fprintf(fp, "%d %.17g %.17g %.17g %.17g\n", lab[k], q[4 * k], q[4 * k + 1], q[4 * k + 2],
                     q[4 * k + 3]);
+    free(in);
     fprintf(fp, "$EndElsetOrientations\n");
     if (t->crysym)
         fprintf(fp, "$ElsetCrySym\n%s\n$EndElsetCrySym\n", t->crysym);
@@ -119,7 +136,7 @@ rve_status meshcli_ori_write(const rve_tess *t, const int *ids, const rve_map *m
         st = rve_mesh_write_solver(m, outs[RVE_MESH_VTK], RVE_SOLVER_VTK, &gv, err);
     const char *msh = outs[RVE_MESH_MSH41] ? outs[RVE_MESH_MSH41] : outs[RVE_MESH_MSH22];
     if (st == RVE_OK && msh)
-        st = write_fepx_ori(msh, t, lab, q, err);
+        st = write_fepx_ori(msh, t, m, lab, q, err);
     free(q), free(vi), free(vv), free(lab), free(ph);
     return st;
 }
