@@ -33,6 +33,8 @@ typedef struct {
                            file counts them (DREAM3D, LabDCT, pymicro: from 1; 0 unknown) */
     double *gos;        /* nlabels entries: grain orientation spread (mean disorientation of the
                            voxels to the grain's mean, radians) when the mean came from voxels */
+    char *crysym;       /* crystal symmetry of every grain, Neper's name (rve_laue_name:
+                           "cubic", ...), or NULL: unknown, or phases of different symmetry */
 } rve_map;
 
 /* Allocate a map of the given size, all void, h = 1, origin 0. NULL on failure
@@ -293,6 +295,25 @@ rve_status rve_map_compare(const rve_map *a, const rve_map *b, rve_cmp_mode mode
                            rve_map_cmp **out, rve_err *err);
 void rve_map_cmp_free(rve_map_cmp *c);
 
+/* Orientation of grain label l as a unit quaternion in rve's convention
+ * (rve/ori.h), whatever the map's descriptor.  RVE_EUSAGE without
+ * orientations or for a label outside 1..nlabels, RVE_EDATA for values
+ * that cannot be read. */
+rve_status rve_map_grain_quat(const rve_map *m, uint32_t l, double q[4], rve_err *err);
+
+/* ------------------------------------------------- grain-boundary disorientation */
+typedef struct {
+    uint32_t a, b;  /* labels of the two grains, a < b */
+    size_t faces;   /* voxel faces they share (area in voxel faces) */
+    double angle;   /* disorientation of their orientations, radians, under m->crysym
+                       (no symmetry when NULL) */
+} rve_gb_misori;
+/* The grain boundaries of m (pairs of grains sharing voxel faces, sorted by
+ * a then b) with their disorientation angles; *out malloc'd, *n pairs.
+ * RVE_EUSAGE without orientations, RVE_EDATA for orientations or a symmetry
+ * that cannot be read.  Memory: 8 bytes per voxel face between grains. */
+rve_status rve_map_gb_misori(const rve_map *m, rve_gb_misori **out, size_t *n, rve_err *err);
+
 /* ---------------------------------------------------------- synthetic maps */
 /* A map that looks like a DCT scan: a Laguerre tessellation (random seeds,
  * log-normal radii) rasterised on the grid, evolved by a Monte Carlo Potts
@@ -314,6 +335,13 @@ typedef struct {
 
 void rve_synth_opts_default(rve_synth_opts *o);
 rve_status rve_map_synth_dct(const rve_synth_opts *o, rve_map **out, rve_err *err);
+/* Give every grain of m a random orientation: uniform (rve_ori_random, its
+ * generator seeded with seed, labels in increasing order), taken to the
+ * fundamental zone of the Laue group crysym ("cubic", ...: rve_laue_parse),
+ * as quaternions (ori_des "quaternion", rve's convention), phase 1 for every
+ * grain and m->crysym the group's name; what m had is replaced.  RVE_EUSAGE
+ * for an unknown symmetry, m untouched on failure. */
+rve_status rve_map_set_random_ori(rve_map *m, const char *crysym, uint64_t seed, rve_err *err);
 
 #ifdef __cplusplus
 }

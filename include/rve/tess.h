@@ -297,6 +297,32 @@ rve_status rve_tess_read_tess_mem(const char *buf, size_t n, const char *name, r
  * dst (same number of cells; dst's are replaced).  RVE_ENOMEM, RVE_EUSAGE
  * for different cell counts. */
 rve_status rve_tess_copy_cell_data(rve_tess *dst, const rve_tess *src, rve_err *err);
+/* Orientations of grain map m onto the cells of t: cell k gets the
+ * orientation of map label labels[k] (NULL: label k + 1), i.e. of the grain
+ * whose original id is rve_map_id(m, labels[k]).  Stored as Neper's
+ * "quaternion:passive" (w, x, y, z in rve's convention, rve/ori.h), t->format
+ * "3.5" (the labels mean what they say from 3.5 on).  A map without
+ * orientations or symmetry leaves t unchanged (RVE_OK).  RVE_EUSAGE for a label outside
+ * the map, RVE_EDATA for orientations the map's descriptor cannot convert;
+ * t is untouched on failure.  t->crysym is set from m->crysym when the map
+ * knows its symmetry (kept otherwise). */
+rve_status rve_tess_set_ori_from_map(rve_tess *t, const rve_map *m, const uint32_t *labels,
+                                     rve_err *err);
+/* The orientations of t's cells (t->ori as t->ori_des says, read under the
+ * format version t->format; "" counts as 3.5, the version rve writes) as
+ * unit quaternions in rve's convention (rve/ori.h): q[4 k .. 4 k + 3] for
+ * cell k, q has 4 t->n entries.  RVE_EUSAGE when t has no orientations,
+ * RVE_EDATA for an unknown descriptor or invalid values. */
+rve_status rve_tess_ori_quat(const rve_tess *t, double *q, rve_err *err);
+/* Orientations drawn for every cell of t (random generator seeded with
+ * seed): spec "random" (uniform) or an ideal cubic rolling component
+ * "cube", "goss", "brass", "copper", "s", optionally ":SPREAD" (degrees: the
+ * standard deviation of each component of a normal rotation vector applied
+ * on the crystal side), each taken to the fundamental zone of crysym
+ * ("cubic", ...).  Stored as for rve_tess_set_ori_from_map, with t->crysym.
+ * RVE_EUSAGE for an unknown texture or symmetry; t untouched on failure. */
+rve_status rve_tess_set_ori_texture(rve_tess *t, const char *spec, const char *crysym, uint64_t seed,
+                                    rve_err *err);
 /* Write legacy VTK unstructured grid with polyhedral cells (type 42) and cell
  * data "id" (ids or 1..n) and "volume".  Empty cells are skipped. */
 rve_status rve_tess_write_vtk(rve_tess *t, const char *path, const int *ids, rve_err *err);

@@ -45,6 +45,8 @@ const cli_command cli_cmd_convert = {
     "      --surf-void F     fraction of the side surface unindexed (0.3)\n"
     "      --noise F         fraction of noise voxels (5e-5)\n"
     "      --seed S          random seed (1)\n"
+    "  An HDF5 OUT (.dream3d, .h5) also gets a random orientation per grain\n"
+    "  (uniform, cubic, phase 1; the same seed), as data/dct/dct.dream3d.\n"
     "  -q, -v, -j N, -h      quiet, verbose, threads, help\n"
     "\n"
     "Examples:\n"
@@ -205,6 +207,11 @@ static int run(int argc, char **argv)
         }
         cli_info(&com, "rve convert: synthetic map %dx%dx%d, %u grains in %.1f s", m->nx, m->ny,
                  m->nz, rve_map_ngrains(m), rve_now() - t0);
+        if (rve_map_format_from_path(out) == RVE_MAP_HDF5 && /* a crystallographic map */
+            rve_map_set_random_ori(m, "cubic", so.seed, &err) != RVE_OK) {
+            rve_map_free(m);
+            return cli_fail(cmd, &err);
+        }
     } else if (rve_map_load(in, &lo, &m, &err) != RVE_OK) {
         return cli_fail(cmd, &err);
     }

@@ -151,7 +151,7 @@ static rve_status write_tess(const char *path, const rve_map *m, const rve_fit_r
     o.keep_container = 0;
     rve_tess *t = NULL;
     rve_status st = rve_tess_build(s, n, lo, hi, NULL, &o, &t, err);
-    if (st == RVE_OK)
+    if (st == RVE_OK && (st = rve_tess_set_ori_from_map(t, m, r->label, err)) == RVE_OK)
         st = rve_tess_write_tess(t, path, ids, err);
     rve_tess_free(t);
     free(s);

@@ -50,6 +50,9 @@ const cli_command cli_cmd_gen = {
     "                         neighbours more alike in size, rounder cells [0: none]\n"
     "      --time-limit SEC   stop the shape optimisation after SEC seconds [none]\n"
     "      --seed S           random seed [1]\n"
+    "      --ori SPEC         per-cell crystal orientations in the .tess (as rve tess:\n"
+    "                         random, cube, goss, brass, copper, s[:SPREAD deg]; --seed)\n"
+    "      --crysym NAME      crystal symmetry of --ori [cubic]\n"
     "  -o, --output FILE      output tessellation (.tess, or .vtk)\n"
     "      --values FILE      per-cell table: id x y z w volume diameq sphericity\n"
     "      --plot FILE.png    target vs achieved cumulative distributions\n"
@@ -62,7 +65,7 @@ const cli_command cli_cmd_gen = {
 };
 
 enum { OPT_PERIODIC = CLI_OPT_FIRST, OPT_VOLUMES, OPT_SEEDS, OPT_TOL, OPT_MAXIT, OPT_TLIM, OPT_SEED, OPT_VALUES,
-       OPT_PLOT, OPT_LLOYD, OPT_SIZECORR };
+       OPT_PLOT, OPT_LLOYD, OPT_SIZECORR, OPT_ORI, OPT_CRYSYM };
 
 /* Read one positive number per line ('#' comments, blank lines skipped). */
 static rve_status read_volumes(const char *path, double **out, size_t *n, rve_err *err)
@@ -234,9 +237,12 @@ static int run(int argc, char **argv)
         {"plot", required_argument, NULL, OPT_PLOT},
         {"lloyd", required_argument, NULL, OPT_LLOYD},
         {"size-corr", required_argument, NULL, OPT_SIZECORR},
+        {"ori", required_argument, NULL, OPT_ORI},
+        {"crysym", required_argument, NULL, OPT_CRYSYM},
         {NULL, 0, NULL, 0},
     };
     const char *morpho = NULL, *out = NULL, *volumes = NULL, *seedfile = NULL, *valfile = NULL, *plotfile = NULL;
+    const char *ori = NULL, *crysym = NULL;
     long ncells = 0, maxit = 200, seed = 1, lloyd = 0;
     double domain[3] = {1, 1, 1}, tol = 1e-3, tlim = 0, sizecorr = 0;
     int periodic = 0, opt;
@@ -265,6 +271,8 @@ static int run(int argc, char **argv)
         case OPT_SEEDS: seedfile = optarg; break;
         case OPT_VALUES: valfile = optarg; break;
         case OPT_PLOT: plotfile = optarg; break;
+        case OPT_ORI: ori = optarg; break;
+        case OPT_CRYSYM: crysym = optarg; break;
         case OPT_LLOYD:
             if (rve_parse_int_range(optarg, 0, 1000000, &lloyd) != RVE_OK)
                 return cli_usage_error(&cli_cmd_gen, "--lloyd: expected a count >= 0, got '%s'", optarg);
@@ -302,6 +310,10 @@ static int run(int argc, char **argv)
         return cli_usage_error(&cli_cmd_gen, "--morpho needs -n N");
     if (seedfile && !volumes)
         return cli_usage_error(&cli_cmd_gen, "--seeds goes with --volumes");
+    if (crysym && !ori)
+        return cli_usage_error(&cli_cmd_gen, "--crysym goes with --ori");
+    if (ori && rve_path_has_ext(out, ".vtk"))
+        return cli_usage_error(&cli_cmd_gen, "--ori: orientations go to a .tess output");
     if (lloyd && !volumes)
         return cli_usage_error(&cli_cmd_gen, "--lloyd goes with --volumes");
     if (sizecorr > 0 && !morpho)
@@ -520,9 +532,11 @@ static int run(int argc, char **argv)
             deq[i] = rve_tess_cell_eqd(t, (int)i);
             sph[i] = rve_tess_cell_sphericity(t, (int)i);
         }
-        if (rve_path_has_ext(out, ".vtk"))
+        if (ori)
+            st = rve_tess_set_ori_texture(t, ori, crysym ? crysym : "cubic", (uint64_t)seed, &err);
+        if (st == RVE_OK && rve_path_has_ext(out, ".vtk"))
             st = rve_tess_write_vtk(t, out, NULL, &err);
-        else
+        else if (st == RVE_OK)
             st = rve_tess_write_tess(t, out, NULL, &err);
         if (st != RVE_OK) {
             rc = cli_fail(&cli_cmd_gen, &err);

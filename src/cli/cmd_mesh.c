@@ -277,9 +277,8 @@ static int run(int argc, char **argv)
         goto done;
     }
     cli_info(&com, "rve mesh: %s: %d cells", in, t->n - t->nempty);
-    const char *outs[RVE_MESH_NFORMATS];
-    for (int f = 0; f < RVE_MESH_NFORMATS; f++)
-        outs[f] = paths[f];
+    const char *outs[RVE_MESH_NFORMATS]; /* .inp, .vtk with orientations: written below */
+    int ori = meshcli_ori_split(t, (const char *const *)paths, outs);
     double t0 = rve_now();
     rve_reg_report rep;
     int saved = meshcli_stdout_to_stderr();
@@ -292,7 +291,8 @@ static int run(int argc, char **argv)
         rc = cli_fail(cmd, &err);
         goto done;
     }
-    if (pairs && rve_mesh_write_solver(m, pairs, RVE_SOLVER_PAIRS, NULL, &err) != RVE_OK) {
+    if ((ori && meshcli_ori_write(t, ids, NULL, m, (const char *const *)paths, &err) != RVE_OK) ||
+        (pairs && rve_mesh_write_solver(m, pairs, RVE_SOLVER_PAIRS, NULL, &err) != RVE_OK)) {
         rc = cli_fail(cmd, &err);
         goto done;
     }

@@ -331,7 +331,7 @@ static int run(int argc, char **argv)
         const char *outs[RVE_MESH_NFORMATS] = {paths[0], paths[1], paths[2], paths[3]};
         mo.threads = com.threads > 0 ? com.threads : 1;
         mo.verbose = com.verbosity >= RVE_VERBOSE;
-        if (meshcli_mesh(r ? r : t, ids, &mo, outs, &m, &err) != RVE_OK) {
+        if (meshcli_mesh(r ? r : t, ids, gmap, &mo, outs, &m, &err) != RVE_OK) {
             if (!err.file[0])
                 snprintf(err.file, sizeof err.file, "%s", r ? reg_tess : fit_tess);
             rc = cli_fail(cmd, &err);

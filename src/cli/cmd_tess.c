@@ -1,6 +1,7 @@
 /* rve tess - build a Laguerre/Voronoi tessellation from seeds. */
 #include "config.h"
 #include "cli/cli.h"
+#include <rve/ori.h>
 #include <rve/tess.h>
 #include <gsl/gsl_rng.h>
 #include <stdio.h>
@@ -25,7 +26,11 @@ const cli_command cli_cmd_tess = {
     "  --domain LX,LY,LZ  domain size (default 1,1,1; one value for a cube)\n"
     "  --periodic[=AXES]  periodic domain along AXES (default xyz), e.g. --periodic=xy;\n"
     "                     periodic cells are whole polyhedra around their seed\n"
-    "  --rng-seed S       random seed for -n (default 1)\n"
+    "  --rng-seed S       random seed for -n (default 1) and --ori\n"
+    "  --ori SPEC         per-cell crystal orientations in the .tess: random (uniform)\n"
+    "                     or an ideal component cube, goss, brass, copper, s, with an\n"
+    "                     optional :SPREAD in degrees (e.g. copper:5; normal scatter)\n"
+    "  --crysym NAME      crystal symmetry of --ori (default cubic; hexagonal, ...)\n"
     "  -o, --output OUT   output: Neper .tess (format 3.5), or VTK polyhedra when OUT\n"
     "                     ends in .vtk (cell data: id, volume)\n"
     "  --json             print a JSON summary on standard output\n"
@@ -41,7 +46,7 @@ const cli_command cli_cmd_tess = {
     run,
 };
 
-enum { OPT_SEEDS = CLI_OPT_FIRST, OPT_DOMAIN, OPT_PERIODIC, OPT_RNG };
+enum { OPT_SEEDS = CLI_OPT_FIRST, OPT_DOMAIN, OPT_PERIODIC, OPT_RNG, OPT_ORI, OPT_CRYSYM };
 
 static int run(int argc, char **argv)
 {
@@ -52,13 +57,15 @@ static int run(int argc, char **argv)
         {"domain", required_argument, NULL, OPT_DOMAIN},
         {"periodic", optional_argument, NULL, OPT_PERIODIC},
         {"rng-seed", required_argument, NULL, OPT_RNG},
+        {"ori", required_argument, NULL, OPT_ORI},
+        {"crysym", required_argument, NULL, OPT_CRYSYM},
         {"output", required_argument, NULL, 'o'},
         {NULL, 0, NULL, 0},
     };
     cli_common com;
     cli_common_init(&com);
     long n = 0, rng = 1;
-    const char *seedfile = NULL, *out = NULL;
+    const char *seedfile = NULL, *out = NULL, *ori = NULL, *crysym = NULL;
     double L[3] = {1, 1, 1};
     int per[3] = {0, 0, 0};
     int c;
@@ -95,9 +102,21 @@ static int run(int argc, char **argv)
             if (rve_parse_int_range(optarg, 0, 4294967295L, &rng) != RVE_OK)
                 return cli_usage_error(cmd, "--rng-seed: expected an integer from 0 to 4294967295, got '%s'", optarg);
             break;
+        case OPT_ORI: ori = optarg; break;
+        case OPT_CRYSYM: {
+            rve_laue g;
+            if (rve_laue_parse(optarg, &g) != RVE_OK)
+                return cli_usage_error(cmd, "--crysym: unknown crystal symmetry '%s' (cubic, hexagonal, "
+                                       "tetragonal, trigonal, orthorhombic, monoclinic, triclinic)", optarg);
+            crysym = optarg;
+            break;
+        }
         default: return cli_bad_option(cmd, argc, argv);
         }
     }
+    if (crysym && !ori) return cli_usage_error(cmd, "--crysym goes with --ori");
+    if (ori && rve_path_has_ext(out ? out : "", ".vtk"))
+        return cli_usage_error(cmd, "--ori: orientations go to a .tess output");
     if (optind < argc) return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
     if (!out) return cli_usage_error(cmd, "missing the output file (-o OUT)");
     if ((n > 0) == (seedfile != NULL)) return cli_usage_error(cmd, "give either -n N or --seeds FILE");
@@ -140,6 +159,10 @@ static int run(int argc, char **argv)
     }
     double tbuild = rve_now() - t0;
     if (t->nempty) cli_info(&com, "rve tess: %d empty cell%s", t->nempty, t->nempty > 1 ? "s" : "");
+    if (ori && rve_tess_set_ori_texture(t, ori, crysym ? crysym : "cubic", (uint64_t)rng, &err) != RVE_OK) {
+        rve_tess_free(t);
+        return cli_fail(cmd, &err);
+    }
     if (rve_path_has_ext(out, ".vtk"))
         st = rve_tess_write_vtk(t, out, NULL, &err);
     else

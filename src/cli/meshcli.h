@@ -56,13 +56,30 @@ static inline void meshcli_stdout_restore(int saved)
     }
 }
 
-static inline rve_status meshcli_mesh(const rve_tess *t, const int *ids, const rve_mesh_opts *o,
-                                      const char *const outs[RVE_MESH_NFORMATS], rve_mesh **m,
-                                      rve_err *err)
+/* Orientations in the mesh outputs (meshcli_ori.c).  When t carries
+ * orientations, mesh_outs is outs without .inp and .vtk (returns 1), which
+ * meshcli_ori_write then writes with rve_mesh_write_solver and a per-grain
+ * table: Abaqus *User Material constants phi1 Phi phi2 (Bunge, degrees),
+ * grain id, phase; VTK cell data of the same and q0..q3; beside a .msh,
+ * MESH.ori with FEPX's $ElsetOrientations (and $ElsetCrySym).  map (may be
+ * NULL) gives the phases (0 without). */
+int meshcli_ori_split(const rve_tess *t, const char *const outs[RVE_MESH_NFORMATS],
+                      const char *mesh_outs[RVE_MESH_NFORMATS]);
+rve_status meshcli_ori_write(const rve_tess *t, const int *ids, const rve_map *map, const rve_mesh *m,
+                             const char *const outs[RVE_MESH_NFORMATS], rve_err *err);
+
+/* map (may be NULL): the grain map, for the phases of the solver outputs */
+static inline rve_status meshcli_mesh(const rve_tess *t, const int *ids, const rve_map *map,
+                                      const rve_mesh_opts *o, const char *const outs[RVE_MESH_NFORMATS],
+                                      rve_mesh **m, rve_err *err)
 {
+    const char *mo[RVE_MESH_NFORMATS];
+    int ori = meshcli_ori_split(t, outs, mo);
     int saved = meshcli_stdout_to_stderr();
-    rve_status st = rve_mesh_tess(t, ids, o, outs, m, err);
+    rve_status st = rve_mesh_tess(t, ids, o, mo, m, err);
     meshcli_stdout_restore(saved);
+    if (st == RVE_OK && ori)
+        st = meshcli_ori_write(t, ids, map, *m, outs, err);
     return st;
 }
 

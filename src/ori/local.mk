@@ -5,7 +5,7 @@ check_PROGRAMS += tests/test_ori
 tests_test_ori_SOURCES = tests/test_ori.c
 tests_test_ori_CFLAGS = $(TEST_CFLAGS)
 tests_test_ori_LDADD = $(TEST_LIBS)
-dist_check_SCRIPTS += tests/test_hdf5.sh
+dist_check_SCRIPTS += tests/test_hdf5.sh tests/test_ori_run.sh tests/test_sample_ori.sh tests/test_ori_texture.sh
 
 check_PROGRAMS += tests/test_hdf5
 tests_test_hdf5_SOURCES = tests/test_hdf5.c

@@ -16,7 +16,7 @@ bench_bench_raster_LDADD = librve.la $(TIFF_LIBS) -lm
 # end grain maps (issue 5)
 
 # tessellations (issue 6)
-librve_la_SOURCES += src/tess/rasterize.c src/tess/tess.c src/tess/topo.c src/tess/geom.c src/tess/tess_io.c src/tess/tess_read.c \
+librve_la_SOURCES += src/tess/rasterize.c src/tess/tess.c src/tess/topo.c src/tess/geom.c src/tess/tess_io.c src/tess/tess_read.c src/tess/tess_ori.c src/tess/map_ori.c \
 	src/tess/tess_internal.h src/tess/voro_wrap.h src/tess/voro_wrap.cc
 check_PROGRAMS += tests/test_tess
 tests_test_tess_SOURCES = tests/test_tess.c

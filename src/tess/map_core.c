@@ -40,6 +40,7 @@ void rve_map_free(rve_map *m)
     free(m->ori);
     free(m->phase);
     free(m->gos);
+    free(m->crysym);
     free(m);
 }
 
@@ -82,6 +83,8 @@ rve_map *rve_map_copy(const rve_map *m)
             goto fail;
         memcpy(c->gos, m->gos, m->nlabels * sizeof *c->gos);
     }
+    if (m->crysym && !(c->crysym = strdup(m->crysym)))
+        goto fail;
     return c;
 fail:
     rve_map_free(c);
@@ -523,12 +526,13 @@ rve_status rve_map_crop(const rve_map *m, int i0, int j0, int k0, int nx, int ny
     c->has_res = m->has_res;
     c->nlabels = m->nlabels;
     /* Keep the label numbering (ids, orientations) of the parent. */
-    if (m->ids || m->ori) {
+    if (m->ids || m->ori || m->crysym) {
         rve_map tmp = *c;
         tmp.ids = m->ids;
         tmp.ori = m->ori;
         tmp.ori_n = m->ori_n;
         tmp.ori_des = m->ori_des;
+        tmp.crysym = m->crysym;
         rve_map *cc = rve_map_copy(&tmp);
         rve_map_free(c);
         if (!cc)

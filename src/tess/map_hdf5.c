@@ -40,6 +40,7 @@ typedef struct {
     char fpath[PBUF];
     int *vphase, *fphase;       /* per voxel / per feature (row = id), or NULL */
     rve_laue laue[MAX_PHASES];  /* symmetry of each phase number */
+    unsigned char known[MAX_PHASES]; /* the file gave laue[ph] (else: triclinic by default) */
 } h5grains;
 
 typedef struct {
@@ -280,6 +281,39 @@ static rve_status mean_from_voxels(h5r *r, const h5grains *g, rve_map *m)
     return s;
 }
 
+/* m->crysym: the symmetry of the phases of the map's grains, when the file
+ * gave it and it is the same for all (a .tess has one *crysym).  Grains without
+ * phases take the file's only phase, if it has one. */
+static rve_status map_crysym(h5r *r, const h5grains *g, rve_map *m)
+{
+    int common = -1, nknown = 0, only = -1;
+    for (int ph = 1; ph < MAX_PHASES; ph++)
+        if (g->known[ph])
+            nknown++, only = ph;
+    if (!m->phase && nknown == 1)
+        common = (int)g->laue[only];
+    /* ids absent from the map (sparse tables) have no phase: not counted */
+    char *present = m->phase ? calloc((size_t)m->nlabels + 1, 1) : NULL;
+    if (m->phase && !present)
+        return rve_err_set(r->err, RVE_ENOMEM, r->file, "out of memory");
+    size_t nv = rve_map_nvox(m);
+    for (size_t v = 0; present && v < nv; v++)
+        present[m->lab[v]] = 1;
+    int mixed = 0;
+    for (size_t l = 1; present && l <= m->nlabels && !mixed; l++) {
+        int ph = m->phase[l - 1];
+        if (!present[l])
+            continue;
+        mixed = ph <= 0 || ph >= MAX_PHASES || !g->known[ph] || (common >= 0 && common != (int)g->laue[ph]);
+        if (!mixed)
+            common = (int)g->laue[ph];
+    }
+    free(present);
+    if (!mixed && common >= 0 && !(m->crysym = strdup(rve_laue_name((rve_laue)common))))
+        return rve_err_set(r->err, RVE_ENOMEM, r->file, "out of memory");
+    return RVE_OK;
+}
+
 static rve_status grains_to_map(h5r *r, h5grains *g, rve_map **out)
 {
     rve_map *m = calloc(1, sizeof *m);
@@ -308,6 +342,8 @@ static rve_status grains_to_map(h5r *r, h5grains *g, rve_map **out)
             if (m->lab[v])
                 m->phase[m->lab[v] - 1] = g->vphase[v];
     }
+    if (s == RVE_OK)
+        s = map_crysym(r, g, m);
     if (s == RVE_OK && (g->fori || g->vori) && nl) {
         m->ori_n = 4;
         if (!(m->ori = malloc(nl * 4 * sizeof *m->ori)) || !(m->ori_des = strdup("quaternion")))
@@ -736,8 +772,10 @@ static rve_status dream3d_features(h5r *r, const rve_hdf5_opts *o, const char *d
         size_t n = (size_t)d[0] * (rank > 1 ? d[1] : 1);
         if ((s = ds_read(r, p, H5T_NATIVE_UINT, n, (void **)&cs)) != RVE_OK)
             return s;
-        for (size_t i = 0; i < n && i < MAX_PHASES; i++)
+        for (size_t i = 0; i < n && i < MAX_PHASES; i++) {
             g->laue[i] = laue_dream3d(cs[i]);
+            g->known[i] = cs[i] <= 10; /* 999: unknown */
+        }
         free(cs);
     }
     return RVE_OK;
@@ -859,7 +897,7 @@ static rve_status read_labdct(h5r *r, const rve_hdf5_opts *o, h5grains *g)
             continue;
         int *sg;
         if (ds_read(r, p, H5T_NATIVE_INT, 1, (void **)&sg) == RVE_OK)
-            g->laue[ph] = laue_spacegroup(*sg), free(sg);
+            g->laue[ph] = laue_spacegroup(*sg), g->known[ph] = 1, free(sg);
         rve_err_clear(r->err);
     }
     /* the first array present; a named one is told by its name's ending
@@ -968,7 +1006,18 @@ static herr_t put_array(hid_t grp, const char *name, hid_t ft, hid_t mt, int ran
                         const uint64_t *tdims, int ntd, uint64_t ncomp, const char *objtype, const void *v)
 {
     hid_t s = H5Screate_simple(rank, dims, NULL);
-    hid_t d = H5Dcreate2(grp, name, ft, s, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    /* cell arrays (Z, Y, X, ncomp) deflated in chunks of one slice (at most
+     * 256 x 256), bytes shuffled: grain maps are runs of equal values, several
+     * times smaller */
+    hid_t pl = H5P_DEFAULT;
+    if (rank == 4 && H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0 && (pl = H5Pcreate(H5P_DATASET_CREATE)) >= 0) {
+        hsize_t ch[4] = {1, dims[1] < 256 ? dims[1] : 256, dims[2] < 256 ? dims[2] : 256, dims[3]};
+        if (H5Pset_chunk(pl, 4, ch) < 0 || H5Pset_deflate(pl, 6) < 0)
+            H5Pclose(pl), pl = H5P_DEFAULT;
+    }
+    hid_t d = H5Dcreate2(grp, name, ft, s, H5P_DEFAULT, pl, H5P_DEFAULT);
+    if (pl != H5P_DEFAULT)
+        H5Pclose(pl);
     herr_t e = d < 0 ? -1 : H5Dwrite(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, v);
     if (d >= 0) {
         int ver = 2;
@@ -1024,9 +1073,18 @@ static rve_status write_xdmf(const rve_map *m, const char *path, int has_phase, 
     return rve_afile_commit(af, err);
 }
 
-/* CellEnsembleData: CrystalStructures (999, unknown: rve keeps no crystal
- * structure) and PhaseName, which DAMASK's load_DREAM3D reads by default. */
-static hid_t write_ensemble(hid_t dc, int maxph, herr_t *e)
+/* DREAM3D's CrystalStructures code of a map's symmetry (999: unknown) */
+static uint32_t dream3d_code(const char *crysym)
+{
+    static const uint32_t code[RVE_LAUE_N] = {4, 5, 6, 10, 8, 0, 1}; /* rve_laue order */
+    rve_laue g;
+    return crysym && rve_laue_parse(crysym, &g) == RVE_OK ? code[g] : 999;
+}
+
+/* CellEnsembleData: CrystalStructures (the map's one symmetry for every
+ * phase, 999 when unknown) and PhaseName, which DAMASK's load_DREAM3D reads
+ * by default. */
+static hid_t write_ensemble(hid_t dc, int maxph, const char *crysym, herr_t *e)
 {
     uint64_t te = (uint64_t)maxph + 1;
     hid_t ens = put_matrix(dc, "CellEnsembleData", 11, 1, &te);
@@ -1039,7 +1097,7 @@ static hid_t write_ensemble(hid_t dc, int maxph, herr_t *e)
         return ens;
     }
     for (size_t i = 0; i < te; i++) {
-        cs[i] = 999;
+        cs[i] = i ? dream3d_code(crysym) : 999;
         np[i] = names + 32 * i;
         if (i)
             snprintf(np[i], 32, "Phase %d", (int)i); /* i <= MAX_PHASES */
@@ -1108,7 +1166,7 @@ static herr_t write_simpl(hid_t f, const rve_map *m, const double *eu, const dou
     int maxph = 1;
     for (size_t l = 0; ph && l <= nl; l++)
         maxph = ph[l] > maxph ? ph[l] : maxph;
-    hid_t ens = write_ensemble(dc, maxph, &e);
+    hid_t ens = write_ensemble(dc, maxph, m->crysym, &e);
     H5Gclose(ens), H5Gclose(dc), H5Gclose(dcs);
     return e;
 }
@@ -1124,12 +1182,9 @@ rve_status rve_map_write_hdf5(const rve_map *m, const char *path, rve_err *err)
                                m->phase[l], MAX_PHASES - 1);
     int has_ori = m->ori && m->ori_n > 0 && m->ori_des;
     rve_ori_spec sp = {RVE_ORI_QUATERNION, RVE_ORI_PASSIVE, 0};
-    if (has_ori && strcmp(m->ori_des, "quaternion") &&
-        rve_ori_parse_descriptor(m->ori_des, 2.1, &sp, err) != RVE_OK) /* a .tesr's descriptor */
-        return rve_err_set(err, RVE_EDATA, path, "orientation descriptor '%s' not understood", m->ori_des);
-    if (has_ori && rve_ori_des_size(sp.des) != m->ori_n)
-        return rve_err_set(err, RVE_EDATA, path, "orientation descriptor '%s' with %d values per grain",
-                           m->ori_des, m->ori_n);
+    if (has_ori && rve_map_ori_spec(m, &sp, err) != RVE_OK)
+        return rve_err_set(err, RVE_EDATA, path, "orientation descriptor '%s' with %d values per grain "
+                           "not understood", m->ori_des, m->ori_n);
     int32_t *ids = malloc((nv ? nv : 1) * sizeof *ids);
     int *ph = m->phase ? calloc(nl + 1, sizeof *ph) : NULL, *vph = m->phase ? malloc(nv * sizeof *vph) : NULL;
     double *eu = has_ori ? calloc((nl + 1) * 3, sizeof *eu) : NULL;

@@ -2,6 +2,7 @@
 #ifndef RVE_MAP_INTERNAL_H
 #define RVE_MAP_INTERNAL_H
 
+#include <rve/ori.h>
 #include <rve/raster.h>
 
 /* Largest label a map may hold: labels must fit a signed 32-bit integer
@@ -26,5 +27,12 @@ rve_status rve_map_read_tesr_mem_capped(const char *buf, size_t n, const char *n
 /* Convert n samples of the given width (1, 2, 4 bytes; swapped if swap)
  * into labels; returns the largest value (for range checks). */
 uint32_t rve_map_unpack(uint32_t *dst, const unsigned char *src, size_t n, int bytes, int swap);
+
+/* How the values of m->ori are to be read (m->ori_des set): "quaternion"
+ * (what the HDF5 readers write) is our passive quaternion; any other
+ * descriptor is a .tesr's, read with the rule of format 2.1 (a bare
+ * descriptor means passive), as rve's .tesr writer writes them.  RVE_EDATA
+ * for an unknown descriptor or a value count that does not match it. */
+rve_status rve_map_ori_spec(const rve_map *m, rve_ori_spec *sp, rve_err *err);
 
 #endif

@@ -187,7 +187,7 @@ typedef struct {
     rve_map *m;
     uint32_t *cellid;
     double *ori;
-    char *ori_des, *ext;
+    char *ori_des, *ext, *crysym;
     long ncell, dim;
     int fmt_bytes, fmt_big, size[3];
     double h[3], o[3];
@@ -205,6 +205,7 @@ static void tesr_rd_free(tesr_rd *R)
     free(R->ori);
     free(R->ori_des);
     free(R->ext);
+    free(R->crysym);
 }
 
 /* ***tesr, **format (2.0 puts the data format there), **general and its
@@ -318,6 +319,10 @@ static int tesr_rd_cell(tesr_rd *R, int *have_tok)
         } else if (strcmp(t->tok, "*ori") == 0) {
             if (!tesr_rd_ori(R))
                 return 0;
+        } else if (strcmp(t->tok, "*crysym") == 0 && !tk_peek_star(t) && tk_next(t)) {
+            rve_laue g; /* kept when rve knows the group; else the symmetry stays unknown */
+            free(R->crysym);
+            R->crysym = rve_laue_parse(t->tok, &g) == RVE_OK ? strdup(rve_laue_name(g)) : NULL;
         } else {
             while (!tk_peek_star(t))
                 tk_next(t);
@@ -457,6 +462,8 @@ static int tesr_rd_finish(tesr_rd *R, uint32_t mx)
         m->ori_des = R->ori_des;
         R->ori_des = NULL;
     }
+    m->crysym = R->crysym;
+    R->crysym = NULL;
     return 1;
 }
 
@@ -710,7 +717,7 @@ rve_status rve_map_write_tesr(const rve_map *m, const char *path, const rve_map_
     if (m->origin[0] != 0 || m->origin[1] != 0 || m->origin[2] != 0)
         fprintf(fp, "  *origin\n   %.17g %.17g %.17g\n", m->origin[0], m->origin[1], m->origin[2]);
     fprintf(fp, "  *hasvoid %d\n", hasvoid);
-    if (m->ids || (m->ori && m->ori_n > 0)) {
+    if (m->ids || (m->ori && m->ori_n > 0) || m->crysym) {
         fprintf(fp, " **cell\n   %u\n", m->nlabels);
         if (m->ids) {
             fprintf(fp, "  *id\n  ");
@@ -727,6 +734,8 @@ rve_status rve_map_write_tesr(const rve_map *m, const char *path, const rve_map_
                 fprintf(fp, "\n");
             }
         }
+        if (m->crysym)
+            fprintf(fp, "  *crysym\n   %s\n", m->crysym);
     }
     fprintf(fp, " **data\n   %s\n", fmt);
     if (o->external) {

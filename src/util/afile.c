@@ -494,8 +494,7 @@ rve_status rve_afile_txn_commit(rve_err *err)
             rve_afile_abort(txn.files[i]);
     }
     txn.n = 0;
-    txn.nd = 0; /* the folders hold results now */
-    txn_reset();
+    txn_reset(); /* frees the folder names; the folders hold results now and stay */
     return st;
 }
 
