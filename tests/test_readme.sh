@@ -16,8 +16,10 @@ awk '/^## The library/ { inlib = 1 } inlib && /^```c$/ { on = 1; next } on && /^
 ok "README has a C example" "[ -s '$d/ex.c' ]"
 lib=$(ls "$bld"/.libs/librve.so 2>/dev/null | head -n 1)
 if [ -z "$lib" ]; then echo "SKIP: no shared librve in $bld/.libs"; exit 77; fi
-${CC:-cc} -std=c11 -Wall -Wextra -Werror -I"$src/include" "$d/ex.c" -o "$d/ex" \
-    -L"$bld/.libs" -Wl,-rpath,"$bld/.libs" -lrve -lm 2>"$d/cc.err"
+# the build's compiler and flags: a sanitized library needs its runtime
+# shellcheck disable=SC2086
+${RVE_CC:-cc} ${RVE_CFLAGS:-} -std=c11 -Wall -Wextra -Werror -I"$src/include" "$d/ex.c" -o "$d/ex" \
+    ${RVE_LDFLAGS:-} -L"$bld/.libs" -Wl,-rpath,"$bld/.libs" -lrve -lm 2>"$d/cc.err"
 ok "README example compiles without warnings" "[ -x '$d/ex' ]" || cat "$d/cc.err"
 if [ -x "$d/ex" ]; then
     "$d/ex" >"$d/out"
