@@ -85,6 +85,11 @@ awk '{ e = $1 - 1.6066732581833106e-12; if (e < 0) e = -e; exit !(e <= 1.5e-10) 
 # empty input: no queries, no output
 printf '# nothing\n' >"$tmp/empty.txt"
 expect_status "empty" 0 "$RVE" dist "$tmp/empty.txt"
+# a vertex count the text cannot hold is refused before allocating
+# (found by the fuzzer: "poly 092780190" asked for 2 GB)
+printf 'poly 092780190 0 0 0  point 1 1 1\n' >"$tmp/bigpoly.txt"
+expect_status "poly count larger than its text" 1 "$RVE" dist "$tmp/bigpoly.txt"
+grep -q "vertices announced" "$tmp/err" && ok || ko "poly count message: $(cat "$tmp/err")"
 rm -rf "$tmp"
 echo "dist_cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -390,6 +390,13 @@ rve_status rve_shape_parse(const char **cursor, rve_shape *s, rve_err *err)
         if (l >= sizeof tok || end == tok || *end != '\0' || errno == ERANGE || n < 1 || n > 100000000L)
             return rve_err_set(err, RVE_EDATA, NULL,
                                "bad token '%s' (poly: expected a vertex count from 1 to 100000000)", tok);
+        /* each vertex takes at least 6 characters ("0 0 0 "): a count the
+         * rest of the text cannot hold is refused before allocating for it */
+        size_t left = strlen(*cur);
+        if ((size_t)n > left / 6 + 1)
+            return rve_err_set(err, RVE_EDATA, NULL,
+                               "poly: %ld vertices announced, but the text left holds at most %zu", n,
+                               left / 6 + 1);
         double *v = malloc((size_t)n * 3 * sizeof *v);
         if (!v)
             return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory for %ld poly vertices", n);
