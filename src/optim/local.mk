@@ -1,7 +1,7 @@
 # Module optim: sources, public header, tests and benchmarks.
 
 # fitting (issue 7)
-librve_la_SOURCES += src/optim/cpoly.c src/optim/cpoly.h src/optim/lopt.c src/optim/lopt.h \
+librve_core_la_SOURCES += src/optim/cpoly.c src/optim/cpoly.h src/optim/lopt.c src/optim/lopt.h \
 	src/optim/fit.c
 check_PROGRAMS += tests/test_fit
 tests_test_fit_SOURCES = tests/test_fit.c
@@ -12,7 +12,7 @@ EXTRA_DIST += bench/bench_fit.sh
 # end of fitting (issue 7)
 
 # synthesis (issue 9)
-librve_la_SOURCES += src/optim/synth.h src/optim/pvol.c src/optim/distrib.c src/optim/gen.c
+librve_core_la_SOURCES += src/optim/synth.h src/optim/pvol.c src/optim/distrib.c src/optim/gen.c
 check_PROGRAMS += tests/test_gen
 tests_test_gen_SOURCES = tests/test_gen.c
 tests_test_gen_CFLAGS = $(TEST_CFLAGS)

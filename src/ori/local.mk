@@ -1,5 +1,5 @@
 # Module ori: crystal orientations (descriptors, symmetry, misorientation, mean).
-librve_la_SOURCES += src/ori/ori_conv.c src/ori/ori_sym.c
+librve_core_la_SOURCES += src/ori/ori_conv.c src/ori/ori_sym.c
 
 check_PROGRAMS += tests/test_ori
 tests_test_ori_SOURCES = tests/test_ori.c

@@ -1,7 +1,7 @@
 # Module tess: sources, public header, tests and benchmarks.
 
 # grain maps (issue 5)
-librve_la_SOURCES += src/tess/map_core.c src/tess/map_tesr.c src/tess/map_tiff.c \
+librve_core_la_SOURCES += src/tess/map_core.c src/tess/map_tesr.c src/tess/map_tiff.c \
 	src/tess/map_boundary.c src/tess/map_stats.c src/tess/map_synth.c src/tess/map_hdf5.c \
 	src/tess/map_internal.h
 check_PROGRAMS += tests/test_raster
@@ -16,7 +16,7 @@ bench_bench_raster_LDADD = librve.la $(TIFF_LIBS) -lm
 # end grain maps (issue 5)
 
 # tessellations (issue 6)
-librve_la_SOURCES += src/tess/rasterize.c src/tess/tess.c src/tess/topo.c src/tess/geom.c src/tess/tess_io.c src/tess/tess_read.c \
+librve_core_la_SOURCES += src/tess/rasterize.c src/tess/tess.c src/tess/topo.c src/tess/geom.c src/tess/tess_io.c src/tess/tess_read.c \
 	src/tess/tess_internal.h src/tess/voro_wrap.h src/tess/voro_wrap.cc
 check_PROGRAMS += tests/test_tess
 tests_test_tess_SOURCES = tests/test_tess.c
@@ -25,7 +25,9 @@ tests_test_tess_LDADD = $(TEST_LIBS)
 dist_check_SCRIPTS += tests/test_tess.sh
 BENCH_PROGS += bench/bench_tess
 bench_bench_tess_SOURCES = bench/bench_tess.c
-bench_bench_tess_LDADD = librve.la -lm
+# the bench calls the voro++ wrapper (tv_*, internal): the convenience library, a C++ link
+bench_bench_tess_LDADD = librve_core.la $(RVE_DEP_LIBS)
+nodist_EXTRA_bench_bench_tess_SOURCES = bench-cxx-dummy.cc
 # end tessellations (issue 6)
 
 # Neper interoperability (issue 23)
