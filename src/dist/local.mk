@@ -2,12 +2,12 @@
 # RVE_DIST_SOURCES: the kernels, in librve and in the kernel-only librve-dist.
 RVE_DIST_SOURCES = src/dist/shape.c src/dist/gjk.c src/dist/graph.c src/dist/dist_exact.c src/dist/dist_scale.c src/dist/dist_internal.h
 
-check_PROGRAMS += tests/test_dist
+UNIT_TESTS += tests/test_dist
 tests_test_dist_SOURCES = tests/test_dist.c tests/dist_oracle.h tests/dist_rng.h
 tests_test_dist_CFLAGS = $(TEST_CFLAGS)
 tests_test_dist_LDADD = $(TEST_LIBS) $(QHULL_LIBS)
 
-check_PROGRAMS += tests/test_dist_pairs
+UNIT_TESTS += tests/test_dist_pairs
 tests_test_dist_pairs_SOURCES = tests/test_dist_pairs.c tests/dist_oracle.h tests/dist_rng.h
 tests_test_dist_pairs_CFLAGS = $(TEST_CFLAGS)
 tests_test_dist_pairs_LDADD = $(TEST_LIBS) $(QHULL_LIBS)
@@ -39,7 +39,7 @@ endif
 # contact kernels (issue 4)
 RVE_DIST_SOURCES += src/dist/contact_internal.h src/dist/contact_poly.c src/dist/contact_cp.c \
 	src/dist/contact_epa.c src/dist/contact_cvi.c src/dist/contact_sq.c
-check_PROGRAMS += tests/test_contact
+UNIT_TESTS += tests/test_contact
 tests_test_contact_SOURCES = tests/test_contact.c tests/contact_oracle.c tests/contact_oracle.h
 tests_test_contact_CFLAGS = $(TEST_CFLAGS)
 tests_test_contact_LDADD = $(TEST_LIBS) $(QHULL_LIBS)
@@ -57,7 +57,7 @@ bench_bench_contact_SOURCES += bench/bench_contact_bullet.cc
 bench_bench_contact_LDADD += $(BULLET_LIBS)
 endif
 
-check_PROGRAMS += tests/test_dist_robust
+UNIT_TESTS += tests/test_dist_robust
 tests_test_dist_robust_SOURCES = tests/test_dist_robust.c tests/dist_flat.h tests/dist_oracle.h tests/dist_rng.h
 tests_test_dist_robust_CFLAGS = $(TEST_CFLAGS)
 # dist_exact_* are internal (dist_internal.h): linked from the convenience library
@@ -71,7 +71,7 @@ bench_bench_dist_stress_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 bench_bench_dist_stress_CFLAGS = $(AM_CFLAGS) -O2
 bench_bench_dist_stress_LDADD = librve.la $(QHULL_LIBS) -lm
 
-check_PROGRAMS += tests/test_dist_smooth
+UNIT_TESTS += tests/test_dist_smooth
 tests_test_dist_smooth_SOURCES = tests/test_dist_smooth.c tests/dist_oracle.h tests/dist_rng.h
 tests_test_dist_smooth_CFLAGS = $(TEST_CFLAGS)
 tests_test_dist_smooth_LDADD = $(TEST_LIBS) $(QHULL_LIBS)
@@ -79,7 +79,7 @@ dist_check_SCRIPTS += tests/test_dist_cli.sh
 
 # compound bodies: the intrinsic hierarchy (issue 22)
 RVE_DIST_SOURCES += src/dist/compound.c
-check_PROGRAMS += tests/test_compound
+UNIT_TESTS += tests/test_compound
 tests_test_compound_SOURCES = tests/test_compound.c
 tests_test_compound_CFLAGS = $(TEST_CFLAGS)
 tests_test_compound_LDADD = $(TEST_LIBS)

@@ -4,7 +4,7 @@ librve_core_la_SOURCES += src/util/err.c src/util/afile.c src/util/json.c src/ut
 	src/util/misc.c src/util/progress.c
 rveinclude_HEADERS += include/rve/util.h
 
-check_PROGRAMS += tests/test_util
+UNIT_TESTS += tests/test_util
 tests_test_util_SOURCES = tests/test_util.c
 tests_test_util_CFLAGS = $(TEST_CFLAGS)
 tests_test_util_LDADD = $(TEST_LIBS)
@@ -14,7 +14,7 @@ librve_core_la_SOURCES += src/util/vec3.h
 rve_SOURCES += src/util/image.h src/util/image.c src/util/font5x7.h
 rve_LDADD += $(PNG_LIBS)
 
-check_PROGRAMS += tests/test_image
+UNIT_TESTS += tests/test_image
 tests_test_image_SOURCES = tests/test_image.c src/util/image.c src/util/image.h src/util/font5x7.h
 tests_test_image_CFLAGS = $(TEST_CFLAGS)
 tests_test_image_LDADD = $(TEST_LIBS) $(PNG_LIBS)
