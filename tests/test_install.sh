@@ -7,8 +7,11 @@
 lib_init install
 
 command -v pkg-config >/dev/null 2>&1 || { echo "install: pkg-config not found: skipped"; exit 77; }
-CC=${CC:-cc}
-command -v "$CC" >/dev/null 2>&1 || { echo "install: no C compiler ($CC): skipped"; exit 77; }
+# the compiler and flags of the build (a sanitizer build's library needs them)
+CC=${RVE_CC:-${CC:-cc}}
+CFLAGS=${RVE_CFLAGS:-}
+LDFLAGS=${RVE_LDFLAGS:-}
+command -v "${CC%% *}" >/dev/null 2>&1 || { echo "install: no C compiler ($CC): skipped"; exit 77; }
 
 root=$T/root
 check "make install DESTDIR" 0 make -C "$BUILD" install DESTDIR="$root"
@@ -48,7 +51,7 @@ int main(void)
 }
 C
     # shellcheck disable=SC2086
-    check "program built with pkg-config rve-dist only" 0 "$CC" -std=c11 -Wall -Wextra -o "$T/prog" "$T/prog.c" $flags
+    check "program built with pkg-config rve-dist only" 0 $CC $CFLAGS -std=c11 -Wall -Wextra -o "$T/prog" "$T/prog.c" $LDFLAGS $flags
     libdir=$(echo "$flags" | tr ' ' '\n' | sed -n 's/^-L//p' | head -n 1)
     check "program runs on the installed library" 0 env LD_LIBRARY_PATH="$libdir" "$T/prog"
     ok "sphere distance 1.5" 'grep -q "^1.500000 " "$T/out"'
@@ -61,7 +64,7 @@ C
     fflags=$(pkg-config --define-variable=prefix="$root$pfx" --cflags --libs rve) || ko "pkg-config rve"
     printf '#include <rve/rve.h>\nint main(void) { rve_err e; rve_err_clear(&e); return rve_status_exit_code(RVE_OK); }\n' >"$T/full.c"
     # shellcheck disable=SC2086
-    check "program built with pkg-config rve" 0 "$CC" -std=c11 -o "$T/full" "$T/full.c" $fflags
+    check "program built with pkg-config rve" 0 $CC $CFLAGS -std=c11 -o "$T/full" "$T/full.c" $LDFLAGS $fflags
     libdir=$(echo "$fflags" | tr ' ' '\n' | sed -n 's/^-L//p' | head -n 1)
     check "it runs on the installed librve" 0 env LD_LIBRARY_PATH="$libdir" "$T/full"
 fi
