@@ -1,13 +1,8 @@
 #!/bin/sh
 # rve contact: output format, methods, volume, errors and exit codes.
-set -u
-RVE=${RVE:-./rve}
-pass=0
-fail=0
-tmp=${TMPDIR:-/tmp}/rve-contact-test.$$
-mkdir -p "$tmp"
-ok() { pass=$((pass + 1)); }
-ko() { fail=$((fail + 1)); echo "FAIL: $1"; }
+. "${RVE_SRCDIR:-..}/tests/lib.sh"
+lib_init contact-cli
+tmp=$T
 # two unit-half-extent boxes overlapping by 0.5 along x
 printf 'box 0 0 0 1 1 1 1 0 0 0  box 1.5 0 0 1 1 1 1 0 0 0\n# comment\nsphere 0 0 0 1 point 3 0 0\n' >"$tmp/q.txt"
 if "$RVE" contact "$tmp/q.txt" >"$tmp/out" 2>"$tmp/err"; then ok; else ko "contact exit status"; fi
@@ -84,6 +79,5 @@ if [ $? -eq 1 ] && grep -q "wellmann needs" "$tmp/err"; then ok; else ko "wellma
 printf 'box 0 0 0 1 1 1 1 0 0 0  sphere 1.5 0 0 1\n' | "$RVE" contact --method peng-hanley >"$tmp/out" 2>"$tmp/err"
 if awk '{ exit !($1 == -0.5 && $2 == 1) }' "$tmp/out"; then ok; else ko "--method peng-hanley on a box and a sphere"; cat "$tmp/out"; fi
 if "$RVE" contact --help | grep -q "Usage: rve contact"; then ok; else ko "--help"; fi
-rm -rf "$tmp"
-echo "contact-cli: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+
+lib_finish

@@ -1,32 +1,11 @@
 #!/bin/sh
 # rve stat / compare / convert: formats, options, bad input, the bundled sample.
-set -u
-RVE=${RVE:-./rve}
-SRC=${RVE_SRCDIR:-..}
-T=$(mktemp -d /tmp/rve-raster-cli.XXXXXX)
-trap 'rm -rf "$T"' EXIT
-pass=0
-fail=0
-check() { # description, expected status, command...
-    desc=$1; want=$2; shift 2
-    "$@" >"$T/out" 2>"$T/err"
-    got=$?
-    if [ "$got" -eq "$want" ]; then pass=$((pass + 1)); else
-        fail=$((fail + 1)); echo "FAIL: $desc: exit $got, wanted $want"; cat "$T/err"; fi
-}
-grep_file() { # description, pattern, file
-    if grep -q -- "$2" "$3"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; cat "$3"; fi
-}
-one_line() { # description: stderr is exactly one line
-    if [ "$(wc -l <"$T/err")" -eq 1 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1: not one line"; cat "$T/err"; fi
-}
-same() { # description, file a, file b
-    if cmp -s "$2" "$3"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1: $2 and $3 differ"; fi
-}
+. "${RVE_SRCDIR:-..}/tests/lib.sh"
+lib_init raster-cli
 
 for sub in stat compare convert; do
     check "help $sub" 0 "$RVE" $sub --help
-    grep_file "help $sub has an example" "Example" "$T/out"
+    grep_f "help $sub has an example" "Example" "$T/out"
 done
 
 # A small synthetic map, converted through every format and back.
@@ -39,30 +18,30 @@ check "raw back to tif" 0 "$RVE" convert -q --no-compress --dims 30,24,20 --in-b
 check "tif back to raw" 0 "$RVE" convert -q --bytes 2 "$T/z.tif" "$T/z.raw"
 same "raw round trip through tif, tesr, ascii, external" "$T/a.raw" "$T/z.raw"
 check "compare identical" 0 "$RVE" compare --json "$T/a.tif" "$T/b.tesr"
-grep_file "identical maps agree fully" '"agreement":1,' "$T/out"
+grep_f "identical maps agree fully" '"agreement":1,' "$T/out"
 check "stat json" 0 "$RVE" stat --json "$T/a.tesr"
-grep_file "stat json has grains" '"grains":' "$T/out"
+grep_f "stat json has grains" '"grains":' "$T/out"
 check "stat table to file" 0 "$RVE" stat -q -o "$T/s.txt" "$T/a.tif"
-grep_file "stat table header" "^# id label nvox" "$T/s.txt"
+grep_f "stat table header" "^# id label nvox" "$T/s.txt"
 
 # Voxel size and origin: override, carried by .tesr and TIFF.
 check "geometry" 0 "$RVE" convert -q --voxel-size 0.5,0.25,2 --origin 1,2,3 "$T/a.tif" "$T/g.tif"
 check "geometry to tesr" 0 "$RVE" convert -q "$T/g.tif" "$T/g.tesr"
-grep_file "tesr voxel size" "0.5 0.25 2" "$T/g.tesr"
-grep_file "tesr origin" "^   1 2 3" "$T/g.tesr"
+grep_f "tesr voxel size" "0.5 0.25 2" "$T/g.tesr"
+grep_f "tesr origin" "^   1 2 3" "$T/g.tesr"
 
 # Cleaning: crop, renumber, remove small.
 check "crop + renumber" 0 "$RVE" convert -q --crop 5,5,5,10,10,10 --renumber "$T/a.tif" "$T/crop.tesr"
-grep_file "crop size" "10 10 10" "$T/crop.tesr"
-grep_file "crop origin" "^   5 5 5" "$T/crop.tesr"
+grep_f "crop size" "10 10 10" "$T/crop.tesr"
+grep_f "crop origin" "^   5 5 5" "$T/crop.tesr"
 check "remove small" 0 "$RVE" convert --remove-small 1000000 "$T/a.tif" "$T/none.tif"
-grep_file "every grain removed" "grains under 1000000 voxels made void" "$T/err"
+grep_f "every grain removed" "grains under 1000000 voxels made void" "$T/err"
 
 # Bad input: one line, exit 1; bad usage: exit 2.
 printf 'II*\000garbage' >"$T/bad.tif"
 check "corrupt tif" 1 "$RVE" stat "$T/bad.tif"
 one_line "corrupt tif"
-grep_file "corrupt tif names the file" "bad.tif" "$T/err"
+grep_f "corrupt tif names the file" "bad.tif" "$T/err"
 head -c 3000 "$T/z.tif" >"$T/trunc.tif"
 check "truncated tif" 1 "$RVE" stat "$T/trunc.tif"
 one_line "truncated tif"
@@ -84,13 +63,12 @@ check "unknown option" 2 "$RVE" stat --nosuch "$T/a.tif"
 # (skipped in the sanitizer build: a few seconds of CPU there become minutes).
 if [ -f "$SRC/data/dct/dct.tif" ]; then
     check "sample stat" 0 "$RVE" stat --no-area --json "$SRC/data/dct/dct.tif"
-    grep_file "sample has 358 grains" '"grains":358,' "$T/out"
+    grep_f "sample has 358 grains" '"grains":358,' "$T/out"
     if [ -z "${RVE_TEST_SCALE:-}" ]; then
         check "regenerate sample" 0 "$RVE" convert -q --synth "$T/dct.tif"
         check "regenerated sample agrees" 0 "$RVE" compare --match identity --json "$SRC/data/dct/dct.tif" "$T/dct.tif"
-        grep_file "regenerated sample is identical" '"agreement":1,' "$T/out"
+        grep_f "regenerated sample is identical" '"agreement":1,' "$T/out"
     fi
 fi
 
-echo "raster-cli: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+lib_finish

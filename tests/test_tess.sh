@@ -1,23 +1,8 @@
 #!/bin/sh
 # rve tess / rve raster from the command line: outputs checked against closed forms.
-set -u
-RVE=${RVE:-./rve}
-d=$(mktemp -d /tmp/rve-tess-sh.XXXXXX)
-pass=0
-fail=0
-check() { # description, expected status, command...
-    desc=$1; want=$2; shift 2
-    "$@" >"$d/out" 2>"$d/err"
-    got=$?
-    if [ "$got" -eq "$want" ]; then pass=$((pass + 1)); else
-        fail=$((fail + 1)); echo "FAIL: $desc: exit $got, wanted $want"; cat "$d/err"; fi
-}
-grep_f() { # description, pattern, file
-    if grep -q -- "$2" "$3"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; cat "$3"; fi
-}
-ok() { # description, shell condition
-    if eval "$2"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi
-}
+. "${RVE_SRCDIR:-..}/tests/lib.sh"
+lib_init tess
+d=$T
 
 check "tess --help" 0 "$RVE" tess --help
 grep_f "tess help has an example" "Examples:" "$d/out"
@@ -72,6 +57,4 @@ grep_f "random: volume 1" '"volume":1,\|"volume":0.99999999999999\|"volume":1.00
 check "tess periodic" 0 "$RVE" tess -n 100 --periodic -o "$d/p.tess" --json -q
 grep_f "periodic: volume 1" '"volume":1,\|"volume":0.99999999999999\|"volume":1.0000000000000' "$d/out"
 
-rm -rf "$d"
-echo "tess: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+lib_finish

@@ -1,12 +1,13 @@
 # Module dist: sources, public header, tests and benchmarks.
-librve_la_SOURCES += src/dist/shape.c src/dist/gjk.c src/dist/graph.c src/dist/dist_exact.c src/dist/dist_scale.c src/dist/dist_internal.h
+# RVE_DIST_SOURCES: the kernels, in librve and in the kernel-only librve-dist.
+RVE_DIST_SOURCES = src/dist/shape.c src/dist/gjk.c src/dist/graph.c src/dist/dist_exact.c src/dist/dist_scale.c src/dist/dist_internal.h
 
-check_PROGRAMS += tests/test_dist
+UNIT_TESTS += tests/test_dist
 tests_test_dist_SOURCES = tests/test_dist.c tests/dist_oracle.h tests/dist_rng.h
 tests_test_dist_CFLAGS = $(TEST_CFLAGS)
 tests_test_dist_LDADD = $(TEST_LIBS) $(QHULL_LIBS)
 
-check_PROGRAMS += tests/test_dist_pairs
+UNIT_TESTS += tests/test_dist_pairs
 tests_test_dist_pairs_SOURCES = tests/test_dist_pairs.c tests/dist_oracle.h tests/dist_rng.h
 tests_test_dist_pairs_CFLAGS = $(TEST_CFLAGS)
 tests_test_dist_pairs_LDADD = $(TEST_LIBS) $(QHULL_LIBS)
@@ -36,9 +37,9 @@ bench_bench_dist_LDADD += $(FCL_LIBS)
 endif
 
 # contact kernels (issue 4)
-librve_la_SOURCES += src/dist/contact_internal.h src/dist/contact_poly.c src/dist/contact_cp.c \
+RVE_DIST_SOURCES += src/dist/contact_internal.h src/dist/contact_poly.c src/dist/contact_cp.c \
 	src/dist/contact_epa.c src/dist/contact_cvi.c src/dist/contact_sq.c
-check_PROGRAMS += tests/test_contact
+UNIT_TESTS += tests/test_contact
 tests_test_contact_SOURCES = tests/test_contact.c tests/contact_oracle.c tests/contact_oracle.h
 tests_test_contact_CFLAGS = $(TEST_CFLAGS)
 tests_test_contact_LDADD = $(TEST_LIBS) $(QHULL_LIBS)
@@ -56,10 +57,11 @@ bench_bench_contact_SOURCES += bench/bench_contact_bullet.cc
 bench_bench_contact_LDADD += $(BULLET_LIBS)
 endif
 
-check_PROGRAMS += tests/test_dist_robust
+UNIT_TESTS += tests/test_dist_robust
 tests_test_dist_robust_SOURCES = tests/test_dist_robust.c tests/dist_flat.h tests/dist_oracle.h tests/dist_rng.h
 tests_test_dist_robust_CFLAGS = $(TEST_CFLAGS)
-tests_test_dist_robust_LDADD = $(TEST_LIBS) $(QHULL_LIBS)
+# dist_exact_* are internal (dist_internal.h): linked from the convenience library
+tests_test_dist_robust_LDADD = $(CORE_LIBS)
 
 # the flat families of issue 17: `bench_dist_stress N` runs N queries per family
 # (10^7 for the issue; `make bench` runs the default 10^5)
@@ -69,15 +71,15 @@ bench_bench_dist_stress_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 bench_bench_dist_stress_CFLAGS = $(AM_CFLAGS) -O2
 bench_bench_dist_stress_LDADD = librve.la $(QHULL_LIBS) -lm
 
-check_PROGRAMS += tests/test_dist_smooth
+UNIT_TESTS += tests/test_dist_smooth
 tests_test_dist_smooth_SOURCES = tests/test_dist_smooth.c tests/dist_oracle.h tests/dist_rng.h
 tests_test_dist_smooth_CFLAGS = $(TEST_CFLAGS)
 tests_test_dist_smooth_LDADD = $(TEST_LIBS) $(QHULL_LIBS)
 dist_check_SCRIPTS += tests/test_dist_cli.sh
 
 # compound bodies: the intrinsic hierarchy (issue 22)
-librve_la_SOURCES += src/dist/compound.c
-check_PROGRAMS += tests/test_compound
+RVE_DIST_SOURCES += src/dist/compound.c
+UNIT_TESTS += tests/test_compound
 tests_test_compound_SOURCES = tests/test_compound.c
 tests_test_compound_CFLAGS = $(TEST_CFLAGS)
 tests_test_compound_LDADD = $(TEST_LIBS)
@@ -85,3 +87,21 @@ BENCH_PROGS += bench/bench_compound
 bench_bench_compound_SOURCES = bench/bench_compound.c
 bench_bench_compound_CFLAGS = $(AM_CFLAGS) -O2
 bench_bench_compound_LDADD = librve.la -lm
+
+librve_core_la_SOURCES += $(RVE_DIST_SOURCES)
+
+# librve-dist: the kernels alone (GJK, contact, compound bodies) with the
+# error and atomic-file basics they use; needs only qhull and libm.  Exports
+# what rve/dist.h declares and the util.h functions of err.c and afile.c.
+lib_LTLIBRARIES += librve-dist.la
+librve_dist_la_SOURCES = src/util/err.c src/util/afile.c $(RVE_DIST_SOURCES)
+librve_dist_la_LIBADD = $(QHULL_LIBS) -lm
+librve_dist_la_LDFLAGS = -version-info 0:0:0 -no-undefined -export-symbols librve-dist.sym
+EXTRA_librve_dist_la_DEPENDENCIES = librve-dist.sym
+RVE_DIST_UTIL = '^rve_(status_|err_|afile_|write_file_atomic$$|path_same_file$$)'
+librve-dist.sym: $(top_srcdir)/scripts/api-symbols $(top_srcdir)/include/rve/dist.h $(top_srcdir)/include/rve/util.h
+	$(AM_V_GEN){ $(SHELL) $(top_srcdir)/scripts/api-symbols $(top_srcdir)/include/rve/dist.h; \
+	  $(SHELL) $(top_srcdir)/scripts/api-symbols $(top_srcdir)/include/rve/util.h | grep -E $(RVE_DIST_UTIL); } \
+	  | LC_ALL=C sort -u >$@.tmp && mv $@.tmp $@
+CLEANFILES += librve-dist.sym
+pkgconfig_DATA += rve-dist.pc

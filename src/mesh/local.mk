@@ -1,14 +1,14 @@
 # Module mesh: sources, public header, tests and benchmarks.
-librve_la_SOURCES += src/mesh/cx.h src/mesh/cx.c src/mesh/mesh_internal.h src/mesh/gmsh.c \
+librve_core_la_SOURCES += src/mesh/cx.h src/mesh/cx.c src/mesh/mesh_internal.h src/mesh/gmsh.c \
 	src/mesh/quality.c src/mesh/reg.c src/mesh/polish.c src/mesh/reg_internal.h src/mesh/api.c src/mesh/write.c src/mesh/raster.c \
 	src/mesh/periodic.c src/mesh/write_solver.c
 
-check_PROGRAMS += tests/test_mesh
+UNIT_TESTS += tests/test_mesh
 tests_test_mesh_SOURCES = tests/test_mesh.c
 tests_test_mesh_CFLAGS = $(TEST_CFLAGS)
 tests_test_mesh_LDADD = $(TEST_LIBS)
 dist_check_SCRIPTS += tests/test_mesh.sh tests/test_periodic.sh
-check_PROGRAMS += tests/test_mesh_data
+UNIT_TESTS += tests/test_mesh_data
 tests_test_mesh_data_SOURCES = tests/test_mesh_data.c
 tests_test_mesh_data_CFLAGS = $(TEST_CFLAGS)
 tests_test_mesh_data_LDADD = $(TEST_LIBS)

@@ -1,9 +1,9 @@
 # Module optim: sources, public header, tests and benchmarks.
 
 # fitting (issue 7)
-librve_la_SOURCES += src/optim/cpoly.c src/optim/cpoly.h src/optim/lopt.c src/optim/lopt.h \
+librve_core_la_SOURCES += src/optim/cpoly.c src/optim/cpoly.h src/optim/lopt.c src/optim/lopt.h \
 	src/optim/fit.c
-check_PROGRAMS += tests/test_fit
+UNIT_TESTS += tests/test_fit
 tests_test_fit_SOURCES = tests/test_fit.c
 tests_test_fit_CFLAGS = $(TEST_CFLAGS)
 tests_test_fit_LDADD = $(TEST_LIBS)
@@ -12,8 +12,8 @@ EXTRA_DIST += bench/bench_fit.sh
 # end of fitting (issue 7)
 
 # synthesis (issue 9)
-librve_la_SOURCES += src/optim/synth.h src/optim/pvol.c src/optim/distrib.c src/optim/gen.c
-check_PROGRAMS += tests/test_gen
+librve_core_la_SOURCES += src/optim/synth.h src/optim/pvol.c src/optim/distrib.c src/optim/gen.c
+UNIT_TESTS += tests/test_gen
 tests_test_gen_SOURCES = tests/test_gen.c
 tests_test_gen_CFLAGS = $(TEST_CFLAGS)
 tests_test_gen_LDADD = $(TEST_LIBS)

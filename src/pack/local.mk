@@ -1,15 +1,15 @@
 # Module pack: sources, public header, tests and benchmarks.
-librve_la_SOURCES += src/pack/pack_internal.h src/pack/law.c src/pack/body.c src/pack/set.c \
+librve_core_la_SOURCES += src/pack/pack_internal.h src/pack/law.c src/pack/body.c src/pack/set.c \
 	src/pack/grid.c src/pack/narrow.c src/pack/gjk.c src/pack/pack.c \
 	src/pack/rsa.c src/pack/soft.c src/pack/mc.c src/pack/compress.c src/pack/grains.c
 
-check_PROGRAMS += tests/test_pack
+UNIT_TESTS += tests/test_pack
 tests_test_pack_SOURCES = tests/test_pack.c
 tests_test_pack_CFLAGS = $(TEST_CFLAGS)
 tests_test_pack_LDADD = $(TEST_LIBS)
 tests_test_pack_SOURCES += tests/pack_oracle.h
 
-check_PROGRAMS += tests/test_pack_grains
+UNIT_TESTS += tests/test_pack_grains
 tests_test_pack_grains_SOURCES = tests/test_pack_grains.c tests/pack_oracle.h
 tests_test_pack_grains_CFLAGS = $(TEST_CFLAGS)
 tests_test_pack_grains_LDADD = $(TEST_LIBS)

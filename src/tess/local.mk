@@ -1,10 +1,10 @@
 # Module tess: sources, public header, tests and benchmarks.
 
 # grain maps (issue 5)
-librve_la_SOURCES += src/tess/map_core.c src/tess/map_tesr.c src/tess/map_tiff.c \
+librve_core_la_SOURCES += src/tess/map_core.c src/tess/map_tesr.c src/tess/map_tiff.c \
 	src/tess/map_boundary.c src/tess/map_stats.c src/tess/map_synth.c src/tess/map_hdf5.c \
 	src/tess/map_internal.h
-check_PROGRAMS += tests/test_raster
+UNIT_TESTS += tests/test_raster
 tests_test_raster_SOURCES = tests/test_raster.c
 tests_test_raster_CFLAGS = $(TEST_CFLAGS)
 tests_test_raster_LDADD = $(TEST_LIBS) $(TIFF_LIBS)
@@ -16,20 +16,22 @@ bench_bench_raster_LDADD = librve.la $(TIFF_LIBS) -lm
 # end grain maps (issue 5)
 
 # tessellations (issue 6)
-librve_la_SOURCES += src/tess/rasterize.c src/tess/tess.c src/tess/topo.c src/tess/geom.c src/tess/tess_io.c src/tess/tess_read.c src/tess/tess_ori.c src/tess/map_ori.c \
+librve_core_la_SOURCES += src/tess/rasterize.c src/tess/tess.c src/tess/topo.c src/tess/geom.c src/tess/tess_io.c src/tess/tess_read.c src/tess/tess_ori.c src/tess/map_ori.c \
 	src/tess/tess_internal.h src/tess/voro_wrap.h src/tess/voro_wrap.cc
-check_PROGRAMS += tests/test_tess
+UNIT_TESTS += tests/test_tess
 tests_test_tess_SOURCES = tests/test_tess.c
 tests_test_tess_CFLAGS = $(TEST_CFLAGS)
 tests_test_tess_LDADD = $(TEST_LIBS)
 dist_check_SCRIPTS += tests/test_tess.sh
 BENCH_PROGS += bench/bench_tess
 bench_bench_tess_SOURCES = bench/bench_tess.c
-bench_bench_tess_LDADD = librve.la -lm
+# the bench calls the voro++ wrapper (tv_*, internal): the convenience library, a C++ link
+bench_bench_tess_LDADD = librve_core.la $(RVE_DEP_LIBS)
+nodist_EXTRA_bench_bench_tess_SOURCES = bench-cxx-dummy.cc
 # end tessellations (issue 6)
 
 # Neper interoperability (issue 23)
-check_PROGRAMS += tests/test_tess_neper
+UNIT_TESTS += tests/test_tess_neper
 tests_test_tess_neper_SOURCES = tests/test_tess_neper.c
 tests_test_tess_neper_CFLAGS = $(TEST_CFLAGS)
 tests_test_tess_neper_LDADD = $(TEST_LIBS)
@@ -38,7 +40,7 @@ EXTRA_DIST += tests/neper_tess_check.py
 # end Neper interoperability (issue 23)
 
 # sphericity of voxel grains (issue 23)
-check_PROGRAMS += tests/test_stats_sphericity
+UNIT_TESTS += tests/test_stats_sphericity
 tests_test_stats_sphericity_SOURCES = tests/test_stats_sphericity.c
 tests_test_stats_sphericity_CFLAGS = $(TEST_CFLAGS)
 tests_test_stats_sphericity_LDADD = $(TEST_LIBS) $(TIFF_LIBS)

@@ -1,15 +1,20 @@
 # Shared utilities (status codes, errors, atomic output, JSON, parsing, progress).
-librve_la_SOURCES += src/util/err.c src/util/afile.c src/util/json.c src/util/parse.c \
+# err.c and afile.c are also part of librve-dist (src/dist/local.mk).
+librve_core_la_SOURCES += src/util/err.c src/util/afile.c src/util/json.c src/util/parse.c \
 	src/util/misc.c src/util/progress.c
 rveinclude_HEADERS += include/rve/util.h
 
-check_PROGRAMS += tests/test_util
+UNIT_TESTS += tests/test_util
 tests_test_util_SOURCES = tests/test_util.c
 tests_test_util_CFLAGS = $(TEST_CFLAGS)
 tests_test_util_LDADD = $(TEST_LIBS)
-librve_la_SOURCES += src/util/vec3.h src/util/image.h src/util/image.c src/util/font5x7.h
+librve_core_la_SOURCES += src/util/vec3.h
+# pictures (fit and gen reports) belong to the rve program, not the library:
+# libpng is a dependency of the command only (issue 21)
+rve_SOURCES += src/util/image.h src/util/image.c src/util/font5x7.h
+rve_LDADD += $(PNG_LIBS)
 
-check_PROGRAMS += tests/test_image
-tests_test_image_SOURCES = tests/test_image.c
+UNIT_TESTS += tests/test_image
+tests_test_image_SOURCES = tests/test_image.c src/util/image.c src/util/image.h src/util/font5x7.h
 tests_test_image_CFLAGS = $(TEST_CFLAGS)
 tests_test_image_LDADD = $(TEST_LIBS) $(PNG_LIBS)
