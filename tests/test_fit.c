@@ -504,6 +504,7 @@ START_TEST(test_reported_is_written)
     ck_assert(r.acc_stage1 <= r.acc_classify && r.acc_classify <= r.acc_polish && r.acc_polish == r.acc_final);
     /* stage 1 alone: its reported objective is that of the returned seeds */
     rve_fit_result r1;
+    o.hinge = 0;
     o.classify = 0;
     o.polish = 0;
     ck_assert_int_eq(rve_fit(m, &o, &r1, &e), RVE_OK);

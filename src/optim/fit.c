@@ -1211,8 +1211,8 @@ static rve_status classify_refine(fitrun *R, int epochs, rve_err *err)
             stale = 0;
         } else if (++stale >= 8)
             break;
-        if (upd == 0)
-            break;
+        if (upd == 0 || acc >= 1)
+            break; /* nothing left to gain */
     }
     free(w);
     free(cg);
@@ -1439,7 +1439,7 @@ static rve_status hinge_refine(fitrun *R, int iters, rve_err *err)
             stale = 0;
         } else if (++stale >= 5)
             break;
-        if (last)
+        if (last || acc >= 1)
             break;
     }
 out:
@@ -1677,18 +1677,18 @@ rve_status rve_fit(const rve_map *m, const rve_fit_opts *opts, rve_fit_result *r
      * goes on from its result, so (the best state being kept) more rounds
      * never end lower; a round that finds nothing better ends the loop (the
      * next would repeat it exactly: the fit is deterministic). */
-    for (int round = 0; round < o.rounds; round++) {
+    for (int round = 0; round < o.rounds && R.accbest < 1; round++) { /* at 100 %: nothing to gain */
         double before = R.accbest;
         memcpy(R.x, R.xbest, (size_t)n * 4 * sizeof(double));
         if (o.hinge > 0 && !past_deadline(&R) && (st = hinge_refine(&R, o.hinge, err)) != RVE_OK)
             goto done;
         memcpy(R.x, R.xbest, (size_t)n * 4 * sizeof(double));
-        if (o.classify > 0 && !past_deadline(&R) &&
+        if (o.classify > 0 && R.accbest < 1 && !past_deadline(&R) &&
             ((st = measure(&R, R.x, &r->acc_classify, err)) != RVE_OK || (st = classify_refine(&R, o.classify, err)) != RVE_OK))
             goto done;
         if ((st = stage_end(&R, 3, &r->obj_classify, &r->acc_classify, err)) != RVE_OK)
             goto done;
-        if (o.polish > 0 && !past_deadline(&R) && (st = stage_polish(&R, step, tstep, err)) != RVE_OK)
+        if (o.polish > 0 && R.accbest < 1 && !past_deadline(&R) && (st = stage_polish(&R, step, tstep, err)) != RVE_OK)
             goto done;
         r->rounds = round + 1;
         if (R.accbest <= before || past_deadline(&R))
