@@ -301,7 +301,7 @@ START_TEST(test_recover_known)
     rve_fit_result r, r0;
     ck_assert_int_eq(rve_fit(m, &o, &r, &e), RVE_OK);
     ck_assert_int_eq(r.n, g);
-    ck_assert_msg(r.acc_final >= 0.995, "voxel accuracy %.4f (initial %.4f)", r.acc_final, r.acc_init);
+    ck_assert_msg(r.acc_final >= 0.999, "voxel accuracy %.4f (initial %.4f)", r.acc_final, r.acc_init);
     ck_assert_int_eq(r.empty_cells, 0);
     ck_assert(r.obj_final <= r.obj_init);
     /* seeds close to the truth.  A Laguerre diagram fixes its seeds only up
@@ -356,7 +356,7 @@ END_TEST
 
 /* A rasterised Voronoi tessellation like the anchors' (100 cells, 54 x 65 x
  * 75 voxels, where Neper's default fit reaches 97.0 %), fitted with the
- * default options.  Map and accuracy are both by brute-force power
+ * default options (issue 19: at least 99.9 %).  Map and accuracy are both by brute-force power
  * distance, independent of the tessellation and fitting code. */
 START_TEST(test_recover_voronoi)
 {
@@ -388,7 +388,7 @@ START_TEST(test_recover_voronoi)
     fprintf(stderr, "voronoi %d cells: accuracy %.4f -> %.4f (brute force %.4f), %.1f s\n", g, r.acc_init,
             r.acc_final, acc, r.seconds);
     ck_assert_msg(fabs(acc - r.acc_final) < 1e-9, "reported %.6f, brute force %.6f", r.acc_final, acc);
-    ck_assert_msg(acc >= 0.99, "voxel accuracy %.4f (initial %.4f)", acc, r.acc_init);
+    ck_assert_msg(acc >= 0.999, "voxel accuracy %.4f (initial %.4f)", acc, r.acc_init);
     ck_assert_int_eq(r.empty_cells, 0);
     rve_map_free(b);
     rve_fit_result_free(&r);
