@@ -886,11 +886,13 @@ static int repair_empty(fitctx *F, double *x, double *seed, double *weight, rve_
  * a grain missing from the fit: such a state is offered after a copy of it
  * has been repaired (repair_empty) and measured again, so the best state
  * never has one that the repair could restore.  R->assign then holds the
- * repaired copy's cells. */
-static rve_status offer(fitrun *R, const double *x, double acc, double obj, rve_err *err)
+ * repaired copy's cells, and *accp, *objp its figures (objective NAN: not
+ * evaluated). */
+static rve_status offer(fitrun *R, const double *x, double *accp, double *objp, rve_err *err)
 {
     fitctx *F = R->F;
     int n = F->n, empty = 0;
+    double acc = *accp, obj = *objp;
     size_t nvox = (size_t)F->m->nx * F->m->ny * F->m->nz;
     unsigned char *has = calloc((size_t)n, 1);
     if (!has)
@@ -910,6 +912,8 @@ static rve_status offer(fitrun *R, const double *x, double acc, double obj, rve_
             return st;
         x = R->xtmp;
         obj = NAN;
+        *accp = acc;
+        *objp = obj;
     }
     if (acc > R->accbest) {
         R->accbest = acc;
@@ -923,6 +927,20 @@ static rve_status record(fitrun *R, int stage, int sweep, double obj, double acc
 {
     long ev = R->L ? lopt_evals(R->L) : 0, g = R->L ? lopt_counter(R->L) : 0;
     return hist_push(R->r, stage, sweep, obj, 1.0 - acc, rve_now() - R->t0, ev, g, err);
+}
+
+/* State x reached: measured, offered as the best, and recorded with the
+ * figures of the state as it would be returned (after the repair of
+ * grains left without a voxel, see offer), so that no row or progress
+ * line shows an accuracy the written fit would not have. */
+static rve_status reached(fitrun *R, const double *x, int stage, int sweep, double *obj, double *acc, rve_err *err)
+{
+    rve_status st = measure(R, x, acc, err);
+    if (st == RVE_OK)
+        st = offer(R, x, acc, obj, err);
+    if (st == RVE_OK)
+        st = record(R, stage, sweep, *obj, *acc, err);
+    return st;
 }
 
 /* Grains whose cell holds no voxel get one back: the seed moves to the
@@ -1198,9 +1216,8 @@ static rve_status classify_refine(fitrun *R, int epochs, rve_err *err)
         }
         keep_seeds_inside(F, x);
         double acc;
-        if ((st = measure(R, x, &acc, err)) != RVE_OK || (st = record(R, 3, ep + 1, NAN, acc, err)) != RVE_OK)
-            break;
-        if ((st = offer(R, x, acc, NAN, err)) != RVE_OK)
+        double nan_ = NAN;
+        if ((st = reached(R, x, 3, ep + 1, &nan_, &acc, err)) != RVE_OK)
             break;
         if (R->o->progress)
             R->o->progress(R->o->progress_ctx, 2, ep + 1, (double)(ep + 1) / epochs, NAN, acc);
@@ -1427,9 +1444,8 @@ static rve_status hinge_refine(fitrun *R, int iters, rve_err *err)
         }
         keep_seeds_inside(F, R->x);
         double acc;
-        if ((st = measure(R, R->x, &acc, err)) != RVE_OK || (st = record(R, 5, it, NAN, acc, err)) != RVE_OK)
-            break;
-        if ((st = offer(R, R->x, acc, NAN, err)) != RVE_OK)
+        double nan_ = NAN;
+        if ((st = reached(R, R->x, 5, it, &nan_, &acc, err)) != RVE_OK)
             break;
         R->r->hinge_iters = it;
         if (R->o->progress)
@@ -1506,9 +1522,8 @@ static rve_status stage_eq65(fitrun *R, double *step, double *tstep, rve_err *er
             return st;
         double nobj = F->W > 0 ? sqrt(lopt_total(L) / F->W) : 0;
         r->sweeps = s;
-        if ((st = measure(R, R->x, &acc, err)) != RVE_OK || (st = record(R, 1, s, nobj, acc, err)) != RVE_OK)
-            return st;
-        if ((st = offer(R, R->x, acc, nobj, err)) != RVE_OK)
+        double orow = nobj;
+        if ((st = reached(R, R->x, 1, s, &orow, &acc, err)) != RVE_OK)
             return st;
         if (o->progress)
             o->progress(o->progress_ctx, 0, s, (double)s / o->max_sweeps, nobj, acc);
@@ -1534,9 +1549,7 @@ static rve_status stage_eq65(fitrun *R, double *step, double *tstep, rve_err *er
         return err->code;
     if (fixed > 0) {
         double o2 = eval_full_eq65(F, R->x, R->nth, NULL);
-        if ((st = measure(R, R->x, &acc, err)) != RVE_OK || (st = record(R, 1, r->sweeps, o2, acc, err)) != RVE_OK)
-            return st;
-        if ((st = offer(R, R->x, acc, o2, err)) != RVE_OK)
+        if ((st = reached(R, R->x, 1, r->sweeps, &o2, &acc, err)) != RVE_OK)
             return st;
     }
     return RVE_OK;
@@ -1572,9 +1585,7 @@ static rve_status stage_polish(fitrun *R, double *step, double *tstep, rve_err *
             break;
         R->r->polish_sweeps = s;
         double acc, ob = eval_full_eq65(F, R->x, R->nth, NULL);
-        if ((st = measure(R, R->x, &acc, err)) != RVE_OK || (st = record(R, 2, s, ob, acc, err)) != RVE_OK)
-            break;
-        if ((st = offer(R, R->x, acc, ob, err)) != RVE_OK)
+        if ((st = reached(R, R->x, 2, s, &ob, &acc, err)) != RVE_OK)
             break;
         if (o->progress)
             o->progress(o->progress_ctx, 1, s, (double)s / o->polish, ob, acc);
@@ -1663,7 +1674,10 @@ rve_status rve_fit(const rve_map *m, const rve_fit_opts *opts, rve_fit_result *r
         goto done;
     r->obj_init = F.W > 0 ? sqrt(lopt_total(R.L) / F.W) : 0;
     R.accbest = -1;
-    if ((st = offer(&R, R.x, r->acc_init, r->obj_init, err)) != RVE_OK)
+    /* the initial state is recorded as measured (acc_init is the guess's
+     * own accuracy); a repaired copy may become the best */
+    double ai = r->acc_init, oi = r->obj_init;
+    if ((st = offer(&R, R.x, &ai, &oi, err)) != RVE_OK)
         goto done;
     if ((st = record(&R, 0, 0, r->obj_init, r->acc_init, err)) != RVE_OK)
         goto done;
@@ -1702,7 +1716,8 @@ rve_status rve_fit(const rve_map *m, const rve_fit_opts *opts, rve_fit_result *r
     R.objbest = NAN;
     if ((st = measure(&R, R.x, &r->acc_final, err)) != RVE_OK)
         goto done;
-    if ((st = offer(&R, R.x, r->acc_final, NAN, err)) != RVE_OK)
+    double of = NAN;
+    if ((st = offer(&R, R.x, &r->acc_final, &of, err)) != RVE_OK)
         goto done;
     if ((st = stage_end(&R, 2, &r->obj_polish, &r->acc_polish, err)) != RVE_OK)
         goto done;
