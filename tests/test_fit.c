@@ -7,11 +7,13 @@
  * nearest to the point); brute-force power-distance assignment of voxels;
  * known tessellations rasterised on a grid. */
 #include "config.h"
+#define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
 #include <rve/optim.h>
 #include <rve/raster.h>
 #include <rve/tess.h>
 #include <math.h>
+#include <unistd.h>
 
 static unsigned long long rng_state = 88172645463325252ULL;
 static double urand(void)
@@ -299,7 +301,7 @@ START_TEST(test_recover_known)
     rve_fit_result r, r0;
     ck_assert_int_eq(rve_fit(m, &o, &r, &e), RVE_OK);
     ck_assert_int_eq(r.n, g);
-    ck_assert_msg(r.acc_final >= 0.995, "voxel accuracy %.4f (initial %.4f)", r.acc_final, r.acc_init);
+    ck_assert_msg(r.acc_final >= 0.999, "voxel accuracy %.4f (initial %.4f)", r.acc_final, r.acc_init);
     ck_assert_int_eq(r.empty_cells, 0);
     ck_assert(r.obj_final <= r.obj_init);
     /* seeds close to the truth.  A Laguerre diagram fixes its seeds only up
@@ -354,7 +356,7 @@ END_TEST
 
 /* A rasterised Voronoi tessellation like the anchors' (100 cells, 54 x 65 x
  * 75 voxels, where Neper's default fit reaches 97.0 %), fitted with the
- * default options.  Map and accuracy are both by brute-force power
+ * default options (issue 19: at least 99.9 %).  Map and accuracy are both by brute-force power
  * distance, independent of the tessellation and fitting code. */
 START_TEST(test_recover_voronoi)
 {
@@ -386,7 +388,7 @@ START_TEST(test_recover_voronoi)
     fprintf(stderr, "voronoi %d cells: accuracy %.4f -> %.4f (brute force %.4f), %.1f s\n", g, r.acc_init,
             r.acc_final, acc, r.seconds);
     ck_assert_msg(fabs(acc - r.acc_final) < 1e-9, "reported %.6f, brute force %.6f", r.acc_final, acc);
-    ck_assert_msg(acc >= 0.99, "voxel accuracy %.4f (initial %.4f)", acc, r.acc_init);
+    ck_assert_msg(acc >= 0.999, "voxel accuracy %.4f (initial %.4f)", acc, r.acc_init);
     ck_assert_int_eq(r.empty_cells, 0);
     rve_map_free(b);
     rve_fit_result_free(&r);
@@ -394,6 +396,133 @@ START_TEST(test_recover_voronoi)
     free(s);
     free(w);
     free(wf);
+}
+END_TEST
+
+/* The fit's reported figures are those of the file it writes (issue 23):
+ * on a noisy map with voids (not a tessellation raster, so the stages have
+ * work to do), the fit is written as a .tess, read back, and its seeds and
+ * weights rasterised by brute-force power distance; the voxel accuracy must
+ * equal the reported final accuracy to the voxel.  The history must hold
+ * exact figures too: its initial row equals the brute-force accuracy of
+ * rve_fit_initial's seeds, no row exceeds the final accuracy (the best
+ * state is returned), and each stage-end row never falls below the one
+ * before.  With the later stages off, the stage-1 objective equals a full
+ * re-evaluation of the returned seeds (rve_fit_objective, itself checked
+ * against the active-set oracle above) to 1e-12. */
+static double brute_acc(const rve_map *m, int g, const double *seed, const double *weight)
+{
+    rve_map *b = brute_map(m->nx, m->ny, m->nz, g, seed, weight);
+    size_t good = 0, tot = 0;
+    for (size_t v = 0; v < rve_map_nvox(m); v++)
+        if (m->lab[v]) {
+            tot++;
+            good += b->lab[v] == m->lab[v]; /* renumbered: cell k has label k + 1 */
+        }
+    rve_map_free(b);
+    return (double)good / (double)tot;
+}
+
+START_TEST(test_reported_is_written)
+{
+    int n = 40, nx = 36, ny = 30, nz = 28;
+    double s[120], w[40];
+    for (int k = 0; k < n; k++) {
+        s[3 * k] = urand() * nx;
+        s[3 * k + 1] = urand() * ny;
+        s[3 * k + 2] = urand() * nz;
+        w[k] = 3 * urand();
+    }
+    rve_map *m = brute_map(nx, ny, nz, n, s, w);
+    size_t nv = rve_map_nvox(m);
+    for (size_t v = 0; v < nv; v++) { /* label noise and a void slab at one side */
+        double u = urand();
+        if (u < 0.03)
+            m->lab[v] = 1 + (uint32_t)(urand() * n);
+        if (v % (size_t)nx < 2)
+            m->lab[v] = 0;
+    }
+    rve_err e;
+    ck_assert_int_eq(rve_map_renumber(m, &e), RVE_OK);
+    int g = (int)rve_map_ngrains(m);
+    rve_fit_opts o;
+    rve_fit_opts_init(&o);
+    o.max_sweeps = 3;
+    o.classify = 30;
+    o.polish = 3;
+    rve_fit_result r, r0;
+    ck_assert_int_eq(rve_fit(m, &o, &r, &e), RVE_OK);
+    /* written and read back through the .tess */
+    double *sw = malloc(sizeof(double) * 4 * (size_t)g);
+    ck_assert_ptr_nonnull(sw);
+    for (int k = 0; k < g; k++) {
+        memcpy(sw + 4 * k, r.seed + 3 * k, 3 * sizeof(double));
+        sw[4 * k + 3] = r.weight[k];
+    }
+    double lo[3] = {0, 0, 0}, hi[3] = {nx, ny, nz};
+    rve_tess_opts to;
+    rve_tess_opts_default(&to);
+    to.topology = 1;
+    to.keep_container = 0;
+    rve_tess *t = NULL, *t2 = NULL;
+    ck_assert_int_eq(rve_tess_build(sw, g, lo, hi, NULL, &to, &t, &e), RVE_OK);
+    char path[] = "/tmp/rve-test-fit-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert(fd >= 0);
+    close(fd);
+    ck_assert_int_eq(rve_tess_write_tess(t, path, NULL, &e), RVE_OK);
+    int *ids = NULL;
+    ck_assert_int_eq(rve_tess_read_tess(path, &t2, &ids, &e), RVE_OK);
+    remove(path);
+    ck_assert_int_eq(t2->n, g);
+    double *s2 = malloc(sizeof(double) * 3 * (size_t)g), *w2 = malloc(sizeof(double) * (size_t)g);
+    ck_assert(s2 && w2);
+    for (int k = 0; k < g; k++) {
+        memcpy(s2 + 3 * k, t2->seeds + 4 * k, 3 * sizeof(double));
+        w2[k] = t2->seeds[4 * k + 3];
+    }
+    double acc = brute_acc(m, g, s2, w2);
+    fprintf(stderr, "written fit: reported %.6f, read back and rasterised %.6f (stages %.4f %.4f %.4f %.4f)\n",
+            r.acc_final, acc, r.acc_init, r.acc_stage1, r.acc_classify, r.acc_polish);
+    ck_assert_msg(acc == r.acc_final, "reported %.9f, written file %.9f", r.acc_final, acc);
+    /* the history's figures */
+    ck_assert_int_eq(rve_fit_initial(m, &r0, &e), RVE_OK);
+    ck_assert(r.nhist > 2 && r.hist[0].stage == 0);
+    double a0 = brute_acc(m, g, r0.seed, r0.weight);
+    ck_assert_msg(fabs((1 - r.hist[0].misassigned) - a0) < 1e-12, "initial row %.9f, brute force %.9f",
+                  1 - r.hist[0].misassigned, a0);
+    double prev_end = -1;
+    for (int i = 0; i < r.nhist; i++) {
+        double a = 1 - r.hist[i].misassigned;
+        ck_assert_msg(a <= r.acc_final + 1e-12, "row %d: %.9f above the final %.9f", i, a, r.acc_final);
+        if (r.hist[i].stage == 4) {
+            ck_assert(a >= prev_end);
+            prev_end = a;
+        }
+    }
+    ck_assert(fabs(prev_end - r.acc_final) < 1e-12);
+    ck_assert(r.acc_stage1 <= r.acc_classify && r.acc_classify <= r.acc_polish && r.acc_polish == r.acc_final);
+    /* stage 1 alone: its reported objective is that of the returned seeds */
+    rve_fit_result r1;
+    o.hinge = 0;
+    o.classify = 0;
+    o.polish = 0;
+    ck_assert_int_eq(rve_fit(m, &o, &r1, &e), RVE_OK);
+    double obj;
+    ck_assert_int_eq(rve_fit_objective(m, g, r1.seed, r1.weight, o.res, o.sub, &obj, NULL, &e), RVE_OK);
+    fprintf(stderr, "stage-1 objective %.12g, re-evaluated %.12g\n", r1.obj_stage1, obj);
+    ck_assert_msg(fabs(obj - r1.obj_stage1) <= 1e-12 * obj, "stage 1 %.15g, re-evaluated %.15g", r1.obj_stage1, obj);
+    ck_assert_msg(fabs(obj - r1.obj_final) <= 1e-12 * obj, "final %.15g, re-evaluated %.15g", r1.obj_final, obj);
+    rve_fit_result_free(&r1);
+    rve_fit_result_free(&r0);
+    rve_fit_result_free(&r);
+    rve_tess_free(t);
+    rve_tess_free(t2);
+    free(ids);
+    free(sw);
+    free(s2);
+    free(w2);
+    rve_map_free(m);
 }
 END_TEST
 
@@ -451,6 +580,7 @@ int main(void)
     tcase_add_test(tc, test_quality_bruteforce);
     tcase_add_test(tc, test_recover_known);
     tcase_add_test(tc, test_recover_voronoi);
+    tcase_add_test(tc, test_reported_is_written);
     tcase_add_test(tc, test_bad_input);
     tcase_add_test(tc, test_in100);
     suite_add_tcase(s, tc);

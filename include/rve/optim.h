@@ -34,23 +34,34 @@ typedef struct {
     double max_seconds;   /* wall-time cap of the whole fit (0: none); checked between batches */
     rve_fit_sub sub;      /* GJK sub-algorithm */
     int polish;           /* polishing sweeps on the misassigned volume (0: none) */
+    int hinge;            /* L-BFGS iterations on the convex (squared hinge) classifier surrogate,
+                           * after stage 1 (0: none) */
     int classify;         /* epochs of classifier refinement before polishing (0: none) */
+    int rounds;           /* rounds of surrogate + classifier + polishing, each from the best
+                           * state so far (default 1; stops at a round without gain) */
     int threads;          /* 0: as set by rve_threads_setup */
+    int exact_dist;       /* 1: GJK distances used unrounded (default 0: rounded to a 2^-32
+                           * voxel grid, which makes --sub sv and johnson see the same values) */
     /* Optional progress report (called from the calling thread only):
-     * stage 0 = Eq. 6.5 sweeps, 1 = polishing; frac in [0, 1] of the stage's sweep cap. */
+     * stage 0 = Eq. 6.5 sweeps, 1 = polishing, 2 = classifier epochs,
+     * 3 = surrogate iterations (objective: the surrogate loss); frac in [0, 1] of the
+     * stage's cap.  accuracy is always the exact voxel accuracy (power-distance
+     * rasterisation) of the state just reached, objective its exact Eq. 6.5. */
     void (*progress)(void *ctx, int stage, int sweep, double frac, double objective, double accuracy);
     void *progress_ctx;
 } rve_fit_opts;
 
-/* Defaults: res 2, tol 1e-2, max_sweeps 8, max_evals 25, max_seconds 0,
- * SV, polish 12, classify 200, threads 0. */
+/* Defaults: see rve_fit_opts_init in src/optim/fit.c and docs/fit.md. */
 void rve_fit_opts_init(rve_fit_opts *o);
 
 typedef struct {
-    int stage;            /* 0 initial, 1 Eq. 6.5 sweep, 2 polishing sweep */
+    int stage;            /* 0 initial, 1 Eq. 6.5 sweep, 2 polishing sweep, 3 classifier epoch,
+                           * 4 the returned state (the best seen), 5 surrogate (L-BFGS) */
     int sweep;
-    double objective;     /* Eq. 6.5 (voxel lengths) */
-    double misassigned;   /* fraction of non-void voxels outside their grain's cell */
+    double objective;     /* Eq. 6.5 (voxel lengths) of that state, evaluated in full
+                           * (NAN for classifier epochs, where it is not computed) */
+    double misassigned;   /* exact: fraction of non-void voxels whose cell (power-distance
+                           * rasterisation, as rve_fit_quality) is not their grain's */
     double seconds;
     long evals;           /* cumulative objective evaluations */
     long gjk_calls;       /* cumulative GJK calls */
@@ -63,9 +74,15 @@ typedef struct {
     double *weight;       /* n, Neper weights (radius-like, >= 0) */
     double obj_init, obj_final;        /* Eq. 6.5 */
     double obj_stage1;                 /* Eq. 6.5 after its stage (before polishing) */
+    double obj_classify, obj_polish;   /* Eq. 6.5 of the best states after those stages */
     double acc_init, acc_stage1, acc_final; /* voxel accuracy (independent rasterisation) */
-    double acc_classify;  /* after the classifier refinement (= acc_stage1 when it gained nothing) */
+    double acc_classify;  /* best after the classifier refinement (>= acc_stage1) */
+    double acc_polish;    /* best after polishing (>= acc_classify); = acc_final */
+    /* Each acc_* and obj_* is the exact figure of the state the fit would
+     * return if it stopped at that stage boundary (the best seen so far). */
     int classify_epochs;  /* its epochs run */
+    int hinge_iters;      /* L-BFGS iterations of the surrogate run (last round) */
+    int rounds;           /* rounds run */
     double iou_min, iou_median;        /* per-grain IoU of the final fit */
     int empty_cells;                   /* grains whose final cell holds no voxel */
     int empty_cells_init;

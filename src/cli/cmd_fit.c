@@ -27,11 +27,12 @@ const cli_command cli_cmd_fit = {
     "  O = sqrt( sum_i sum_{v in B_i} a_v d(v, C_i)^2 / sum a_v )   [voxel lengths]\n"
     "over the boundary voxels B_i of every grain (d: distance from the voxel\n"
     "centre to the cell by GJK, 0 inside) by sweeps of local simplex searches,\n"
-    "seed by seed (parallel batches of non-neighbouring seeds).  Then a\n"
-    "classifier refinement (the diagram as a linear classifier of the voxels,\n"
-    "passive-aggressive updates, kept only where it raises the accuracy) and\n"
-    "stage 2 (polishing) minimise the misassigned volume.  Voxel accuracy is\n"
-    "measured independently by power-distance rasterisation.\n"
+    "seed by seed (parallel batches of non-neighbouring seeds).  Then the\n"
+    "diagram, read as a linear classifier of the voxels, is trained on a convex\n"
+    "surrogate (squared hinge loss over the boundary voxels, L-BFGS), refined by\n"
+    "passive-aggressive epochs, and polished on the misassigned volume.  Every\n"
+    "reported accuracy is exact (power-distance rasterisation of that state) and\n"
+    "the best state seen is returned.  See docs/fit.md.\n"
     "\n"
     "Output:\n"
     "  -o, --output FILE      tessellation (.tess, Neper format 3.5) [required]\n"
@@ -47,9 +48,16 @@ const cli_command cli_cmd_fit = {
     "      --sweeps N         sweep cap of stage 1 (default 8)\n"
     "      --evals N          objective evaluations per seed and sweep (default 25)\n"
     "      --polish N         polishing sweeps (default 12; 0: none)\n"
+    "      --hinge N          L-BFGS iterations cap of the convex classifier surrogate\n"
+    "                         (default 300; 0: none)\n"
     "      --classify N       epochs cap of the classifier refinement (default 200; 0: none)\n"
+    "      --rounds N         rounds of surrogate, classifier and polishing, each from the\n"
+    "                         best state so far (default 1); the way to spend more effort:\n"
+    "                         a run with more rounds never ends lower than one with fewer\n"
     "      --max-time S       wall-time cap in seconds (default: none)\n"
     "      --sub sv|johnson   GJK sub-algorithm (default sv: signed volumes)\n"
+    "      --exact-dist       GJK distances unrounded (default: rounded to a 2^-32\n"
+    "                         voxel grid, so that sv and johnson see the same values)\n"
     "      --voxel-size H     override the voxel size (one value or hx,hy,hz)\n"
     "      --raw NX,NY,NZ[,BYTES]  read MAP as a raw array\n"
     "  -j, --threads N        threads\n"
@@ -72,24 +80,32 @@ enum {
     OPT_EVALS,
     OPT_POLISH,
     OPT_CLASSIFY,
+    OPT_HINGE,
+    OPT_ROUNDS,
     OPT_MAXTIME,
     OPT_SUB,
+    OPT_EXACTDIST,
     OPT_VSIZE,
     OPT_RAW
 };
 
 typedef struct {
     rve_progress *pb;
-    int total1, total2;
+    int total1, total2, total3; /* bar shares of the Eq. 6.5, polishing and classifier stages */
 } prog_ctx;
 
+/* acc is the exact voxel accuracy of the state just reached (the library
+ * rasterises every reported state) */
 static void on_progress(void *ctx, int stage, int sweep, double frac, double obj, double acc)
 {
-    (void)frac;
     prog_ctx *p = ctx;
     char extra[96];
-    snprintf(extra, sizeof extra, "%s O=%.4f acc=%.2f%%", stage ? "polish" : "eq6.5", obj, 100 * acc);
-    double done = stage ? p->total1 + sweep : sweep;
+    if (stage == 2 || stage == 3)
+        snprintf(extra, sizeof extra, "%s acc=%.2f%%", stage == 2 ? "classify" : "hinge", 100 * acc);
+    else
+        snprintf(extra, sizeof extra, "%s O=%.4f acc=%.2f%%", stage ? "polish" : "eq6.5", obj, 100 * acc);
+    /* the classifier stops early (patience): its share of the bar follows frac */
+    double done = stage == 0 ? sweep : stage >= 2 ? p->total1 + frac * p->total3 : p->total1 + p->total3 + sweep;
     rve_progress_update(p->pb, done, extra);
 }
 
@@ -113,12 +129,18 @@ static rve_status write_history(const char *path, const rve_fit_result *r, rve_e
     if (!af)
         return err->code ? err->code : RVE_EIO;
     FILE *fp = rve_afile_fp(af);
+    /* every row is an exact state; "best" rows close a stage (sweep = the
+     * stage closed: 1 eq6.5, 3 classify, 2 polish) with the state the fit
+     * would return there; objective empty where not computed */
+    static const char *names[6] = {"initial", "eq6.5", "polish", "classify", "best", "hinge"};
     fprintf(fp, "stage,sweep,objective,voxel_accuracy,seconds,evaluations,gjk_calls\n");
     for (int i = 0; i < r->nhist; i++) {
         const rve_fit_hist *h = &r->hist[i];
-        fprintf(fp, "%s,%d,%.9g,%.6f,%.3f,%ld,%ld\n",
-                h->stage == 0 ? "initial" : h->stage == 1 ? "eq6.5" : "polish", h->sweep,
-                h->objective, 1.0 - h->misassigned, h->seconds, h->evals, h->gjk_calls);
+        char ob[32] = "";
+        if (!isnan(h->objective))
+            snprintf(ob, sizeof ob, "%.9g", h->objective);
+        fprintf(fp, "%s,%d,%s,%.9f,%.3f,%ld,%ld\n", names[h->stage < 0 || h->stage > 5 ? 4 : h->stage], h->sweep,
+                ob, 1.0 - h->misassigned, h->seconds, h->evals, h->gjk_calls);
     }
     return rve_afile_commit(af, err);
 }
@@ -240,28 +262,44 @@ static rve_status write_report(const char *dir, const rve_map *m, const rve_fit_
     free(assign);
     if (st != RVE_OK || r->nhist < 1)
         return st;
-    double *x = malloc((size_t)r->nhist * 3 * sizeof(double));
-    if (!x)
+    /* against time, one series per stage (the colour change marks the stage
+     * change); the objective is absent from classifier rows */
+    double *buf = malloc((size_t)r->nhist * 16 * sizeof(double));
+    if (!buf)
         return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-    double *yo = x + r->nhist, *ya = x + 2 * r->nhist;
-    for (int i = 0; i < r->nhist; i++) {
-        x[i] = i;
-        yo[i] = r->hist[i].objective;
-        ya[i] = 100.0 * (1.0 - r->hist[i].misassigned);
+    static const int order[4] = {1, 5, 3, 2}; /* eq6.5 (with the initial state), hinge, classify, polish */
+    static const char *sname[4] = {"Eq. 6.5 sweeps", "surrogate (L-BFGS)", "classifier epochs", "polishing sweeps"};
+    static const unsigned char col[4][3] = {{30, 90, 200}, {150, 60, 180}, {40, 160, 60}, {200, 60, 30}};
+    rve_plot_series so[4], sa[4];
+    int nso = 0, nsa = 0;
+    for (int q = 0; q < 4; q++) {
+        double *tx = buf + (size_t)q * 4 * r->nhist, *ty = tx + r->nhist, *ax = ty + r->nhist, *ay = ax + r->nhist;
+        int no = 0, na = 0;
+        for (int i = 0; i < r->nhist; i++) {
+            const rve_fit_hist *h = &r->hist[i];
+            if (h->stage != order[q] && !(q == 0 && h->stage == 0))
+                continue;
+            ax[na] = h->seconds;
+            ay[na++] = 100.0 * (1.0 - h->misassigned);
+            if (!isnan(h->objective)) {
+                tx[no] = h->seconds;
+                ty[no++] = h->objective;
+            }
+        }
+        if (no > 0)
+            so[nso++] = (rve_plot_series){tx, ty, no, {col[q][0], col[q][1], col[q][2]}, sname[q], 0};
+        if (na > 0)
+            sa[nsa++] = (rve_plot_series){ax, ay, na, {col[q][0], col[q][1], col[q][2]}, sname[q], 0};
     }
-    rve_plot_series so = {x, yo, r->nhist, {30, 90, 200}, "objective Eq. 6.5", 0};
-    rve_plot_opts po = {"Convergence: objective", "sweep (initial, Eq. 6.5 sweeps, polishing)",
-                        "O (voxel lengths)", 0, 0, 0};
+    rve_plot_opts po = {"Convergence: objective Eq. 6.5", "seconds", "O (voxel lengths)", 0, 0, 0};
     snprintf(path, sizeof path, "%s/convergence.png", dir);
-    st = rve_plot_png(path, &po, &so, 1, err);
-    if (st == RVE_OK) {
-        rve_plot_series sa = {x, ya, r->nhist, {200, 60, 30}, "voxel accuracy", 0};
-        rve_plot_opts pa = {"Convergence: voxel accuracy", "sweep (initial, Eq. 6.5 sweeps, polishing)",
-                            "voxel accuracy (%)", 0, 0, 0};
+    st = nso ? rve_plot_png(path, &po, so, nso, err) : RVE_OK;
+    if (st == RVE_OK && nsa) {
+        rve_plot_opts pa = {"Convergence: exact voxel accuracy", "seconds", "voxel accuracy (%)", 0, 0, 0};
         snprintf(path, sizeof path, "%s/accuracy.png", dir);
-        st = rve_plot_png(path, &pa, &sa, 1, err);
+        st = rve_plot_png(path, &pa, sa, nsa, err);
     }
-    free(x);
+    free(buf);
     return st;
 }
 
@@ -293,8 +331,11 @@ static int fit_main(int argc, char **argv, const cli_fit_outputs *to)
         {"evals", required_argument, NULL, OPT_EVALS},
         {"polish", required_argument, NULL, OPT_POLISH},
         {"classify", required_argument, NULL, OPT_CLASSIFY},
+        {"hinge", required_argument, NULL, OPT_HINGE},
+        {"rounds", required_argument, NULL, OPT_ROUNDS},
         {"max-time", required_argument, NULL, OPT_MAXTIME},
         {"sub", required_argument, NULL, OPT_SUB},
+        {"exact-dist", no_argument, NULL, OPT_EXACTDIST},
         {"voxel-size", required_argument, NULL, OPT_VSIZE},
         {"raw", required_argument, NULL, OPT_RAW},
         {NULL, 0, NULL, 0},
@@ -362,6 +403,16 @@ static int fit_main(int argc, char **argv, const cli_fit_outputs *to)
                 return cli_usage_error(me, "--classify: expected an integer from 0 to 100000, got '%s'", optarg);
             fo.classify = (int)lv;
             break;
+        case OPT_HINGE:
+            if (rve_parse_int_range(optarg, 0, 100000, &lv) != RVE_OK)
+                return cli_usage_error(&cli_cmd_fit, "--hinge: expected an integer from 0 to 100000, got '%s'", optarg);
+            fo.hinge = (int)lv;
+            break;
+        case OPT_ROUNDS:
+            if (rve_parse_int_range(optarg, 1, 100000, &lv) != RVE_OK)
+                return cli_usage_error(&cli_cmd_fit, "--rounds: expected an integer from 1 to 100000, got '%s'", optarg);
+            fo.rounds = (int)lv;
+            break;
         case OPT_MAXTIME:
             if (rve_parse_double(optarg, &dv) != RVE_OK || dv <= 0)
                 return cli_usage_error(me, "--max-time: expected seconds > 0, got '%s'", optarg);
@@ -375,6 +426,7 @@ static int fit_main(int argc, char **argv, const cli_fit_outputs *to)
             else
                 return cli_usage_error(me, "--sub: expected sv or johnson, got '%s'", optarg);
             break;
+        case OPT_EXACTDIST: fo.exact_dist = 1; break;
         case OPT_VSIZE:
             if (rve_parse_triplet(optarg, vs, 1) != RVE_OK || !(vs[0] > 0 && vs[1] > 0 && vs[2] > 0))
                 return cli_usage_error(me, "--voxel-size: expected one or three positive numbers, got '%s'", optarg);
@@ -446,8 +498,8 @@ static int fit_main(int argc, char **argv, const cli_fit_outputs *to)
             m->h[a] = vs[a];
 
     rve_progress pb;
-    prog_ctx pc = {&pb, fo.max_sweeps, fo.polish};
-    rve_progress_start(&pb, "fit", fo.max_sweeps + fo.polish, cc.verbosity);
+    prog_ctx pc = {&pb, fo.max_sweeps, fo.polish, fo.classify > 0 ? 10 : 0};
+    rve_progress_start(&pb, "fit", fo.max_sweeps + pc.total3 + fo.polish, cc.verbosity);
     fo.progress = on_progress;
     fo.progress_ctx = &pc;
     rve_fit_result r;
@@ -485,7 +537,23 @@ static int fit_main(int argc, char **argv, const cli_fit_outputs *to)
         rve_json_kv_number(&j, "voxel_accuracy_eq65_stage", r.acc_stage1);
         rve_json_kv_number(&j, "voxel_accuracy_classify", r.acc_classify);
         rve_json_kv_int(&j, "classify_epochs", r.classify_epochs);
+        rve_json_kv_int(&j, "hinge_iterations", r.hinge_iters);
+        rve_json_kv_int(&j, "rounds", r.rounds);
         rve_json_kv_number(&j, "voxel_accuracy_final", r.acc_final);
+        /* per stage: the exact figures of the state returned had the fit stopped there */
+        rve_json_key(&j, "stages");
+        rve_json_begin_array(&j);
+        const char *sn[4] = {"initial", "eq6.5", "classify", "polish"};
+        double sa[4] = {r.acc_init, r.acc_stage1, r.acc_classify, r.acc_polish};
+        double so[4] = {r.obj_init, r.obj_stage1, r.obj_classify, r.obj_polish};
+        for (int q = 0; q < 4; q++) {
+            rve_json_begin_object(&j);
+            rve_json_kv_string(&j, "stage", sn[q]);
+            rve_json_kv_number(&j, "voxel_accuracy", sa[q]);
+            rve_json_kv_number(&j, "objective", so[q]);
+            rve_json_end_object(&j);
+        }
+        rve_json_end_array(&j);
         rve_json_kv_number(&j, "iou_min", r.iou_min);
         rve_json_kv_number(&j, "iou_median", r.iou_median);
         rve_json_kv_int(&j, "empty_cells", r.empty_cells);

@@ -18,6 +18,10 @@
 #endif
 #include <stdlib.h>
 #include <string.h>
+#include <gsl/gsl_multimin.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 void rve_fit_opts_init(rve_fit_opts *o)
 {
@@ -29,6 +33,8 @@ void rve_fit_opts_init(rve_fit_opts *o)
     o->max_seconds = 0;
     o->sub = RVE_FIT_SUB_SV;
     o->polish = 12;
+    o->hinge = 300;
+    o->rounds = 1;
     o->classify = 200;
     o->threads = 0;
 }
@@ -85,6 +91,7 @@ typedef struct {
     int32_t *A;          /* nvox */
     unsigned char *valid;/* n: caches hold the committed cell (non-empty) */
     double tau;          /* ramp width of the polishing cost (voxels) */
+    int exact_dist;      /* GJK distances not rounded to the 2^-32 grid */
     const double *x;     /* current seeds (internal) */
 } fitctx;
 
@@ -316,7 +323,7 @@ static double cp_gjk(fitctx *F, size_t p, const cpoly *P, lopt_ws *ws, double q[
      * two fits follow different (equally good) trajectories.  Quantised,
      * both see the same objective values except when a distance lies within
      * ~1e-16 of a grid point, so --sub sv|johnson compares speed alone. */
-    if (isfinite(d))
+    if (isfinite(d) && !F->exact_dist)
         d = ldexp(round(ldexp(d, 32)), -32);
     return d;
 }
@@ -553,22 +560,6 @@ static double cost_mis(void *ctx, int k, const double sk[4], const cpoly *P, lop
         }
     }
     return lopt_cell_cost(ws->L, k) + delta;
-}
-
-/* Exact count of grain k's voxels outside C_k. */
-static long count_mis(const fitctx *F, int k, const cpoly *P)
-{
-    size_t p0 = F->vs[k], p1 = F->vs[k + 1];
-    if (P->nv == 0)
-        return (long)(p1 - p0);
-    long c = 0;
-    for (size_t p = p0; p < p1; p++) {
-        double x[3];
-        vox_centre(F, p, x);
-        if (cpoly_plane_excess(P, x) > 0)
-            c++;
-    }
-    return c;
 }
 
 /* ------------------------------------------------------- initial guess */
@@ -859,28 +850,97 @@ static rve_status hist_push(rve_fit_result *r, int stage, int sweep, double obj,
     return RVE_OK;
 }
 
-/* misassigned fraction from the exact cells of L */
-static double misassigned(fitctx *F, lopt *L, int nthreads)
+/* One fit in progress: the stages share the context, the exact measure of
+ * a state and the best state seen. */
+typedef struct {
+    fitctx *F;
+    const rve_fit_opts *o;
+    rve_fit_result *r;
+    lopt *L;
+    double *x;           /* current state (internal) */
+    double *xbest;       /* best state seen: highest exact accuracy */
+    double *xtmp;        /* scratch state */
+    double accbest, objbest;
+    int32_t *assign;     /* nx*ny*nz: cell of each voxel in the last measured state */
+    int nth;
+    double t0, deadline;
+} fitrun;
+
+static int past_deadline(const fitrun *R) { return R->deadline > 0 && rve_now() > R->deadline; }
+
+/* Exact voxel accuracy of state x: the seeds and weights as they would be
+ * written (physical, into r->seed and r->weight), rasterised by power
+ * distance like any reader of the .tess would; the cell of every voxel goes
+ * to R->assign. */
+static rve_status measure(fitrun *R, const double *x, double *acc, rve_err *err)
 {
-    long c = 0;
-    (void)L;
-    lopt_grid *G = lopt_grid_build(F->n, F->x, F->lo, F->hi); /* NULL: sorted scan */
-#pragma omp parallel num_threads(nthreads) reduction(+ : c)
-    {
-        cpoly *w = malloc(2 * sizeof(cpoly));
-        double *scr = malloc((size_t)(F->n + 1) * 2 * sizeof(double));
-#pragma omp for schedule(dynamic, 4)
-        for (int k = 0; k < F->n; k++) {
-            if (!w || !scr)
-                continue;
-            const cpoly *P = lopt_full_cell(F->n, F->x, F->lo, F->hi, k, &w[0], &w[1], G, scr);
-            c += count_mis(F, k, P);
-        }
-        free(w);
-        free(scr);
+    to_physical(R->F, x, R->r->seed, R->r->weight);
+    return rve_fit_quality(R->F->m, R->F->n, R->r->seed, R->r->weight, acc, NULL, NULL, NULL, R->assign, err);
+}
+
+static int repair_empty(fitctx *F, double *x, double *seed, double *weight, rve_err *err);
+
+/* Offer state x (measured by measure(), its cells in R->assign) with its
+ * exact accuracy (and Eq. 6.5 value, NAN when not computed) as the best;
+ * ties keep the earlier state.  A grain whose cell holds no voxel would be
+ * a grain missing from the fit: such a state is offered after a copy of it
+ * has been repaired (repair_empty) and measured again, so the best state
+ * never has one that the repair could restore.  R->assign then holds the
+ * repaired copy's cells, and *accp, *objp its figures (objective NAN: not
+ * evaluated). */
+static rve_status offer(fitrun *R, const double *x, double *accp, double *objp, rve_err *err)
+{
+    fitctx *F = R->F;
+    int n = F->n, empty = 0;
+    double acc = *accp, obj = *objp;
+    size_t nvox = (size_t)F->m->nx * F->m->ny * F->m->nz;
+    unsigned char *has = calloc((size_t)n, 1);
+    if (!has)
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    for (size_t v = 0; v < nvox; v++)
+        if (R->assign[v] >= 0 && R->assign[v] < n)
+            has[R->assign[v]] = 1;
+    for (int k = 0; k < n; k++)
+        empty += !has[k] && F->vs[k + 1] > F->vs[k];
+    free(has);
+    if (empty) {
+        memcpy(R->xtmp, x, (size_t)n * 4 * sizeof(double));
+        rve_status st;
+        if (repair_empty(F, R->xtmp, R->r->seed, R->r->weight, err) < 0)
+            return err->code;
+        if ((st = measure(R, R->xtmp, &acc, err)) != RVE_OK)
+            return st;
+        x = R->xtmp;
+        obj = NAN;
+        *accp = acc;
+        *objp = obj;
     }
-    lopt_grid_free(G);
-    return F->nvox ? (double)c / (double)F->nvox : 0;
+    if (acc > R->accbest) {
+        R->accbest = acc;
+        R->objbest = obj;
+        memcpy(R->xbest, x, (size_t)n * 4 * sizeof(double));
+    }
+    return RVE_OK;
+}
+
+static rve_status record(fitrun *R, int stage, int sweep, double obj, double acc, rve_err *err)
+{
+    long ev = R->L ? lopt_evals(R->L) : 0, g = R->L ? lopt_counter(R->L) : 0;
+    return hist_push(R->r, stage, sweep, obj, 1.0 - acc, rve_now() - R->t0, ev, g, err);
+}
+
+/* State x reached: measured, offered as the best, and recorded with the
+ * figures of the state as it would be returned (after the repair of
+ * grains left without a voxel, see offer), so that no row or progress
+ * line shows an accuracy the written fit would not have. */
+static rve_status reached(fitrun *R, const double *x, int stage, int sweep, double *obj, double *acc, rve_err *err)
+{
+    rve_status st = measure(R, x, acc, err);
+    if (st == RVE_OK)
+        st = offer(R, x, acc, obj, err);
+    if (st == RVE_OK)
+        st = record(R, stage, sweep, *obj, *acc, err);
+    return st;
 }
 
 /* Grains whose cell holds no voxel get one back: the seed moves to the
@@ -983,38 +1043,17 @@ static void keep_seeds_inside(const fitctx *F, double *x)
 }
 
 /* ------------------------------------------------ classifier refinement */
-/* A power diagram is a linear multi-class classifier of the points: with
- * u = x - o, cell g has the score f_g(u) = a_g . u + b_g (a_g = 2 s_g,
- * b_g = 2 s_g . o + t_g - |s_g|^2) and x goes to the cell of largest score
- * (smallest power distance).  Fitting the voxel labels is thus a linear
- * classification problem, convex in (a, b); on a raster of a Laguerre
- * tessellation it is separable.  This stage runs passive-aggressive
- * updates (Crammer et al. 2006) over the voxels: a voxel of grain g whose
- * margin f_g - f_j over its best rival j (among the grains touching g in the
- * map) is below delta |a_g - a_j| (delta voxel lengths) moves both
- * scores by the least change that restores it, capped at one voxel length
- * of plane motion.  The exact voxel accuracy (rasterisation) is measured
- * after every epoch and the best state is kept.  Returns the best accuracy
- * (or -1 on error). */
-static double classify_refine(fitctx *F, double *x, double *seed, double *weight, int epochs,
-                              double acc0, int *used, rve_err *err)
+/* Grain adjacency in the map (face neighbours), CSR: the rivals of grain g
+ * are adj[as[g] .. as[g+1]-1].  Returns -1 when out of memory. */
+static int grain_adjacency(const fitctx *F, int **as_out, int **adj_out)
 {
     const rve_map *m = F->m;
     int n = F->n;
-    *used = 0;
-    /* grain adjacency in the map (face neighbours), CSR */
     size_t cap = 64, na = 0;
     uint64_t *pairs = malloc(cap * sizeof(uint64_t));
-    double *w = malloc((size_t)n * 4 * sizeof(double)), *xb = malloc((size_t)n * 4 * sizeof(double));
     int *as = calloc((size_t)n + 1, sizeof(int)), *adj = NULL;
-    if (!pairs || !w || !xb || !as) {
-        free(pairs);
-        free(w);
-        free(xb);
-        free(as);
-        rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-        return -1;
-    }
+    if (!pairs || !as)
+        goto oom;
     for (int k = 0; k < m->nz; k++)
         for (int j = 0; j < m->ny; j++)
             for (int i = 0; i < m->nx; i++) {
@@ -1054,13 +1093,100 @@ static double classify_refine(fitctx *F, double *x, double *seed, double *weight
     }
     for (int g = 0; g < n; g++)
         as[g + 1] += as[g];
+    free(pairs);
+    *as_out = as;
+    *adj_out = adj;
+    return 0;
+oom:
+    free(pairs);
+    free(as);
+    free(adj);
+    return -1;
+}
+
+/* One passive-aggressive epoch over every voxel (see classify_refine);
+ * returns the number of updates. */
+static long pa_epoch(const fitctx *F, double *w, const double *cg, const int *as, const int *adj,
+                     const int32_t *assign)
+{
+    const double delta = 0.02;
+    long upd = 0;
+    for (int g = 0; g < F->n; g++) {
+        double *wg = w + 4 * (size_t)g;
+        const double *cgg = cg + 4 * (size_t)g;
+        for (size_t p = F->vs[g]; p < F->vs[g + 1]; p++) {
+            double v[3], u[3], uj[3];
+            vox_centre(F, p, v);
+            v3_sub(u, v, cgg);
+            double fg = v3_dot(wg, u) + wg[3], worst = 0;
+            int jb = -1;
+            /* rivals: the grains touching g in the map, and the cell that
+             * holds the voxel now (it may touch g only in the fit) */
+            int own = assign[rve_map_index(F->m, F->vijk[3 * p], F->vijk[3 * p + 1], F->vijk[3 * p + 2])];
+            for (int q = as[g]; q <= as[g + 1]; q++) {
+                int j = q < as[g + 1] ? adj[q] : own;
+                if (j < 0 || j == g)
+                    continue;
+                const double *wj = w + 4 * (size_t)j;
+                double da[3];
+                v3_sub(da, wg, wj);
+                v3_sub(uj, v, cg + 4 * (size_t)j);
+                double loss = delta * v3_norm(da) - (fg - v3_dot(wj, uj) - wj[3]);
+                if (loss > worst) {
+                    worst = loss;
+                    jb = j;
+                }
+            }
+            if (jb < 0)
+                continue;
+            double *wj = w + 4 * (size_t)jb, da[3];
+            const double *cj = cg + 4 * (size_t)jb;
+            v3_sub(uj, v, cj);
+            v3_sub(da, wg, wj);
+            double lmax = v3_norm(da); /* one voxel length of plane motion */
+            double tau = fmin(worst, lmax) / (v3_norm2(u) + cgg[3] + v3_norm2(uj) + cj[3]);
+            for (int a = 0; a < 3; a++) {
+                wg[a] += tau * u[a];
+                wj[a] -= tau * uj[a];
+            }
+            wg[3] += tau * cgg[3];
+            wj[3] -= tau * cj[3];
+            upd++;
+        }
+    }
+    return upd;
+}
+
+/* A power diagram is a linear multi-class classifier of the points: with
+ * u = x - o, cell g has the score f_g(u) = a_g . u + b_g (a_g = 2 s_g,
+ * b_g = 2 s_g . o + t_g - |s_g|^2) and x goes to the cell of largest score
+ * (smallest power distance).  Fitting the voxel labels is thus a linear
+ * classification problem, convex in (a, b); on a raster of a Laguerre
+ * tessellation it is separable.  This stage runs passive-aggressive
+ * updates (Crammer et al. 2006) over the voxels: a voxel of grain g whose
+ * margin f_g - f_j over its best rival j (the grains touching g in the map
+ * and the cell that holds the voxel) is below delta |a_g - a_j| (delta voxel
+ * lengths) moves both scores by the least change that restores it, capped
+ * at one voxel length of plane motion.  The exact voxel accuracy
+ * (rasterisation) is measured after every epoch and offered as the best
+ * state.  Starts from R->x (whose cells are in R->assign); R->x ends as the
+ * last epoch's state. */
+static rve_status classify_refine(fitrun *R, int epochs, rve_err *err)
+{
+    fitctx *F = R->F;
+    double *x = R->x;
+    int n = F->n, *as = NULL, *adj = NULL;
+    R->r->classify_epochs = 0;
+    double *w = malloc((size_t)n * 4 * sizeof(double)), *cg = malloc((size_t)n * 4 * sizeof(double));
+    if (!w || !cg || grain_adjacency(F, &as, &adj) < 0) {
+        free(w);
+        free(cg);
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    }
     /* per-class coordinates: f_g(x) = a_g . (x - c_g) + b_g, c_g the grain's
      * centroid, and the bias scaled by the grain's radius r_g: an update then
      * pulls the seed towards the voxel and leaves the far side of the cell
      * (x - c_g ~ -r_g) nearly in place, instead of inflating the whole cell */
-    double *cg = malloc((size_t)n * 4 * sizeof(double));
-    if (!cg)
-        goto oom;
     for (int g = 0; g < n; g++) {
         double c[3] = {0, 0, 0}, q[3];
         for (size_t p = F->vs[g]; p < F->vs[g + 1]; p++) {
@@ -1076,51 +1202,12 @@ static double classify_refine(fitctx *F, double *x, double *seed, double *weight
             w[4 * g + a] = 2 * sg[a];
         w[4 * g + 3] = 2 * v3_dot(sg, cg + 4 * (size_t)g) + sg[3] - v3_norm2(sg);
     }
-    const double delta = 0.02;
-    double best = acc0;
-    memcpy(xb, x, (size_t)n * 4 * sizeof(double));
+    rve_status st = RVE_OK;
     int stale = 0;
     double runbest = -1;
-    for (int ep = 0; ep < epochs; ep++) {
-        long upd = 0;
-        for (int g = 0; g < n; g++) {
-            double *wg = w + 4 * (size_t)g;
-            const double *cgg = cg + 4 * (size_t)g;
-            for (size_t p = F->vs[g]; p < F->vs[g + 1]; p++) {
-                double v[3], u[3], uj[3];
-                vox_centre(F, p, v);
-                v3_sub(u, v, cgg);
-                double fg = v3_dot(wg, u) + wg[3], worst = 0;
-                int jb = -1;
-                for (int q = as[g]; q < as[g + 1]; q++) {
-                    const double *wj = w + 4 * (size_t)adj[q];
-                    double da[3];
-                    v3_sub(da, wg, wj);
-                    v3_sub(uj, v, cg + 4 * (size_t)adj[q]);
-                    double loss = delta * v3_norm(da) - (fg - v3_dot(wj, uj) - wj[3]);
-                    if (loss > worst) {
-                        worst = loss;
-                        jb = adj[q];
-                    }
-                }
-                if (jb < 0)
-                    continue;
-                double *wj = w + 4 * (size_t)jb, da[3];
-                const double *cj = cg + 4 * (size_t)jb;
-                v3_sub(uj, v, cj);
-                v3_sub(da, wg, wj);
-                double lmax = v3_norm(da); /* one voxel length of plane motion */
-                double tau = fmin(worst, lmax) / (v3_norm2(u) + cgg[3] + v3_norm2(uj) + cj[3]);
-                for (int a = 0; a < 3; a++) {
-                    wg[a] += tau * u[a];
-                    wj[a] -= tau * uj[a];
-                }
-                wg[3] += tau * cgg[3];
-                wj[3] -= tau * cj[3];
-                upd++;
-            }
-        }
-        *used = ep + 1;
+    for (int ep = 0; ep < epochs && !past_deadline(R); ep++) {
+        long upd = pa_epoch(F, w, cg, as, adj, R->assign);
+        R->r->classify_epochs = ep + 1;
         for (int g = 0; g < n; g++) {
             double *sg = x + 4 * (size_t)g;
             for (int a = 0; a < 3; a++)
@@ -1129,15 +1216,11 @@ static double classify_refine(fitctx *F, double *x, double *seed, double *weight
         }
         keep_seeds_inside(F, x);
         double acc;
-        to_physical(F, x, seed, weight);
-        if (rve_fit_quality(m, n, seed, weight, &acc, NULL, NULL, NULL, NULL, err) != RVE_OK) {
-            best = -1;
+        double nan_ = NAN;
+        if ((st = reached(R, x, 3, ep + 1, &nan_, &acc, err)) != RVE_OK)
             break;
-        }
-        if (acc > best) {
-            best = acc;
-            memcpy(xb, x, (size_t)n * 4 * sizeof(double));
-        }
+        if (R->o->progress)
+            R->o->progress(R->o->progress_ctx, 2, ep + 1, (double)(ep + 1) / epochs, NAN, acc);
         /* patience counted against this stage's own progress: its first
          * epochs may lose accuracy before they gain */
         if (acc > runbest) {
@@ -1145,25 +1228,249 @@ static double classify_refine(fitctx *F, double *x, double *seed, double *weight
             stale = 0;
         } else if (++stale >= 8)
             break;
-        if (upd == 0)
+        if (upd == 0 || acc >= 1)
+            break; /* nothing left to gain */
+    }
+    free(w);
+    free(cg);
+    free(as);
+    free(adj);
+    return st;
+}
+
+/* -------------------------------------------- convex surrogate (global) */
+/* The classifier view of a power diagram (see classify_refine) gives a
+ * convex training problem over all 4n parameters at once.  Every voxel v of
+ * grain g within one voxel (26-neighbourhood) of grain j != g adds the
+ * constraint f_g(v) - f_j(v) >= delta_gj, and the stage minimises the squared
+ * hinge loss sum (max(0, 1 - (f_g - f_j) / delta_gj))^2, convex and smooth,
+ * by L-BFGS (GSL's vector_bfgs2).  delta_gj is half a voxel of plane motion
+ * between g and j at the start (1/2 |a_g - a_j|): the target separates the
+ * two sides of every boundary by a margin, which centres each face between
+ * the voxels it must separate.  Unlike the local searches, a descent on a
+ * convex function is not held by local optima: on the raster of a Laguerre
+ * tessellation (separable) it heads for a diagram that classifies every
+ * boundary voxel.  Parameters per grain: a_g and beta_g, with
+ * f_g(v) = a_g . (v - c_g) + r_g beta_g (c_g the centroid, r_g the
+ * equivalent radius: features of comparable size for the descent). */
+typedef struct {
+    const fitctx *F;
+    size_t nc;
+    uint32_t *cp;        /* constraint: voxel (index into vijk) */
+    int32_t *cj;         /* rival grain */
+    int32_t *cgr;        /* own grain */
+    double *cen;         /* 4 per grain: centroid, r */
+    double *idl;         /* per constraint: 1 / delta_gj */
+    double *gbuf;        /* nth * 4n: per-thread gradients */
+    int nth;
+    long evals;
+} hinge_ctx;
+
+/* target margin of the surrogate, in voxel lengths of plane motion at the
+ * start: small, so that the loss counts violations, not near-boundary
+ * voxels that are already right (at half a voxel, most boundary voxels of
+ * a raster lie inside the margin and the descent trades some of them for
+ * others: 99.0 % instead of 99.9 % on a Voronoi raster) */
+#define HINGE_MARGIN 0.01
+
+static double hinge_fdf_core(const gsl_vector *th, hinge_ctx *H, gsl_vector *grad)
+{
+    const fitctx *F = H->F;
+    const double *t = th->data;
+    size_t n4 = (size_t)F->n * 4;
+    double L = 0;
+    H->evals++;
+    /* per-thread gradients (the constraints of one grain touch others),
+     * summed in thread order: the same result for a given thread count */
+#pragma omp parallel num_threads(H->nth) reduction(+ : L)
+    {
+        int tid = 0;
+#ifdef _OPENMP
+        tid = omp_get_thread_num();
+#endif
+        double *gr = grad ? H->gbuf + (size_t)tid * n4 : NULL;
+        if (gr)
+            memset(gr, 0, n4 * sizeof(double));
+#pragma omp for schedule(static)
+        for (size_t c = 0; c < H->nc; c++) {
+            int g = H->cgr[c], j = H->cj[c];
+            double v[3], ug[3], uj[3];
+            vox_centre(F, H->cp[c], v);
+            v3_sub(ug, v, H->cen + 4 * (size_t)g);
+            v3_sub(uj, v, H->cen + 4 * (size_t)j);
+            const double *tg = t + 4 * (size_t)g, *tj = t + 4 * (size_t)j;
+            double rg = H->cen[4 * (size_t)g + 3], rj = H->cen[4 * (size_t)j + 3];
+            double m = v3_dot(tg, ug) + rg * tg[3] - v3_dot(tj, uj) - rj * tj[3];
+            double e = 1.0 - m * H->idl[c];
+            if (e <= 0)
+                continue;
+            L += e * e;
+            if (gr) {
+                double s = 2.0 * e * H->idl[c];
+                double *gg = gr + 4 * (size_t)g, *gj = gr + 4 * (size_t)j;
+                for (int a = 0; a < 3; a++) {
+                    gg[a] -= s * ug[a];
+                    gj[a] += s * uj[a];
+                }
+                gg[3] -= s * rg;
+                gj[3] += s * rj;
+            }
+        }
+    }
+    if (grad) {
+        double *gd = grad->data;
+        memcpy(gd, H->gbuf, n4 * sizeof(double));
+        for (int q = 1; q < H->nth; q++)
+            for (size_t i = 0; i < n4; i++)
+                gd[i] += H->gbuf[(size_t)q * n4 + i];
+    }
+    return L;
+}
+
+static double hinge_f(const gsl_vector *th, void *p) { return hinge_fdf_core(th, p, NULL); }
+static void hinge_df(const gsl_vector *th, void *p, gsl_vector *g) { hinge_fdf_core(th, p, g); }
+static void hinge_fdf(const gsl_vector *th, void *p, double *f, gsl_vector *g) { *f = hinge_fdf_core(th, p, g); }
+
+/* constraints of the surrogate: voxels within one voxel of another grain */
+static int hinge_constraints(hinge_ctx *H)
+{
+    const fitctx *F = H->F;
+    const rve_map *m = F->m;
+    size_t cap = F->nvox / 2 + 16;
+    H->cp = malloc(cap * sizeof(uint32_t));
+    H->cj = malloc(cap * sizeof(int32_t));
+    H->cgr = malloc(cap * sizeof(int32_t));
+    if (!H->cp || !H->cj || !H->cgr)
+        return -1;
+    for (int g = 0; g < F->n; g++)
+        for (size_t p = F->vs[g]; p < F->vs[g + 1]; p++) {
+            int i0 = F->vijk[3 * p], j0 = F->vijk[3 * p + 1], k0 = F->vijk[3 * p + 2], seen[26], ns = 0;
+            for (int dk = -1; dk <= 1; dk++)
+                for (int dj = -1; dj <= 1; dj++)
+                    for (int di = -1; di <= 1; di++) {
+                        int i = i0 + di, j = j0 + dj, k = k0 + dk;
+                        if (i < 0 || j < 0 || k < 0 || i >= m->nx || j >= m->ny || k >= m->nz)
+                            continue;
+                        uint32_t l = m->lab[rve_map_index(m, i, j, k)];
+                        int h = l ? F->cell_of[l] : -1, dup = 0;
+                        if (h < 0 || h == g)
+                            continue;
+                        for (int q = 0; q < ns; q++)
+                            dup |= seen[q] == h;
+                        if (dup)
+                            continue;
+                        seen[ns++] = h;
+                        if (H->nc == cap) {
+                            cap *= 2;
+                            uint32_t *a = realloc(H->cp, cap * sizeof(uint32_t));
+                            if (a)
+                                H->cp = a;
+                            int32_t *b = realloc(H->cj, cap * sizeof(int32_t));
+                            if (b)
+                                H->cj = b;
+                            int32_t *c = realloc(H->cgr, cap * sizeof(int32_t));
+                            if (c)
+                                H->cgr = c;
+                            if (!a || !b || !c)
+                                return -1;
+                        }
+                        H->cp[H->nc] = (uint32_t)p;
+                        H->cj[H->nc] = h;
+                        H->cgr[H->nc++] = g;
+                    }
+        }
+    return 0;
+}
+
+/* Minimise the surrogate from R->x by L-BFGS, at most `iters` iterations;
+ * the exact accuracy is measured every 10 iterations and offered as the
+ * best; stops early after 5 measurements without a new best of its own. */
+static rve_status hinge_refine(fitrun *R, int iters, rve_err *err)
+{
+    fitctx *F = R->F;
+    int n = F->n;
+    hinge_ctx H;
+    memset(&H, 0, sizeof H);
+    H.F = F;
+    H.cen = malloc((size_t)n * 4 * sizeof(double));
+    H.nth = R->nth;
+    H.gbuf = malloc((size_t)R->nth * n * 4 * sizeof(double));
+    double *a0 = malloc((size_t)n * 3 * sizeof(double));
+    gsl_vector *th = gsl_vector_alloc((size_t)n * 4);
+    gsl_multimin_fdfminimizer *mz = gsl_multimin_fdfminimizer_alloc(gsl_multimin_fdfminimizer_vector_bfgs2, (size_t)n * 4);
+    rve_status st = RVE_OK;
+    if (!H.cen || !H.gbuf || !a0 || !th || !mz || hinge_constraints(&H) < 0 ||
+        !(H.idl = malloc((H.nc ? H.nc : 1) * sizeof(double)))) {
+        st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+        goto out;
+    }
+    for (int g = 0; g < n; g++) {
+        double c[3] = {0, 0, 0}, q[3];
+        for (size_t p = F->vs[g]; p < F->vs[g + 1]; p++) {
+            vox_centre(F, p, q);
+            v3_add(c, c, q);
+        }
+        double nv = (double)(F->vs[g + 1] - F->vs[g]);
+        double *cg = H.cen + 4 * (size_t)g;
+        v3_scale(cg, c, nv > 0 ? 1.0 / nv : 0);
+        cg[3] = fmax(0.5, cbrt(3.0 * nv / (4.0 * M_PI)));
+        const double *s = R->x + 4 * (size_t)g;
+        double *t = th->data + 4 * (size_t)g;
+        for (int a = 0; a < 3; a++)
+            t[a] = a0[3 * g + a] = 2 * s[a];
+        t[3] = (2 * v3_dot(s, cg) - v3_norm2(s) + s[3]) / cg[3];
+    }
+    for (size_t c = 0; c < H.nc; c++) {
+        double da[3];
+        v3_sub(da, a0 + 3 * (size_t)H.cgr[c], a0 + 3 * (size_t)H.cj[c]);
+        H.idl[c] = 1.0 / (HINGE_MARGIN * v3_norm(da) + 1e-12);
+    }
+    gsl_multimin_function_fdf fn = {hinge_f, hinge_df, hinge_fdf, (size_t)n * 4, &H};
+    gsl_multimin_fdfminimizer_set(mz, &fn, th, 1e-2, 0.1);
+    double runbest = -1;
+    int stale = 0;
+    for (int it = 1; it <= iters && !past_deadline(R); it++) {
+        int gs = gsl_multimin_fdfminimizer_iterate(mz);
+        int last = gs != GSL_SUCCESS || it == iters || mz->f <= 0;
+        if (it % 10 && !last)
+            continue;
+        const double *t = mz->x->data;
+        for (int g = 0; g < n; g++) {
+            double *s = R->x + 4 * (size_t)g;
+            const double *cg = H.cen + 4 * (size_t)g;
+            for (int a = 0; a < 3; a++)
+                s[a] = 0.5 * t[4 * g + a];
+            s[3] = t[4 * g + 3] * cg[3] - 2 * v3_dot(s, cg) + v3_norm2(s);
+        }
+        keep_seeds_inside(F, R->x);
+        double acc;
+        double nan_ = NAN;
+        if ((st = reached(R, R->x, 5, it, &nan_, &acc, err)) != RVE_OK)
+            break;
+        R->r->hinge_iters = it;
+        if (R->o->progress)
+            R->o->progress(R->o->progress_ctx, 3, it, (double)it / iters, mz->f, acc);
+        if (acc > runbest) {
+            runbest = acc;
+            stale = 0;
+        } else if (++stale >= 5)
+            break;
+        if (last || acc >= 1)
             break;
     }
-    memcpy(x, xb, (size_t)n * 4 * sizeof(double));
-    free(cg);
-    free(pairs);
-    free(w);
-    free(xb);
-    free(as);
-    free(adj);
-    return best;
-oom:
-    free(pairs);
-    free(w);
-    free(xb);
-    free(as);
-    free(adj);
-    rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-    return -1;
+out:
+    if (mz)
+        gsl_multimin_fdfminimizer_free(mz);
+    if (th)
+        gsl_vector_free(th);
+    free(H.cen);
+    free(a0);
+    free(H.idl);
+    free(H.gbuf);
+    free(H.cp);
+    free(H.cj);
+    free(H.cgr);
+    return st;
 }
 
 static void cell_steps(lopt *L, fitctx *F, const double *x, double frac, double minstep,
@@ -1193,88 +1500,40 @@ static void cell_steps(lopt *L, fitctx *F, const double *x, double frac, double 
     free(w);
 }
 
-rve_status rve_fit(const rve_map *m, const rve_fit_opts *opts, rve_fit_result *r, rve_err *err)
+/* Stage 1: Eq. 6.5 sweeps from R->x.  Each sweep's state is measured
+ * exactly and offered as the best.  Grains left without a voxel are then
+ * given one back (repair_empty) and that state is offered too. */
+static rve_status stage_eq65(fitrun *R, double *step, double *tstep, rve_err *err)
 {
-    rve_fit_opts o;
-    if (opts)
-        o = *opts;
-    else
-        rve_fit_opts_init(&o);
-    memset(r, 0, sizeof *r);
-    double t0 = rve_now();
-    double deadline = o.max_seconds > 0 ? t0 + o.max_seconds : 0;
-    int nth = o.threads > 0 ? o.threads : rve_threads_get();
-    if (nth < 1)
-        nth = 1;
-    if (o.max_evals < 5)
-        o.max_evals = 5;
-    fitctx F;
-    rve_status st = fitctx_init(&F, m, o.res, 1, err);
-    if (st != RVE_OK) {
-        fitctx_free(&F);
-        return st;
-    }
-    F.gopts.sub = o.sub == RVE_FIT_SUB_JOHNSON ? RVE_SUB_JOHNSON : RVE_SUB_SV;
-    int n = F.n;
-    r->n = n;
-    r->ncontrol = (long)F.cs[n];
-    double *x = malloc((size_t)n * 4 * sizeof(double));
-    double *step = malloc((size_t)n * sizeof(double));
-    double *tstep = malloc((size_t)n * sizeof(double));
-    r->label = malloc((size_t)n * sizeof(uint32_t));
-    r->seed = malloc((size_t)n * 3 * sizeof(double));
-    r->weight = malloc((size_t)n * sizeof(double));
-    lopt *L = NULL;
-    if (!x || !step || !tstep || !r->label || !r->seed || !r->weight) {
-        st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-        goto done;
-    }
-    memcpy(r->label, F.label, (size_t)n * sizeof(uint32_t));
-    initial_guess(&F, x);
-    F.x = x;
-    to_physical(&F, x, r->seed, r->weight);
-    st = rve_fit_quality(m, n, r->seed, r->weight, &r->acc_init, NULL, NULL, &r->empty_cells_init, NULL, err);
-    if (st != RVE_OK)
-        goto done;
-    L = lopt_alloc(n, F.lo, F.hi, x, nth, err);
-    if (!L) {
-        st = err ? err->code : RVE_ENOMEM;
-        goto done;
-    }
-    lopt_set_cost(L, cost_eq65, &F);
-    if ((st = lopt_rebuild(L, err)) != RVE_OK)
-        goto done;
-    double obj = F.W > 0 ? sqrt(lopt_total(L) / F.W) : 0;
-    r->obj_init = obj;
-    if ((st = hist_push(r, 0, 0, obj, 1.0 - r->acc_init, rve_now() - t0, 0, lopt_counter(L), err)) != RVE_OK)
-        goto done;
-    if (o.progress)
-        o.progress(o.progress_ctx, 0, 0, 0.0, obj, r->acc_init);
-    /* ---- stage 1: Eq. 6.5 sweeps ---- */
+    fitctx *F = R->F;
+    const rve_fit_opts *o = R->o;
+    rve_fit_result *r = R->r;
+    lopt *L = R->L;
+    rve_status st;
+    double obj = r->obj_init, frac = 0.25, acc;
     r->stopped_by = 1;
-    double frac = 0.25;
-    for (int s = 1; s <= o.max_sweeps; s++) {
-        cell_steps(L, &F, x, frac, 0.05, step, tstep);
+    for (int s = 1; s <= o->max_sweeps; s++) {
+        cell_steps(L, F, R->x, frac, 0.05, step, tstep);
         int moved = 0;
-        st = lopt_sweep(L, step, tstep, o.max_evals, deadline, &moved, err);
+        st = lopt_sweep(L, step, tstep, o->max_evals, R->deadline, &moved, err);
         if (st != RVE_OK && st != RVE_ECAP)
-            goto done;
+            return st;
         if ((st = lopt_rebuild(L, err)) != RVE_OK) /* exact graph and costs */
-            goto done;
-        double nobj = F.W > 0 ? sqrt(lopt_total(L) / F.W) : 0;
+            return st;
+        double nobj = F->W > 0 ? sqrt(lopt_total(L) / F->W) : 0;
         r->sweeps = s;
-        double mis = misassigned(&F, L, nth);
-        if ((st = hist_push(r, 1, s, nobj, mis, rve_now() - t0, lopt_evals(L), lopt_counter(L), err)) != RVE_OK)
-            goto done;
-        if (o.progress)
-            o.progress(o.progress_ctx, 0, s, (double)s / o.max_sweeps, nobj, 1.0 - mis);
+        double orow = nobj;
+        if ((st = reached(R, R->x, 1, s, &orow, &acc, err)) != RVE_OK)
+            return st;
+        if (o->progress)
+            o->progress(o->progress_ctx, 0, s, (double)s / o->max_sweeps, nobj, acc);
         double rel = obj > 0 ? (obj - nobj) / obj : 0;
         obj = nobj;
-        if (deadline > 0 && rve_now() > deadline) {
+        if (past_deadline(R)) {
             r->stopped_by = 2;
             break;
         }
-        if (rel < o.tol) {
+        if (rel < o->tol) {
             if (frac > 0.05) {
                 frac *= 0.5; /* refine the search scale before stopping */
                 lopt_invalidate(L);
@@ -1284,95 +1543,199 @@ rve_status rve_fit(const rve_map *m, const rve_fit_opts *opts, rve_fit_result *r
             break;
         }
     }
-    r->obj_stage1 = obj;
-    to_physical(&F, x, r->seed, r->weight);
-    st = rve_fit_quality(m, n, r->seed, r->weight, &r->acc_stage1, NULL, NULL, NULL, NULL, err);
+    /* the repair moves seeds: its state is a new one, evaluated in full */
+    int fixed = repair_empty(F, R->x, r->seed, r->weight, err);
+    if (fixed < 0)
+        return err->code;
+    if (fixed > 0) {
+        double o2 = eval_full_eq65(F, R->x, R->nth, NULL);
+        if ((st = reached(R, R->x, 1, r->sweeps, &o2, &acc, err)) != RVE_OK)
+            return st;
+    }
+    return RVE_OK;
+}
+
+/* Stage 2: polishing sweeps on the smoothed misassigned volume, from the
+ * best state so far; every sweep's state measured exactly and offered. */
+static rve_status stage_polish(fitrun *R, double *step, double *tstep, rve_err *err)
+{
+    fitctx *F = R->F;
+    const rve_fit_opts *o = R->o;
+    lopt *L = R->L;
+    int n = F->n;
+    memcpy(R->x, R->xbest, (size_t)n * 4 * sizeof(double));
+    if (repair_empty(F, R->x, R->r->seed, R->r->weight, err) < 0)
+        return err->code;
+    lopt_set_cost(L, cost_mis, F);
+    rve_status st = lopt_rebuild(L, err);
+    double pfrac = 0.1;
+    for (int s = 1; s <= o->polish && st == RVE_OK; s++) {
+        double tau = fmax(0.1, pow(0.7, s - 1)); /* ramp width: 1 voxel down to 0.1 */
+        if (tau != F->tau || s == 1) {
+            F->tau = tau;
+            if ((st = lopt_recost(L, err)) != RVE_OK)
+                break;
+        }
+        cell_steps(L, F, R->x, pfrac, 0.05, step, tstep);
+        int moved = 0;
+        st = lopt_sweep(L, step, tstep, o->max_evals, R->deadline, &moved, err);
+        if (st != RVE_OK && st != RVE_ECAP)
+            break;
+        if ((st = lopt_rebuild(L, err)) != RVE_OK)
+            break;
+        R->r->polish_sweeps = s;
+        double acc, ob = eval_full_eq65(F, R->x, R->nth, NULL);
+        if ((st = reached(R, R->x, 2, s, &ob, &acc, err)) != RVE_OK)
+            break;
+        if (o->progress)
+            o->progress(o->progress_ctx, 1, s, (double)s / o->polish, ob, acc);
+        if (past_deadline(R)) {
+            R->r->stopped_by = 2;
+            break;
+        }
+        if (moved == 0)
+            break;
+    }
+    F->tau = 1.0;
+    return st == RVE_ECAP ? RVE_OK : st;
+}
+
+/* End of a stage: the best state so far, its exact objective (computed
+ * once here when the stage did not) and accuracy, recorded as a stage-4 row
+ * (sweep = the stage just ended). */
+static rve_status stage_end(fitrun *R, int stage, double *obj, double *acc, rve_err *err)
+{
+    if (isnan(R->objbest))
+        R->objbest = eval_full_eq65(R->F, R->xbest, R->nth, NULL);
+    *obj = R->objbest;
+    *acc = R->accbest;
+    return record(R, 4, stage, R->objbest, R->accbest, err);
+}
+
+rve_status rve_fit(const rve_map *m, const rve_fit_opts *opts, rve_fit_result *r, rve_err *err)
+{
+    rve_fit_opts o;
+    if (opts)
+        o = *opts;
+    else
+        rve_fit_opts_init(&o);
+    memset(r, 0, sizeof *r);
+    fitrun R;
+    memset(&R, 0, sizeof R);
+    R.t0 = rve_now();
+    R.deadline = o.max_seconds > 0 ? R.t0 + o.max_seconds : 0;
+    R.nth = o.threads > 0 ? o.threads : rve_threads_get();
+    if (R.nth < 1)
+        R.nth = 1;
+    if (o.max_evals < 5)
+        o.max_evals = 5;
+    R.o = &o;
+    R.r = r;
+    fitctx F;
+    R.F = &F;
+    rve_status st = fitctx_init(&F, m, o.res, 1, err);
+    if (st != RVE_OK) {
+        fitctx_free(&F);
+        return st;
+    }
+    F.gopts.sub = o.sub == RVE_FIT_SUB_JOHNSON ? RVE_SUB_JOHNSON : RVE_SUB_SV;
+    F.exact_dist = o.exact_dist;
+    int n = F.n;
+    r->n = n;
+    r->ncontrol = (long)F.cs[n];
+    R.x = malloc((size_t)n * 4 * sizeof(double));
+    R.xbest = malloc((size_t)n * 4 * sizeof(double));
+    R.xtmp = malloc((size_t)n * 4 * sizeof(double));
+    R.assign = malloc((size_t)m->nx * m->ny * m->nz * sizeof(int32_t));
+    double *step = malloc((size_t)n * sizeof(double));
+    double *tstep = malloc((size_t)n * sizeof(double));
+    r->label = malloc((size_t)n * sizeof(uint32_t));
+    r->seed = malloc((size_t)n * 3 * sizeof(double));
+    r->weight = malloc((size_t)n * sizeof(double));
+    if (!R.x || !R.xbest || !R.xtmp || !R.assign || !step || !tstep || !r->label || !r->seed || !r->weight) {
+        st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+        goto done;
+    }
+    memcpy(r->label, F.label, (size_t)n * sizeof(uint32_t));
+    initial_guess(&F, R.x);
+    F.x = R.x;
+    if ((st = measure(&R, R.x, &r->acc_init, err)) != RVE_OK)
+        goto done;
+    st = rve_fit_quality(m, n, r->seed, r->weight, NULL, NULL, NULL, &r->empty_cells_init, NULL, err);
     if (st != RVE_OK)
         goto done;
-    /* ---- classifier refinement (kept only where it raises the accuracy) ---- */
-    if (o.classify > 0 && !(deadline > 0 && rve_now() > deadline)) {
-        int used = 0;
-        double acc = classify_refine(&F, x, r->seed, r->weight, o.classify, r->acc_stage1, &used, err);
-        if (acc < 0) {
-            st = err->code;
-            goto done;
-        }
-        r->classify_epochs = used;
-        r->acc_classify = acc;
-    }
-    /* ---- stage 2: polishing on the misassigned volume ---- */
-    if (o.polish > 0 && !(deadline > 0 && rve_now() > deadline)) {
-        if (repair_empty(&F, x, r->seed, r->weight, err) < 0) {
-            st = err->code;
-            goto done;
-        }
-        lopt_set_cost(L, cost_mis, &F);
-        if ((st = lopt_rebuild(L, err)) != RVE_OK)
-            goto done;
-        double *xbest = malloc((size_t)n * 4 * sizeof(double));
-        if (!xbest) {
-            st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-            goto done;
-        }
-        memcpy(xbest, x, (size_t)n * 4 * sizeof(double));
-        double mbest = misassigned(&F, L, nth);
-        double pfrac = 0.1;
-        for (int s = 1; s <= o.polish; s++) {
-            double tau = fmax(0.1, pow(0.7, s - 1)); /* ramp width: 1 voxel down to 0.1 */
-            if (tau != F.tau || s == 1) {
-                F.tau = tau;
-                if ((st = lopt_recost(L, err)) != RVE_OK)
-                    break;
-            }
-            cell_steps(L, &F, x, pfrac, 0.05, step, tstep);
-            int moved = 0;
-            st = lopt_sweep(L, step, tstep, o.max_evals, deadline, &moved, err);
-            if (st != RVE_OK && st != RVE_ECAP)
-                break;
-            if ((st = lopt_rebuild(L, err)) != RVE_OK)
-                break;
-            double mis = misassigned(&F, L, nth);
-            r->polish_sweeps = s;
-            if (mis < mbest) {
-                mbest = mis;
-                memcpy(xbest, x, (size_t)n * 4 * sizeof(double));
-            }
-            long g = lopt_counter(L);
-            double ob = eval_full_eq65(&F, x, nth, NULL);
-            if ((st = hist_push(r, 2, s, ob, mis, rve_now() - t0, lopt_evals(L), g, err)) != RVE_OK)
-                break;
-            if (o.progress)
-                o.progress(o.progress_ctx, 1, s, (double)s / o.polish, ob, 1.0 - mis);
-            if (deadline > 0 && rve_now() > deadline) {
-                r->stopped_by = 2;
-                break;
-            }
-            if (moved == 0)
-                break;
-        }
-        F.tau = 1.0;
-        memcpy(x, xbest, (size_t)n * 4 * sizeof(double));
-        free(xbest);
-        if (st != RVE_OK && st != RVE_ECAP)
-            goto done;
-        st = RVE_OK;
-    }
-    if (repair_empty(&F, x, r->seed, r->weight, err) < 0) {
-        st = err->code;
+    R.L = lopt_alloc(n, F.lo, F.hi, R.x, R.nth, err);
+    if (!R.L) {
+        st = err ? err->code : RVE_ENOMEM;
         goto done;
     }
-    r->obj_final = eval_full_eq65(&F, x, nth, NULL);
-    to_physical(&F, x, r->seed, r->weight);
+    lopt_set_cost(R.L, cost_eq65, &F);
+    if ((st = lopt_rebuild(R.L, err)) != RVE_OK)
+        goto done;
+    r->obj_init = F.W > 0 ? sqrt(lopt_total(R.L) / F.W) : 0;
+    R.accbest = -1;
+    /* the initial state is recorded as measured (acc_init is the guess's
+     * own accuracy); a repaired copy may become the best */
+    double ai = r->acc_init, oi = r->obj_init;
+    if ((st = offer(&R, R.x, &ai, &oi, err)) != RVE_OK)
+        goto done;
+    if ((st = record(&R, 0, 0, r->obj_init, r->acc_init, err)) != RVE_OK)
+        goto done;
+    if (o.progress)
+        o.progress(o.progress_ctx, 0, 0, 0.0, r->obj_init, r->acc_init);
+    if ((st = stage_eq65(&R, step, tstep, err)) != RVE_OK ||
+        (st = stage_end(&R, 1, &r->obj_stage1, &r->acc_stage1, err)) != RVE_OK)
+        goto done;
+    /* Rounds of surrogate, classifier and polishing, each from the best
+     * state so far.  A run with more rounds repeats the run with fewer and
+     * goes on from its result, so (the best state being kept) more rounds
+     * never end lower; a round that finds nothing better ends the loop (the
+     * next would repeat it exactly: the fit is deterministic). */
+    for (int round = 0; round < o.rounds && R.accbest < 1; round++) { /* at 100 %: nothing to gain */
+        double before = R.accbest;
+        memcpy(R.x, R.xbest, (size_t)n * 4 * sizeof(double));
+        if (o.hinge > 0 && !past_deadline(&R) && (st = hinge_refine(&R, o.hinge, err)) != RVE_OK)
+            goto done;
+        memcpy(R.x, R.xbest, (size_t)n * 4 * sizeof(double));
+        if (o.classify > 0 && R.accbest < 1 && !past_deadline(&R) &&
+            ((st = measure(&R, R.x, &r->acc_classify, err)) != RVE_OK || (st = classify_refine(&R, o.classify, err)) != RVE_OK))
+            goto done;
+        if ((st = stage_end(&R, 3, &r->obj_classify, &r->acc_classify, err)) != RVE_OK)
+            goto done;
+        if (o.polish > 0 && R.accbest < 1 && !past_deadline(&R) && (st = stage_polish(&R, step, tstep, err)) != RVE_OK)
+            goto done;
+        r->rounds = round + 1;
+        if (R.accbest <= before || past_deadline(&R))
+            break;
+    }
+    /* the returned state: the best seen, its seeds inside the box (the same
+     * diagram), measured from exactly the seeds and weights returned */
+    memcpy(R.x, R.xbest, (size_t)n * 4 * sizeof(double));
+    keep_seeds_inside(&F, R.x);
+    R.accbest = -1;
+    R.objbest = NAN;
+    if ((st = measure(&R, R.x, &r->acc_final, err)) != RVE_OK)
+        goto done;
+    double of = NAN;
+    if ((st = offer(&R, R.x, &r->acc_final, &of, err)) != RVE_OK)
+        goto done;
+    if ((st = stage_end(&R, 2, &r->obj_polish, &r->acc_polish, err)) != RVE_OK)
+        goto done;
+    r->obj_final = r->obj_polish;
+    to_physical(&F, R.xbest, r->seed, r->weight);
     st = rve_fit_quality(m, n, r->seed, r->weight, &r->acc_final, &r->iou_min, &r->iou_median,
                          &r->empty_cells, NULL, err);
     if (st != RVE_OK)
         goto done;
-    r->evals = lopt_evals(L);
-    r->gjk_calls = lopt_counter(L);
-    r->seconds = rve_now() - t0;
+    r->evals = lopt_evals(R.L);
+    r->gjk_calls = lopt_counter(R.L);
+    r->seconds = rve_now() - R.t0;
 done:
-    lopt_free(L);
-    free(x);
+    lopt_free(R.L);
+    free(R.x);
+    free(R.xbest);
+    free(R.xtmp);
+    free(R.assign);
     free(step);
     free(tstep);
     fitctx_free(&F);

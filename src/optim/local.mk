@@ -7,8 +7,8 @@ UNIT_TESTS += tests/test_fit
 tests_test_fit_SOURCES = tests/test_fit.c
 tests_test_fit_CFLAGS = $(TEST_CFLAGS)
 tests_test_fit_LDADD = $(TEST_LIBS)
-BENCH_SHELL += bench/bench_fit.sh
-EXTRA_DIST += bench/bench_fit.sh
+BENCH_SHELL += bench/bench_fit.sh bench/bench_fit_validation.sh
+EXTRA_DIST += bench/bench_fit.sh bench/bench_fit_validation.sh
 # end of fitting (issue 7)
 
 # synthesis (issue 9)
