@@ -861,6 +861,64 @@ START_TEST(test_mesh_periodic_reg)
 }
 END_TEST
 
+/* The per-grain table hook of the solver writers: every grain's row in its
+ * own material (.inp) and as cell data (.vtk), read back as text. */
+START_TEST(test_mesh_solver_table)
+{
+    rve_tess *t = periodic_voronoi(5, 2u, 1);
+    rve_mesh_opts o;
+    rve_mesh_opts_default(&o);
+    o.rcl = 2;
+    rve_mesh *m = NULL;
+    rve_err e;
+    ck_assert_int_eq(rve_mesh_tess(t, NULL, &o, NULL, &m, &e), RVE_OK);
+    double vals[15];
+    for (int i = 0; i < 15; i++)
+        vals[i] = 0.25 * i + 0.125; /* exact in binary and in %.17g */
+    const char *names[3] = {"phi1", "Phi", "phi2"};
+    rve_grain_table gt = {5, 3, NULL, vals, names};
+    char dir[64] = "/tmp/rve-test-solver-XXXXXX", pi[128], pv[128];
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(pi, sizeof pi, "%s/m.inp", dir);
+    snprintf(pv, sizeof pv, "%s/m.vtk", dir);
+    ck_assert_int_eq(rve_mesh_write_solver(m, pi, RVE_SOLVER_ABAQUS, &gt, &e), RVE_OK);
+    ck_assert_int_eq(rve_mesh_write_solver(m, pv, RVE_SOLVER_VTK, &gt, &e), RVE_OK);
+    FILE *f = fopen(pi, "r");
+    char line[512];
+    int found = 0;
+    while (fgets(line, sizeof line, f)) {
+        int g;
+        if (sscanf(line, "*Material, name=grain%d", &g) == 1) {
+            ck_assert(fgets(line, sizeof line, f)); /* the names comment */
+            ck_assert(fgets(line, sizeof line, f));
+            ck_assert_str_eq(line, "*User Material, constants=3\n");
+            double a, b, c;
+            ck_assert(fgets(line, sizeof line, f));
+            ck_assert_int_eq(sscanf(line, "%lf, %lf, %lf", &a, &b, &c), 3);
+            ck_assert(a == vals[3 * (g - 1)] && b == vals[3 * (g - 1) + 1] && c == vals[3 * (g - 1) + 2]);
+            found++;
+        }
+    }
+    fclose(f);
+    ck_assert_int_eq(found, 5);
+    f = fopen(pv, "r");
+    size_t nphi = 0;
+    while (fgets(line, sizeof line, f))
+        nphi += strcmp(line, "SCALARS Phi double 1\n") == 0;
+    fclose(f);
+    ck_assert_uint_eq(nphi, 1);
+    /* pairs of a non-periodic mesh are refused */
+    rve_mesh np = *m;
+    np.npairs = 0;
+    ck_assert_int_eq(rve_mesh_write_solver(&np, pi, RVE_SOLVER_PAIRS, NULL, &e), RVE_EUSAGE);
+    unlink(pi);
+    unlink(pv);
+    ck_assert_int_eq(rmdir(dir), 0);
+    rve_mesh_free(m);
+    rve_tess_free(t);
+}
+END_TEST
+
 /* Periodic along x and z only: walls at y = 0 and y = L. */
 START_TEST(test_mesh_periodic_partial)
 {
@@ -1282,6 +1340,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_mesh_periodic);
     tcase_add_test(tc, test_mesh_periodic_reg);
     tcase_add_test(tc, test_mesh_periodic_partial);
+    tcase_add_test(tc, test_mesh_solver_table);
     suite_add_tcase(s, tc);
     return s;
 }
