@@ -18,4 +18,9 @@ rve_status rve_cx_from_periodic(const rve_tess *t, const int *ids, rve_cx **out,
  * RVE_EINTERNAL if a node on an upper box face has no exact translate. */
 rve_status rve_mesh_pair_nodes(rve_mesh *m, rve_err *err);
 
+/* Legacy VTK of a mesh: cell data grain, the columns of gt (may be NULL) and,
+ * for periodic meshes, each node's periodic master (rve_mesh_write and the
+ * solver outputs share it). */
+rve_status mesh_write_vtk(const rve_mesh *m, FILE *fp, const rve_grain_table *gt, rve_err *err);
+
 #endif

@@ -1,5 +1,6 @@
 /* write.c - Abaqus .inp and legacy .vtk writers for rve_mesh (atomic). */
 #include "config.h"
+#include "mesh/mesh_internal.h"
 #include <rve/mesh.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,31 +81,6 @@ static rve_status write_inp(const rve_mesh *m, FILE *fp, rve_err *err)
     return RVE_OK;
 }
 
-static rve_status write_vtk(const rve_mesh *m, FILE *fp, rve_err *err)
-{
-    (void)err;
-    int tn = m->order == 2 ? 10 : 4;
-    fprintf(fp, "# vtk DataFile Version 3.0\nrve conformal tetrahedral mesh\nASCII\n"
-                "DATASET UNSTRUCTURED_GRID\nPOINTS %zu double\n",
-            m->nnodes);
-    for (size_t i = 0; i < m->nnodes; i++)
-        fprintf(fp, "%.17g %.17g %.17g\n", m->xyz[3 * i], m->xyz[3 * i + 1], m->xyz[3 * i + 2]);
-    fprintf(fp, "CELLS %zu %zu\n", m->ntets, m->ntets * (size_t)(tn + 1));
-    for (size_t e = 0; e < m->ntets; e++) {
-        fprintf(fp, "%d", tn);
-        for (int j = 0; j < tn; j++)
-            fprintf(fp, " %zu", m->tets[e * (size_t)tn + (size_t)tet10_perm[j]]);
-        fputc('\n', fp);
-    }
-    fprintf(fp, "CELL_TYPES %zu\n", m->ntets);
-    for (size_t e = 0; e < m->ntets; e++)
-        fprintf(fp, "%d\n", m->order == 2 ? 24 : 10);
-    fprintf(fp, "CELL_DATA %zu\nSCALARS grain int 1\nLOOKUP_TABLE default\n", m->ntets);
-    for (size_t e = 0; e < m->ntets; e++)
-        fprintf(fp, "%d\n", m->tet_grain[e]);
-    return RVE_OK;
-}
-
 rve_status rve_mesh_write(const rve_mesh *m, const char *path, rve_mesh_format f, rve_err *err)
 {
     if (f != RVE_MESH_INP && f != RVE_MESH_VTK)
@@ -114,7 +90,7 @@ rve_status rve_mesh_write(const rve_mesh *m, const char *path, rve_mesh_format f
     if (!af)
         return err ? err->code : RVE_EIO;
     rve_status st = f == RVE_MESH_INP ? write_inp(m, rve_afile_fp(af), err)
-                                      : write_vtk(m, rve_afile_fp(af), err);
+                                      : mesh_write_vtk(m, rve_afile_fp(af), NULL, err);
     if (st != RVE_OK) {
         rve_afile_abort(af);
         return st;

@@ -4,6 +4,7 @@
  * periodic node pairs as a table.  Per-grain values (orientations, material
  * constants) come in an rve_grain_table. */
 #include "config.h"
+#include "mesh/mesh_internal.h"
 #include <rve/mesh.h>
 #include <math.h>
 #include <stdio.h>
@@ -214,10 +215,10 @@ static rve_status write_abaqus(const rve_mesh *m, FILE *fp, const rve_grain_tabl
     return st;
 }
 
-static rve_status write_vtk(const rve_mesh *m, FILE *fp, const rve_grain_table *gt, rve_err *err)
+rve_status mesh_write_vtk(const rve_mesh *m, FILE *fp, const rve_grain_table *gt, rve_err *err)
 {
     int tn = m->order == 2 ? 10 : 4;
-    fprintf(fp, "# vtk DataFile Version 3.0\nrve tetrahedral mesh\nASCII\n"
+    fprintf(fp, "# vtk DataFile Version 3.0\nrve conformal tetrahedral mesh\nASCII\n"
                 "DATASET UNSTRUCTURED_GRID\nPOINTS %zu double\n",
             m->nnodes);
     for (size_t i = 0; i < m->nnodes; i++)
@@ -288,7 +289,7 @@ rve_status rve_mesh_write_solver(const rve_mesh *m, const char *path, rve_solver
         return err ? err->code : RVE_EIO;
     FILE *fp = rve_afile_fp(af);
     rve_status st = f == RVE_SOLVER_ABAQUS ? write_abaqus(m, fp, gt, err)
-                    : f == RVE_SOLVER_VTK  ? write_vtk(m, fp, gt, err)
+                    : f == RVE_SOLVER_VTK  ? mesh_write_vtk(m, fp, gt, err)
                                            : write_pairs(m, fp);
     if (st != RVE_OK) {
         rve_afile_abort(af);
