@@ -45,3 +45,4 @@ tests_test_stats_sphericity_SOURCES = tests/test_stats_sphericity.c
 tests_test_stats_sphericity_CFLAGS = $(TEST_CFLAGS)
 tests_test_stats_sphericity_LDADD = $(TEST_LIBS) $(TIFF_LIBS)
 # end sphericity (issue 23)
+BENCH_SHELL += bench/bench_hdf5.sh
