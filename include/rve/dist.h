@@ -8,7 +8,7 @@
 extern "C" {
 #endif
 
-/* ================================================= distance (issue 3) */
+/* ================================================= distance */
 /* Exact distance between convex bodies: GJK (Montanari 2017, Algorithm 5)
  * with the Signed Volumes sub-algorithm (S1D/S2D/S3D), or Johnson's
  * sub-algorithm for comparison.  Every query is allocation-free,
@@ -193,7 +193,7 @@ int rve_johnson_closest(const double y[][3], int n, int newest, double v[3], int
                         double lambda[4]);
 
 
-/* ============================================ contact kernels (issue 4) */
+/* ============================================ contact kernels */
 /* Overlapping convex bodies: signed distance, contact normal and points.
  * Conventions shared by every kernel below:
  *   s > 0  separation distance, s < 0 penetration depth (-depth), s = 0 touching;
@@ -349,7 +349,7 @@ void rve_contact_witness(const rve_polyhedron *A, const rve_polyhedron *B, const
                          rve_contact *c);
 
 
-/* ====================== compound bodies: the intrinsic hierarchy (issue 22) */
+/* ====================== compound bodies: the intrinsic hierarchy */
 /* A non-convex body as a union of convex pieces (Montanari 2017, section
  * 3.3): a binary tree of bounding spheres over the pieces, in the body frame,
  * and pair queries that walk both trees nearest first, prune node pairs whose

@@ -10,7 +10,7 @@
 extern "C" {
 #endif
 
-/* ===================================================== fitting (issue 7) */
+/* ===================================================== fitting */
 /* A Laguerre tessellation is fitted to a grain map: one cell per grain (cell
  * i = the i-th grain label present, in increasing order), seed s_i and weight
  * w_i (power distance |x - s_i|^2 - w_i^2, Neper's convention).
@@ -118,9 +118,9 @@ rve_status rve_fit_quality(const rve_map *m, int n, const double *seed, const do
                            double *accuracy, double *iou_min, double *iou_median, int *empty,
                            int32_t *assign, rve_err *err);
 
-/* ============================================== end fitting (issue 7) */
+/* ============================================== end fitting */
 
-/* ====================================================== synthesis (issue 9)
+/* ====================================================== synthesis
  * Statistical microstructure synthesis and prescribed-volume Laguerre
  * diagrams.  Weights follow Neper's convention: the weight w_i of seed s_i is
  * a radius and the power distance is |x - s_i|^2 - w_i^2.  The domain is the
@@ -265,7 +265,7 @@ double rve_smooth_cdf_distance(const double *x, size_t n, double h, const rve_di
 rve_status rve_gen_cell_values(size_t n, const double *seeds, const double *weights,
                                const double domain[3], int periodic, double *vol, double *area,
                                double *diameq, double *sphericity, rve_err *err);
-/* ================================================= end synthesis (issue 9) */
+/* ================================================= end synthesis */
 
 #ifdef __cplusplus
 }

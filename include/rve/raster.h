@@ -20,7 +20,7 @@ typedef struct {
     double origin[3];   /* corner of voxel (0, 0, 0) */
     uint32_t *lab;      /* nx * ny * nz labels, x fastest, then y, then z */
     uint32_t nlabels;   /* largest label present */
-    /* --- additions (issue 5); rve_map_alloc sets them to NULL / 0 --- */
+    /* --- additions; rve_map_alloc sets them to NULL / 0 --- */
     uint32_t *ids;      /* NULL, or nlabels + 1 entries: ids[l] is the original id of label l
                            (kept by rve_map_renumber and by .tesr **cell *id); ids[0] = 0.
                            NULL means label l has id l. Use rve_map_id(). */
@@ -28,7 +28,7 @@ typedef struct {
     char *ori_des;      /* .tesr **cell *ori descriptor (e.g. "rodrigues"), or NULL */
     double *ori;        /* ori_n * nlabels orientation values (cell order), or NULL */
     int ori_n;          /* values per cell in ori (0 when absent) */
-    /* --- additions (issue 15); NULL unless a reader fills them --- */
+    /* --- additions; NULL unless a reader fills them --- */
     int *phase;         /* nlabels entries (label l at l - 1): the grain's phase number as the
                            file counts them (DREAM3D, LabDCT, pymicro: from 1; 0 unknown) */
     double *gos;        /* nlabels entries: grain orientation spread (mean disorientation of the

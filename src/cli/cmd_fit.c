@@ -1,4 +1,4 @@
-/* rve fit - fit a Laguerre tessellation to a grain map (issue 7). */
+/* rve fit - fit a Laguerre tessellation to a grain map. */
 #include "config.h"
 #define _POSIX_C_SOURCE 200809L
 #include "cli/cli.h"

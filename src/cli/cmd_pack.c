@@ -134,7 +134,7 @@ static rve_status random_poly(rve_pack_body *b, int k, double size, rve_pack_rng
     return st;
 }
 
-/* The grains of a map (issue 22): all of them, or n drawn with replacement. */
+/* The grains of a map: all of them, or n drawn with replacement. */
 static int load_grains(const cli_command *cmd, const cli_common *com, const char *path,
                        const rve_pack_grain_opts *o, long n, const char *report, rve_pack_rng *rng,
                        rve_pack_set **out, double *vvox, rve_err *err)

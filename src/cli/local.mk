@@ -8,5 +8,5 @@ rve_SOURCES += src/cli/cli.c \
 
 dist_check_SCRIPTS += tests/test_cli.sh tests/test_faults.sh
 
-# Load benchmark of the parallel commands (issue 18).
+# Load benchmark of the parallel commands.
 BENCH_SHELL += bench/bench_load.sh

@@ -1,5 +1,5 @@
 /* meshcli_ori.c - per-grain orientation and phase in the mesh outputs of
- * rve run and rve mesh (issue 15): the .inp and .vtk of a tessellation with
+ * rve run and rve mesh: the .inp and .vtk of a tessellation with
  * orientations are written by rve_mesh_write_solver with a grain table, and
  * a .msh gets FEPX's MESH.ori beside it. */
 #include "config.h"

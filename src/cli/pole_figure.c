@@ -1,5 +1,5 @@
 /* pole_figure.c - `rve stat --pole-figure FILE.png`: {100}, {110}, {111}
- * pole figures of a map's grain orientations (issue 15).  Drawn with the
+ * pole figures of a map's grain orientations.  Drawn with the
  * report canvas of util/image.h (the PNG writer the fit report uses). */
 #include "config.h"
 #include "cli/pole_figure.h"

@@ -1,5 +1,5 @@
 /* Exact power-of-two rescaling of a pair of shapes for the contact kernels
- * (issue 17): a pair whose extent lies outside [2^-200, 2^200] is copied
+ *: a pair whose extent lies outside [2^-200, 2^200] is copied
  * multiplied by 2^-sc (exact: only the exponents change), the kernel runs on
  * the copies, and its lengths are multiplied back by 2^sc.  Inside that range
  * nothing is copied. */

@@ -36,7 +36,7 @@ bench_bench_dist_CXXFLAGS += $(patsubst -I%,-isystem %,$(FCL_CFLAGS))
 bench_bench_dist_LDADD += $(FCL_LIBS)
 endif
 
-# contact kernels (issue 4)
+# contact kernels
 RVE_DIST_SOURCES += src/dist/contact_internal.h src/dist/contact_poly.c src/dist/contact_cp.c \
 	src/dist/contact_epa.c src/dist/contact_cvi.c src/dist/contact_sq.c
 UNIT_TESTS += tests/test_contact
@@ -63,7 +63,7 @@ tests_test_dist_robust_CFLAGS = $(TEST_CFLAGS)
 # dist_exact_* are internal (dist_internal.h): linked from the convenience library
 tests_test_dist_robust_LDADD = $(CORE_LIBS)
 
-# the flat families of issue 17: `bench_dist_stress N` runs N queries per family
+# the flat families of the robustness tests (nearly flat bodies far from the origin): `bench_dist_stress N` runs N queries per family
 # (10^7 for the issue; `make bench` runs the default 10^5)
 BENCH_PROGS += bench/bench_dist_stress
 bench_bench_dist_stress_SOURCES = bench/bench_dist_stress.c tests/dist_flat.h tests/dist_oracle.h tests/dist_rng.h
@@ -77,7 +77,7 @@ tests_test_dist_smooth_CFLAGS = $(TEST_CFLAGS)
 tests_test_dist_smooth_LDADD = $(TEST_LIBS) $(QHULL_LIBS)
 dist_check_SCRIPTS += tests/test_dist_cli.sh
 
-# compound bodies: the intrinsic hierarchy (issue 22)
+# compound bodies: the intrinsic hierarchy
 RVE_DIST_SOURCES += src/dist/compound.c
 UNIT_TESTS += tests/test_compound
 tests_test_compound_SOURCES = tests/test_compound.c

@@ -1,4 +1,4 @@
-/* Distributions, morphology specifications, KS and smoothed-CDF distances (issue 9). */
+/* Distributions, morphology specifications, KS and smoothed-CDF distances. */
 #include "config.h"
 #define _POSIX_C_SOURCE 200809L
 #include <rve/optim.h>

@@ -1,4 +1,4 @@
-/* fit.c - fitting a Laguerre tessellation to a grain map (issue 7).
+/* fit.c - fitting a Laguerre tessellation to a grain map.
  *
  * Internal coordinates: u = (x - origin) / L with L = (hx hy hz)^(1/3), so
  * that distances are in voxel lengths and the box is [0, n h / L].  Seeds are

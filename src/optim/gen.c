@@ -1,4 +1,4 @@
-/* Statistical microstructure synthesis (issue 9).
+/* Statistical microstructure synthesis.
  *
  * 1. Size stage: target sizes are sampled at the quantiles (k + 1/2)/n of the
  *    size distribution (diameq or size) and given to the seeds by the rank of

@@ -1,4 +1,4 @@
-/* synth.h - internals of the synthesis code (issue 9; not installed). */
+/* synth.h - internals of the synthesis code (not installed). */
 #ifndef RVE_OPTIM_SYNTH_H
 #define RVE_OPTIM_SYNTH_H
 

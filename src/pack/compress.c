@@ -106,7 +106,7 @@ static rve_status sweep(pack_ctx *c, double gap, double *dt, double *dr)
     return st;
 }
 
-/* Overlap resolution (issue 22): every overlapping (or touching) pair is
+/* Overlap resolution: every overlapping (or touching) pair is
  * pushed apart along the kernel's contact normal by its penetration depth
  * plus a small margin, half each, one pair after the other (Gauss-Seidel),
  * until no pair overlaps; 1 when resolved within maxit rounds.  disp only

@@ -1,6 +1,6 @@
 /* Grains of a voxel map as pack bodies: convex hulls of their voxels, or a
  * convex decomposition by recursive principal-axis splits (compound bodies
- * of rve/dist.h, issue 22). */
+ * of rve/dist.h). */
 #include "config.h"
 #include <rve/pack.h>
 #include <rve/raster.h>

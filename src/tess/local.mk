@@ -1,6 +1,6 @@
 # Module tess: sources, public header, tests and benchmarks.
 
-# grain maps (issue 5)
+# grain maps
 librve_core_la_SOURCES += src/tess/map_core.c src/tess/map_tesr.c src/tess/map_tiff.c \
 	src/tess/map_boundary.c src/tess/map_stats.c src/tess/map_synth.c src/tess/map_hdf5.c \
 	src/tess/map_internal.h
@@ -13,9 +13,9 @@ EXTRA_DIST += src/cli/cli_map.h
 BENCH_PROGS += bench/bench_raster
 bench_bench_raster_SOURCES = bench/bench_raster.c
 bench_bench_raster_LDADD = librve.la $(TIFF_LIBS) -lm
-# end grain maps (issue 5)
+# end grain maps
 
-# tessellations (issue 6)
+# tessellations
 librve_core_la_SOURCES += src/tess/rasterize.c src/tess/tess.c src/tess/topo.c src/tess/geom.c src/tess/tess_io.c src/tess/tess_read.c src/tess/tess_ori.c src/tess/map_ori.c \
 	src/tess/tess_internal.h src/tess/voro_wrap.h src/tess/voro_wrap.cc
 UNIT_TESTS += tests/test_tess
@@ -28,21 +28,21 @@ bench_bench_tess_SOURCES = bench/bench_tess.c
 # the bench calls the voro++ wrapper (tv_*, internal): the convenience library, a C++ link
 bench_bench_tess_LDADD = librve_core.la $(RVE_DEP_LIBS)
 nodist_EXTRA_bench_bench_tess_SOURCES = bench-cxx-dummy.cc
-# end tessellations (issue 6)
+# end tessellations
 
-# Neper interoperability (issue 23)
+# Neper interoperability
 UNIT_TESTS += tests/test_tess_neper
 tests_test_tess_neper_SOURCES = tests/test_tess_neper.c
 tests_test_tess_neper_CFLAGS = $(TEST_CFLAGS)
 tests_test_tess_neper_LDADD = $(TEST_LIBS)
 dist_check_SCRIPTS += tests/test_tess_neper.sh
 EXTRA_DIST += tests/neper_tess_check.py
-# end Neper interoperability (issue 23)
+# end Neper interoperability
 
-# sphericity of voxel grains (issue 23)
+# sphericity of voxel grains
 UNIT_TESTS += tests/test_stats_sphericity
 tests_test_stats_sphericity_SOURCES = tests/test_stats_sphericity.c
 tests_test_stats_sphericity_CFLAGS = $(TEST_CFLAGS)
 tests_test_stats_sphericity_LDADD = $(TEST_LIBS) $(TIFF_LIBS)
-# end sphericity (issue 23)
+# end sphericity
 BENCH_SHELL += bench/bench_hdf5.sh

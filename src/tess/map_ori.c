@@ -1,5 +1,4 @@
-/* Grain-boundary disorientations of a grain map with orientations (issue 15,
- * `rve stat`). */
+/* Grain-boundary disorientations of a grain map with orientations (`rve stat`). */
 #include "config.h"
 #include <rve/ori.h>
 #include <rve/raster.h>

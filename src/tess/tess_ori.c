@@ -1,5 +1,5 @@
 /* Orientations of a grain map's grains onto the cells of a tessellation
- * (issue 15): what `rve fit` writes in the .tess **cell *ori. */
+ *: what `rve fit` writes in the .tess **cell *ori. */
 #include "config.h"
 #define _POSIX_C_SOURCE 200809L /* strdup */
 #include <rve/ori.h>
