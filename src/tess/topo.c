@@ -117,8 +117,9 @@ int *tess_spatial_order(const rve_tess *t)
         for (int a = 0; a < 3; a++) {
             int nb = 1 << bits[a];
             double f = (t->seeds[4 * (size_t)i + a] - t->lo[a]) / L[a] * nb;
-            b[a] = f >= 0 ? (int)f : 0;
-            if (b[a] >= nb) b[a] = nb - 1;
+            /* clamp in double: a seed far outside the box (a file's) would
+             * overflow the conversion to int; NaN goes to bin 0 */
+            b[a] = f >= 0 ? (f < nb ? (int)f : nb - 1) : 0;
         }
         /* interleave the bits, x fastest; an axis with fewer bits drops out */
         unsigned code = 0;
