@@ -99,14 +99,9 @@ rve_status rve_cx_from_tess(const rve_tess *t, rve_cx **out, double **plane0, rv
     return RVE_OK;
 }
 
-typedef struct {
-    uint64_t k;
-    int i;
-} kidx;
-
-static int cmp_kidx(const void *x, const void *y)
+int mesh_key_cmp(const void *x, const void *y)
 {
-    const kidx *a = x, *b = y;
+    const mesh_key *a = x, *b = y;
     if (a->k != b->k)
         return a->k < b->k ? -1 : 1;
     return a->i < b->i ? -1 : a->i > b->i;
@@ -218,7 +213,7 @@ static rve_status cx_to_tess(const rve_cx *c, const rve_tess *t0, const double *
         }
         /* sort incidences by key (key << 32 would overflow: sort (key, index) pairs) */
         {
-            kidx *kv = malloc((size_t)(nfv + 1) * sizeof *kv);
+            mesh_key *kv = malloc((size_t)(nfv + 1) * sizeof *kv);
             if (!kv) {
                 free(key);
                 free(ord);
@@ -229,7 +224,7 @@ static rve_status cx_to_tess(const rve_cx *c, const rve_tess *t0, const double *
                 kv[i].k = key[i];
                 kv[i].i = i;
             }
-            qsort(kv, (size_t)nfv, sizeof *kv, cmp_kidx);
+            qsort(kv, (size_t)nfv, sizeof *kv, mesh_key_cmp);
             for (int i = 0; i < nfv; i++)
                 ord[i] = kv[i].i;
             free(kv);

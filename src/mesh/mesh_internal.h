@@ -3,6 +3,7 @@
 #define RVE_MESH_INTERNAL_H
 
 #include "mesh/cx.h"
+#include <stdint.h>
 #include <rve/mesh.h>
 
 /* Mesh a complex with element size cl (see rve_mesh_tess). */
@@ -17,6 +18,15 @@ rve_status rve_cx_from_periodic(const rve_tess *t, const int *ids, rve_cx **out,
 /* Periodic node pairs of m (m->lo, hi, periodic set) by exact coordinates;
  * RVE_EINTERNAL if a node on an upper box face has no exact translate. */
 rve_status rve_mesh_pair_nodes(rve_mesh *m, rve_err *err);
+
+/* A 64-bit key (a hash of a vertex set) with the index it belongs to;
+ * mesh_key_cmp orders by key, then index (qsort), so equal keys are
+ * adjacent in a fixed order. */
+typedef struct {
+    uint64_t k;
+    int i;
+} mesh_key;
+int mesh_key_cmp(const void *x, const void *y);
 
 /* Legacy VTK of a mesh: cell data grain, the columns of gt (may be NULL) and,
  * for periodic meshes, each node's periodic master (rve_mesh_write and the

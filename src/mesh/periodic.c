@@ -481,18 +481,6 @@ done:
 }
 
 /* ------------------------------------------------------ faces of the complex */
-typedef struct {
-    uint64_t h;
-    int f;
-} fkey;
-
-static int cmp_fkey(const void *x, const void *y)
-{
-    const fkey *a = x, *b = y;
-    if (a->h != b->h)
-        return a->h < b->h ? -1 : 1;
-    return a->f < b->f ? -1 : a->f > b->f;
-}
 
 static int cmp_int(const void *x, const void *y)
 {
@@ -552,7 +540,7 @@ static void merged_loops(pieces *s, const int *vid)
  * from. */
 static rve_status pair_faces(const pieces *s, int *fsrc, int *fc, int *nf_out, rve_err *err)
 {
-    fkey *k = malloc(((size_t)s->nf + 1) * sizeof *k);
+    mesh_key *k = malloc(((size_t)s->nf + 1) * sizeof *k);
     int maxn = 3;
     for (int f = 0; f < s->nf; f++)
         if (s->foff[f + 1] - s->foff[f] > maxn)
@@ -570,8 +558,8 @@ static rve_status pair_faces(const pieces *s, int *fsrc, int *fc, int *nf_out, r
     rve_status st = RVE_OK;
     for (int f = 0; f < s->nf; f++) {
         if (s->fdom[f] == -1) {
-            k[nk].h = set_hash(s->fv + s->foff[f], s->foff[f + 1] - s->foff[f], t1);
-            k[nk++].f = f;
+            k[nk].k = set_hash(s->fv + s->foff[f], s->foff[f + 1] - s->foff[f], t1);
+            k[nk++].i = f;
         } else if (s->fdom[f] >= 0) {
             fsrc[nf] = f;
             fc[2 * nf] = s->fpiece[f];
@@ -579,14 +567,14 @@ static rve_status pair_faces(const pieces *s, int *fsrc, int *fc, int *nf_out, r
             nf++;
         }
     }
-    qsort(k, (size_t)nk, sizeof *k, cmp_fkey);
+    qsort(k, (size_t)nk, sizeof *k, mesh_key_cmp);
     for (int i = 0; i < nk && st == RVE_OK; i++) {
-        int f = k[i].f;
+        int f = k[i].i;
         if (used[f])
             continue;
         int g = -1;
-        for (int j = i + 1; j < nk && k[j].h == k[i].h && g < 0; j++) {
-            int h = k[j].f;
+        for (int j = i + 1; j < nk && k[j].k == k[i].k && g < 0; j++) {
+            int h = k[j].i;
             if (!used[h] && same_set(s->fv + s->foff[f], s->foff[f + 1] - s->foff[f],
                                      s->fv + s->foff[h], s->foff[h + 1] - s->foff[h], t1, t2))
                 g = h;
@@ -620,7 +608,7 @@ static rve_status match_partners(const rve_cx *c, const int *vcls, const unsigne
     for (int f = 0; f < c->nf; f++)
         if (c->foff[f + 1] - c->foff[f] > maxn)
             maxn = c->foff[f + 1] - c->foff[f];
-    fkey *k = malloc(((size_t)c->nf + 1) * sizeof *k);
+    mesh_key *k = malloc(((size_t)c->nf + 1) * sizeof *k);
     int *p = malloc((size_t)maxn * sizeof *p), *t1 = malloc((size_t)maxn * sizeof *t1),
         *t2 = malloc((size_t)maxn * sizeof *t2);
     rve_status st = RVE_OK;
@@ -636,10 +624,10 @@ static rve_status match_partners(const rve_cx *c, const int *vcls, const unsigne
         int nk = 0;
         for (int f = 0; f < c->nf; f++)
             if (c->fdom[f] == 2 * a) {
-                k[nk].h = set_hash(c->fv + c->foff[f], c->foff[f + 1] - c->foff[f], t1);
-                k[nk++].f = f;
+                k[nk].k = set_hash(c->fv + c->foff[f], c->foff[f + 1] - c->foff[f], t1);
+                k[nk++].i = f;
             }
-        qsort(k, (size_t)nk, sizeof *k, cmp_fkey);
+        qsort(k, (size_t)nk, sizeof *k, mesh_key_cmp);
         for (int f = 0; f < c->nf && st == RVE_OK; f++) {
             if (c->fdom[f] != 2 * a + 1)
                 continue;
@@ -653,13 +641,13 @@ static rve_status match_partners(const rve_cx *c, const int *vcls, const unsigne
             int lo = 0, hi = nk, g = -1;
             while (ok && lo < hi) { /* first key >= h */
                 int mid = (lo + hi) / 2;
-                if (k[mid].h < h)
+                if (k[mid].k < h)
                     lo = mid + 1;
                 else
                     hi = mid;
             }
-            for (int j = lo; ok && j < nk && k[j].h == h && g < 0; j++) {
-                int q = k[j].f;
+            for (int j = lo; ok && j < nk && k[j].k == h && g < 0; j++) {
+                int q = k[j].i;
                 if (same_set(p, n, c->fv + c->foff[q], c->foff[q + 1] - c->foff[q], t1, t2))
                     g = q;
             }
