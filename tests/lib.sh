@@ -57,3 +57,17 @@ lib_finish() { # the summary line; exit status 0 only without failures
     echo "$lib_name: $pass passed, $fail failed"
     [ "$fail" -eq 0 ]
 }
+
+# lib_python NAME "MOD1, MOD2": sets PY to the first Python (python3, then
+# Debian's /usr/bin/python3, which has the Debian-packaged modules) that
+# imports the modules; without one the test is skipped (exit 77).
+lib_python() {
+    PY=
+    for p in python3 /usr/bin/python3; do
+        if "$p" -c "import $2" 2>/dev/null; then PY=$p; break; fi
+    done
+    if [ -z "$PY" ]; then
+        echo "SKIP $1: no Python with $2"
+        exit 77
+    fi
+}

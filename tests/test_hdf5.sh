@@ -5,14 +5,8 @@
 # DREAM3D writer; the real pymicro files of ../shared/data.  Skips (77)
 # without a Python that has h5py and numpy.
 RVE=${RVE:-./rve}
-PY=
-for p in python3 /usr/bin/python3; do
-    if "$p" -c 'import h5py, numpy' 2>/dev/null; then PY=$p; break; fi
-done
-if [ -z "$PY" ]; then
-    echo "SKIP test_hdf5: no Python with h5py and numpy"
-    exit 77
-fi
+. "${RVE_SRCDIR:-..}/tests/lib.sh"
+lib_python test_hdf5 "h5py, numpy"
 T=$(mktemp -d "${TMPDIR:-/tmp}/rve-hdf5.XXXXXX") || exit 1
 [ -n "${RVE_KEEP:-}" ] || trap 'rm -rf "$T"' EXIT
 RVE="$RVE" T="$T" SHARED="${RVE_SHARED_DATA:-}" "$PY" - <<'EOF'

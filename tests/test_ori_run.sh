@@ -14,14 +14,8 @@
 # --pole-figure PNG has the poles where Bunge's matrix puts them.
 # Skips (77) without a Python that has h5py and numpy.
 RVE=${RVE:-./rve}
-PY=
-for p in python3 /usr/bin/python3; do
-    if "$p" -c 'import h5py, numpy' 2>/dev/null; then PY=$p; break; fi
-done
-if [ -z "$PY" ]; then
-    echo "SKIP test_ori_run: no Python with h5py and numpy"
-    exit 77
-fi
+. "${RVE_SRCDIR:-..}/tests/lib.sh"
+lib_python test_ori_run "h5py, numpy"
 T=$(mktemp -d "${TMPDIR:-/tmp}/rve-orirun.XXXXXX") || exit 1
 [ -n "${RVE_KEEP:-}" ] || trap 'rm -rf "$T"' EXIT
 RVE="$RVE" T="$T" "$PY" - <<'EOF'

@@ -7,14 +7,8 @@
 # mean cubic disorientation to a fixed orientation (40.74 deg); bad specs
 # are usage errors.  Skips (77) without a Python that has numpy.
 RVE=${RVE:-./rve}
-PY=
-for p in python3 /usr/bin/python3; do
-    if "$p" -c 'import numpy' 2>/dev/null; then PY=$p; break; fi
-done
-if [ -z "$PY" ]; then
-    echo "SKIP test_ori_texture: no Python with numpy"
-    exit 77
-fi
+. "${RVE_SRCDIR:-..}/tests/lib.sh"
+lib_python test_ori_texture "numpy"
 T=$(mktemp -d "${TMPDIR:-/tmp}/rve-oritex.XXXXXX") || exit 1
 [ -n "${RVE_KEEP:-}" ] || trap 'rm -rf "$T"' EXIT
 RVE="$RVE" T="$T" "$PY" - <<'PYEOF'
