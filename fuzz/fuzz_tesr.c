@@ -1,7 +1,7 @@
 /* libFuzzer target: the .tesr grain-map reader (from memory, voxel cap 2^22,
  * external *file data refused). */
 #include "config.h"
-#include "tess/map_internal.h"
+#include "raster/map_internal.h"
 #include <stddef.h>
 #include <stdint.h>
 

@@ -1,6 +1,6 @@
 /* libFuzzer target: the TIFF grain-map reader (from memory, voxel cap 2^22). */
 #include "config.h"
-#include "tess/map_internal.h"
+#include "raster/map_internal.h"
 #include <stddef.h>
 #include <stdint.h>
 

@@ -1,22 +1,8 @@
 # Module tess: sources, public header, tests and benchmarks.
 
-# grain maps
-librve_core_la_SOURCES += src/tess/map_core.c src/tess/map_tesr.c src/tess/map_tiff.c \
-	src/tess/map_boundary.c src/tess/map_stats.c src/tess/map_synth.c src/tess/map_hdf5.c \
-	src/tess/map_internal.h
-UNIT_TESTS += tests/test_raster
-tests_test_raster_SOURCES = tests/test_raster.c
-tests_test_raster_CFLAGS = $(TEST_CFLAGS)
-tests_test_raster_LDADD = $(TEST_LIBS) $(TIFF_LIBS)
-dist_check_SCRIPTS += tests/test_raster_cli.sh
-EXTRA_DIST += src/cli/cli_map.h
-BENCH_PROGS += bench/bench_raster
-bench_bench_raster_SOURCES = bench/bench_raster.c
-bench_bench_raster_LDADD = librve.la $(TIFF_LIBS) -lm
-# end grain maps
 
 # tessellations
-librve_core_la_SOURCES += src/tess/rasterize.c src/tess/tess.c src/tess/topo.c src/tess/geom.c src/tess/tess_io.c src/tess/tess_read.c src/tess/tess_ori.c src/tess/map_ori.c \
+librve_core_la_SOURCES += src/tess/rasterize.c src/tess/tess.c src/tess/topo.c src/tess/geom.c src/tess/tess_io.c src/tess/tess_read.c src/tess/tess_ori.c \
 	src/tess/tess_internal.h src/tess/voro_wrap.h src/tess/voro_wrap.cc
 UNIT_TESTS += tests/test_tess
 tests_test_tess_SOURCES = tests/test_tess.c

@@ -1,7 +1,7 @@
 /* Grain maps: Neper .tesr (format 2.0 and 2.1) and raw arrays, read and write. */
 #include "config.h"
 #define _POSIX_C_SOURCE 200809L
-#include "tess/map_internal.h"
+#include "raster/map_internal.h"
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -765,67 +765,4 @@ rve_status rve_map_write_tesr(const rve_map *m, const char *path, const rve_map_
     }
     free(rawpath);
     return rve_afile_commit(af, err);
-}
-
-/* ---------------------------------------------------------- dispatchers */
-rve_status rve_map_read(const char *path, rve_map_format fmt, const rve_raw_opts *raw,
-                        rve_map **out, rve_err *err)
-{
-    if (fmt == RVE_MAP_HDF5 || (fmt == RVE_MAP_AUTO && rve_map_is_hdf5(path))) /* by content */
-        return rve_map_read_hdf5(path, NULL, out, err);
-    if (fmt == RVE_MAP_AUTO)
-        fmt = rve_map_format_from_path(path);
-    switch (fmt) {
-    case RVE_MAP_TIFF: return rve_map_read_tiff(path, out, err);
-    case RVE_MAP_TESR: return rve_map_read_tesr(path, out, err);
-    case RVE_MAP_RAW: return rve_map_read_raw(path, raw, out, err);
-    default:
-        return rve_err_set(err, RVE_EUSAGE, path,
-                           "unknown grain-map format (expected .tif, .tiff, .tesr or .raw)");
-    }
-}
-
-rve_status rve_map_write(const rve_map *m, const char *path, rve_map_format fmt,
-                         const rve_map_write_opts *o, rve_err *err)
-{
-    if (fmt == RVE_MAP_AUTO)
-        fmt = rve_map_format_from_path(path);
-    switch (fmt) {
-    case RVE_MAP_TIFF: return rve_map_write_tiff(m, path, o, err);
-    case RVE_MAP_TESR: return rve_map_write_tesr(m, path, o, err);
-    case RVE_MAP_RAW: return rve_map_write_raw(m, path, o, err);
-    case RVE_MAP_HDF5: return rve_map_write_hdf5(m, path, err);
-    default:
-        return rve_err_set(err, RVE_EUSAGE, path,
-                           "unknown grain-map format (expected .tif, .tiff, .tesr or .raw)");
-    }
-}
-
-void rve_map_load_opts_default(rve_map_load_opts *o)
-{
-    memset(o, 0, sizeof *o);
-    o->h[0] = o->h[1] = o->h[2] = 1;
-}
-
-rve_status rve_map_load(const char *path, const rve_map_load_opts *o, rve_map **out, rve_err *err)
-{
-    rve_map_load_opts d;
-    if (!o) {
-        rve_map_load_opts_default(&d);
-        o = &d;
-    }
-    if (o->set_h && !(o->h[0] > 0 && o->h[1] > 0 && o->h[2] > 0))
-        return rve_err_set(err, RVE_EUSAGE, path, "voxel size must be positive");
-    rve_status s = rve_map_read(path, o->fmt, &o->raw, out, err);
-    if (s != RVE_OK)
-        return s;
-    for (int a = 0; a < 3; a++) {
-        if (o->set_h)
-            (*out)->h[a] = o->h[a];
-        if (o->set_origin)
-            (*out)->origin[a] = o->origin[a];
-    }
-    if (o->set_h)
-        (*out)->has_res = 1;
-    return RVE_OK;
 }

@@ -1,5 +1,7 @@
-/* Grain-boundary disorientations of a grain map with orientations (`rve stat`). */
+/* Orientations of a grain map: their descriptor, one grain's quaternion, random
+ * orientations, and the grain-boundary disorientations (`rve stat`). */
 #include "config.h"
+#define _POSIX_C_SOURCE 200809L /* strdup */
 #include <rve/ori.h>
 #include <rve/raster.h>
 #include <stdlib.h>
@@ -96,4 +98,65 @@ rve_status rve_map_gb_misori(const rve_map *m, rve_gb_misori **out, size_t *n, r
     *out = gb;
     *n = np;
     return RVE_OK;
+}
+
+/* Why one rule here: rve_map has no field for the format version its
+ * descriptor came from, and the map writers (HDF5, .tess) must read it the
+ * same way. */
+rve_status rve_map_ori_spec(const rve_map *m, rve_ori_spec *sp, rve_err *err)
+{
+    rve_ori_spec q = {RVE_ORI_QUATERNION, RVE_ORI_PASSIVE, 0};
+    /* "quaternion" is what the HDF5 readers set: our passive quaternions */
+    if (strcmp(m->ori_des, "quaternion") &&
+        rve_ori_parse_descriptor(m->ori_des, 2.1, &q, err) != RVE_OK)
+        return RVE_EDATA;
+    if (rve_ori_des_size(q.des) != m->ori_n)
+        return rve_err_set(err, RVE_EDATA, NULL, "orientation descriptor '%s' with %d values per grain",
+                           m->ori_des, m->ori_n);
+    *sp = q;
+    return RVE_OK;
+}
+
+rve_status rve_map_set_random_ori(rve_map *m, const char *crysym, uint64_t seed, rve_err *err)
+{
+    rve_laue g;
+    if (!crysym || rve_laue_parse(crysym, &g) != RVE_OK)
+        return rve_err_set(err, RVE_EUSAGE, NULL, "unknown crystal symmetry '%s'", crysym ? crysym : "(null)");
+    size_t nl = m->nlabels;
+    double *ori = malloc((nl ? nl : 1) * 4 * sizeof *ori);
+    int *ph = malloc((nl ? nl : 1) * sizeof *ph);
+    char *des = strdup("quaternion"), *cs = strdup(rve_laue_name(g));
+    if (!ori || !ph || !des || !cs) {
+        free(ori), free(ph), free(des), free(cs);
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    }
+    rve_pack_rng r;
+    rve_pack_rng_seed(&r, seed);
+    for (size_t l = 0; l < nl; l++) { /* label order: the same draws whatever the ids */
+        double q[4];
+        rve_ori_random(&r, q);
+        rve_ori_fz(q, g, ori + 4 * l);
+        ph[l] = 1;
+    }
+    free(m->ori), free(m->ori_des), free(m->phase), free(m->gos), free(m->crysym);
+    m->ori = ori;
+    m->ori_des = des;
+    m->ori_n = 4;
+    m->phase = ph;
+    m->gos = NULL;
+    m->crysym = cs;
+    return RVE_OK;
+}
+
+rve_status rve_map_grain_quat(const rve_map *m, uint32_t l, double q[4], rve_err *err)
+{
+    if (!m->ori || m->ori_n <= 0 || !m->ori_des)
+        return rve_err_set(err, RVE_EUSAGE, NULL, "the map has no orientations");
+    if (l == 0 || l > m->nlabels)
+        return rve_err_set(err, RVE_EUSAGE, NULL, "label %u not in the map (1..%u)", (unsigned)l,
+                           (unsigned)m->nlabels);
+    rve_ori_spec sp;
+    if (rve_map_ori_spec(m, &sp, err) != RVE_OK)
+        return RVE_EDATA;
+    return rve_ori_to_quat(&sp, m->ori + (size_t)m->ori_n * (l - 1), q, err);
 }

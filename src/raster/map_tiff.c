@@ -5,7 +5,7 @@
  * reaches stderr; no global state is touched. */
 #include "config.h"
 #define _POSIX_C_SOURCE 200809L
-#include "tess/map_internal.h"
+#include "raster/map_internal.h"
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
