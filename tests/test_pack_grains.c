@@ -321,6 +321,323 @@ START_TEST(test_grains_decomposition)
 }
 END_TEST
 
+/* ------------------------------------------------ contacts and the oracle */
+/* Independent oracle of the contacts: the distance between two convex
+ * pieces given by their vertices, by brute force over the features in long
+ * double (every vertex against every vertex triangle of the other piece,
+ * every vertex pair segment against every one of the other): the closest
+ * points of two polytopes lie on a vertex-face or edge-edge pair, and
+ * every face is covered by triangles of its vertices. */
+typedef long double ld3[3];
+
+static long double ld_dot(const ld3 a, const ld3 b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+/* Closest point of triangle abc to p (Ericson, Real-Time Collision Detection 5.1.5). */
+static void ld_closest_tri(const ld3 p, const ld3 a, const ld3 b, const ld3 c, ld3 out)
+{
+    ld3 ab, ac, ap, bp, cp;
+    for (int k = 0; k < 3; k++) {
+        ab[k] = b[k] - a[k];
+        ac[k] = c[k] - a[k];
+        ap[k] = p[k] - a[k];
+        bp[k] = p[k] - b[k];
+        cp[k] = p[k] - c[k];
+    }
+    long double d1 = ld_dot(ab, ap), d2 = ld_dot(ac, ap), d3 = ld_dot(ab, bp), d4 = ld_dot(ac, bp);
+    long double d5 = ld_dot(ab, cp), d6 = ld_dot(ac, cp);
+    long double vc = d1 * d4 - d3 * d2, vb = d5 * d2 - d1 * d6, va = d3 * d6 - d5 * d4;
+    long double v, w;
+    if (d1 <= 0 && d2 <= 0) { v = 0; w = 0; }
+    else if (d3 >= 0 && d4 <= d3) { v = 1; w = 0; }
+    else if (vc <= 0 && d1 >= 0 && d3 <= 0) { v = d1 / (d1 - d3); w = 0; }
+    else if (d6 >= 0 && d5 <= d6) { v = 0; w = 1; }
+    else if (vb <= 0 && d2 >= 0 && d6 <= 0) { v = 0; w = d2 / (d2 - d6); }
+    else if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) {
+        w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+        v = 1 - w;
+    } else {
+        long double den = va + vb + vc;
+        v = vb / den;
+        w = vc / den;
+    }
+    for (int k = 0; k < 3; k++)
+        out[k] = a[k] + v * ab[k] + w * ac[k];
+}
+
+/* Closest points of segments p1q1 and p2q2 (Ericson 5.1.9). */
+static void ld_closest_seg(const ld3 p1, const ld3 q1, const ld3 p2, const ld3 q2, ld3 c1, ld3 c2)
+{
+    ld3 d1, d2, r;
+    for (int k = 0; k < 3; k++) {
+        d1[k] = q1[k] - p1[k];
+        d2[k] = q2[k] - p2[k];
+        r[k] = p1[k] - p2[k];
+    }
+    long double a = ld_dot(d1, d1), e = ld_dot(d2, d2), f = ld_dot(d2, r), s, t;
+    if (a <= 1e-30L && e <= 1e-30L) { s = t = 0; }
+    else if (a <= 1e-30L) { s = 0; t = fminl(fmaxl(f / e, 0), 1); }
+    else {
+        long double c = ld_dot(d1, r);
+        if (e <= 1e-30L) { t = 0; s = fminl(fmaxl(-c / a, 0), 1); }
+        else {
+            long double b = ld_dot(d1, d2), den = a * e - b * b;
+            s = den > 0 ? fminl(fmaxl((b * f - c * e) / den, 0), 1) : 0;
+            t = (b * s + f) / e;
+            if (t < 0) { t = 0; s = fminl(fmaxl(-c / a, 0), 1); }
+            else if (t > 1) { t = 1; s = fminl(fmaxl((b - c) / a, 0), 1); }
+        }
+    }
+    for (int k = 0; k < 3; k++) {
+        c1[k] = p1[k] + s * d1[k];
+        c2[k] = p2[k] + t * d2[k];
+    }
+}
+
+static void ld_load(const double *v, int i, const double t[3], ld3 o)
+{
+    for (int k = 0; k < 3; k++)
+        o[k] = (long double)v[3 * i + k] + (t ? t[k] : 0);
+}
+
+/* Distance of two convex pieces (B shifted by t), witnesses p on A, q on B. */
+static long double ld_piece_dist(const double *va, int na, const double *vb, int nb, const double t[3], ld3 p,
+                                 ld3 q)
+{
+    long double best = INFINITY;
+    ld3 x, a, b, c, y, z;
+    for (int side = 0; side < 2; side++) {
+        const double *vp = side ? vb : va, *vt = side ? va : vb;
+        const double *tp = side ? t : NULL, *tt = side ? NULL : t;
+        int np = side ? nb : na, nt = side ? na : nb;
+        for (int i = 0; i < np; i++) {
+            ld_load(vp, i, tp, x);
+            for (int j = 0; j < nt; j++)
+                for (int k = j + 1; k < nt; k++)
+                    for (int l = k + 1; l < nt; l++) {
+                        ld_load(vt, j, tt, a);
+                        ld_load(vt, k, tt, b);
+                        ld_load(vt, l, tt, c);
+                        ld_closest_tri(x, a, b, c, y);
+                        long double d2 = 0;
+                        for (int m = 0; m < 3; m++)
+                            d2 += (x[m] - y[m]) * (x[m] - y[m]);
+                        if (d2 < best) {
+                            best = d2;
+                            for (int m = 0; m < 3; m++) {
+                                p[m] = side ? y[m] : x[m];
+                                q[m] = side ? x[m] : y[m];
+                            }
+                        }
+                    }
+        }
+    }
+    for (int i = 0; i < na; i++)
+        for (int j = i + 1; j < na; j++)
+            for (int k = 0; k < nb; k++)
+                for (int l = k + 1; l < nb; l++) {
+                    ld_load(va, i, NULL, a);
+                    ld_load(va, j, NULL, b);
+                    ld_load(vb, k, t, c);
+                    ld_load(vb, l, t, x);
+                    ld_closest_seg(a, b, c, x, y, z);
+                    long double d2 = 0;
+                    for (int m = 0; m < 3; m++)
+                        d2 += (y[m] - z[m]) * (y[m] - z[m]);
+                    if (d2 < best) {
+                        best = d2;
+                        for (int m = 0; m < 3; m++) {
+                            p[m] = y[m];
+                            q[m] = z[m];
+                        }
+                    }
+                }
+    return sqrtl(best);
+}
+
+typedef struct {
+    int i, j, shift[3];
+    long double d;
+    ld3 n;
+} oracle_contact;
+
+/* Every pair of bodies (all images {-1,0,1}^3) within tol, from the pieces
+ * as written (body_pieces): the distance and unit normal of the closest
+ * piece pair.  Pairs whose distance is within amb of tol are counted in
+ * *ambiguous and left out. */
+static oracle_contact *oracle_contacts(const rve_pack_set *s, double tol, double amb, size_t *nout, int *ambiguous)
+{
+    enum { MAXP = 64 };
+    size_t n = s->n, cap = 64, nc = 0;
+    oracle_contact *oc = malloc(cap * sizeof *oc);
+    double *pv[MAXP], *qv[MAXP];
+    int pn[MAXP], qn[MAXP];
+    *ambiguous = 0;
+    for (size_t i = 0; i < n; i++) {
+        int np = body_pieces(&s->b[i], pv, pn, MAXP);
+        for (size_t j = i; j < n; j++) {
+            int nq = body_pieces(&s->b[j], qv, qn, MAXP);
+            for (int sh = 0; sh < 27; sh++) {
+                int a = sh / 9 - 1, b = (sh / 3) % 3 - 1, c = sh % 3 - 1;
+                if ((i == j && a == 0 && b == 0 && c == 0) || (!s->periodic && sh != 13))
+                    continue;
+                double t[3] = {a * s->L[0], b * s->L[1], c * s->L[2]};
+                double cd = 0;
+                for (int k = 0; k < 3; k++)
+                    cd += pow(s->b[j].x[k] + t[k] - s->b[i].x[k], 2);
+                if (sqrt(cd) > s->b[i].rbound + s->b[j].rbound + tol + 1e-9)
+                    continue;
+                long double best = INFINITY;
+                ld3 bp = {0, 0, 0}, bq = {0, 0, 0}, p, q;
+                for (int u = 0; u < np; u++)
+                    for (int v = 0; v < nq; v++) {
+                        long double d = ld_piece_dist(pv[u], pn[u], qv[v], qn[v], t, p, q);
+                        if (d < best) {
+                            best = d;
+                            memcpy(bp, p, sizeof p);
+                            memcpy(bq, q, sizeof q);
+                        }
+                    }
+                if (fabsl(best - tol) <= amb) {
+                    (*ambiguous)++;
+                    continue;
+                }
+                if (best > tol)
+                    continue;
+                if (nc == cap)
+                    oc = realloc(oc, (cap *= 2) * sizeof *oc);
+                oracle_contact *o = &oc[nc++];
+                o->i = (int)i;
+                o->j = (int)j;
+                o->shift[0] = a;
+                o->shift[1] = b;
+                o->shift[2] = c;
+                o->d = best;
+                for (int k = 0; k < 3; k++)
+                    o->n[k] = best > 0 ? (bq[k] - bp[k]) / best : 0;
+            }
+            for (int v = 0; v < nq; v++)
+                free(qv[v]);
+        }
+        for (int u = 0; u < np; u++)
+            free(pv[u]);
+    }
+    *nout = nc;
+    return oc;
+}
+
+/* The packer's contacts (rve_pack_contacts, rve_pack_measure) against the
+ * oracle on a final packing: the same pairs (so the same coordination
+ * number), distances to 1e-9 of the mean size, normals to 1e-7 plus the
+ * rounding of a short distance vector. */
+static void check_contacts_oracle(const rve_pack_set *s, double tol)
+{
+    double rmean = 0, L = fmax(s->L[0], fmax(s->L[1], s->L[2]));
+    for (size_t i = 0; i < s->n; i++)
+        rmean += s->b[i].rbound / s->n;
+    rve_err e;
+    rve_pack_contact *c;
+    size_t nc;
+    ck_assert_msg(rve_pack_contacts(s, tol, &c, &nc, &e) == RVE_OK, "%s", e.msg);
+    size_t no;
+    int amb;
+    oracle_contact *o = oracle_contacts(s, tol, 1e-9 * rmean, &no, &amb);
+    size_t k = 0, m = 0, matched = 0;
+    while (k < nc || m < no) {
+        int ck = 0; /* compare (i, j, shift) */
+        if (k >= nc)
+            ck = 1;
+        else if (m >= no)
+            ck = -1;
+        else {
+            int a[5] = {c[k].i, c[k].j, c[k].shift[0], c[k].shift[1], c[k].shift[2]};
+            int b[5] = {o[m].i, o[m].j, o[m].shift[0], o[m].shift[1], o[m].shift[2]};
+            for (int q = 0; q < 5 && !ck; q++)
+                ck = a[q] < b[q] ? -1 : a[q] > b[q];
+        }
+        if (ck < 0) {
+            /* ours only: allowed only for a pair the oracle found ambiguous */
+            ck_assert_msg(fabs(c[k].s - tol) <= 1e-9 * rmean, "contact %d-%d (shift %d %d %d, s %g) not in the oracle",
+                          c[k].i, c[k].j, c[k].shift[0], c[k].shift[1], c[k].shift[2], c[k].s);
+            k++;
+            continue;
+        }
+        ck_assert_msg(ck == 0, "oracle contact %d-%d (shift %d %d %d, d %Lg) missed", o[m].i, o[m].j,
+                      o[m].shift[0], o[m].shift[1], o[m].shift[2], o[m].d);
+        long double ds = fabsl((long double)c[k].s - o[m].d);
+        ck_assert_msg(ds <= 1e-9L * rmean, "contact %d-%d: s %.17g, oracle %.17Lg", c[k].i, c[k].j, c[k].s, o[m].d);
+        long double dn = 0;
+        for (int q = 0; q < 3; q++)
+            dn += (c[k].n[q] - o[m].n[q]) * (c[k].n[q] - o[m].n[q]);
+        long double ntol = 1e-7L + 1e-13L * L / fmaxl(o[m].d, 1e-300L);
+        ck_assert_msg(sqrtl(dn) <= ntol, "contact %d-%d (d %Lg): normal off by %Lg", c[k].i, c[k].j, o[m].d,
+                      sqrtl(dn));
+        matched++;
+        k++;
+        m++;
+    }
+    rve_pack_metrics mt;
+    ck_assert_int_eq(rve_pack_measure(s, tol, &mt, &e), RVE_OK);
+    ck_assert_int_eq(mt.contacts, (long)nc);
+    ck_assert_int_eq(mt.overlaps, 0);
+    if (amb == 0) /* coordination number of the oracle */
+        ck_assert_msg(fabs(mt.z - 2.0 * no / s->n) < 1e-12, "Z %g, oracle %g", mt.z, 2.0 * no / s->n);
+    ck_assert_msg(matched >= 5, "only %zu contacts to compare", matched);
+    fprintf(stderr, "contacts vs oracle: %zu bodies, %zu contacts matched, Z %.3f (tol %g)\n", s->n, matched, mt.z,
+            tol);
+    free(c);
+    free(o);
+}
+
+/* Final packings of convex polyhedra (periodic) and of L and U grains
+ * (compound bodies, walls): contacts, coordination number and normals
+ * against the brute-force feature oracle. */
+START_TEST(test_pack_contacts_oracle)
+{
+    rve_err e;
+    rve_pack_params p;
+    rve_pack_params_init(&p);
+    p.method = RVE_PACK_COMPRESS;
+    p.max_seconds = 2 * test_scale() + 1;
+    p.target_fraction = 0.4;
+    rve_pack_result res;
+    rve_pack_set *s = random_polys(20, 1, 11);
+    ck_assert_msg(rve_pack_run(s, &p, &res, &e) == RVE_OK, "%s", e.msg);
+    double rmean = 0;
+    for (size_t i = 0; i < s->n; i++)
+        rmean += s->b[i].rbound / s->n;
+    check_contacts_oracle(s, 0.05 * rmean);
+    check_contacts_oracle(s, 1e-3 * rmean);
+    rve_pack_set_free(s);
+
+    rve_map *m = lu_map();
+    rve_pack_grain_opts o;
+    rve_pack_grain_opts_init(&o);
+    o.min_voxels = 1;
+    o.tol = 0.1;
+    rve_pack_body *b;
+    rve_pack_grain_info *info;
+    size_t n;
+    ck_assert_int_eq(rve_pack_grains_from_map(m, &o, &b, &info, &n, &e), RVE_OK);
+    s = rve_pack_set_alloc(n);
+    for (size_t i = 0; i < n; i++) {
+        s->b[i] = b[i];
+        ck_assert_int_eq(s->b[i].shape, RVE_PACK_COMPOUND);
+    }
+    free(b);
+    free(info);
+    rve_map_free(m);
+    s->periodic = 0;
+    p.method = RVE_PACK_AUTO;
+    p.target_fraction = 0.3;
+    ck_assert_msg(rve_pack_run(s, &p, &res, &e) == RVE_OK, "%s", e.msg);
+    rmean = 0;
+    for (size_t i = 0; i < s->n; i++)
+        rmean += s->b[i].rbound / s->n;
+    check_contacts_oracle(s, 0.05 * rmean);
+    rve_pack_set_free(s);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("pack_grains");
@@ -329,6 +646,7 @@ int main(void)
     tcase_add_test(tc, test_pack_compress_convex);
     tcase_add_test(tc, test_pack_compress_mixed);
     tcase_add_test(tc, test_grains_decomposition);
+    tcase_add_test(tc, test_pack_contacts_oracle);
     suite_add_tcase(s, tc);
     return test_run_suite(s);
 }

@@ -33,6 +33,19 @@ int pack_bodies_overlap(const rve_pack_body *A, const rve_pack_body *B, const do
 rve_status pack_penetration(const rve_pack_body *A, const rve_pack_body *B, const double t[3], double *depth,
                             double n[3]);
 
+/* The exact kernels' contact of two bodies believed to overlap (see
+ * gjk.c): s (-depth, or the distance when they turn out apart), unit n from
+ * A to B, p on A, q on B; piece (may be NULL) the piece pair of compounds. */
+rve_status pack_overlap_contact(const rve_pack_body *A, const rve_pack_body *B, const double t[3],
+                                rve_contact *ct, size_t piece[2]);
+
+/* Contact of any pair of bodies (B shifted by t) from the kernels: the
+ * distance and witnesses (GJK, the compound hierarchy, closed form for
+ * spheres) when apart, pack_overlap_contact when they overlap or touch.
+ * Fills c->s, n, p, q, ia, ib (not i, j, shift). */
+rve_status pack_pair_contact(const rve_pack_body *A, const rve_pack_body *B, const double t[3],
+                             rve_pack_contact *c);
+
 /* The body as a shape of rve/dist.h: in its own frame (t NULL), or posed
  * and translated by t.  Polytopes point to b->v (not copied). */
 void pack_body_shape(const rve_pack_body *b, const double t[3], rve_shape *s);
@@ -152,5 +165,12 @@ rve_status pack_soft(pack_ctx *c, double target);
 rve_status pack_mc(pack_ctx *c, double lam_target, int open_ended);
 /* compress.c: Monte Carlo at fixed sizes, certified box shrinking. */
 rve_status pack_compress(pack_ctx *c, double target);
+/* compress.c: one hard-particle Monte Carlo sweep at fixed sizes (n trial
+ * translations or rotations, each checked by the boolean overlap kernels
+ * and the walls, kept at gap); step sizes adapted to about 30 % acceptance.
+ * kT > 0: gravity along -z, a rise dz accepted with probability exp(-dz/kT). */
+rve_status pack_mc_sweep(pack_ctx *c, double gap, double *dt, double *dr, double kT);
+/* lid.c: deposition under gravity in a walled box closed by a lid. */
+rve_status pack_lid(pack_ctx *c, double target, const double asp[3]);
 
 #endif
