@@ -173,7 +173,7 @@ void rve_pack_set_free(rve_pack_set *s);
 double rve_pack_set_volume_solid(const rve_pack_set *s);
 /* Write "# domain LX LY LZ periodic|walls" and one body per line. */
 rve_status rve_pack_set_write(const rve_pack_set *s, FILE *fp, rve_err *err);
-/* Legacy VTK polydata of the body surfaces (triangulated), cell data:
+/* Legacy VTK unstructured grid of the body surfaces (triangles), cell data:
  * "body" (index in s, from 0) and "piece" (piece of a compound body, from
  * 0; 0 for convex bodies). */
 rve_status rve_pack_set_write_vtk(const rve_pack_set *s, FILE *fp, rve_err *err);

@@ -418,13 +418,16 @@ rve_status rve_pack_set_write_vtk(const rve_pack_set *s, FILE *fp, rve_err *err)
         st = body_surface(&s->b[i], (int)i, &m, err);
     if (st == RVE_OK) {
         fprintf(fp, "# vtk DataFile Version 3.0\nrve pack: %zu bodies in a %.17g x %.17g x %.17g %s box\n"
-                    "ASCII\nDATASET POLYDATA\nPOINTS %zu double\n",
+                    "ASCII\nDATASET UNSTRUCTURED_GRID\nPOINTS %zu double\n",
                 s->n, s->L[0], s->L[1], s->L[2], s->periodic ? "periodic" : "walled", m.np);
         for (size_t k = 0; k < m.np; k++)
             fprintf(fp, "%.17g %.17g %.17g\n", m.p[3 * k], m.p[3 * k + 1], m.p[3 * k + 2]);
-        fprintf(fp, "POLYGONS %zu %zu\n", m.nt, 4 * m.nt);
+        fprintf(fp, "CELLS %zu %zu\n", m.nt, 4 * m.nt);
         for (size_t k = 0; k < m.nt; k++)
             fprintf(fp, "3 %d %d %d\n", m.t[3 * k], m.t[3 * k + 1], m.t[3 * k + 2]);
+        fprintf(fp, "CELL_TYPES %zu\n", m.nt);
+        for (size_t k = 0; k < m.nt; k++)
+            fputs("5\n", fp); /* VTK_TRIANGLE */
         fprintf(fp, "CELL_DATA %zu\nSCALARS body int 1\nLOOKUP_TABLE default\n", m.nt);
         for (size_t k = 0; k < m.nt; k++)
             fprintf(fp, "%d\n", m.owner[k]);

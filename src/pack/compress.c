@@ -210,15 +210,10 @@ rve_status pack_compress(pack_ctx *c, double target)
     rve_status st = RVE_OK;
     if (!save || !disp || !moved)
         st = rve_err_set(c->err, RVE_ENOMEM, NULL, "out of memory");
-    int mc_due = 1;
     for (long k = 0; k < maxsweeps && st == RVE_OK; k++) {
-        /* Monte Carlo rearranges the bodies when a shrink failed (and every
-         * 8th trial); while shrinks resolve, the box keeps shrinking */
-        if (mc_due) {
-            if ((st = pack_mc_sweep(c, gap, &dt, &dr, 0)) != RVE_OK)
-                break;
-            c->res->steps++;
-        }
+        if ((st = pack_mc_sweep(c, gap, &dt, &dr, 0)) != RVE_OK)
+            break;
+        c->res->steps++;
         double phi = c->vsolid / (s->L[0] * s->L[1] * s->L[2]);
         if (target > 0 && phi >= target * (1 - 1e-12))
             break;
@@ -234,7 +229,6 @@ rve_status pack_compress(pack_ctx *c, double target)
         int ok = resolve(c, gap, 20, disp, moved, &st);
         if (st != RVE_OK)
             break;
-        mc_due = !ok || k % 8 == 7;
         if (ok) {
             step = fmin(step * 1.2, 0.02);
             jammed = 0;
