@@ -157,13 +157,19 @@ check("some contacts", len(cts) >= 3, len(cts))
 for (i, j, sh, ia, ib, s, n, p, q) in cts:
     okc = 0 <= i <= j < 16 and sh == (0, 0, 0) and abs(np.linalg.norm(n) - 1) < 1e-12
     okc = okc and np.linalg.norm(q - p - s * n) <= 1e-9 * size and s > 0
-    # p on piece ia of i and q on piece ib of j: the SAT gap of those two pieces is the distance
-    okc = okc and abs(sat_gap(bodies[i][1][ia], bodies[j][1][ib]) - s) <= 1e-7 * size
+    # pieces ia of i and ib of j: separated by s along n (so their distance is
+    # at least s), p and q on their support planes, and no axis of the
+    # separating axis test separates them by more than s (the distance bounds
+    # every axis separation)
+    P, Q = bodies[i][1][ia], bodies[j][1][ib]
+    okc = okc and abs((Q @ n).min() - (P @ n).max() - s) <= 1e-9 * size
+    okc = okc and abs(p @ n - (P @ n).max()) <= 1e-9 * size and abs(q @ n - (Q @ n).min()) <= 1e-9 * size
+    okc = okc and sat_gap(P, Q) <= s + 1e-9 * size
     if not okc:
         check("contact %d-%d" % (i, j), False, (sh, ia, ib, s))
         break
 else:
-    check("contacts: unit normals, q - p = s n, the pieces' SAT gap is s", True)
+    check("contacts: unit normals, q - p = s n, the pieces apart by s along n, no axis farther", True)
 
 # --- spheres by lid: closed forms
 L, sp = read_bodies(T + "/s.txt")
