@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "pack_oracle.h"
+#include "pack_dist_oracle.h"
 
 /* The compress method on convex shapes: spheres (walls, closed-form oracle,
  * overlaps resolved by the exact sphere depth) and polyhedra (periodic, SAT
@@ -328,130 +329,32 @@ END_TEST
  * every vertex pair segment against every one of the other): the closest
  * points of two polytopes lie on a vertex-face or edge-edge pair, and
  * every face is covered by triangles of its vertices. */
-typedef long double ld3[3];
-
-static long double ld_dot(const ld3 a, const ld3 b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-
-/* Closest point of triangle abc to p (Ericson, Real-Time Collision Detection 5.1.5). */
-static void ld_closest_tri(const ld3 p, const ld3 a, const ld3 b, const ld3 c, ld3 out)
-{
-    ld3 ab, ac, ap, bp, cp;
-    for (int k = 0; k < 3; k++) {
-        ab[k] = b[k] - a[k];
-        ac[k] = c[k] - a[k];
-        ap[k] = p[k] - a[k];
-        bp[k] = p[k] - b[k];
-        cp[k] = p[k] - c[k];
-    }
-    long double d1 = ld_dot(ab, ap), d2 = ld_dot(ac, ap), d3 = ld_dot(ab, bp), d4 = ld_dot(ac, bp);
-    long double d5 = ld_dot(ab, cp), d6 = ld_dot(ac, cp);
-    long double vc = d1 * d4 - d3 * d2, vb = d5 * d2 - d1 * d6, va = d3 * d6 - d5 * d4;
-    long double v, w;
-    if (d1 <= 0 && d2 <= 0) { v = 0; w = 0; }
-    else if (d3 >= 0 && d4 <= d3) { v = 1; w = 0; }
-    else if (vc <= 0 && d1 >= 0 && d3 <= 0) { v = d1 / (d1 - d3); w = 0; }
-    else if (d6 >= 0 && d5 <= d6) { v = 0; w = 1; }
-    else if (vb <= 0 && d2 >= 0 && d6 <= 0) { v = 0; w = d2 / (d2 - d6); }
-    else if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) {
-        w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
-        v = 1 - w;
-    } else {
-        long double den = va + vb + vc;
-        v = vb / den;
-        w = vc / den;
-    }
-    for (int k = 0; k < 3; k++)
-        out[k] = a[k] + v * ab[k] + w * ac[k];
-}
-
-/* Closest points of segments p1q1 and p2q2 (Ericson 5.1.9). */
-static void ld_closest_seg(const ld3 p1, const ld3 q1, const ld3 p2, const ld3 q2, ld3 c1, ld3 c2)
-{
-    ld3 d1, d2, r;
-    for (int k = 0; k < 3; k++) {
-        d1[k] = q1[k] - p1[k];
-        d2[k] = q2[k] - p2[k];
-        r[k] = p1[k] - p2[k];
-    }
-    long double a = ld_dot(d1, d1), e = ld_dot(d2, d2), f = ld_dot(d2, r), s, t;
-    if (a <= 1e-30L && e <= 1e-30L) { s = t = 0; }
-    else if (a <= 1e-30L) { s = 0; t = fminl(fmaxl(f / e, 0), 1); }
-    else {
-        long double c = ld_dot(d1, r);
-        if (e <= 1e-30L) { t = 0; s = fminl(fmaxl(-c / a, 0), 1); }
-        else {
-            long double b = ld_dot(d1, d2), den = a * e - b * b;
-            s = den > 0 ? fminl(fmaxl((b * f - c * e) / den, 0), 1) : 0;
-            t = (b * s + f) / e;
-            if (t < 0) { t = 0; s = fminl(fmaxl(-c / a, 0), 1); }
-            else if (t > 1) { t = 1; s = fminl(fmaxl((b - c) / a, 0), 1); }
-        }
-    }
-    for (int k = 0; k < 3; k++) {
-        c1[k] = p1[k] + s * d1[k];
-        c2[k] = p2[k] + t * d2[k];
-    }
-}
-
-static void ld_load(const double *v, int i, const double t[3], ld3 o)
-{
-    for (int k = 0; k < 3; k++)
-        o[k] = (long double)v[3 * i + k] + (t ? t[k] : 0);
-}
-
-/* Distance of two convex pieces (B shifted by t), witnesses p on A, q on B. */
+/* Distance of two convex pieces given by vertices only (B shifted by t):
+ * every vertex triple and every vertex pair as features. */
 static long double ld_piece_dist(const double *va, int na, const double *vb, int nb, const double t[3], ld3 p,
                                  ld3 q)
 {
-    long double best = INFINITY;
-    ld3 x, a, b, c, y, z;
-    for (int side = 0; side < 2; side++) {
-        const double *vp = side ? vb : va, *vt = side ? va : vb;
-        const double *tp = side ? t : NULL, *tt = side ? NULL : t;
-        int np = side ? nb : na, nt = side ? na : nb;
-        for (int i = 0; i < np; i++) {
-            ld_load(vp, i, tp, x);
-            for (int j = 0; j < nt; j++)
-                for (int k = j + 1; k < nt; k++)
-                    for (int l = k + 1; l < nt; l++) {
-                        ld_load(vt, j, tt, a);
-                        ld_load(vt, k, tt, b);
-                        ld_load(vt, l, tt, c);
-                        ld_closest_tri(x, a, b, c, y);
-                        long double d2 = 0;
-                        for (int m = 0; m < 3; m++)
-                            d2 += (x[m] - y[m]) * (x[m] - y[m]);
-                        if (d2 < best) {
-                            best = d2;
-                            for (int m = 0; m < 3; m++) {
-                                p[m] = side ? y[m] : x[m];
-                                q[m] = side ? x[m] : y[m];
-                            }
-                        }
-                    }
-        }
-    }
-    for (int i = 0; i < na; i++)
-        for (int j = i + 1; j < na; j++)
-            for (int k = 0; k < nb; k++)
-                for (int l = k + 1; l < nb; l++) {
-                    ld_load(va, i, NULL, a);
-                    ld_load(va, j, NULL, b);
-                    ld_load(vb, k, t, c);
-                    ld_load(vb, l, t, x);
-                    ld_closest_seg(a, b, c, x, y, z);
-                    long double d2 = 0;
-                    for (int m = 0; m < 3; m++)
-                        d2 += (y[m] - z[m]) * (y[m] - z[m]);
-                    if (d2 < best) {
-                        best = d2;
-                        for (int m = 0; m < 3; m++) {
-                            p[m] = y[m];
-                            q[m] = z[m];
-                        }
-                    }
+    int *tri[2], *seg[2], nt[2] = {0, 0}, ns[2] = {0, 0}, n[2] = {na, nb};
+    for (int s = 0; s < 2; s++) {
+        tri[s] = malloc(sizeof(int) * 3 * (size_t)(n[s] * n[s] * n[s] / 6 + 1));
+        seg[s] = malloc(sizeof(int) * 2 * (size_t)(n[s] * n[s] / 2 + 1));
+        for (int i = 0; i < n[s]; i++)
+            for (int j = i + 1; j < n[s]; j++) {
+                seg[s][2 * ns[s]] = i;
+                seg[s][2 * ns[s]++ + 1] = j;
+                for (int k = j + 1; k < n[s]; k++) {
+                    tri[s][3 * nt[s]] = i;
+                    tri[s][3 * nt[s] + 1] = j;
+                    tri[s][3 * nt[s]++ + 2] = k;
                 }
-    return sqrtl(best);
+            }
+    }
+    long double d = ld_poly_dist(va, tri[0], nt[0], seg[0], ns[0], vb, tri[1], nt[1], seg[1], ns[1], na, nb, t, p, q);
+    for (int s = 0; s < 2; s++) {
+        free(tri[s]);
+        free(seg[s]);
+    }
+    return d;
 }
 
 typedef struct {
