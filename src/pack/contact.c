@@ -15,42 +15,16 @@
 static int compound_apart(const rve_pack_body *A, const rve_pack_body *B, const double t[3],
                           rve_pack_contact *c, rve_status *st)
 {
-    rve_compound *ca = A->pieces ? A->pieces->cmp : NULL, *cb = B->pieces ? B->pieces->cmp : NULL;
-    rve_compound *ta = NULL, *tb = NULL;
-    rve_shape sh;
-    rve_err e;
-    int apart = 0;
-    *st = RVE_OK;
-    if (!ca) {
-        pack_body_shape(A, NULL, &sh);
-        if ((*st = rve_compound_build(&sh, 1, &ta, &e)) == RVE_OK)
-            ca = ta;
-    }
-    if (*st == RVE_OK && !cb) {
-        pack_body_shape(B, NULL, &sh);
-        if ((*st = rve_compound_build(&sh, 1, &tb, &e)) == RVE_OK)
-            cb = tb;
-    }
-    if (*st == RVE_OK) {
-        rve_pose pa, pb;
-        v3_copy(pa.pos, A->x);
-        memcpy(pa.quat, A->q, sizeof pa.quat);
-        v3_add(pb.pos, B->x, t);
-        memcpy(pb.quat, B->q, sizeof pb.quat);
-        rve_compound_result r;
-        *st = rve_compound_dist(ca, &pa, cb, &pb, NULL, &r, &e);
-        if (*st == RVE_OK && r.status == RVE_GJK_CONVERGED && r.d > 0) {
-            apart = 1;
-            c->s = r.d;
-            v3_copy(c->p, r.p);
-            v3_copy(c->q, r.q);
-            c->ia = (int)r.ia;
-            c->ib = (int)r.ib;
-        }
-    }
-    rve_compound_free(ta);
-    rve_compound_free(tb);
-    return apart;
+    rve_compound_result r;
+    *st = pack_compound_dist(A, B, t, &r);
+    if (*st != RVE_OK || r.status != RVE_GJK_CONVERGED || !(r.d > 0))
+        return 0;
+    c->s = r.d;
+    v3_copy(c->p, r.p);
+    v3_copy(c->q, r.q);
+    c->ia = (int)r.ia;
+    c->ib = (int)r.ib;
+    return 1;
 }
 
 rve_status pack_pair_contact(const rve_pack_body *A, const rve_pack_body *B, const double t[3],

@@ -83,45 +83,72 @@ rve_status pack_epa(const rve_pack_body *A, const rve_pack_body *B, const double
     return RVE_OK;
 }
 
-/* A convex body as a one-piece compound (mixed pairs; allocates). */
-static rve_status as_compound(const rve_pack_body *b, rve_compound **out)
+/* The compounds and poses of a pair of which one at least is a compound
+ * (B shifted by t); a convex body becomes a one-piece compound (built
+ * here, freed by cpair_free). */
+typedef struct {
+    const rve_compound *c[2];
+    rve_compound *tmp[2];
+    rve_pose pose[2];
+} cpair;
+
+static void cpair_free(cpair *cp)
 {
-    rve_shape s;
-    pack_body_shape(b, NULL, &s);
+    rve_compound_free(cp->tmp[0]);
+    rve_compound_free(cp->tmp[1]);
+}
+
+static rve_status cpair_init(cpair *cp, const rve_pack_body *A, const rve_pack_body *B, const double t[3])
+{
+    const rve_pack_body *b[2] = {A, B};
+    rve_status st = RVE_OK;
+    memset(cp, 0, sizeof *cp);
+    for (int k = 0; k < 2 && st == RVE_OK; k++) {
+        if (b[k]->pieces) {
+            cp->c[k] = b[k]->pieces->cmp;
+        } else {
+            rve_shape sh;
+            rve_err e;
+            pack_body_shape(b[k], NULL, &sh);
+            st = rve_compound_build(&sh, 1, &cp->tmp[k], &e);
+            cp->c[k] = cp->tmp[k];
+        }
+        v3_copy(cp->pose[k].pos, b[k]->x);
+        if (k == 1)
+            v3_add(cp->pose[k].pos, b[k]->x, t);
+        memcpy(cp->pose[k].quat, b[k]->q, sizeof cp->pose[k].quat);
+    }
+    if (st != RVE_OK)
+        cpair_free(cp);
+    return st;
+}
+
+rve_status pack_compound_dist(const rve_pack_body *A, const rve_pack_body *B, const double t[3],
+                              rve_compound_result *r)
+{
+    cpair cp;
+    rve_status st = cpair_init(&cp, A, B, t);
+    if (st != RVE_OK)
+        return st;
     rve_err e;
-    return rve_compound_build(&s, 1, out, &e);
+    st = rve_compound_dist(cp.c[0], &cp.pose[0], cp.c[1], &cp.pose[1], NULL, r, &e);
+    cpair_free(&cp);
+    return st;
 }
 
 rve_status pack_compound_separation(const rve_pack_body *A, const rve_pack_body *B, const double t[3],
                                     double *sep, int *overlap)
 {
-    rve_compound *ca = A->pieces ? A->pieces->cmp : NULL, *cb = B->pieces ? B->pieces->cmp : NULL;
-    rve_compound *ta = NULL, *tb = NULL;
-    rve_status st = RVE_OK;
-    if (!ca && (st = as_compound(A, &ta)) == RVE_OK)
-        ca = ta;
-    if (st == RVE_OK && !cb && (st = as_compound(B, &tb)) == RVE_OK)
-        cb = tb;
-    if (st == RVE_OK) {
-        rve_pose pa, pb;
-        v3_copy(pa.pos, A->x);
-        memcpy(pa.quat, A->q, sizeof pa.quat);
-        v3_add(pb.pos, B->x, t);
-        memcpy(pb.quat, B->q, sizeof pb.quat);
-        rve_compound_result r;
-        rve_err e;
-        st = rve_compound_dist(ca, &pa, cb, &pb, NULL, &r, &e);
-        if (st == RVE_OK && r.status == RVE_GJK_CONVERGED && r.d > 0) {
-            *sep = r.d;
-            *overlap = 0;
-        } else {
-            /* overlap, or not certified (cap): never accepted */
-            *sep = 0;
-            *overlap = 1;
-        }
+    rve_compound_result r;
+    rve_status st = pack_compound_dist(A, B, t, &r);
+    if (st == RVE_OK && r.status == RVE_GJK_CONVERGED && r.d > 0) {
+        *sep = r.d;
+        *overlap = 0;
+    } else {
+        /* overlap, or not certified (cap): never accepted */
+        *sep = 0;
+        *overlap = 1;
     }
-    rve_compound_free(ta);
-    rve_compound_free(tb);
     return st;
 }
 
@@ -135,32 +162,21 @@ rve_status pack_compound_separation(const rve_pack_body *A, const rve_pack_body 
 static rve_status compound_overlap(const rve_pack_body *A, const rve_pack_body *B, const double t[3],
                                    rve_contact *ct, size_t piece[2])
 {
-    rve_compound *ca = A->pieces ? A->pieces->cmp : NULL, *cb = B->pieces ? B->pieces->cmp : NULL;
-    rve_compound *ta = NULL, *tb = NULL;
-    rve_status st = RVE_OK;
+    cpair cp;
+    rve_status st = cpair_init(&cp, A, B, t);
+    if (st != RVE_OK)
+        return st;
+    rve_compound_contact cc;
     rve_err e;
-    if (!ca && (st = as_compound(A, &ta)) == RVE_OK)
-        ca = ta;
-    if (st == RVE_OK && !cb && (st = as_compound(B, &tb)) == RVE_OK)
-        cb = tb;
-    if (st == RVE_OK) {
-        rve_pose pa, pb;
-        v3_copy(pa.pos, A->x);
-        memcpy(pa.quat, A->q, sizeof pa.quat);
-        v3_add(pb.pos, B->x, t);
-        memcpy(pb.quat, B->q, sizeof pb.quat);
-        rve_compound_contact cc;
-        st = rve_compound_penetration(ca, &pa, cb, &pb, NULL, &cc, NULL, 0, NULL, NULL, &e);
-        if (st == RVE_ECAP)
-            st = RVE_OK; /* best estimate: the resolution iterates anyway */
-        *ct = cc.c;
-        if (piece) {
-            piece[0] = cc.ia;
-            piece[1] = cc.ib;
-        }
+    st = rve_compound_penetration(cp.c[0], &cp.pose[0], cp.c[1], &cp.pose[1], NULL, &cc, NULL, 0, NULL, NULL, &e);
+    if (st == RVE_ECAP)
+        st = RVE_OK; /* best estimate: the resolution iterates anyway */
+    *ct = cc.c;
+    if (piece) {
+        piece[0] = cc.ia;
+        piece[1] = cc.ib;
     }
-    rve_compound_free(ta);
-    rve_compound_free(tb);
+    cpair_free(&cp);
     return st;
 }
 
@@ -273,19 +289,11 @@ int pack_bodies_overlap(const rve_pack_body *A, const rve_pack_body *B, const do
         return v3_norm2(d) <= r * r;
     }
     if (A->shape == RVE_PACK_COMPOUND || B->shape == RVE_PACK_COMPOUND) {
-        rve_compound *ca = A->pieces ? A->pieces->cmp : NULL, *cb = B->pieces ? B->pieces->cmp : NULL;
-        rve_compound *ta = NULL, *tb = NULL;
-        int r = -1;
-        if ((ca || as_compound(A, &ta) == RVE_OK) && (cb || as_compound(B, &tb) == RVE_OK)) {
-            rve_pose pa, pb;
-            v3_copy(pa.pos, A->x);
-            memcpy(pa.quat, A->q, sizeof pa.quat);
-            v3_add(pb.pos, B->x, t);
-            memcpy(pb.quat, B->q, sizeof pb.quat);
-            r = rve_compound_intersect(ca ? ca : ta, &pa, cb ? cb : tb, &pb, NULL, NULL);
-        }
-        rve_compound_free(ta);
-        rve_compound_free(tb);
+        cpair cp;
+        if (cpair_init(&cp, A, B, t) != RVE_OK)
+            return -1;
+        int r = rve_compound_intersect(cp.c[0], &cp.pose[0], cp.c[1], &cp.pose[1], NULL, NULL);
+        cpair_free(&cp);
         return r;
     }
     static const double zero[3] = {0, 0, 0};

@@ -18,6 +18,11 @@ struct rve_pack_pieces {
 rve_status pack_body_compound(rve_pack_body *b, int np, double **pv, const int *pn, const double hs[3],
                               rve_err *err);
 
+/* Distance of two bodies of which one at least is a compound (B shifted by
+ * t; a convex body taken as a one-piece compound): rve_compound_dist. */
+rve_status pack_compound_dist(const rve_pack_body *A, const rve_pack_body *B, const double t[3],
+                              rve_compound_result *r);
+
 /* Separation of two bodies of which one at least is a compound: the
  * hierarchy's distance (rve_compound_dist); overlap: sep 0, *overlap 1. */
 rve_status pack_compound_separation(const rve_pack_body *A, const rve_pack_body *B, const double t[3],
