@@ -541,6 +541,83 @@ START_TEST(test_pack_contacts_oracle)
 }
 END_TEST
 
+/* Deposition with a lid: convex polyhedra and L/U compounds settle in a
+ * walled box; no overlap and every vertex inside the walls by the SAT
+ * oracle, the lid on the highest body, denser than the insertion (0.15);
+ * a periodic box is refused. */
+START_TEST(test_pack_lid)
+{
+    rve_err e;
+    rve_pack_params p;
+    rve_pack_params_init(&p);
+    p.method = RVE_PACK_LID;
+    p.max_seconds = 3 * test_scale() + 1;
+    rve_pack_result res;
+    rve_pack_set *s = random_polys(24, 1, 5);
+    ck_assert_int_eq(rve_pack_run(s, &p, &res, &e), RVE_EUSAGE); /* periodic */
+    s->periodic = 0;
+    ck_assert_msg(rve_pack_run(s, &p, &res, &e) == RVE_OK, "%s", e.msg);
+    ck_assert_int_eq(res.method, RVE_PACK_LID);
+    double rmean = 0, top = -INFINITY;
+    for (size_t i = 0; i < s->n; i++) {
+        rmean += s->b[i].rbound / s->n;
+        for (int k = 0; k < s->b[i].nv; k++) {
+            double w[3];
+            rve_pack_body_vertex(&s->b[i], k, w);
+            top = fmax(top, w[2]);
+        }
+    }
+    long double ov = poly_max_overlap(s); /* pairs and walls */
+    ck_assert_msg(ov <= 1e-9L * rmean, "SAT overlap or wall penetration %Lg", ov);
+    ck_assert_msg(fabs(top - s->L[2]) <= 1e-6 * rmean, "lid %g, highest vertex %g", s->L[2], top);
+    ck_assert_msg(res.fraction > 0.2, "fraction %g", res.fraction);
+    fprintf(stderr, "lid: 24 polyhedra, fraction %.3f in %.1f s\n", res.fraction, res.seconds);
+    rve_pack_set_free(s);
+
+    rve_map *m = lu_map();
+    rve_pack_grain_opts o;
+    rve_pack_grain_opts_init(&o);
+    o.min_voxels = 1;
+    o.tol = 0.1;
+    rve_pack_body *b;
+    rve_pack_grain_info *info;
+    size_t n;
+    ck_assert_int_eq(rve_pack_grains_from_map(m, &o, &b, &info, &n, &e), RVE_OK);
+    s = rve_pack_set_alloc(n);
+    for (size_t i = 0; i < n; i++)
+        s->b[i] = b[i];
+    free(b);
+    free(info);
+    rve_map_free(m);
+    s->periodic = 0;
+    ck_assert_msg(rve_pack_run(s, &p, &res, &e) == RVE_OK, "%s", e.msg);
+    rmean = 0;
+    for (size_t i = 0; i < s->n; i++)
+        rmean += s->b[i].rbound / s->n;
+    ck_assert_msg(pieces_max_overlap(s) <= 1e-9L * rmean, "SAT overlap %Lg", pieces_max_overlap(s));
+    enum { MAXP = 64 };
+    double *pv[MAXP];
+    int pn[MAXP];
+    top = -INFINITY;
+    for (size_t i = 0; i < s->n; i++) {
+        int np = body_pieces(&s->b[i], pv, pn, MAXP);
+        for (int q = 0; q < np; q++) {
+            for (int k = 0; k < pn[q]; k++)
+                for (int a = 0; a < 3; a++) {
+                    ck_assert_msg(pv[q][3 * k + a] >= 0 && pv[q][3 * k + a] <= s->L[a], "body %zu outside the walls", i);
+                    if (a == 2)
+                        top = fmax(top, pv[q][3 * k + a]);
+                }
+            free(pv[q]);
+        }
+    }
+    ck_assert_msg(fabs(top - s->L[2]) <= 1e-6 * rmean, "lid %g, highest vertex %g", s->L[2], top);
+    ck_assert_msg(res.fraction > 0.2, "fraction %g", res.fraction);
+    fprintf(stderr, "lid: 18 L/U grains, fraction %.3f in %.1f s\n", res.fraction, res.seconds);
+    rve_pack_set_free(s);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("pack_grains");
@@ -550,6 +627,7 @@ int main(void)
     tcase_add_test(tc, test_pack_compress_mixed);
     tcase_add_test(tc, test_grains_decomposition);
     tcase_add_test(tc, test_pack_contacts_oracle);
+    tcase_add_test(tc, test_pack_lid);
     suite_add_tcase(s, tc);
     return test_run_suite(s);
 }

@@ -4,8 +4,9 @@
  * overlap kernels and the walls; a rise dz is accepted with probability
  * exp(-dz / kT)), while a lid (the top wall) comes down after every sweep
  * onto the highest body.  The footprint LX x LY stays; the packing stops
- * when the lid no longer comes down, at the target fraction (or the given
- * height), or at the time budget.  Bodies keep their sizes, so compounds
+ * when neither the lid nor the mean height of the bodies comes down by
+ * 1e-3 of the mean size in 200 sweeps (settled), at the target fraction (or
+ * the given height), or at the time budget.  Bodies keep their sizes, so compounds
  * (non-convex grains) are packed as they are. */
 #include "config.h"
 #include <rve/pack.h>
@@ -66,8 +67,8 @@ rve_status pack_lid(pack_ctx *c, double target, const double asp[3])
         return st;
     double dt = 0.2 * c->rmean, dr = 0.2, kT = 0.02 * c->rmean;
     long maxsweeps = c->p->max_sweeps > 0 ? c->p->max_sweeps : 200000;
-    const int window = 100; /* sweeps over which the lid must come down by 1e-3 of the mean size */
-    double lid_then = INFINITY;
+    const int window = 200; /* sweeps over which the lid or the mean height must come down by 1e-3 of the mean size */
+    double lid_then = INFINITY, z_then = INFINITY;
     s->L[2] = top_height(s) + gap;
     for (long k = 0; k < maxsweeps; k++) {
         if ((st = pack_mc_sweep(c, gap, &dt, &dr, kT)) != RVE_OK)
@@ -86,9 +87,13 @@ rve_status pack_lid(pack_ctx *c, double target, const double asp[3])
         if (!c->p->fixed_domain && target > 0 && phi >= target)
             break;
         if (k % window == 0) {
-            if (lid_then - s->L[2] < 1e-3 * c->rmean)
-                break; /* settled: the lid no longer comes down */
+            double zmean = 0;
+            for (size_t i = 0; i < s->n; i++)
+                zmean += s->b[i].x[2] / (double)s->n;
+            if (lid_then - s->L[2] < 1e-3 * c->rmean && z_then - zmean < 1e-3 * c->rmean)
+                break; /* settled: neither the lid nor the mean height comes down */
             lid_then = s->L[2];
+            z_then = zmean;
         }
         if (pack_out_of_time(c))
             break;
