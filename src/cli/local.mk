@@ -12,7 +12,15 @@ CLI_PLOT_SOURCES = src/cli/plot.h src/cli/plot.c src/cli/plot_canvas.c src/cli/p
 rve_CPPFLAGS = $(AM_CPPFLAGS) $(CAIRO_CFLAGS)
 rve_LDADD += $(CAIRO_LIBS)
 
-dist_check_SCRIPTS += tests/test_cli.sh tests/test_faults.sh
+dist_check_SCRIPTS += tests/test_cli.sh tests/test_faults.sh tests/test_plot_report.sh
 
 # Load benchmark of the parallel commands.
 BENCH_SHELL += bench/bench_load.sh
+
+# The pictures, read back by an independent PNG decoder (tests/pngcheck.py).
+UNIT_TESTS += tests/test_plot
+tests_test_plot_SOURCES = tests/test_plot.c $(CLI_PLOT_SOURCES)
+tests_test_plot_CPPFLAGS = $(AM_CPPFLAGS) $(CAIRO_CFLAGS)
+tests_test_plot_CFLAGS = $(TEST_CFLAGS)
+tests_test_plot_LDADD = $(CORE_LIBS) $(CAIRO_LIBS)
+EXTRA_DIST += tests/pngcheck.py

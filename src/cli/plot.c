@@ -71,8 +71,9 @@ static void data_range(const cli_plot_series *s, int ns, const cli_plot_opts *o,
         if (r[a + 1] - r[a] <= 0)
             r[a] -= 0.5, r[a + 1] += 0.5;
     }
-    double pad = o->logy ? 0 : 0.04 * (r[3] - r[2]);
-    f->xmin = r[0], f->xmax = r[1], f->ymin = r[2] - pad, f->ymax = r[3] + pad;
+    /* a little room on every side, so that no point lies under the frame line */
+    double xpad = 0.02 * (r[1] - r[0]), ypad = 0.04 * (r[3] - r[2]);
+    f->xmin = r[0] - xpad, f->xmax = r[1] + xpad, f->ymin = r[2] - ypad, f->ymax = r[3] + ypad;
     if (o->logy && f->ymax - f->ymin < 1) {
         f->ymin = floor(f->ymin);
         f->ymax = f->ymin + 1;
@@ -164,6 +165,7 @@ static void draw_series(cairo_t *cr, const cli_plot_frame *f, const cli_plot_ser
     cli_set_colour(cr, s->colour);
     cairo_set_line_width(cr, 2);
     cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+    cairo_set_line_cap(cr, CAIRO_LINE_CAP_ROUND);
     for (int i = 0; i < s->n; i++) {
         double x = s->x ? s->x[i] : i, y = s->y[i];
         if (!isfinite(x) || !isfinite(y) || (f->logy && y <= 0)) {
