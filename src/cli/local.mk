@@ -5,7 +5,7 @@ rve_SOURCES += src/cli/cli.c \
 	src/cli/cmd_compare.c src/cli/cmd_convert.c src/cli/cmd_dist.c src/cli/cmd_contact.c \
 	src/cli/cmd_pack.c src/cli/meshcli_ori.c \
 	src/cli/pole_figure.c src/cli/pole_figure.h \
-	src/cli/fit_report.c src/cli/fit_report.h $(CLI_PLOT_SOURCES)
+	src/cli/fit_report.c src/cli/fit_report.h src/cli/vti_out.h $(CLI_PLOT_SOURCES)
 # Pictures (report plots, slices, pole figures) belong to the program, not to
 # librve: cairo is a dependency of the command only.
 CLI_PLOT_SOURCES = src/cli/plot.h src/cli/plot.c src/cli/plot_canvas.c src/cli/plot_gen.c
