@@ -115,6 +115,28 @@ print("map ok, largest quaternion difference %.2g" % worst)
 EOF
 grep_f "map: grid, material = label - 1, 6 unit quaternions equal to numpy's from the Bunge angles" "map ok" "$T/py.out"
 
+# VTK itself (python3-vtk9, when installed) reads the same file
+if "$PY" -c "import vtk" 2>/dev/null; then
+    "$PY" - "$T" <<'EOF' >"$T/py.out" 2>&1
+import sys, numpy as np, vtk
+from vtk.util.numpy_support import vtk_to_numpy
+T = sys.argv[1]
+r = vtk.vtkXMLImageDataReader()
+r.SetFileName(T + "/a.vti")
+r.Update()
+img = r.GetOutput()
+ids = np.load(T + "/a_ids.npy")
+assert img.GetDimensions() == (8, 6, 5), img.GetDimensions()   # points: cells + 1
+assert np.allclose(img.GetSpacing(), [0.5, 0.25, 2.0]) and np.allclose(img.GetOrigin(), [1, -2, 3])
+mat = vtk_to_numpy(img.GetCellData().GetArray("material")).reshape(4, 5, 7)
+assert (mat == ids - 1).all()
+print("vtk ok")
+EOF
+    grep_f "VTK's XML image reader: grid and material = label - 1" "vtk ok" "$T/py.out"
+else
+    echo "vti: no python3-vtk9, VTK's own reader not tried"
+fi
+
 # void voxels: one more material, phase void, the last index
 check "convert a map with void" 0 "$RVE" convert -q "$T/v.dream3d" -o "$T/v.vti" --material "$T/v.yaml"
 "$PY" - "$T" <<'EOF' >"$T/py.out" 2>&1

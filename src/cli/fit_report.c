@@ -212,7 +212,7 @@ static rve_status convergence_pngs(const char *dir, const rve_fit_result *r, rve
     po.marks = mk;
     po.nmarks = stage_marks(r, mk);
     po.xlabel = "seconds";
-    po.title = "Eq. 6.5 objective of each state (only stage 1 minimises it)";
+    po.title = "Eq. 6.5 objective of each state (stage 1 minimises it; see also accuracy.png)";
     po.ylabel = "Eq. 6.5 objective (voxel lengths)";
     char path[4096];
     snprintf(path, sizeof path, "%s/convergence.png", dir);
