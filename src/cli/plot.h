@@ -66,8 +66,11 @@ double cli_plot_py(const cli_plot_frame *f, double y);
  * context on failure (out of memory or an absurd size). */
 cairo_t *cli_canvas(int w, int h);
 /* Write the canvas of cr as an 8-bit RGB PNG, atomically (temporary file
- * and rename through util/afile), and destroy cr. */
+ * and rename through util/afile), and free cr (cli_canvas_free). */
 rve_status cli_canvas_png(cairo_t *cr, const char *path, rve_err *err);
+/* Destroy cr (NULL: nothing) without writing it, and release cairo's and
+ * fontconfig's caches: the program draws one picture at a time. */
+void cli_canvas_free(cairo_t *cr);
 void cli_set_colour(cairo_t *cr, const unsigned char c[3]);
 /* Text in the sans-serif face at size px; align 0 left, 1 centre, 2 right
  * of x; y is the baseline.  Returns the width drawn. */

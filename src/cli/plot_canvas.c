@@ -2,6 +2,7 @@
  * output for the pictures of the rve program. */
 #include "config.h"
 #include "cli/plot.h"
+#include <fontconfig/fontconfig.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,8 +56,19 @@ rve_status cli_canvas_png(cairo_t *cr, const char *path, rve_err *err)
             st = rve_afile_commit(af, err);
         }
     }
-    cairo_destroy(cr);
+    cli_canvas_free(cr);
     return st;
+}
+
+void cli_canvas_free(cairo_t *cr)
+{
+    if (cr)
+        cairo_destroy(cr);
+    /* nothing of cairo is alive now: its font caches and fontconfig's
+     * configuration go too (the next picture loads them again), so that a
+     * leak checker sees no memory held at exit */
+    cairo_debug_reset_static_data();
+    FcFini();
 }
 
 void cli_set_colour(cairo_t *cr, const unsigned char c[3])

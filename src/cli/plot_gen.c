@@ -36,8 +36,7 @@ rve_status cli_gen_plot_png(const char *path, const rve_morpho *m, size_t n, con
            *ty = malloc(M * sizeof *ty);
     if (!cr || !x || !y || !tx || !ty) {
         free(x), free(y), free(tx), free(ty);
-        if (cr)
-            cairo_destroy(cr);
+        cli_canvas_free(cr);
         return rve_err_set(err, RVE_ENOMEM, path, "out of memory");
     }
     for (int p = 0, k = 0; p < RVE_PROP_COUNT; p++) {

@@ -68,8 +68,7 @@ rve_status cli_pole_figure_png(const rve_map *m, const char *path, rve_err *err)
     cairo_t *cr = cli_canvas(3 * PANEL, PANEL);
     if (!seen || !cr) {
         free(seen);
-        if (cr)
-            cairo_destroy(cr);
+        cli_canvas_free(cr);
         return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
     }
     size_t nv = rve_map_nvox(m);
@@ -96,7 +95,7 @@ rve_status cli_pole_figure_png(const rve_map *m, const char *path, rve_err *err)
     }
     free(seen);
     if (st != RVE_OK) {
-        cairo_destroy(cr);
+        cli_canvas_free(cr);
         return st;
     }
     return cli_canvas_png(cr, path, err);
