@@ -38,51 +38,6 @@ rve_status pack_gjk_separation(const rve_pack_body *A, const rve_pack_body *B, c
     }
 }
 
-rve_status pack_gjk_normal(const rve_pack_body *A, const rve_pack_body *B, const double t[3],
-                           double *sep, int *overlap, double n[3])
-{
-    static const double zero[3] = {0, 0, 0};
-    rve_shape sa, sb;
-    pack_body_shape(A, zero, &sa);
-    pack_body_shape(B, t, &sb);
-    rve_dist_result r;
-    rve_gjk_status gs = rve_gjk_dist(&sa, &sb, NULL, NULL, &r);
-    if (gs == RVE_GJK_DEGENERATE) {
-        *sep = NAN;
-        *overlap = 1;
-        return RVE_EDATA;
-    }
-    if (gs == RVE_GJK_CONVERGED && r.d > 0) {
-        *sep = r.d;
-        *overlap = 0;
-        v3_sub(n, r.q, r.p);
-        v3_scale(n, n, 1.0 / v3_norm(n));
-        return RVE_OK;
-    }
-    *sep = 0;
-    *overlap = 1;
-    return RVE_OK;
-}
-
-rve_status pack_epa(const rve_pack_body *A, const rve_pack_body *B, const double t[3], double *depth,
-                    double n[3], double cp[3])
-{
-    static const double zero[3] = {0, 0, 0};
-    rve_shape sa, sb;
-    pack_body_shape(A, zero, &sa);
-    pack_body_shape(B, t, &sb);
-    rve_contact ct;
-    rve_err err;
-    rve_status st = rve_contact_epa(&sa, &sb, NULL, &ct, &err);
-    if (st != RVE_OK || !isfinite(ct.s) || !(v3_norm2(ct.n) > 0.5))
-        return st != RVE_OK ? st : RVE_EDATA;
-    *depth = -ct.s;
-    v3_copy(n, ct.n);
-    for (int k = 0; k < 3; k++)
-        cp[k] = 0.5 * (ct.p[k] + ct.q[k]);
-    return RVE_OK;
-}
-
 /* The compounds and poses of a pair of which one at least is a compound
  * (B shifted by t); a convex body becomes a one-piece compound (built
  * here, freed by cpair_free). */

@@ -69,21 +69,6 @@ rve_status pack_separation_bodies(const rve_pack_body *A, const rve_pack_body *B
 rve_status pack_gjk_separation(const rve_pack_body *A, const rve_pack_body *B, const double t[3],
                                double *sep, int *overlap);
 
-/* Same, also returning for disjoint bodies the unit direction from the
- * witness point on A to the one on B (a separating direction). */
-rve_status pack_gjk_normal(const rve_pack_body *A, const rve_pack_body *B, const double t[3],
-                           double *sep, int *overlap, double n[3]);
-
-/* Boolean overlap test (touching counts): 1, 0, or -1 for invalid bodies.
- * Cheaper than a distance: the kernels stop at the first separating plane
- * (GJK) or the first overlapping piece pair (compounds). */
-int pack_bodies_overlap(const rve_pack_body *A, const rve_pack_body *B, const double t[3]);
-
-/* Penetration depth (> 0 when overlapping), unit normal from A to B and a
- * contact point, by the EPA kernel of rve/dist.h. */
-rve_status pack_epa(const rve_pack_body *A, const rve_pack_body *B, const double t[3], double *depth,
-                    double n[3], double cp[3]);
-
 /* Image shift vector shift*L. */
 static inline void pack_shift_vec(const rve_pack_set *s, const int shift[3], double t[3])
 {

@@ -685,8 +685,8 @@ rve_status pack_soft(pack_ctx *c, double target)
             memcpy(s->L, Lsave, sizeof Lsave);
             dphi *= 0.5;
         }
-        char extra[64];
-        snprintf(extra, sizeof extra, "step %.1e", dphi);
+        char extra[96];
+        snprintf(extra, sizeof extra, "step %.1e, support-axis fallbacks %ld", dphi, w.fallbacks);
         pack_report(c, phi, target, extra);
     }
     pack_wrap(s);
