@@ -2,7 +2,8 @@
 
 # fitting
 librve_core_la_SOURCES += src/optim/cpoly.c src/optim/cpoly.h src/optim/lopt.c src/optim/lopt.h \
-	src/optim/fit.c
+	src/optim/fit.c src/optim/fit_int.h src/optim/fit_ctx.c src/optim/fit_cost.c src/optim/fit_quality.c \
+	src/optim/fit_state.c src/optim/fit_classify.c src/optim/fit_hinge.c src/optim/fit_stages.c
 UNIT_TESTS += tests/test_fit
 tests_test_fit_SOURCES = tests/test_fit.c
 tests_test_fit_CFLAGS = $(TEST_CFLAGS)
