@@ -1,7 +1,7 @@
 # Module optim: sources, public header, tests and benchmarks.
 
 # fitting
-librve_core_la_SOURCES += src/optim/cpoly.c src/optim/cpoly.h src/optim/lopt.c src/optim/lopt.h \
+librve_core_la_SOURCES += src/optim/cpoly.c src/optim/cpoly.h src/optim/lopt.c src/optim/lopt.h src/optim/lopt_int.h src/optim/lopt_cell.c src/optim/lopt_graph.c src/optim/lopt_sweep.c \
 	src/optim/fit.c src/optim/fit_int.h src/optim/fit_ctx.c src/optim/fit_cost.c src/optim/fit_quality.c \
 	src/optim/fit_state.c src/optim/fit_classify.c src/optim/fit_hinge.c src/optim/fit_stages.c
 UNIT_TESTS += tests/test_fit
