@@ -132,14 +132,14 @@ static rve_status write_history(const char *path, const rve_fit_result *r, rve_e
     /* every row is an exact state; "best" rows close a stage (sweep = the
      * stage closed: 1 eq6.5, 3 classify, 2 polish) with the state the fit
      * would return there; objective empty where not computed */
-    static const char *names[6] = {"initial", "eq6.5", "polish", "classify", "best", "hinge"};
+    static const char *names[7] = {"initial", "eq6.5", "polish", "classify", "best", "hinge", "open"};
     fprintf(fp, "stage,sweep,objective,voxel_accuracy,seconds,evaluations,gjk_calls\n");
     for (int i = 0; i < r->nhist; i++) {
         const rve_fit_hist *h = &r->hist[i];
         char ob[32] = "";
         if (!isnan(h->objective))
             snprintf(ob, sizeof ob, "%.9g", h->objective);
-        fprintf(fp, "%s,%d,%s,%.9f,%.3f,%ld,%ld\n", names[h->stage < 0 || h->stage > 5 ? 4 : h->stage], h->sweep,
+        fprintf(fp, "%s,%d,%s,%.9f,%.3f,%ld,%ld\n", names[h->stage < 0 || h->stage > 6 ? 4 : h->stage], h->sweep,
                 ob, 1.0 - h->misassigned, h->seconds, h->evals, h->gjk_calls);
     }
     return rve_afile_commit(af, err);

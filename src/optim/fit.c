@@ -6,18 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-rve_status rve_fit(const rve_map *m, const rve_fit_opts *opts, rve_fit_result *r, rve_err *err)
+/* One pass of the fit with options *opts, its clock started at t0, ending
+ * by the deadline (0: none). */
+static rve_status fit_once(const rve_map *m, const rve_fit_opts *opts, double t0, double deadline,
+                           rve_fit_result *r, rve_err *err)
 {
-    rve_fit_opts o;
-    if (opts)
-        o = *opts;
-    else
-        rve_fit_opts_init(&o);
+    rve_fit_opts o = *opts;
     memset(r, 0, sizeof *r);
     fitrun R;
     memset(&R, 0, sizeof R);
-    R.t0 = rve_now();
-    R.deadline = o.max_seconds > 0 ? R.t0 + o.max_seconds : 0;
+    R.t0 = t0;
+    R.deadline = deadline;
     R.nth = o.threads > 0 ? o.threads : rve_threads_get();
     if (R.nth < 1)
         R.nth = 1;
@@ -102,6 +101,9 @@ rve_status rve_fit(const rve_map *m, const rve_fit_opts *opts, rve_fit_result *r
         if (R.accbest <= before || fit_past_deadline(&R))
             break;
     }
+    /* cells far smaller than their grain grown where no voxel is lost */
+    if ((st = fit_open_tiny(&R, err)) != RVE_OK)
+        goto done;
     /* the returned state: the best seen, its seeds inside the box (the same
      * diagram), measured from exactly the seeds and weights returned */
     memcpy(R.x, R.xbest, (size_t)n * 4 * sizeof(double));
@@ -134,4 +136,92 @@ done:
     free(tstep);
     fitctx_free(&F);
     return st;
+}
+
+/* The anchor of a run: the default configuration, with every budget the
+ * options lower kept lower (and the finer settings of --res and --tol
+ * coarsened to the defaults).  The budgets that only extend a run without
+ * changing what comes before (polishing sweeps: the last stage of a round;
+ * rounds; the time cap) are kept as given.  Returns 1 when the anchor
+ * differs from the options (the options raise some effort above the
+ * defaults in a way that changes the path). */
+static int anchor_opts(const rve_fit_opts *o, rve_fit_opts *a)
+{
+    rve_fit_opts d;
+    rve_fit_opts_init(&d);
+    *a = *o;
+    if (a->max_sweeps > d.max_sweeps)
+        a->max_sweeps = d.max_sweeps;
+    if (a->max_evals > d.max_evals)
+        a->max_evals = d.max_evals;
+    if (a->hinge > d.hinge)
+        a->hinge = d.hinge;
+    if (a->classify > d.classify)
+        a->classify = d.classify;
+    if (a->tol < d.tol)
+        a->tol = d.tol;
+    if (a->res < d.res)
+        a->res = d.res;
+    return a->max_sweeps != o->max_sweeps || a->max_evals != o->max_evals || a->hinge != o->hinge ||
+           a->classify != o->classify || a->tol != o->tol || a->res != o->res;
+}
+
+/* Monotone effort.  Raising --sweeps, --evals, --hinge, --classify or
+ * lowering --tol, --res changes where every later stage starts, and a
+ * different path can end lower.  Such a run therefore first runs its
+ * anchor (anchor_opts: the defaults, or less where the options ask for
+ * less), then the options as given, and returns the better of the two
+ * (the anchor on a tie); the history holds both passes (the second starts
+ * with its own "initial" row).  So a run that raises any effort never ends
+ * below the defaults with the same polishing sweeps and rounds, which
+ * themselves only extend a run. */
+rve_status rve_fit(const rve_map *m, const rve_fit_opts *opts, rve_fit_result *r, rve_err *err)
+{
+    rve_fit_opts o, a;
+    if (opts)
+        o = *opts;
+    else
+        rve_fit_opts_init(&o);
+    double t0 = rve_now(), deadline = o.max_seconds > 0 ? t0 + o.max_seconds : 0;
+    if (!anchor_opts(&o, &a))
+        return fit_once(m, &o, t0, deadline, r, err);
+    rve_fit_result A, B;
+    rve_status st = fit_once(m, &a, t0, deadline, &A, err);
+    if (st != RVE_OK) {
+        rve_fit_result_free(&A);
+        return st;
+    }
+    if (deadline > 0 && rve_now() > deadline) {
+        *r = A;
+        r->seconds = rve_now() - t0;
+        return RVE_OK;
+    }
+    if ((st = fit_once(m, &o, t0, deadline, &B, err)) != RVE_OK) {
+        rve_fit_result_free(&A);
+        rve_fit_result_free(&B);
+        return st;
+    }
+    rve_fit_result *w = B.acc_final > A.acc_final ? &B : &A, *l = w == &A ? &B : &A;
+    rve_fit_hist *h = realloc(A.hist, (size_t)(A.nhist + B.nhist) * sizeof *h);
+    if (!h) {
+        rve_fit_result_free(&A);
+        rve_fit_result_free(&B);
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    }
+    memcpy(h + A.nhist, B.hist, (size_t)B.nhist * sizeof *h);
+    free(B.hist);
+    A.hist = B.hist = NULL;
+    int nh = A.nhist + B.nhist;
+    long ev = A.evals + B.evals, gj = A.gjk_calls + B.gjk_calls;
+    *r = *w;
+    r->hist = h;
+    r->nhist = nh;
+    r->evals = ev;
+    r->gjk_calls = gj;
+    r->seconds = rve_now() - t0;
+    w->label = NULL;
+    w->seed = NULL;
+    w->weight = NULL;
+    rve_fit_result_free(l);
+    return RVE_OK;
 }

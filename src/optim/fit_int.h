@@ -9,6 +9,7 @@
  *   fit_classify.c passive-aggressive classifier epochs
  *   fit_hinge.c    the convex surrogate (squared hinge, L-BFGS)
  *   fit_stages.c   Eq. 6.5 sweeps and polishing sweeps
+ *   fit_open.c     opening the tiny cells left after the last round
  *   fit.c          the driver (rve_fit)
  *
  * Internal coordinates: u = (x - origin) / L with L = (hx hy hz)^(1/3), so
@@ -120,4 +121,6 @@ rve_status fit_classify(fitrun *R, int epochs, rve_err *err);
 rve_status fit_hinge(fitrun *R, int iters, rve_err *err);
 rve_status fit_stage_eq65(fitrun *R, double *step, double *tstep, rve_err *err);
 rve_status fit_stage_polish(fitrun *R, double *step, double *tstep, rve_err *err);
+/* fit_open.c */
+rve_status fit_open_tiny(fitrun *R, rve_err *err);
 #endif

@@ -116,7 +116,10 @@ rve_status fit_stage_polish(fitrun *R, double *step, double *tstep, rve_err *err
         if ((st = lopt_rebuild(L, err)) != RVE_OK)
             break;
         R->r->polish_sweeps = s;
-        double acc, ob = fit_eval_eq65(F, R->x, R->nth, NULL);
+        /* the Eq. 6.5 objective is evaluated once, at the stage's end
+         * (fit_stage_end), not per sweep: a full evaluation costs a GJK
+         * call per control point outside its cell */
+        double acc, ob = NAN;
         if ((st = fit_reached(R, R->x, 2, s, &ob, &acc, err)) != RVE_OK)
             break;
         if (o->progress)
