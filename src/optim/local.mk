@@ -12,6 +12,7 @@ UNIT_TESTS += tests/test_fit_effort
 tests_test_fit_effort_SOURCES = tests/test_fit_effort.c
 tests_test_fit_effort_CFLAGS = $(TEST_CFLAGS)
 tests_test_fit_effort_LDADD = $(TEST_LIBS)
+dist_check_SCRIPTS += tests/test_fit_effort.sh
 BENCH_SHELL += bench/bench_fit.sh bench/bench_fit_validation.sh
 EXTRA_DIST += bench/bench_fit.sh bench/bench_fit_validation.sh
 # end of fitting
