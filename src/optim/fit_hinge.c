@@ -244,3 +244,62 @@ out:
     return st;
 }
 
+
+/* Test access (tests/test_fit_surrogate.c): the surrogate's loss and
+ * gradient at theta (4 per grain: a_g, beta_g, grains in label order), the
+ * margins 1 / delta_gj set from the a_g of theta0.  grad: 4n or NULL. */
+rve_status fit_hinge_eval(const rve_map *m, const double *theta0, const double *theta, double *loss,
+                          double *grad, rve_err *err)
+{
+    fitctx F;
+    rve_status st = fitctx_init(&F, m, 2, 1, err);
+    if (st != RVE_OK) {
+        fitctx_free(&F);
+        return st;
+    }
+    int n = F.n;
+    hinge_ctx H;
+    memset(&H, 0, sizeof H);
+    H.F = &F;
+    H.nth = 1;
+    H.cen = malloc((size_t)n * 4 * sizeof(double));
+    H.gbuf = malloc((size_t)n * 4 * sizeof(double));
+    gsl_vector *th = gsl_vector_alloc((size_t)n * 4), *g = gsl_vector_alloc((size_t)n * 4);
+    if (!H.cen || !H.gbuf || !th || !g || hinge_constraints(&H) < 0 ||
+        !(H.idl = malloc((H.nc ? H.nc : 1) * sizeof(double)))) {
+        st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+        goto out;
+    }
+    for (int k = 0; k < n; k++) {
+        double c[3] = {0, 0, 0}, q[3];
+        for (size_t p = F.vs[k]; p < F.vs[k + 1]; p++) {
+            vox_centre(&F, p, q);
+            v3_add(c, c, q);
+        }
+        double nv = (double)(F.vs[k + 1] - F.vs[k]);
+        v3_scale(H.cen + 4 * (size_t)k, c, nv > 0 ? 1.0 / nv : 0);
+        H.cen[4 * (size_t)k + 3] = fmax(0.5, cbrt(3.0 * nv / (4.0 * M_PI)));
+    }
+    for (size_t c = 0; c < H.nc; c++) {
+        double da[3];
+        v3_sub(da, theta0 + 4 * (size_t)H.cgr[c], theta0 + 4 * (size_t)H.cj[c]);
+        H.idl[c] = 1.0 / (HINGE_MARGIN * v3_norm(da) + 1e-12);
+    }
+    memcpy(th->data, theta, (size_t)n * 4 * sizeof(double));
+    *loss = hinge_fdf_core(th, &H, grad ? g : NULL);
+    if (grad)
+        memcpy(grad, g->data, (size_t)n * 4 * sizeof(double));
+out:
+    if (th)
+        gsl_vector_free(th);
+    if (g)
+        gsl_vector_free(g);
+    free(H.cen);
+    free(H.idl);
+    free(H.gbuf);
+    free(H.cp);
+    free(H.cj);
+    free(H.cgr);
+    fitctx_free(&F);
+    return st;
+}

@@ -119,6 +119,8 @@ int fit_repair_empty(fitctx *F, double *x, double *seed, double *weight, rve_err
 /* fit_classify.c, fit_hinge.c, fit_stages.c */
 rve_status fit_classify(fitrun *R, int epochs, rve_err *err);
 rve_status fit_hinge(fitrun *R, int iters, rve_err *err);
+rve_status fit_hinge_eval(const rve_map *m, const double *theta0, const double *theta, double *loss,
+                          double *grad, rve_err *err);
 rve_status fit_stage_eq65(fitrun *R, double *step, double *tstep, rve_err *err);
 rve_status fit_stage_polish(fitrun *R, double *step, double *tstep, rve_err *err);
 /* fit_open.c */

@@ -13,6 +13,10 @@ tests_test_fit_effort_SOURCES = tests/test_fit_effort.c
 tests_test_fit_effort_CFLAGS = $(TEST_CFLAGS)
 tests_test_fit_effort_LDADD = $(TEST_LIBS)
 dist_check_SCRIPTS += tests/test_fit_effort.sh
+UNIT_TESTS += tests/test_fit_surrogate
+tests_test_fit_surrogate_SOURCES = tests/test_fit_surrogate.c
+tests_test_fit_surrogate_CFLAGS = $(TEST_CFLAGS)
+tests_test_fit_surrogate_LDADD = $(CORE_LIBS)
 BENCH_SHELL += bench/bench_fit.sh bench/bench_fit_validation.sh
 EXTRA_DIST += bench/bench_fit.sh bench/bench_fit_validation.sh
 # end of fitting
