@@ -158,13 +158,7 @@ rve_status fit_classify(fitrun *R, int epochs, rve_err *err)
      * pulls the seed towards the voxel and leaves the far side of the cell
      * (x - c_g ~ -r_g) nearly in place, instead of inflating the whole cell */
     for (int g = 0; g < n; g++) {
-        double c[3] = {0, 0, 0}, q[3];
-        for (size_t p = F->vs[g]; p < F->vs[g + 1]; p++) {
-            vox_centre(F, p, q);
-            v3_add(c, c, q);
-        }
-        double nv = (double)(F->vs[g + 1] - F->vs[g]);
-        v3_scale(cg + 4 * (size_t)g, c, nv > 0 ? 1.0 / nv : 0);
+        double nv = fit_grain_centroid(F, g, cg + 4 * (size_t)g);
         double r = cbrt(3.0 * nv / (4.0 * M_PI));
         cg[4 * g + 3] = r * r;
         const double *sg = x + 4 * (size_t)g;

@@ -259,6 +259,21 @@ rve_status fitctx_init(fitctx *F, const rve_map *m, int res, int with_voxels, rv
     return RVE_OK;
 }
 
+/* centroid of grain g's voxel centres into c (0 without voxels); returns
+ * the grain's voxel count */
+double fit_grain_centroid(const fitctx *F, int g, double c[3])
+{
+    double q[3];
+    c[0] = c[1] = c[2] = 0;
+    for (size_t p = F->vs[g]; p < F->vs[g + 1]; p++) {
+        vox_centre(F, p, q);
+        v3_add(c, c, q);
+    }
+    double nv = (double)(F->vs[g + 1] - F->vs[g]);
+    v3_scale(c, c, nv > 0 ? 1.0 / nv : 0);
+    return nv;
+}
+
 /* ------------------------------------------------------- initial guess */
 /* Centroids and equivalent-sphere radii (t = r^2), internal units. */
 void fit_initial_guess(const fitctx *F, double *x)

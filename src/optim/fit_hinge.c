@@ -102,6 +102,15 @@ static double hinge_f(const gsl_vector *th, void *p) { return hinge_fdf_core(th,
 static void hinge_df(const gsl_vector *th, void *p, gsl_vector *g) { hinge_fdf_core(th, p, g); }
 static void hinge_fdf(const gsl_vector *th, void *p, double *f, gsl_vector *g) { *f = hinge_fdf_core(th, p, g); }
 
+/* per grain: centroid and equivalent radius (at least 1/2) */
+static void hinge_centres(const fitctx *F, double *cen)
+{
+    for (int g = 0; g < F->n; g++) {
+        double nv = fit_grain_centroid(F, g, cen + 4 * (size_t)g);
+        cen[4 * (size_t)g + 3] = fmax(0.5, cbrt(3.0 * nv / (4.0 * M_PI)));
+    }
+}
+
 /* constraints of the surrogate: voxels within one voxel of another grain */
 static int hinge_constraints(hinge_ctx *H)
 {
@@ -175,16 +184,9 @@ rve_status fit_hinge(fitrun *R, int iters, rve_err *err)
         st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
         goto out;
     }
+    hinge_centres(F, H.cen);
     for (int g = 0; g < n; g++) {
-        double c[3] = {0, 0, 0}, q[3];
-        for (size_t p = F->vs[g]; p < F->vs[g + 1]; p++) {
-            vox_centre(F, p, q);
-            v3_add(c, c, q);
-        }
-        double nv = (double)(F->vs[g + 1] - F->vs[g]);
-        double *cg = H.cen + 4 * (size_t)g;
-        v3_scale(cg, c, nv > 0 ? 1.0 / nv : 0);
-        cg[3] = fmax(0.5, cbrt(3.0 * nv / (4.0 * M_PI)));
+        const double *cg = H.cen + 4 * (size_t)g;
         const double *s = R->x + 4 * (size_t)g;
         double *t = th->data + 4 * (size_t)g;
         for (int a = 0; a < 3; a++)
@@ -270,16 +272,7 @@ rve_status fit_hinge_eval(const rve_map *m, const double *theta0, const double *
         st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
         goto out;
     }
-    for (int k = 0; k < n; k++) {
-        double c[3] = {0, 0, 0}, q[3];
-        for (size_t p = F.vs[k]; p < F.vs[k + 1]; p++) {
-            vox_centre(&F, p, q);
-            v3_add(c, c, q);
-        }
-        double nv = (double)(F.vs[k + 1] - F.vs[k]);
-        v3_scale(H.cen + 4 * (size_t)k, c, nv > 0 ? 1.0 / nv : 0);
-        H.cen[4 * (size_t)k + 3] = fmax(0.5, cbrt(3.0 * nv / (4.0 * M_PI)));
-    }
+    hinge_centres(&F, H.cen);
     for (size_t c = 0; c < H.nc; c++) {
         double da[3];
         v3_sub(da, theta0 + 4 * (size_t)H.cgr[c], theta0 + 4 * (size_t)H.cj[c]);

@@ -104,6 +104,7 @@ void fit_initial_guess(const fitctx *F, double *x);
 void fit_to_physical(const fitctx *F, const double *x, double *seed, double *weight);
 void fit_to_internal(const fitctx *F, const double *seed, const double *weight, double *x);
 void fit_keep_inside(const fitctx *F, double *x);
+double fit_grain_centroid(const fitctx *F, int g, double c[3]);
 /* fit_cost.c */
 double fit_cost_eq65(void *ctx, int k, const double sk[4], const cpoly *P, lopt_ws *ws);
 double fit_cost_mis(void *ctx, int k, const double sk[4], const cpoly *P, lopt_ws *ws);

@@ -132,12 +132,8 @@ int fit_repair_empty(fitctx *F, double *x, double *seed, double *weight, rve_err
         for (int k = 0; k < n; k++) {
             if (nc[k] > 0 || F->vs[k + 1] == F->vs[k])
                 continue;
-            double c[3] = {0, 0, 0}, q[3];
-            for (size_t p = F->vs[k]; p < F->vs[k + 1]; p++) {
-                vox_centre(F, p, q);
-                v3_add(c, c, q);
-            }
-            v3_scale(c, c, 1.0 / (double)(F->vs[k + 1] - F->vs[k]));
+            double c[3], q[3];
+            fit_grain_centroid(F, k, c);
             double best = 1e300, bv[3] = {c[0], c[1], c[2]};
             for (size_t p = F->vs[k]; p < F->vs[k + 1]; p++) {
                 vox_centre(F, p, q);
