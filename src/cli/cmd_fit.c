@@ -54,6 +54,9 @@ const cli_command cli_cmd_fit = {
     "      --rounds N         rounds of surrogate, classifier and polishing, each from the\n"
     "                         best state so far (default 1); the way to spend more effort:\n"
     "                         a run with more rounds never ends lower than one with fewer\n"
+    "      --no-open          keep the tiny cells as found (default: cells below half\n"
+    "                         their grain's volume or below 8 voxels are grown, losing\n"
+    "                         at most 1e-4 of the voxels; see docs/fit.md)\n"
     "      --max-time S       wall-time cap in seconds (default: none)\n"
     "      --sub sv|johnson   GJK sub-algorithm (default sv: signed volumes)\n"
     "      --exact-dist       GJK distances unrounded (default: rounded to a 2^-32\n"
@@ -85,6 +88,7 @@ enum {
     OPT_MAXTIME,
     OPT_SUB,
     OPT_EXACTDIST,
+    OPT_NOOPEN,
     OPT_VSIZE,
     OPT_RAW
 };
@@ -343,6 +347,7 @@ static int parse_args(int argc, char **argv, const cli_fit_outputs *to, const cl
         {"max-time", required_argument, NULL, OPT_MAXTIME},
         {"sub", required_argument, NULL, OPT_SUB},
         {"exact-dist", no_argument, NULL, OPT_EXACTDIST},
+        {"no-open", no_argument, NULL, OPT_NOOPEN},
         {"voxel-size", required_argument, NULL, OPT_VSIZE},
         {"raw", required_argument, NULL, OPT_RAW},
         {NULL, 0, NULL, 0},
@@ -429,6 +434,7 @@ static int parse_args(int argc, char **argv, const cli_fit_outputs *to, const cl
                 return cli_usage_error(me, "--sub: expected sv or johnson, got '%s'", optarg);
             break;
         case OPT_EXACTDIST: A->fo.exact_dist = 1; break;
+        case OPT_NOOPEN: A->fo.open_tiny = 0; break;
         case OPT_VSIZE:
             if (rve_parse_triplet(optarg, A->vs, 1) != RVE_OK || !(A->vs[0] > 0 && A->vs[1] > 0 && A->vs[2] > 0))
                 return cli_usage_error(me, "--voxel-size: expected one or three positive numbers, got '%s'", optarg);

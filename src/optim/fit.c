@@ -102,7 +102,7 @@ static rve_status fit_once(const rve_map *m, const rve_fit_opts *opts, double t0
             break;
     }
     /* cells far smaller than their grain grown where no voxel is lost */
-    if ((st = fit_open_tiny(&R, err)) != RVE_OK)
+    if (o.open_tiny && (st = fit_open_tiny(&R, err)) != RVE_OK)
         goto done;
     /* the returned state: the best seen, its seeds inside the box (the same
      * diagram), measured from exactly the seeds and weights returned */

@@ -19,6 +19,7 @@ void rve_fit_opts_init(rve_fit_opts *o)
     o->hinge = 300;
     o->rounds = 1;
     o->classify = 200;
+    o->open_tiny = 1;
     o->threads = 0;
 }
 
