@@ -1,6 +1,7 @@
 /* rve raster - rasterise a tessellation on the voxel grid of a map. */
 #include "config.h"
 #include "cli/cli.h"
+#include "cli/cli_mpi.h"
 #include <rve/raster.h>
 #include <rve/tess.h>
 #include <stdio.h>
@@ -20,7 +21,10 @@ const cli_command cli_cmd_raster = {
     "Options:\n"
     "  --like MAP          use the grid of MAP (.tif, .tesr; size, voxel size, origin)\n"
     "  --grid NX,NY,NZ     or a grid of NX x NY x NZ voxels over the tessellation's domain\n"
-    "  -o, --output OUT    output map (.tif, .tesr or .raw, from the extension)\n"
+    "  -o, --output OUT    output map (.tif, .tesr, .raw or .dream3d/.h5, from the\n"
+    "                      extension); under mpirun (configure --with-mpi) each process\n"
+    "                      labels one z slab of a .dream3d/.h5 written collectively\n"
+    "                      (docs/mpi.md)\n"
     "  --json              print a JSON summary on standard output\n"
     "  -q, --quiet         no messages;  -v, --verbose  more messages\n"
     "  -j, --threads N     threads (OpenMP)\n"
@@ -102,6 +106,14 @@ static int run(int argc, char **argv)
         lab[i] = (uint32_t)v;
     }
     free(ids);
+#ifdef RVE_HAVE_MPI
+    if (cli_mpi_running()) { /* distributed: slab by slab into one HDF5 file (docs/mpi.md) */
+        int rc = cli_mpi_raster_tess(cmd, &com, t, lab, like, g, out);
+        rve_tess_free(t);
+        free(lab);
+        return rc;
+    }
+#endif
     rve_map *m = NULL;
     if (like) {
         rve_map *ref = NULL;
