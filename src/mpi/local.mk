@@ -17,3 +17,8 @@ EXTRA_DIST += include/rve/mpi.h src/cli/cli_mpi.c src/mpi/mpi_core.c src/mpi/mpi
 if HAVE_MPI
 AM_TESTS_ENVIRONMENT += RVE_MPIRUN='$(MPIRUN)'; export RVE_MPIRUN;
 endif
+EXTRA_DIST += bench/bench_mpi.sh
+# make bench-mpi: the distributed benchmarks (docs/mpi.md), printed only
+bench-mpi: rve
+	RVE='$(abs_top_builddir)/rve' RVE_MPIRUN='$(MPIRUN)' sh $(top_srcdir)/bench/bench_mpi.sh
+.PHONY: bench-mpi
