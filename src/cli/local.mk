@@ -6,7 +6,7 @@ rve_SOURCES += src/cli/cli.c \
 	src/cli/cmd_pack.c src/cli/meshcli_ori.c \
 	src/cli/pole_figure.c src/cli/pole_figure.h src/cli/cli_mpi.h
 
-dist_check_SCRIPTS += tests/test_cli.sh tests/test_faults.sh
+dist_check_SCRIPTS += tests/test_cli.sh tests/test_faults.sh tests/test_mpi_gen.sh
 
 # Load benchmark of the parallel commands.
 BENCH_SHELL += bench/bench_load.sh
