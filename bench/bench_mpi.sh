@@ -41,7 +41,7 @@ for p in $RANKS; do
     "$MPIRUN" --quiet --oversubscribe -np "$p" "$RVE" tess -q -n "$N" --grid "$G,$G,$G" -o "$T/r.dream3d" --json >"$T/r.json"
     summary "raster $N -> $G^3" "$p" "$T/r.json"
     rm -f "$T/r.dream3d" "$T/r.dream3d.xdmf"
-    if "$RVE" help tess | grep -q -- "--cells-h5"; then
+    if "$RVE" help tess | grep -q "cell table"; then
         "$MPIRUN" --quiet --oversubscribe -np "$p" "$RVE" tess -q -n "$N" -o "$T/c.h5" --json >"$T/c.json"
         summary "tess $N" "$p" "$T/c.json"
         rm -f "$T/c.h5"

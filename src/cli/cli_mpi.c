@@ -197,3 +197,44 @@ int cli_mpi_raster_tess(const cli_command *cmd, const cli_common *com, const rve
     rve_mpi_seeds src = {t->n, t->seeds, NULL, NULL, NULL, lab};
     return cli_mpi_raster(cmd, com, &src, &grid, out);
 }
+
+int cli_mpi_tess(const cli_command *cmd, const cli_common *com, const rve_mpi_seeds *seeds, const double L[3],
+                 const char *out)
+{
+    rve_err err;
+    rve_err_clear(&err);
+    rve_mpi_tess_info info;
+    double lo[3] = {0, 0, 0};
+    double t0 = MPI_Wtime();
+    rve_status st = rve_mpi_tess_cells(MPI_COMM_WORLD, seeds, lo, L, out, &info, &err);
+    double dt = MPI_Wtime() - t0;
+    if (st != RVE_OK)
+        return cli_fail(cmd, &err);
+    long kept = info.seeds_kept, kmax = kept;
+    double ghost = info.ghost, gmax = ghost;
+    int rounds = info.rounds, rmax = rounds;
+    MPI_Reduce(&kept, &kmax, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&ghost, &gmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&rounds, &rmax, 1, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD);
+    cli_info(com, "rve %s: %ld cells on %d ranks (at most %ld seeds with ghosts, ghost depth %g, %d round%s per "
+             "rank) in %.3f s -> %s", cmd->name, seeds->n, cli_mpi_size(), kmax, gmax, rmax, rmax > 1 ? "s" : "", dt,
+             out);
+    rve_json j;
+    rve_json_init(&j, stdout);
+    if (com->json && cli_mpi_rank() == 0) {
+        rve_json_begin_object(&j);
+        rve_json_kv_string(&j, "output", out);
+        rve_json_kv_int(&j, "ranks", cli_mpi_size());
+        rve_json_kv_int(&j, "cells", seeds->n);
+        rve_json_kv_int(&j, "max_degree", info.max_degree);
+        rve_json_kv_int(&j, "seeds_kept_max", kmax);
+        rve_json_kv_number(&j, "ghost_max", gmax);
+        rve_json_kv_int(&j, "ghost_rounds_max", rmax);
+        rve_json_kv_number(&j, "seconds", dt);
+    }
+    if (com->json)
+        cli_mpi_json_ranks(&j);
+    if (com->json && cli_mpi_rank() == 0)
+        rve_json_end_object(&j);
+    return 0;
+}

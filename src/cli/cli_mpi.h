@@ -35,6 +35,10 @@ int cli_mpi_raster(const cli_command *cmd, const cli_common *com, const rve_mpi_
 #include <rve/tess.h>
 int cli_mpi_raster_tess(const cli_command *cmd, const cli_common *com, const rve_tess *t, const uint32_t *lab,
                         const char *like, const double g[3], const char *out);
+/* rve tess -n N -o CELLS.h5 under mpirun: the per-cell table of the box
+ * [0, L] (rve_mpi_tess_cells) with its messages and JSON summary. */
+int cli_mpi_tess(const cli_command *cmd, const cli_common *com, const rve_mpi_seeds *seeds, const double L[3],
+                 const char *out);
 #else
 static inline int cli_mpi_begin(int *argc, char ***argv) { (void)argc, (void)argv; return 0; }
 static inline void cli_mpi_end(void) {}

@@ -18,6 +18,7 @@ const cli_command cli_cmd_tess = {
     "       rve tess --seeds FILE [--domain LX,LY,LZ] [--periodic[=AXES]] -o OUT\n"
     "       rve tess (-n N | --seeds FILE) [--domain ...] --grid NX,NY,NZ -o MAP\n"
     "       mpirun -np P rve tess -n N [--domain ...] --grid NX,NY,NZ -o MAP.dream3d\n"
+    "       mpirun -np P rve tess (-n N | --seeds FILE) [--domain ...] -o CELLS.h5\n"
     "Build the Laguerre (power) tessellation of the box [0,LX]x[0,LY]x[0,LZ] from\n"
     "seeds with weights (a weight w is a radius, as in Neper: the power distance is\n"
     "|x - s|^2 - w^2; w = 0 gives Voronoi cells).  Cells are computed by voro++;\n"
@@ -43,7 +44,10 @@ const cli_command cli_cmd_tess = {
     "                     each process labels one z slab and all write one HDF5 file\n"
     "                     collectively, bit-identical to the serial map (docs/mpi.md)\n"
     "  -o, --output OUT   output: Neper .tess (format 3.5), or VTK polyhedra when OUT\n"
-    "                     ends in .vtk (cell data: id, volume)\n"
+    "                     ends in .vtk (cell data: id, volume); under mpirun (configure\n"
+    "                     --with-mpi) OUT.h5 is the per-cell table (cell table: volume,\n"
+    "                     degree, neighbours) computed and written distributed: each\n"
+    "                     process owns the seeds of one z slab plus ghosts (docs/mpi.md)\n"
     "  --json             print a JSON summary on standard output\n"
     "  -q, --quiet        no messages;  -v, --verbose  more messages\n"
     "  -j, --threads N    thread count (accepted; voro++ runs on one thread)\n"
@@ -224,8 +228,14 @@ static int run(int argc, char **argv)
             return cli_usage_error(cmd, "%s: unknown map format (use .dream3d, .h5, .tif, .tesr or .raw)", out);
         if (cli_mpi_running() && rve_map_format_from_path(out) != RVE_MAP_HDF5)
             return cli_usage_error(cmd, "%s: under mpirun the map is written with parallel HDF5 (.dream3d, .h5)", out);
+    } else if (rve_map_format_from_path(out) == RVE_MAP_HDF5) {
+        if (!cli_mpi_running())
+            return cli_usage_error(cmd, "%s: the per-cell table (.h5) is written under mpirun (configure --with-mpi); "
+                                   "write a .tess or .vtk here", out);
+        if (per[0] || per[1] || per[2] || ori)
+            return cli_usage_error(cmd, "the distributed tessellation is not periodic and has no orientations");
     } else if (cli_mpi_size() > 1)
-        return cli_usage_error(cmd, "under mpirun, give --grid (the polyhedra are built on one process)");
+        return cli_usage_error(cmd, "under mpirun, write the voxel map (--grid, .dream3d) or the per-cell table (.h5)");
     if (cli_check_paths(cmd, &seedfile, 1, &out, 1)) return 2;
     cli_common_apply(&com);
 
@@ -243,8 +253,8 @@ static int run(int argc, char **argv)
             gsl_rng_free(sg.r);
             return cli_fail(cmd, &err);
         }
-    } else if (grid[0] > 0) {
-        ns = (int)n; /* streamed by write_grid */
+    } else if (grid[0] > 0 || rve_map_format_from_path(out) == RVE_MAP_HDF5) {
+        ns = (int)n; /* streamed by the voxel map or the distributed cell table */
     } else {
         ns = (int)n;
         seeds = malloc(sizeof(double) * 4 * (size_t)ns);
@@ -256,6 +266,15 @@ static int run(int argc, char **argv)
         seedgen_reset(&sg);
         seedgen_next(&sg, seeds, ns);
     }
+#ifdef RVE_HAVE_MPI
+    if (grid[0] == 0 && rve_map_format_from_path(out) == RVE_MAP_HDF5) { /* distributed cell table */
+        rve_mpi_seeds src = {ns, seeds, seedgen_reset, seedgen_next, &sg, NULL};
+        int rc = cli_mpi_tess(cmd, &com, &src, L, out);
+        free(seeds);
+        gsl_rng_free(sg.r);
+        return rc;
+    }
+#endif
     if (grid[0] > 0) {
         int rc = write_grid(cmd, &com, seeds, ns, &sg, L, grid, out);
         free(seeds);

@@ -22,66 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HALO_ROUNDS 40
-#define CHUNK 65536
-
-typedef struct {
-    double *s;      /* 4 m: kept seeds */
-    uint32_t *lab;  /* m: their labels */
-    long m, cap;
-    double wmax2;   /* largest w^2 of all seeds */
-} kept;
-
-static int keep_push(kept *k, const double *p, uint32_t label)
-{
-    if (k->m == k->cap) {
-        long nc = k->cap ? 2 * k->cap : 4096;
-        double *s = realloc(k->s, (size_t)nc * 4 * sizeof *s);
-        if (!s)
-            return -1;
-        k->s = s;
-        uint32_t *l = realloc(k->lab, (size_t)nc * sizeof *l);
-        if (!l)
-            return -1;
-        k->lab = l;
-        k->cap = nc;
-    }
-    memcpy(k->s + 4 * k->m, p, 4 * sizeof *p);
-    k->lab[k->m++] = label;
-    return 0;
-}
-
-/* The seeds with z in [zlo, zhi], in ascending order, and the largest w^2. */
-static rve_status select_seeds(const rve_mpi_seeds *src, double zlo, double zhi, kept *k, rve_err *err)
-{
-    k->m = 0;
-    k->wmax2 = 0;
-    double *buf = src->all ? NULL : malloc(CHUNK * 4 * sizeof *buf);
-    if (!src->all && !buf)
-        return rve_err_set(err, RVE_ENOMEM, "", "out of memory");
-    if (!src->all)
-        src->reset(src->ctx);
-    for (long i0 = 0; i0 < src->n; i0 += CHUNK) {
-        long cnt = src->n - i0 < CHUNK ? src->n - i0 : CHUNK;
-        const double *b = src->all ? src->all + 4 * i0 : buf;
-        if (!src->all)
-            src->next(src->ctx, buf, cnt);
-        for (long c = 0; c < cnt; c++) {
-            const double *p = b + 4 * c;
-            if (p[3] * p[3] > k->wmax2)
-                k->wmax2 = p[3] * p[3];
-            if (!(p[2] >= zlo && p[2] <= zhi))
-                continue;
-            uint32_t l = src->labels && src->all ? src->labels[i0 + c] : (uint32_t)(i0 + c + 1);
-            if (keep_push(k, p, l) != 0) {
-                free(buf);
-                return rve_err_set(err, RVE_ENOMEM, "", "out of memory");
-            }
-        }
-    }
-    free(buf);
-    return RVE_OK;
-}
+#include "mpi_internal.h"
 
 /* Label layers k0..k1-1 of grid g into lab; the halo grows until exact. */
 static rve_status raster_slab(const rve_mpi_seeds *src, const rve_map *g, int k0, int k1, uint32_t *lab,
@@ -90,12 +31,12 @@ static rve_status raster_slab(const rve_mpi_seeds *src, const rve_map *g, int k0
     double zc0 = g->origin[2] + (k0 + 0.5) * g->h[2], zc1 = g->origin[2] + (k1 - 0.5) * g->h[2];
     double vol = g->nx * g->h[0] * g->ny * g->h[1] * g->nz * g->h[2];
     double halo = 3 * cbrt(vol / (double)src->n);
-    kept k = {0};
+    mpi_kept k = {0};
     rve_status st = RVE_OK;
     size_t nv = (size_t)g->nx * g->ny * (size_t)(k1 - k0);
     for (int round = 1; round <= HALO_ROUNDS; round++) {
         int last = round == HALO_ROUNDS;
-        st = select_seeds(src, last ? -INFINITY : zc0 - halo, last ? INFINITY : zc1 + halo, &k, err);
+        st = mpi_select_seeds(src, last ? -INFINITY : zc0 - halo, last ? INFINITY : zc1 + halo, &k, err);
         if (st != RVE_OK)
             break;
         info->rounds = round;
@@ -134,8 +75,7 @@ static rve_status raster_slab(const rve_mpi_seeds *src, const rve_map *g, int k0
         double need = sqrt(fmax(pmax + k.wmax2, 0)) * 1.25;
         halo = need > 2 * halo ? need : 2 * halo;
     }
-    free(k.s);
-    free(k.lab);
+    mpi_kept_free(&k);
     return st;
 }
 
