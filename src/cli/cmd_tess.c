@@ -141,6 +141,71 @@ static int write_grid(const cli_command *cmd, const cli_common *com, const doubl
     return 0;
 }
 
+/* --periodic[=AXES]: 0, or the exit status of a usage error. */
+static int parse_periodic(const cli_command *cmd, const char *arg, int per[3])
+{
+    if (!arg) {
+        per[0] = per[1] = per[2] = 1;
+        return 0;
+    }
+    if (!*arg) return cli_usage_error(cmd, "--periodic: expected axes among x, y, z");
+    for (const char *p = arg; *p; p++) {
+        if (*p < 'x' || *p > 'z') return cli_usage_error(cmd, "--periodic: expected axes among x, y, z, got '%s'", arg);
+        per[*p - 'x'] = 1;
+    }
+    return 0;
+}
+
+/* --grid NX,NY,NZ: 0, or the exit status of a usage error. */
+static int parse_grid(const cli_command *cmd, const char *arg, double grid[3])
+{
+    if (rve_parse_triplet(arg, grid, 1) != RVE_OK) return cli_usage_error(cmd, "--grid: expected NX,NY,NZ, got '%s'", arg);
+    for (int a = 0; a < 3; a++)
+        if (!(grid[a] >= 1 && grid[a] <= 100000 && grid[a] == (double)(long)grid[a]))
+            return cli_usage_error(cmd, "--grid: expected voxel counts from 1 to 100000, got '%s'", arg);
+    return 0;
+}
+
+/* What the output and the options allow: -1 to go on, else the exit status. */
+static int check_output(const cli_command *cmd, const char *out, const double grid[3], const int per[3],
+                        const char *ori)
+{
+    if (grid[0] > 0) {
+        if (per[0] || per[1] || per[2] || ori)
+            return cli_usage_error(cmd, "--grid: voxel maps of periodic or oriented cells are not written (write a .tess and use rve raster)");
+        if (rve_map_format_from_path(out) == RVE_MAP_AUTO)
+            return cli_usage_error(cmd, "%s: unknown map format (use .dream3d, .h5, .tif, .tesr or .raw)", out);
+        if (cli_mpi_running() && rve_map_format_from_path(out) != RVE_MAP_HDF5)
+            return cli_usage_error(cmd, "%s: under mpirun the map is written with parallel HDF5 (.dream3d, .h5)", out);
+    } else if (rve_map_format_from_path(out) == RVE_MAP_HDF5) {
+        if (!cli_mpi_running())
+            return cli_usage_error(cmd, "%s: the per-cell table (.h5) is written under mpirun (configure --with-mpi); "
+                                   "write a .tess or .vtk here", out);
+        if (per[0] || per[1] || per[2] || ori)
+            return cli_usage_error(cmd, "the distributed tessellation is not periodic and has no orientations");
+    } else if (cli_mpi_size() > 1)
+        return cli_usage_error(cmd, "under mpirun, write the voxel map (--grid, .dream3d) or the per-cell table (.h5)");
+    return -1;
+}
+
+static void report_json(const rve_tess *t, const char *out, double tbuild)
+{
+    long double vs = 0;
+    for (int i = 0; i < t->n; i++) vs += t->cells[i].vol;
+    rve_json j;
+    rve_json_init(&j, stdout);
+    rve_json_begin_object(&j);
+    rve_json_kv_string(&j, "output", out);
+    rve_json_kv_int(&j, "cells", t->n);
+    rve_json_kv_int(&j, "empty_cells", t->nempty);
+    rve_json_kv_int(&j, "vertices", t->nver);
+    rve_json_kv_int(&j, "edges", t->nedge);
+    rve_json_kv_int(&j, "faces", t->nface);
+    rve_json_kv_number(&j, "volume", (double)vs);
+    rve_json_kv_number(&j, "seconds", tbuild);
+    rve_json_end_object(&j);
+}
+
 static int run(int argc, char **argv)
 {
     const cli_command *cmd = &cli_cmd_tess;
@@ -181,16 +246,7 @@ static int run(int argc, char **argv)
                 return cli_usage_error(cmd, "--domain: expected three positive sizes LX,LY,LZ, got '%s'", optarg);
             break;
         case OPT_PERIODIC:
-            if (!optarg) {
-                per[0] = per[1] = per[2] = 1;
-            } else {
-                if (!*optarg) return cli_usage_error(cmd, "--periodic: expected axes among x, y, z");
-                for (const char *p = optarg; *p; p++) {
-                    if (*p < 'x' || *p > 'z')
-                        return cli_usage_error(cmd, "--periodic: expected axes among x, y, z, got '%s'", optarg);
-                    per[*p - 'x'] = 1;
-                }
-            }
+            if (parse_periodic(cmd, optarg, per) != 0) return 2;
             break;
         case OPT_RNG:
             if (rve_parse_int_range(optarg, 0, 4294967295L, &rng) != RVE_OK)
@@ -198,11 +254,7 @@ static int run(int argc, char **argv)
             break;
         case OPT_ORI: ori = optarg; break;
         case OPT_GRID:
-            if (rve_parse_triplet(optarg, grid, 1) != RVE_OK)
-                return cli_usage_error(cmd, "--grid: expected NX,NY,NZ, got '%s'", optarg);
-            for (int a = 0; a < 3; a++)
-                if (!(grid[a] >= 1 && grid[a] <= 100000 && grid[a] == (double)(long)grid[a]))
-                    return cli_usage_error(cmd, "--grid: expected voxel counts from 1 to 100000, got '%s'", optarg);
+            if (parse_grid(cmd, optarg, grid) != 0) return 2;
             break;
         case OPT_CRYSYM: {
             rve_laue g;
@@ -221,21 +273,7 @@ static int run(int argc, char **argv)
     if (optind < argc) return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
     if (!out) return cli_usage_error(cmd, "missing the output file (-o OUT)");
     if ((n > 0) == (seedfile != NULL)) return cli_usage_error(cmd, "give either -n N or --seeds FILE");
-    if (grid[0] > 0) {
-        if (per[0] || per[1] || per[2] || ori)
-            return cli_usage_error(cmd, "--grid: voxel maps of periodic or oriented cells are not written (write a .tess and use rve raster)");
-        if (rve_map_format_from_path(out) == RVE_MAP_AUTO)
-            return cli_usage_error(cmd, "%s: unknown map format (use .dream3d, .h5, .tif, .tesr or .raw)", out);
-        if (cli_mpi_running() && rve_map_format_from_path(out) != RVE_MAP_HDF5)
-            return cli_usage_error(cmd, "%s: under mpirun the map is written with parallel HDF5 (.dream3d, .h5)", out);
-    } else if (rve_map_format_from_path(out) == RVE_MAP_HDF5) {
-        if (!cli_mpi_running())
-            return cli_usage_error(cmd, "%s: the per-cell table (.h5) is written under mpirun (configure --with-mpi); "
-                                   "write a .tess or .vtk here", out);
-        if (per[0] || per[1] || per[2] || ori)
-            return cli_usage_error(cmd, "the distributed tessellation is not periodic and has no orientations");
-    } else if (cli_mpi_size() > 1)
-        return cli_usage_error(cmd, "under mpirun, write the voxel map (--grid, .dream3d) or the per-cell table (.h5)");
+    if ((c = check_output(cmd, out, grid, per, ori)) >= 0) return c;
     if (cli_check_paths(cmd, &seedfile, 1, &out, 1)) return 2;
     cli_common_apply(&com);
 
@@ -309,22 +347,7 @@ static int run(int argc, char **argv)
     }
     cli_info(&com, "rve tess: %d cells, %d vertices, %d edges, %d faces in %.3f s -> %s", t->n, t->nver,
              t->nedge, t->nface, tbuild, out);
-    if (com.json) {
-        long double vs = 0;
-        for (int i = 0; i < t->n; i++) vs += t->cells[i].vol;
-        rve_json j;
-        rve_json_init(&j, stdout);
-        rve_json_begin_object(&j);
-        rve_json_kv_string(&j, "output", out);
-        rve_json_kv_int(&j, "cells", t->n);
-        rve_json_kv_int(&j, "empty_cells", t->nempty);
-        rve_json_kv_int(&j, "vertices", t->nver);
-        rve_json_kv_int(&j, "edges", t->nedge);
-        rve_json_kv_int(&j, "faces", t->nface);
-        rve_json_kv_number(&j, "volume", (double)vs);
-        rve_json_kv_number(&j, "seconds", tbuild);
-        rve_json_end_object(&j);
-    }
+    if (com.json) report_json(t, out, tbuild);
     rve_tess_free(t);
     return 0;
 }
