@@ -301,19 +301,20 @@ rve_status rve_map_write_hdf5_cells(int64_t file, const rve_map *m, const rve_hd
     if (has_ori && rve_map_ori_spec(m, &sp, err) != RVE_OK)
         return rve_err_set(err, RVE_EDATA, "", "orientation descriptor '%s' with %d values per grain not understood",
                            m->ori_des, m->ori_n);
-    int32_t *ids = malloc((nv ? nv : 1) * sizeof *ids);
+    /* FeatureIds straight from m->lab: every label is at most nlabels <=
+     * INT32_MAX, where uint32 and int32 have the same bits (no copy) */
+    const int32_t *ids = (const int32_t *)m->lab;
     int *ph = m->phase ? calloc(nl + 1, sizeof *ph) : NULL, *vph = m->phase ? malloc((nv ? nv : 1) * sizeof *vph) : NULL;
     double *eu = has_ori ? calloc((nl + 1) * 3, sizeof *eu) : NULL;
     double *qx = has_ori ? calloc((nl + 1) * 4, sizeof *qx) : NULL;
     float *veu = has_ori ? malloc((nv ? nv : 1) * 3 * sizeof *veu) : NULL;
     rve_status st = RVE_OK;
-    if (!ids || (m->phase && (!ph || !vph)) || (has_ori && (!eu || !qx || !veu)))
+    if ((m->phase && (!ph || !vph)) || (has_ori && (!eu || !qx || !veu)))
         st = rve_err_set(err, RVE_ENOMEM, "", "out of memory");
     if (st == RVE_OK)
         st = feature_tables(m, &sp, has_ori, ph, eu, qx, err);
     for (size_t v = 0; st == RVE_OK && v < nv; v++) {
         uint32_t l = m->lab[v];
-        ids[v] = (int32_t)l;
         if (vph)
             vph[v] = l ? ph[l] : 0;
         for (int c = 0; veu && c < 3; c++)
@@ -325,7 +326,7 @@ rve_status rve_map_write_hdf5_cells(int64_t file, const rve_map *m, const rve_hd
         if (write_simpl((hid_t)file, m, eu, qx, ph, vph, veu, ids, &sw) < 0)
             st = rve_err_set(err, RVE_EIO, "", "HDF5 write failed");
     }
-    free(ids), free(ph), free(vph), free(eu), free(qx), free(veu);
+    free(ph), free(vph), free(eu), free(qx), free(veu);
     return st;
 }
 
