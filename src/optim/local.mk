@@ -22,7 +22,8 @@ EXTRA_DIST += bench/bench_fit.sh bench/bench_fit_validation.sh
 # end of fitting
 
 # synthesis
-librve_core_la_SOURCES += src/optim/synth.h src/optim/pvol.c src/optim/distrib.c src/optim/gen.c
+librve_core_la_SOURCES += src/optim/synth.h src/optim/pvol.c src/optim/distrib.c src/optim/gen.c \
+	src/optim/gen_search.c src/optim/gen_internal.h
 UNIT_TESTS += tests/test_gen
 tests_test_gen_SOURCES = tests/test_gen.c
 tests_test_gen_CFLAGS = $(TEST_CFLAGS)
