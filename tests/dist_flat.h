@@ -392,6 +392,7 @@ static int flat_check(const flat_query *Q, fam_stats *st, char *msg, size_t len)
     else
         rve_shape_polytope(&B, Q->b, Q->nb, NULL);
     int fail = 0;
+    const char *why = "";
     for (int pass = 0; pass < (Q->nb == 1 ? 2 : 1); pass++) {
         rve_dist_result r;
         double d;
@@ -417,10 +418,12 @@ static int flat_check(const flat_query *Q, fam_stats *st, char *msg, size_t len)
         if (!(err <= tol) || r.status == RVE_GJK_CAP || r.status == RVE_GJK_DEGENERATE) {
             st->bad++;
             fail = 1;
+            why = "distance";
         }
         if ((inter && T.d > tol) || (!inter && T.overlap == 1 && d > tol)) {
             st->wrong++;
             fail = 1;
+            why = "decision";
         }
         if (st->witness && Q->nb == 1 && pass == 0) {
             /* p lies on (in) the polytope A within the bound */
@@ -435,14 +438,15 @@ static int flat_check(const flat_query *Q, fam_stats *st, char *msg, size_t len)
             if (!(ew <= tol)) {
                 st->bad++;
                 fail = 1;
+                why = "witness";
             }
         }
         double e = err / (DBL_EPSILON * T.L);
         if (e > st->worst || !isfinite(e))
             st->worst = isfinite(e) ? e : INFINITY;
         if (fail)
-            snprintf(msg, len, "%s: d = %.17g oracle %.17Lg (%s, %.3g eps L, L %g) status %d thick %g off %g touch %g mag %g",
-                     pass ? "point_polytope" : "gjk_dist", d, T.d, T.overlap ? "overlap" : "separated", e, T.L,
+            snprintf(msg, len, "%s (%s): d = %.17g oracle %.17Lg (%s, %.3g eps L, L %g) status %d thick %g off %g touch %g mag %g",
+                     pass ? "point_polytope" : "gjk_dist", why, d, T.d, T.overlap ? "overlap" : "separated", e, T.L,
                      r.status, Q->thick, Q->off, Q->touch, Q->mag);
     }
     return fail;

@@ -13,6 +13,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <rve/dist.h>
 #include "util/vec3.h"
+#include "dist/dist_internal.h"
 #include "dist/contact_internal.h"
 
 #include <libqhull_r/qhull_ra.h>
@@ -194,8 +195,34 @@ static void empty_result(rve_intersection *out, const rve_contact *c)
         out->point[j] = 0.5 * (c->p[j] + c->q[j]);
 }
 
+static rve_status cvi_run(const rve_polyhedron *A, const rve_polyhedron *B, rve_intersection *out,
+                          rve_polyhedron **poly, rve_err *err);
+
+/* extreme magnitudes: the pair scaled by a power of two (exact); lengths,
+ * areas and volumes multiplied back (a volume beyond the double range is inf) */
 rve_status rve_polyhedra_intersection(const rve_polyhedron *A, const rve_polyhedron *B, rve_intersection *out,
                                       rve_polyhedron **poly, rve_err *err)
+{
+    dist_scaled_poly C;
+    int k = A && B && out ? dist_poly_scale(A, B, NULL, &C) : 0;
+    if (k < 0)
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory (scaled copies)");
+    if (k == 0)
+        return cvi_run(A, B, out, poly, err);
+    rve_status st = cvi_run(&C.a, &C.b, out, poly, err);
+    dist_poly_scale_free(&C);
+    out->volume = ldexp(out->volume, 3 * C.sc);
+    out->area = ldexp(out->area, 2 * C.sc);
+    out->gap = ldexp(out->gap, C.sc);
+    for (int j = 0; j < 3; j++)
+        out->point[j] = ldexp(out->point[j], C.sc);
+    if (poly && *poly)
+        dist_poly_unscale(*poly, C.sc);
+    return st;
+}
+
+static rve_status cvi_run(const rve_polyhedron *A, const rve_polyhedron *B, rve_intersection *out,
+                          rve_polyhedron **poly, rve_err *err)
 {
     memset(out, 0, sizeof *out);
     if (poly)

@@ -166,8 +166,26 @@ static void plane_contact(const rve_shape *s, const dist_frame *f, const double 
     v3_axpy(out->q, x, out->s, n);
 }
 
+static rve_status ph_run(const rve_polyhedron *P, const rve_shape *S, rve_contact *out, int *pcase, rve_err *err);
+
+/* extreme magnitudes: the pair scaled by a power of two (exact), as for Wellmann */
 rve_status rve_contact_polyhedron_superquadric(const rve_polyhedron *P, const rve_shape *S, rve_contact *out,
                                                int *pcase, rve_err *err)
+{
+    dist_scaled_poly C;
+    int k = P && S && out ? dist_poly_scale(P, NULL, S, &C) : 0;
+    if (k < 0)
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory (scaled copies)");
+    if (k == 0)
+        return ph_run(P, S, out, pcase, err);
+    rve_status st = ph_run(&C.a, &C.s, out, pcase, err);
+    dist_poly_scale_free(&C);
+    if (!dist_contact_unscale(out, C.sc) && st == RVE_OK)
+        st = rve_err_set(err, RVE_EDATA, NULL, "the signed distance exceeds the double range");
+    return st;
+}
+
+static rve_status ph_run(const rve_polyhedron *P, const rve_shape *S, rve_contact *out, int *pcase, rve_err *err)
 {
     memset(out, 0, sizeof *out);
     if (pcase)

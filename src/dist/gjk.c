@@ -163,6 +163,14 @@ static void S2D(const double y[][3], int i1, int i2, int i3, int tail, sv_res *r
         v3_sub(e1, s2, s1);
         v3_sub(e2, s3, s1);
         v3_cross(n, e1, e2);
+        /* a sliver (sin of the angle at s1 below 1/32): the rounded cross
+         * product tilts n by eps / sin, and the projection po with it;
+         * the exact normal keeps the tilt at eps (docs/dist.md) */
+        int sliver = v3_dot(n, n) < 0x1p-10 * v3_dot(e1, e1) * v3_dot(e2, e2);
+        if (sliver) {
+            (*nex)++;
+            dist_exact_normal(s1, s2, s3, n);
+        }
         double po[3];
         v3_scale(po, n, v3_dot(s1, n) / v3_dot(n, n)); /* Eq. 3.7 */
         /* weights from the safest plane (largest projected area, drop J):
@@ -186,7 +194,7 @@ static void S2D(const double y[][3], int i1, int i2, int i3, int tail, sv_res *r
         r->lam[1] = (a3k * a1l - a3l * a1k) / mu; /* (s1, po, s3) */
         r->lam[2] = (a1k * a2l - a1l * a2k) / mu; /* (s1, s2, po) */
         double sum = r->lam[0] + r->lam[1] + r->lam[2];
-        if (!(r->lam[0] > 0 && r->lam[1] > 0 && r->lam[2] > 0 && fabs(sum - 1) <= 0x1p-30)) {
+        if (sliver || !(r->lam[0] > 0 && r->lam[1] > 0 && r->lam[2] > 0 && fabs(sum - 1) <= 0x1p-30)) {
             /* a sliver: the weights lost more than half their digits (they
              * disagree with the exact signs or do not sum to 1), and the
              * witnesses sum lambda a with them; take them from the exact
@@ -579,8 +587,26 @@ static inline void scale2(const gjk_pair *P, double t[3])
         t[i] = t[i] * P->m1 * P->m2;
 }
 
-static void support_scaled(gjk_pair *P, const double v[3], double a[3], double b[3], int *ia, int *ib)
+/* The direction for the bodies' own (unscaled) coordinates, multiplied by a
+ * power of two: v of a touching pair is tiny in the scaled units, and
+ * v . x for body coordinates x of size 2^sc would underflow into
+ * subnormals (for sc = -993 a support point of the wrong vertex, 20 % off
+ * the distance, was seen); with max|d| about 2^-sc (clamped to 2^+-1000)
+ * the products are near 1.  Power-of-two factors keep the argmax exact. */
+static inline void scaled_dir(const gjk_pair *P, const double v[3], double d[3])
 {
+    double m = v3_maxabs(v);
+    int e = m > 0 && isfinite(m) ? -ilogb(m) - P->sc : 0;
+    e = e > 1000 ? 1000 : e < -1000 ? -1000 : e;
+    int e1 = e / 2;
+    for (int i = 0; i < 3; i++)
+        d[i] = ldexp(ldexp(v[i], e1), e - e1);
+}
+
+static void support_scaled(gjk_pair *P, const double v0[3], double a[3], double b[3], int *ia, int *ib)
+{
+    double v[3];
+    scaled_dir(P, v0, v);
     double mv[3] = {-v[0], -v[1], -v[2]}, t[3];
     body_support(P->A, &P->fa, mv, t, &P->hintA);
     scale2(P, t);
@@ -620,8 +646,10 @@ static void vertex_ptpoly(const gjk_pair *P, int ia, int ib, double a[3], double
 }
 
 /* point vs polytope, scaled: the point is in P->pa (scaled) */
-static void support_ptpoly_scaled(gjk_pair *P, const double v[3], double a[3], double b[3], int *ia, int *ib)
+static void support_ptpoly_scaled(gjk_pair *P, const double v0[3], double a[3], double b[3], int *ia, int *ib)
 {
+    double v[3];
+    scaled_dir(P, v0, v);
     v3_copy(a, P->pa);
     *ia = 0;
     int i = dist_argmax(P->V, P->nv, v);
@@ -878,7 +906,12 @@ done:
             v3_copy(q, m);
             out->d = 0;
         } else {
-            out->d = v3_dist(p, q);
+            /* |v|, not |p - q|: v is the projection of the origin (accurate
+             * to the rounding of the support points), while the weights
+             * behind p and q can lose digits on a flat face far from the
+             * origin (a tangential error of 5e-12 of the size, 577 eps L in
+             * |p - q|, seen on the flat families); p and q stay on their bodies */
+            out->d = sqrt(vv);
         }
         v3_copy(out->p, p);
         v3_copy(out->q, q);
@@ -1036,7 +1069,8 @@ static rve_gjk_status pair_finish(const gjk_pair *P, rve_gjk_status st, rve_dist
         } else {
             double dc = out->d, u[3];
             v3_sub(u, out->q, out->p);
-            v3_scale(u, u, 1.0 / dc);
+            double lu = v3_norm(u);
+            v3_scale(u, u, lu > 0 ? 1.0 / lu : 0.0);
             if (dc > ra + rb) {
                 v3_axpy(out->p, out->p, ra, u);
                 v3_axpy(out->q, out->q, -rb, u);
@@ -1197,8 +1231,6 @@ static double ptpoly_run(const double p[3], const double *verts, int nv, const r
                 }
             if (isinf(out->d) && st == RVE_GJK_CONVERGED)
                 out->status = st = RVE_GJK_RANGE;
-        } else {
-            out->d = v3_dist(p, out->q);
         }
         v3_copy(out->p, p);
     }
