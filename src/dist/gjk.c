@@ -21,6 +21,16 @@ typedef struct {
     double vv;
 } sv_res;
 
+/* The sub-algorithm's context: the points' parts on A and B (y_i = a_i -
+ * b_i; b NULL: y = a) for the exact sliver normal, and the count of exact
+ * fallbacks. */
+static inline double fmax_(double a, double b) { return a > b ? a : b; }
+
+typedef struct {
+    const double (*a)[3], (*b)[3];
+    int nex;
+} sv_ctx;
+
 static inline void sv_finish(const double y[][3], sv_res *r)
 {
     double v[3] = {0, 0, 0};
@@ -71,7 +81,7 @@ static inline void sv_project(sv_res *r, const double po[3])
  * signs of the weights, s2 . (s2 - s1) for s1 and s1 . (s1 - s2) for s2
  * (thesis Eq. 3.8 up to the positive factor |s2 - s1|^2); the weights
  * themselves come from the safest axis as in Algorithm 2. */
-static void S1D(const double y[][3], int i1, int i2, int tail, sv_res *r, int *nex)
+static void S1D(const double y[][3], int i1, int i2, int tail, sv_res *r, sv_ctx *cx)
 {
     const double *s1 = y[i1], *s2 = y[i2];
     double t[3], a1 = 0, a2 = 0, P1 = 0, P2 = 0;
@@ -89,11 +99,11 @@ static void S1D(const double y[][3], int i1, int i2, int tail, sv_res *r, int *n
     if (P1 > 0x1p-900 && fabs(f1) > 6 * DBL_EPSILON * P1)
         g1 = f1 > 0 ? 1 : -1;
     else
-        g1 = dist_sign_dot_diff(s2, s1, &f1, nex);
+        g1 = dist_sign_dot_diff(s2, s1, &f1, &cx->nex);
     if (P2 > 0x1p-900 && fabs(f2) > 6 * DBL_EPSILON * P2)
         g2 = f2 > 0 ? 1 : -1;
     else
-        g2 = dist_sign_dot_diff(s1, s2, &f2, nex);
+        g2 = dist_sign_dot_diff(s1, s2, &f2, &cx->nex);
     int k1 = g1 > 0, k2 = g2 > 0;
     if (k1 && k2) {
         /* projection of the origin onto the line (Eq. 3.8, sign corrected) */
@@ -151,25 +161,36 @@ static inline void sv_copy(sv_res *r, const sv_res *c)
 /* 2-simplex {y[i1], y[i2], y[i3]}; with tail, i1 is the newest vertex.
  * Regions by the exact signs of the weights of the origin's projection
  * (dist_signs_tri); weights from the safest plane as in Algorithm 3. */
-static void S2D(const double y[][3], int i1, int i2, int i3, int tail, sv_res *r, int *nex)
+static void S2D(const double y[][3], int i1, int i2, int i3, int tail, sv_res *r, sv_ctx *cx)
 {
     const double *s1 = y[i1], *s2 = y[i2], *s3 = y[i3];
     int sg[3];
     double fv[3];
-    dist_signs_tri(s1, s2, s3, sg, fv, nex);
+    dist_signs_tri(s1, s2, s3, sg, fv, &cx->nex);
     int k1 = sg[0] > 0, k2 = sg[1] > 0, k3 = sg[2] > 0;
     if (k1 && k2 && k3) {
         double e1[3], e2[3], n[3];
         v3_sub(e1, s2, s1);
         v3_sub(e2, s3, s1);
         v3_cross(n, e1, e2);
-        /* a sliver (sin of the angle at s1 below 1/32): the rounded cross
-         * product tilts n by eps / sin, and the projection po with it;
-         * the exact normal keeps the tilt at eps (docs/dist.md) */
-        int sliver = v3_dot(n, n) < 0x1p-10 * v3_dot(e1, e1) * v3_dot(e2, e2);
+        /* a sliver (longest edge over smallest height above 16): the
+         * rounding of the points (eps |y| each) tilts the plane by eps |y| /
+         * height, and the projection po moves by that times the edge; the
+         * normal from the exact edges of the bodies' points keeps it at eps
+         * (docs/dist.md) */
+        double e3[3];
+        v3_sub(e3, s3, s2);
+        double em = fmax_(v3_dot(e1, e1), fmax_(v3_dot(e2, e2), v3_dot(e3, e3)));
+        int sliver = v3_dot(n, n) < 0x1p-8 * em * em;
         if (sliver) {
-            (*nex)++;
-            dist_exact_normal(s1, s2, s3, n);
+            cx->nex++;
+            if (cx->a) {
+                const double *pa[3] = {cx->a[i1], cx->a[i2], cx->a[i3]};
+                const double *pb[3] = {cx->b ? cx->b[i1] : NULL, cx->b ? cx->b[i2] : NULL, cx->b ? cx->b[i3] : NULL};
+                dist_exact_normal_ab(pa, cx->b ? pb : NULL, n);
+            } else {
+                dist_exact_normal(s1, s2, s3, n);
+            }
         }
         double po[3];
         v3_scale(po, n, v3_dot(s1, n) / v3_dot(n, n)); /* Eq. 3.7 */
@@ -201,7 +222,7 @@ static void S2D(const double y[][3], int i1, int i2, int i3, int tail, sv_res *r
              * values of n . (s_j x s_k) instead (rare: 5e-6 of the flat
              * family's queries) */
             double e[3];
-            (*nex)++;
+            cx->nex++;
             dist_exact_tri_value(s1, s2, s3, s2, s3, &e[0]);
             dist_exact_tri_value(s1, s2, s3, s3, s1, &e[1]);
             dist_exact_tri_value(s1, s2, s3, s1, s2, &e[2]);
@@ -218,24 +239,24 @@ static void S2D(const double y[][3], int i1, int i2, int i3, int tail, sv_res *r
     best.vv = 0;
     int searched = 0;
     if (!k2) { /* s2 not supporting: edge (1,3) */
-        S1D(y, i1, i3, tail, &c, nex);
+        S1D(y, i1, i3, tail, &c, cx);
         keep_best(&best, &c);
         searched++;
     }
     if (!k3) { /* edge (1,2) */
-        S1D(y, i1, i2, tail, &c, nex);
+        S1D(y, i1, i2, tail, &c, cx);
         keep_best(&best, &c);
         searched++;
     }
     if (!tail && !k1) { /* edge (2,3) */
-        S1D(y, i2, i3, 0, &c, nex);
+        S1D(y, i2, i3, 0, &c, cx);
         keep_best(&best, &c);
         searched++;
     }
     if (!searched) { /* only the newest vertex was doubtful: search its edges */
-        S1D(y, i1, i2, tail, &c, nex);
+        S1D(y, i1, i2, tail, &c, cx);
         keep_best(&best, &c);
-        S1D(y, i1, i3, tail, &c, nex);
+        S1D(y, i1, i3, tail, &c, cx);
         keep_best(&best, &c);
     }
     sv_copy(r, &best);
@@ -249,7 +270,7 @@ static void S2D(const double y[][3], int i1, int i2, int i3, int tail, sv_res *r
  * vectors.  All five signs are exact (dist_exact.c): a flat tetrahedron far
  * from the origin keeps the sign of its tiny volume, and an origin on a face
  * gets a zero cofactor, not a rounding-error sign. */
-static void S3D(const double y[][3], int i1, int i2, int i3, int i4, int tail, sv_res *r, int *nex)
+static void S3D(const double y[][3], int i1, int i2, int i3, int i4, int tail, sv_res *r, sv_ctx *cx)
 {
     const double *s1 = y[i1], *s2 = y[i2], *s3 = y[i3], *s4 = y[i4];
     /* C1 = det[s2; s3; s4], C2 = -det[s1; s3; s4], C3 = det[s1; s2; s4],
@@ -288,7 +309,7 @@ static void S3D(const double y[][3], int i1, int i2, int i3, int i4, int tail, s
         } else {
             double dummy;
             const double *a = j == 0 ? s2 : s1, *b = j <= 1 ? s3 : s2, *c = j == 3 ? s3 : s4;
-            g[j] = sgn[j] * dist_sign_det3(a, b, c, &dummy, nex);
+            g[j] = sgn[j] * dist_sign_det3(a, b, c, &dummy, &cx->nex);
         }
     }
     double D = C[0] + C[1] + C[2] + C[3], PD = Pc[0] + Pc[1] + Pc[2] + Pc[3];
@@ -296,7 +317,7 @@ static void S3D(const double y[][3], int i1, int i2, int i3, int i4, int tail, s
     if (PD > 0x1p-900 && fabs(D) > 10 * DBL_EPSILON * PD) /* depth 8 */
         sD = D > 0 ? 1 : -1;
     else
-        sD = dist_sign_orient3(s1, s2, s3, s4, &D, nex);
+        sD = dist_sign_orient3(s1, s2, s3, s4, &D, &cx->nex);
     double C1 = C[0], C2 = C[1], C3 = C[2], C4 = C[3];
     int g1 = g[0], g2 = g[1], g3 = g[2], g4 = g[3];
     int k1 = sD != 0 && g1 == sD, k2 = sD != 0 && g2 == sD, k3 = sD != 0 && g3 == sD, k4 = sD != 0 && g4 == sD;
@@ -322,22 +343,21 @@ static void S3D(const double y[][3], int i1, int i2, int i3, int i4, int tail, s
     best.n = 0;
     best.vv = 0;
     int searched = 0;
-    if (!k2) { S2D(y, i1, i3, i4, tail, &c, nex); keep_best(&best, &c); searched++; }
-    if (!k3) { S2D(y, i1, i2, i4, tail, &c, nex); keep_best(&best, &c); searched++; }
-    if (!k4) { S2D(y, i1, i2, i3, tail, &c, nex); keep_best(&best, &c); searched++; }
-    if (!tail && !k1) { S2D(y, i2, i3, i4, 0, &c, nex); keep_best(&best, &c); searched++; }
+    if (!k2) { S2D(y, i1, i3, i4, tail, &c, cx); keep_best(&best, &c); searched++; }
+    if (!k3) { S2D(y, i1, i2, i4, tail, &c, cx); keep_best(&best, &c); searched++; }
+    if (!k4) { S2D(y, i1, i2, i3, tail, &c, cx); keep_best(&best, &c); searched++; }
+    if (!tail && !k1) { S2D(y, i2, i3, i4, 0, &c, cx); keep_best(&best, &c); searched++; }
     if (!searched) {
-        S2D(y, i1, i3, i4, tail, &c, nex); keep_best(&best, &c);
-        S2D(y, i1, i2, i4, tail, &c, nex); keep_best(&best, &c);
-        S2D(y, i1, i2, i3, tail, &c, nex); keep_best(&best, &c);
+        S2D(y, i1, i3, i4, tail, &c, cx); keep_best(&best, &c);
+        S2D(y, i1, i2, i4, tail, &c, cx); keep_best(&best, &c);
+        S2D(y, i1, i2, i3, tail, &c, cx); keep_best(&best, &c);
     }
     sv_copy(r, &best);
 }
 
-static inline double fmax_(double a, double b) { return a > b ? a : b; }
 
 /* Signed Volumes on y[0..n-1] with newest vertex `newest` (or -1). */
-static inline void sv_run(const double y[][3], int n, int newest, sv_res *r, int *nex)
+static inline void sv_run(const double y[][3], int n, int newest, sv_res *r, sv_ctx *cx)
 {
     int tail = newest >= 0;
     int o[4], m = 0;
@@ -348,9 +368,9 @@ static inline void sv_run(const double y[][3], int n, int newest, sv_res *r, int
             o[m++] = i;
     switch (n) {
     case 1: sv_vertex(y, o[0], r); break;
-    case 2: S1D(y, o[0], o[1], tail, r, nex); break;
-    case 3: S2D(y, o[0], o[1], o[2], tail, r, nex); break;
-    default: S3D(y, o[0], o[1], o[2], o[3], tail, r, nex); break;
+    case 2: S1D(y, o[0], o[1], tail, r, cx); break;
+    case 3: S2D(y, o[0], o[1], o[2], tail, r, cx); break;
+    default: S3D(y, o[0], o[1], o[2], o[3], tail, r, cx); break;
     }
 }
 
@@ -465,8 +485,8 @@ static int closest_api(const double y[][3], int n, int newest, double v[3], int 
         johnson_run(y, n, newest, &r);
     else
     {
-        int nex = 0;
-        sv_run(y, n, newest, &r, &nex);
+        sv_ctx cx = {NULL, NULL, 0};
+        sv_run(y, n, newest, &r, &cx);
     }
     for (int i = 0; i < r.n; i++) {
         if (idx)
@@ -707,7 +727,7 @@ static inline int simplex_free_slot(const gjk_simplex *S)
 /* Signed Volumes (or Johnson) on the points of S with newest point `newest`
  * (logical index, or -1); r->idx gets storage slots.  The same visiting order
  * as sv_run on the compacted points: the newest first, then the others in order. */
-static inline void simplex_solve(const gjk_simplex *S, int newest, int johnson, sv_res *r, int *nex)
+static inline void simplex_solve(const gjk_simplex *S, int newest, int johnson, sv_res *r, sv_ctx *cx)
 {
     if (johnson) {
         double y[4][3];
@@ -728,9 +748,9 @@ static inline void simplex_solve(const gjk_simplex *S, int newest, int johnson, 
             o[m++] = S->s[i];
     switch (S->n) {
     case 1: sv_vertex(y, o[0], r); break;
-    case 2: S1D(y, o[0], o[1], tail, r, nex); break;
-    case 3: S2D(y, o[0], o[1], o[2], tail, r, nex); break;
-    default: S3D(y, o[0], o[1], o[2], o[3], tail, r, nex); break;
+    case 2: S1D(y, o[0], o[1], tail, r, cx); break;
+    case 3: S2D(y, o[0], o[1], o[2], tail, r, cx); break;
+    default: S3D(y, o[0], o[1], o[2], o[3], tail, r, cx); break;
     }
 }
 
@@ -777,7 +797,8 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
     sv_res r;
     double v[3], vv = INFINITY, wmax2 = 0;
     rve_gjk_status status = RVE_GJK_CAP;
-    int it = 0, nex = 0;
+    int it = 0;
+    sv_ctx cx = {(const double(*)[3])S.a, (const double(*)[3])S.b, 0};
     S.n = 0;
 
     /* warm start: rebuild the previous simplex from its vertex indices */
@@ -795,7 +816,7 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
             vertex(P, S.ia[i], S.ib[i], S.a[i], S.b[i]);
             v3_sub(S.y[i], S.a[i], S.b[i]);
         }
-        simplex_solve(&S, -1, johnson, &r, &nex);
+        simplex_solve(&S, -1, johnson, &r, &cx);
         simplex_compact(&S, &r);
         v3_copy(v, r.v);
         vv = r.vv;
@@ -823,7 +844,7 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
             double vw = v3_dot(v, w);
             if (vw > 0 && vw * vw > bool_margin * bool_margin * v3_dot(v, v)) {
                 out->iterations = it + 1;
-                out->exact = nex;
+                out->exact = cx.nex;
                 P->wmax2 = fmax_(wmax2, v3_dot(w, w));
                 out->status = RVE_GJK_CONVERGED;
                 out->d = INFINITY;
@@ -861,7 +882,7 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
         v3_copy(S.b[slot], b);
         S.ia[slot] = ia;
         S.ib[slot] = ib;
-        simplex_solve(&S, k, johnson, &r, &nex);
+        simplex_solve(&S, k, johnson, &r, &cx);
         if (!(r.vv < vv)) {
             /* no progress (rounding): keep the previous simplex */
             if (k > 0) {
@@ -887,7 +908,7 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
 done:
     P->wmax2 = wmax2;
     out->iterations = it;
-    out->exact = nex;
+    out->exact = cx.nex;
     out->n = S.n;
     {
         double p[3] = {0, 0, 0}, q[3] = {0, 0, 0};
