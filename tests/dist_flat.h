@@ -251,10 +251,10 @@ static inline void q_closest_tri(const q128 p[3], const q128 a[3], const q128 b[
 
 /* distance (local frame) from point x (exact local coordinates xq) to the
  * triangles and segments of the vertices of s; q gets the closest point.
- * Long double first; the triangles within a margin of the best (2^-40 of
- * the extent, above the long double error of a sliver of aspect 1e7) again
- * in binary128: a sliver's long double distance can be off by 1e-13 of the
- * size (seen: the kernel right, the long double oracle 900 eps L high). */
+ * Long double first; slivers and the triangles within a margin of the best
+ * (2^-40 of the extent) again in binary128: a sliver's long double distance
+ * can be off by 1e-13 of the size (seen: the kernel right to 0.03 eps L
+ * against exact rationals, the long double oracle 900 eps L high). */
 static inline ld flat_point_dist(const flat_set *s, const q128 xq[3], ld q[3])
 {
     ld best = INFINITY, x[3] = {(ld)xq[0], (ld)xq[1], (ld)xq[2]};
@@ -278,7 +278,17 @@ static inline ld flat_point_dist(const flat_set *s, const q128 xq[3], ld q[3])
                 ld_closest_tri(x, s->l[i], s->l[j], s->l[k < n ? k : j], c);
                 ld_sub(d, x, c);
                 ld t = ld_dot(d, d);
-                dt[nt++] = sqrtl(t);
+                ld e1[3], e2[3], e3[3], nn[3];
+                ld_sub(e1, s->l[j], s->l[i]);
+                ld_sub(e2, s->l[k < n ? k : j], s->l[i]);
+                ld_sub(e3, s->l[k < n ? k : j], s->l[j]);
+                nn[0] = e1[1] * e2[2] - e1[2] * e2[1];
+                nn[1] = e1[2] * e2[0] - e1[0] * e2[2];
+                nn[2] = e1[0] * e2[1] - e1[1] * e2[0];
+                ld em = fmaxl(ld_dot(e1, e1), fmaxl(ld_dot(e2, e2), ld_dot(e3, e3)));
+                /* a sliver (aspect above 8) is always redone: long double
+                 * can take the wrong region of Ericson's tests there */
+                dt[nt++] = ld_dot(nn, nn) * 64 < em * em ? -1 : sqrtl(t);
                 if (t < best) {
                     best = t;
                     memcpy(q, c, sizeof c);

@@ -22,6 +22,24 @@
 #include <string.h>
 
 /* ---------------------------------------------------------- Chebyshev centre */
+/* simplex pivot of the 4-row tableau T (ncol columns) on (leave, enter) */
+static void lp_pivot(double *T, double rhs[4], size_t ncol, int leave, size_t enter)
+{
+    double piv = T[leave * ncol + enter];
+    for (size_t j = 0; j < ncol; j++)
+        T[leave * ncol + j] /= piv;
+    rhs[leave] /= piv;
+    for (int r = 0; r < 4; r++)
+        if (r != leave) {
+            double f = T[r * ncol + enter];
+            if (f != 0) {
+                for (size_t j = 0; j < ncol; j++)
+                    T[r * ncol + j] -= f * T[leave * ncol + j];
+                rhs[r] -= f * rhs[leave];
+            }
+        }
+}
+
 /* max t s.t. N_i.x + t <= D_i (unit N_i), via the dual: min D.l s.t.
  * sum l_i (N_i, 1) = (0, 0, 0, 1), l >= 0 (Bland's rule, two phases).
  * Returns 0 on success with x and t filled. */
@@ -82,19 +100,7 @@ static int cheb_centre(const double *N, const double *D, size_t m, double x[3], 
             }
             if (leave < 0)
                 break; /* unbounded dual: cannot happen for a bounded intersection */
-            double piv = T[leave * ncol + enter];
-            for (size_t j = 0; j < ncol; j++)
-                T[leave * ncol + j] /= piv;
-            rhs[leave] /= piv;
-            for (int r = 0; r < 4; r++)
-                if (r != leave) {
-                    double f = T[r * ncol + enter];
-                    if (f != 0) {
-                        for (size_t j = 0; j < ncol; j++)
-                            T[r * ncol + j] -= f * T[leave * ncol + j];
-                        rhs[r] -= f * rhs[leave];
-                    }
-                }
+            lp_pivot(T, rhs, ncol, leave, enter);
             basis[leave] = enter;
         }
         if (it == cap)

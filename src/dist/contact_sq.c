@@ -185,6 +185,21 @@ rve_status rve_contact_polyhedron_superquadric(const rve_polyhedron *P, const rv
     return st;
 }
 
+/* the face whose outward normal is most aligned with dir */
+static size_t ph_best_face(const rve_polyhedron *P, const double dir[3])
+{
+    size_t face = 0;
+    double bd = -INFINITY;
+    for (size_t i = 0; i < P->nf; i++) {
+        double t = v3_dot(P->plane + 4 * i, dir);
+        if (t > bd) {
+            bd = t;
+            face = i;
+        }
+    }
+    return face;
+}
+
 static rve_status ph_run(const rve_polyhedron *P, const rve_shape *S, rve_contact *out, int *pcase, rve_err *err)
 {
     memset(out, 0, sizeof *out);
@@ -199,16 +214,7 @@ static rve_status ph_run(const rve_polyhedron *P, const rve_shape *S, rve_contac
     sq_centre(S, &f, cs);
     v3_sub(dir, cs, P->centroid);
     /* initial face: normal most aligned with the centre line */
-    size_t face = 0, initial;
-    double bd = -INFINITY;
-    for (size_t i = 0; i < P->nf; i++) {
-        double t = v3_dot(P->plane + 4 * i, dir);
-        if (t > bd) {
-            bd = t;
-            face = i;
-        }
-    }
-    initial = face;
+    size_t face = ph_best_face(P, dir), initial = face;
     unsigned char *visited = NULL;
     unsigned char vis_small[256];
     if (P->nf <= sizeof vis_small) {
