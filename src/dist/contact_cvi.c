@@ -201,6 +201,96 @@ static void empty_result(rve_intersection *out, const rve_contact *c)
         out->point[j] = 0.5 * (c->p[j] + c->q[j]);
 }
 
+/* gap: extent of the intersection (vertices V relative to its interior
+ * point) along the normal n, then Solfec's check by moving A by -|g| n and
+ * B by +|g| n and measuring their distance */
+static double solfec_gap(const rve_polyhedron *A, const rve_polyhedron *B, const double nsum[3], const double *V,
+                         size_t nvert)
+{
+    double nmin = INFINITY, nmax = -INFINITY;
+    for (size_t i = 0; i < nvert; i++) {
+        double s = v3_dot(nsum, V + 3 * i);
+        if (s < nmin)
+            nmin = s;
+        if (s > nmax)
+            nmax = s;
+    }
+    double g = nmin - nmax, ag = fabs(g);
+    rve_shape sa, sb;
+    rve_shape_polytope(&sa, A->v, (int)A->nv, NULL);
+    rve_shape_polytope(&sb, B->v, (int)B->nv, NULL);
+    double q1[4] = {1, 0, 0, 0}, pa[3], pb[3];
+    v3_scale(pa, nsum, -ag);
+    v3_scale(pb, nsum, ag);
+    rve_shape_set_pose(&sa, pa, q1);
+    rve_shape_set_pose(&sb, pb, q1);
+    rve_dist_result dr;
+    rve_gjk_dist(&sa, &sb, NULL, NULL, &dr);
+    double d2 = dr.status == RVE_GJK_INTERSECT ? 0 : dr.d;
+    return fmin(d2 - 2 * ag, 0);
+}
+
+/* area fa and area-weighted centroid tw of the primal face of a dual hull
+ * vertex (its facets in cyclic order; fa >= 0, orientation fixed by nf) */
+static void face_polygon(qhT *qh, vertexT *vertex, const double *V, const size_t *fidx, const double nf[3],
+                         double *fa_out, double tw[3])
+{
+    facetT *neighbor, **neighborp;
+    double fa = 0, first[3] = {0, 0, 0}, prev[3] = {0, 0, 0};
+    size_t cnt = 0;
+    v3_set(tw, 0, 0, 0);
+    (void)qh;
+    FOREACHneighbor_(vertex)
+    {
+        const double *p = V + 3 * fidx[neighbor->id];
+        if (cnt == 0)
+            v3_copy(first, p);
+        else if (cnt >= 2) {
+            double e1[3], e2[3], cr[3];
+            v3_sub(e1, prev, first);
+            v3_sub(e2, p, first);
+            v3_cross(cr, e1, e2);
+            double a = 0.5 * v3_dot(cr, nf); /* signed by the outward normal */
+            fa += a;
+            for (int j = 0; j < 3; j++)
+                tw[j] += a * (first[j] + prev[j] + p[j]) / 3;
+        }
+        v3_copy(prev, p);
+        cnt++;
+    }
+    if (fa < 0) { /* the order ran clockwise */
+        fa = -fa;
+        for (int j = 0; j < 3; j++)
+            tw[j] = -tw[j];
+    }
+    *fa_out = fa;
+}
+
+/* primal vertices (relative to the interior point): one per dual facet;
+ * fidx maps a facet id to its vertex.  -1 when out of memory. */
+static int primal_vertices(qhT *qh, double **Vout, size_t **fidx_out, size_t *nvert)
+{
+    facetT *facet;
+    size_t nfac = 0, n = 0;
+    FORALLfacets nfac++;
+    double *V = malloc(3 * (nfac ? nfac : 1) * sizeof *V);
+    size_t *fidx = malloc((qh->facet_id + 1) * sizeof *fidx);
+    *Vout = V;
+    *fidx_out = fidx;
+    if (!V || !fidx)
+        return -1;
+    FORALLfacets
+    {
+        double off = -facet->offset; /* facet: normal.y + offset = 0, offset < 0 */
+        for (int j = 0; j < 3; j++)
+            V[3 * n + j] = facet->normal[j] / off;
+        fidx[facet->id] = n;
+        n++;
+    }
+    *nvert = n;
+    return 0;
+}
+
 static rve_status cvi_run(const rve_polyhedron *A, const rve_polyhedron *B, rve_intersection *out,
                           rve_polyhedron **poly, rve_err *err);
 
@@ -297,30 +387,14 @@ static rve_status cvi_run(const rve_polyhedron *A, const rve_polyhedron *B, rve_
         st = rve_err_set(err, RVE_EINTERNAL, NULL, "qhull failed on the dual points");
         goto done;
     }
-    /* primal vertices: one per dual facet */
-    facetT *facet;
     vertexT *vertex;
-    facetT *neighbor, **neighborp;
-    size_t nfac = 0;
-    FORALLfacets nfac++;
-    V = malloc(3 * (nfac ? nfac : 1) * sizeof *V);
-    fidx = malloc((qh->facet_id + 1) * sizeof *fidx);
-    if (!V || !fidx) {
+    if (primal_vertices(qh, &V, &fidx, &nvert) != 0) {
         st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
         goto done;
-    }
-    FORALLfacets
-    {
-        double off = -facet->offset; /* facet: normal.y + offset = 0, offset < 0 */
-        for (int j = 0; j < 3; j++)
-            V[3 * nvert + j] = facet->normal[j] / off; /* relative to x */
-        fidx[facet->id] = nvert;
-        nvert++;
     }
     /* faces: dual hull vertices, their facets in cyclic order */
     qh_vertexneighbors(qh);
     double sq_area = 0, area = 0, vol = 0, pc[3] = {0, 0, 0}, nsum[3] = {0, 0, 0};
-    double nmin = INFINITY, nmax = -INFINITY;
     size_t nfaces = 0;
     FORALLvertices
     {
@@ -332,33 +406,8 @@ static rve_status cvi_run(const rve_polyhedron *A, const rve_polyhedron *B, rve_
         if (k < 3)
             continue;
         const double *nf = N + 3 * (size_t)id;
-        /* polygon vertices in order; orientation fixed by the plane normal */
-        double fa = 0, fc[3] = {0, 0, 0}, first[3] = {0, 0, 0}, prev[3] = {0, 0, 0};
-        size_t cnt = 0;
-        double tw[3] = {0, 0, 0};
-        FOREACHneighbor_(vertex)
-        {
-            const double *p = V + 3 * fidx[neighbor->id];
-            if (cnt == 0)
-                v3_copy(first, p);
-            else if (cnt >= 2) {
-                double e1[3], e2[3], cr[3];
-                v3_sub(e1, prev, first);
-                v3_sub(e2, p, first);
-                v3_cross(cr, e1, e2);
-                double a = 0.5 * v3_dot(cr, nf); /* signed by the outward normal */
-                fa += a;
-                for (int j = 0; j < 3; j++)
-                    tw[j] += a * (first[j] + prev[j] + p[j]) / 3;
-            }
-            v3_copy(prev, p);
-            cnt++;
-        }
-        if (fa < 0) { /* the order ran clockwise */
-            fa = -fa;
-            for (int j = 0; j < 3; j++)
-                tw[j] = -tw[j];
-        }
+        double fa, tw[3], fc[3];
+        face_polygon(qh, vertex, V, fidx, nf, &fa, tw);
         if (!(fa > 0))
             continue;
         for (int j = 0; j < 3; j++)
@@ -388,30 +437,7 @@ static rve_status cvi_run(const rve_polyhedron *A, const rve_polyhedron *B, rve_
     v3_copy(out->normal, nsum);
     out->nverts = nvert;
     out->nfaces = nfaces;
-    /* gap: extent of the intersection along the normal, then Solfec's check by
-     * moving A by -|g| n and B by +|g| n and measuring their distance */
-    for (size_t i = 0; i < nvert; i++) {
-        double s = v3_dot(nsum, V + 3 * i);
-        if (s < nmin)
-            nmin = s;
-        if (s > nmax)
-            nmax = s;
-    }
-    {
-        double g = nmin - nmax, ag = fabs(g);
-        rve_shape sa, sb;
-        rve_shape_polytope(&sa, A->v, (int)A->nv, NULL);
-        rve_shape_polytope(&sb, B->v, (int)B->nv, NULL);
-        double q1[4] = {1, 0, 0, 0}, pa[3], pb[3];
-        v3_scale(pa, nsum, -ag);
-        v3_scale(pb, nsum, ag);
-        rve_shape_set_pose(&sa, pa, q1);
-        rve_shape_set_pose(&sb, pb, q1);
-        rve_dist_result dr;
-        rve_gjk_dist(&sa, &sb, NULL, NULL, &dr);
-        double d2 = dr.status == RVE_GJK_INTERSECT ? 0 : dr.d;
-        out->gap = fmin(d2 - 2 * ag, 0);
-    }
+    out->gap = solfec_gap(A, B, nsum, V, nvert);
     if (poly) {
         double *P = malloc(3 * nvert * sizeof *P);
         if (!P) {
