@@ -461,6 +461,72 @@ rve_status rve_contact_superellipsoids(const rve_shape *A, const rve_shape *B, c
     return st;
 }
 
+/* the pair, the frame (e1 along the centre line) and the size scale */
+static double sep_init(sep_ctx *C, const rve_shape *A, const rve_shape *B)
+{
+    C->A = A;
+    C->B = B;
+    dist_frame_init(&C->fa, A);
+    dist_frame_init(&C->fb, B);
+    double ca[3], cb[3];
+    sq_centre(A, &C->fa, ca);
+    sq_centre(B, &C->fb, cb);
+    v3_sub(C->e1, cb, ca);
+    if (v3_normalize(C->e1) == 0)
+        v3_set(C->e1, 1, 0, 0);
+    double a[3] = {0, 0, 0};
+    int k = fabs(C->e1[0]) < fabs(C->e1[1]) ? (fabs(C->e1[0]) < fabs(C->e1[2]) ? 0 : 2)
+                                            : (fabs(C->e1[1]) < fabs(C->e1[2]) ? 1 : 2);
+    a[k] = 1;
+    v3_cross(C->e2, C->e1, a);
+    v3_normalize(C->e2);
+    v3_cross(C->e3, C->e1, C->e2);
+    double scale = 0;
+    for (int i = 0; i < 3; i++) {
+        scale = fmax(scale, A->kind == RVE_SHAPE_SPHERE ? A->radius : A->axes[i]);
+        scale = fmax(scale, B->kind == RVE_SHAPE_SPHERE ? B->radius : B->axes[i]);
+    }
+    return scale;
+}
+
+/* the angles of a given start direction c0 (NULL: keep al) */
+static void sep_start(const sep_ctx *C, const double c0[3], double al[2])
+{
+    if (!c0)
+        return;
+    double c[3];
+    v3_copy(c, c0);
+    if (v3_normalize(c) > 0) {
+        double x = v3_dot(c, C->e1), y = v3_dot(c, C->e2), z = v3_dot(c, C->e3);
+        al[0] = atan2(y, x);
+        al[1] = asin(fmax(-1, fmin(1, z)));
+    }
+}
+
+/* Gauss-Newton normal equations at al: g = J^T d, H = J^T J, with the
+ * Jacobian of d by central differences */
+static void sep_normal_eq(const sep_ctx *C, const double al[2], const double d[3], double g[2], double H[2][2])
+{
+    double J[3][2], h = 1e-6;
+    for (int k = 0; k < 2; k++) {
+        double ap[2] = {al[0], al[1]}, am[2] = {al[0], al[1]}, dp[3], dm[3], t1[3], t2[3], t3[3];
+        ap[k] += h;
+        am[k] -= h;
+        dist_vec(C, ap, dp, t1, t2, t3);
+        dist_vec(C, am, dm, t1, t2, t3);
+        for (int j = 0; j < 3; j++)
+            J[j][k] = (dp[j] - dm[j]) / (2 * h);
+    }
+    g[0] = g[1] = 0;
+    H[0][0] = H[0][1] = H[1][0] = H[1][1] = 0;
+    for (int j = 0; j < 3; j++)
+        for (int k = 0; k < 2; k++) {
+            g[k] += J[j][k] * d[j];
+            for (int l = 0; l < 2; l++)
+                H[k][l] += J[j][k] * J[j][l];
+        }
+}
+
 static rve_status sep_shapes(const rve_shape *A, const rve_shape *B, const double c0[3], const rve_sep_opts *opts,
                              rve_contact *out, rve_sep_info *info, rve_err *err)
 {
@@ -475,41 +541,10 @@ static rve_status sep_shapes(const rve_shape *A, const rve_shape *B, const doubl
     int maxrs = opts && opts->max_restarts > 0 ? opts->max_restarts : 15;
     int exclude = opts ? !opts->no_early_exit : 1;
     sep_ctx C;
-    C.A = A;
-    C.B = B;
-    dist_frame_init(&C.fa, A);
-    dist_frame_init(&C.fb, B);
-    double ca[3], cb[3];
-    sq_centre(A, &C.fa, ca);
-    sq_centre(B, &C.fb, cb);
-    v3_sub(C.e1, cb, ca);
-    if (v3_normalize(C.e1) == 0)
-        v3_set(C.e1, 1, 0, 0);
-    {
-        double a[3] = {0, 0, 0};
-        int k = fabs(C.e1[0]) < fabs(C.e1[1]) ? (fabs(C.e1[0]) < fabs(C.e1[2]) ? 0 : 2)
-                                              : (fabs(C.e1[1]) < fabs(C.e1[2]) ? 1 : 2);
-        a[k] = 1;
-        v3_cross(C.e2, C.e1, a);
-        v3_normalize(C.e2);
-        v3_cross(C.e3, C.e1, C.e2);
-    }
-    double scale = 0;
-    for (int i = 0; i < 3; i++) {
-        scale = fmax(scale, A->kind == RVE_SHAPE_SPHERE ? A->radius : A->axes[i]);
-        scale = fmax(scale, B->kind == RVE_SHAPE_SPHERE ? B->radius : B->axes[i]);
-    }
+    double scale = sep_init(&C, A, B);
     /* start: the given direction or the centre line (alpha = 0) */
     double al[2] = {0, 0};
-    if (c0) {
-        double c[3];
-        v3_copy(c, c0);
-        if (v3_normalize(c) > 0) {
-            double x = v3_dot(c, C.e1), y = v3_dot(c, C.e2), z = v3_dot(c, C.e3);
-            al[0] = atan2(y, x);
-            al[1] = asin(fmax(-1, fmin(1, z)));
-        }
-    }
+    sep_start(&C, c0, al);
     uint64_t rng = 0x9E3779B97F4A7C15ull;
     double d[3], p1[3], p2[3], c[3];
     int total = 0, best_valid = -1;
@@ -526,24 +561,8 @@ static rve_status sep_shapes(const rve_shape *A, const rve_shape *B, const doubl
                 inf.excluded = 1;
                 break;
             }
-            /* Jacobian of d by central differences */
-            double J[3][2], h = 1e-6;
-            for (int k = 0; k < 2; k++) {
-                double ap[2] = {al[0], al[1]}, am[2] = {al[0], al[1]}, dp[3], dm[3], t1[3], t2[3], t3[3];
-                ap[k] += h;
-                am[k] -= h;
-                dist_vec(&C, ap, dp, t1, t2, t3);
-                dist_vec(&C, am, dm, t1, t2, t3);
-                for (int j = 0; j < 3; j++)
-                    J[j][k] = (dp[j] - dm[j]) / (2 * h);
-            }
-            double g[2] = {0, 0}, H[2][2] = {{0, 0}, {0, 0}};
-            for (int j = 0; j < 3; j++)
-                for (int k = 0; k < 2; k++) {
-                    g[k] += J[j][k] * d[j];
-                    for (int l = 0; l < 2; l++)
-                        H[k][l] += J[j][k] * J[j][l];
-                }
+            double g[2], H[2][2];
+            sep_normal_eq(&C, al, d, g, H);
             double gn = hypot(g[0], g[1]), f0 = v3_norm2(d);
             if (gn <= tol * scale * scale)
                 break;
