@@ -106,6 +106,8 @@ static void on_progress(void *ctx, int stage, int sweep, double frac, double obj
     char extra[96];
     if (stage == 2 || stage == 3)
         snprintf(extra, sizeof extra, "%s acc=%.2f%%", stage == 2 ? "classify" : "hinge", 100 * acc);
+    else if (isnan(obj)) /* the polishing sweeps do not evaluate Eq. 6.5 */
+        snprintf(extra, sizeof extra, "%s acc=%.2f%%", stage ? "polish" : "eq6.5", 100 * acc);
     else
         snprintf(extra, sizeof extra, "%s O=%.4f acc=%.2f%%", stage ? "polish" : "eq6.5", obj, 100 * acc);
     /* the classifier stops early (patience): its share of the bar follows frac */
