@@ -537,6 +537,80 @@ rve_status rve_map_stats(const rve_map *m, rve_grain_stat **stats, rve_err *err)
 }
 
 /* ------------------------------------------------------------------ compare */
+static int cmp_u32s(const void *x, const void *y)
+{
+    uint32_t p = *(const uint32_t *)x, q = *(const uint32_t *)y;
+    return (p > q) - (p < q);
+}
+
+/* Relabel m through the sorted table u[0..k) (every label of m is in it):
+ * label u[i] becomes i + 1; ids, orientations, phases and spreads follow
+ * (zero for a table label m does not have). */
+static rve_status relabel_by_table(rve_map *m, const uint32_t *u, uint32_t k, rve_err *err)
+{
+    const size_t kk = (size_t)k + 1;
+    uint32_t *ids = malloc(kk * sizeof *ids);
+    double *ori = m->ori && m->ori_n > 0 ? calloc((size_t)m->ori_n * kk, sizeof *ori) : NULL;
+    int *phase = m->phase ? calloc(kk, sizeof *phase) : NULL;
+    double *gos = m->gos ? calloc(kk, sizeof *gos) : NULL;
+    if (!ids || (m->ori && m->ori_n > 0 && !ori) || (m->phase && !phase) || (m->gos && !gos)) {
+        free(ids), free(ori), free(phase), free(gos);
+        return rve_err_set(err, RVE_ENOMEM, "", "out of memory (renumbering)");
+    }
+    ids[0] = 0;
+    for (uint32_t i = 0; i < k; i++) {
+        const uint32_t l = u[i];
+        const int has = l <= m->nlabels;
+        ids[i + 1] = has ? rve_map_id(m, l) : l;
+        if (has && ori)
+            memcpy(ori + (size_t)m->ori_n * i, m->ori + (size_t)m->ori_n * (l - 1), (size_t)m->ori_n * sizeof *ori);
+        if (has && phase)
+            phase[i] = m->phase[l - 1];
+        if (has && gos)
+            gos[i] = m->gos[l - 1];
+    }
+    const size_t n = rve_map_nvox(m);
+    for (size_t v = 0; v < n; v++)
+        if (m->lab[v]) {
+            const uint32_t *p = bsearch(&m->lab[v], u, k, sizeof *u, cmp_u32s);
+            m->lab[v] = p ? (uint32_t)(p - u) + 1 : 0; /* always found: u holds every label */
+        }
+    free(m->ids), m->ids = ids;
+    if (ori)
+        free(m->ori), m->ori = ori;
+    if (phase)
+        free(m->phase), m->phase = phase;
+    if (gos)
+        free(m->gos), m->gos = gos;
+    m->nlabels = k;
+    return RVE_OK;
+}
+
+rve_status rve_map_renumber_pair(rve_map *a, rve_map *b, rve_err *err)
+{
+    const size_t na = rve_map_nvox(a), nb = rve_map_nvox(b);
+    uint32_t *u = malloc((na + nb ? na + nb : 1) * sizeof *u);
+    if (!u)
+        return rve_err_set(err, RVE_ENOMEM, "", "out of memory (renumbering)");
+    size_t j = 0;
+    for (size_t v = 0; v < na; v++)
+        if (a->lab[v])
+            u[j++] = a->lab[v];
+    for (size_t v = 0; v < nb; v++)
+        if (b->lab[v])
+            u[j++] = b->lab[v];
+    qsort(u, j, sizeof *u, cmp_u32s);
+    size_t k = 0;
+    for (size_t i = 0; i < j; i++)
+        if (k == 0 || u[i] != u[k - 1])
+            u[k++] = u[i];
+    rve_status s = relabel_by_table(a, u, (uint32_t)k, err);
+    if (s == RVE_OK)
+        s = relabel_by_table(b, u, (uint32_t)k, err);
+    free(u);
+    return s;
+}
+
 void rve_map_cmp_free(rve_map_cmp *c)
 {
     if (!c)
