@@ -48,13 +48,17 @@ inputs="m.tif f.tess"
 
 # k values to try out of n calls
 ks() { # n
-    if [ -n "$long" ] || [ "$1" -le 14 ]; then seq 1 "$1"; return; fi
-    { seq 1 5; seq $(($1 - 2)) "$1"; for i in 1 2 3 4 5; do echo $((5 + i * ($1 - 8) / 6)); done; } | sort -nu
+    if [ -n "$long" ] || [ "$1" -le 8 ]; then seq 1 "$1"; return; fi
+    { seq 1 3; seq $(($1 - 1)) "$1"; for i in 1 2 3; do echo $((3 + i * ($1 - 5) / 4)); done; } | sort -nu
 }
+# RVE_FI_KINDS (default "ALLOC WRITE FSYNC RENAME") and RVE_FI_ONLY (names
+# of scenarios) narrow a long run
+kinds=${RVE_FI_KINDS:-ALLOC WRITE FSYNC RENAME}
 
 # scenario NAME "OUTPUTS" ARGS...: the command runs in a copy of $base
 scenario() {
     name=$1; outs=$2; shift 2
+    case " ${RVE_FI_ONLY:-$name} " in *" $name "*) ;; *) return ;; esac
     ref="$t/ref-$name"
     rm -rf "$ref"; cp -a "$base" "$ref"
     (cd "$ref" && LD_PRELOAD="$shim" RVE_FI_COUNT="$t/cnt" "$RVE" "$@" -q -j 1 >"$t/ref-$name.out" 2>"$t/err")
@@ -65,7 +69,7 @@ scenario() {
     done
     cp "$t/cnt" "$t/cnt-$name"
     runs=0
-    for kind in ALLOC WRITE FSYNC RENAME; do
+    for kind in $kinds; do
         n=$(awk -v k="$(echo "$kind" | tr 'A-Z' 'a-z')" '$1 == k { print $2 }' "$t/cnt-$name")
         for k in $(ks "${n:-0}"); do
             one "$name" "$outs" "$kind" "$k" "$@"

@@ -377,6 +377,15 @@ if [ -r /dev/zero ]; then
     run "dist /dev/zero ends" 1 timeout 60 "$RVE" dist -q /dev/zero
     printf '***tesr\n **format\n   2.1\n **general\n   3\n   4 4 4\n   1 1 1\n **cell\n   1\n **data\n   ascii\n*file /dev/zero\n***end\n' >"$t/z.tesr"
     run "tesr with *file /dev/zero ends" 1 timeout 60 "$RVE" stat -q "$t/z.tesr"
+    # the external data is read no further than the header allows (64
+    # bytes here, not the 2 GiB read cap): under a 300 MB address space
+    sed 's/ascii/binary8/' "$t/z.tesr" >"$t/z8.tesr"
+    for z in z z8; do
+        run "$z.tesr: *file /dev/zero read within the header's size" 1 sh -c \
+            "${vlim:+ulimit -v 300000;} exec timeout 60 \"\$0\" stat -q \"\$1\"" "$RVE" "$t/$z.tesr"
+        grep -q "longer than the [0-9]* bytes expected" "$t/err" && ok ||
+            violation "$z.tesr: *file /dev/zero: $(cat "$t/err")"
+    done
 fi
 
 # ------------------------------------------- element count estimate

@@ -666,7 +666,9 @@ size_t rve_read_cap(void)
     return (size_t)1 << 31; /* 2 GiB */
 }
 
-static rve_status read_all(const char *path, int text, char **buf, size_t *n, rve_err *err)
+/* max: 0 for rve_read_cap(), else the most the caller can use (an error
+ * names it when the file is longer). */
+static rve_status read_all(const char *path, int text, size_t max, char **buf, size_t *n, rve_err *err)
 {
     *buf = NULL;
     *n = 0;
@@ -674,7 +676,7 @@ static rve_status read_all(const char *path, int text, char **buf, size_t *n, rv
     FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
     if (!fp)
         return rve_err_set(err, RVE_EIO, path, "cannot open: %s", strerror(errno));
-    size_t cap = 1 << 16, len = 0, limit = rve_read_cap();
+    size_t cap = 1 << 16, len = 0, limit = max ? max : rve_read_cap();
     char *b = malloc(cap);
     rve_status st = b ? RVE_OK : rve_err_set(err, RVE_ENOMEM, path, "out of memory");
     while (st == RVE_OK) {
@@ -698,8 +700,9 @@ static rve_status read_all(const char *path, int text, char **buf, size_t *n, rv
                              (size_t)(z - b));
         len += got;
         if (st == RVE_OK && len > limit)
-            st = rve_err_set(err, RVE_EDATA, name, "longer than the read limit of %zu bytes "
-                             "(endless input? RVE_READ_MAX raises it)", limit);
+            st = max ? rve_err_set(err, RVE_EDATA, name, "longer than the %zu bytes expected", limit)
+                     : rve_err_set(err, RVE_EDATA, name, "longer than the read limit of %zu bytes "
+                                   "(endless input? RVE_READ_MAX raises it)", limit);
         if (got == 0)
             break;
     }
@@ -719,11 +722,17 @@ static rve_status read_all(const char *path, int text, char **buf, size_t *n, rv
 
 rve_status rve_read_file(const char *path, char **buf, size_t *n, rve_err *err)
 {
-    return read_all(path, 0, buf, n, err);
+    return read_all(path, 0, 0, buf, n, err);
+}
+
+rve_status rve_read_file_max(const char *path, size_t max, char **buf, size_t *n, rve_err *err)
+{
+    size_t cap = rve_read_cap();
+    return read_all(path, 0, max && max < cap ? max : cap, buf, n, err);
 }
 
 rve_status rve_read_text_file(const char *path, char **buf, rve_err *err)
 {
     size_t len;
-    return read_all(path, 1, buf, &len, err);
+    return read_all(path, 1, 0, buf, &len, err);
 }
