@@ -255,6 +255,19 @@ open('$t/h2.raw','wb').write(struct.pack('<256I',*v))"
         "$vlim exec \"\$0\" convert -q \"\$1\" \"\$2\" --renumber" "$RVE" "$t/h.tif" "$t/hr.tif"
 fi
 
+# HDF5 grain ids above 2^31 - 1 are refused naming the id (the HDF5 fuzz
+# target found the message read the id after freeing it); h5py from Debian
+if /usr/bin/python3 -c 'import h5py, numpy' 2>/dev/null; then
+    /usr/bin/python3 -c "
+import h5py, numpy
+with h5py.File('$t/big.h5', 'w') as f:
+    g = numpy.ones((2, 2, 2), dtype=numpy.int64)
+    g[1, 1, 1] = 2**40
+    f['/CellData/grain_map'] = g"
+    run "HDF5 grain id 2^40" 1 "$RVE" stat -q "$t/big.h5"
+    grep -q "grain id 1099511627776 too large" "$t/err" && ok || violation "HDF5 id 2^40: $(cat "$t/err")"
+fi
+
 # ------------------------------------- inconsistent TIFF metadata (exit 1)
 # hand-written TIFFs (tests/test_faults.sh writes them with python3: an
 # oracle independent of libtiff and of rve)
