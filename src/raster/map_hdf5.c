@@ -333,11 +333,19 @@ static rve_status grains_to_map(h5r *r, h5grains *g, rve_map **out)
     if (g->fori && g->nfeat <= nl)
         s = rve_err_set(r->err, RVE_EDATA, r->file, "dataset %s has %zu rows, fewer than the largest grain id %zu + 1",
                         g->fpath, g->nfeat, nl);
+    /* ids far above the voxel count: the per-label tables below are sized
+     * by the grains present (labels renumbered, ids kept; feature tables
+     * are read by id) */
+    if (s == RVE_OK && nl > 2 * nv + 4096 && (g->fphase || g->vphase || g->fori || g->vori)) {
+        s = rve_map_renumber(m, r->err);
+        nl = m->nlabels;
+    }
     if (s == RVE_OK && (g->fphase || g->vphase) && nl) {
         if (!(m->phase = calloc(nl, sizeof *m->phase)))
             s = rve_err_set(r->err, RVE_ENOMEM, r->file, "out of memory");
-        for (size_t l = 1; s == RVE_OK && g->fphase && l <= nl && l < g->nfeat; l++)
-            m->phase[l - 1] = g->fphase[l];
+        for (size_t l = 1; s == RVE_OK && g->fphase && l <= nl; l++)
+            if (rve_map_id(m, (uint32_t)l) < g->nfeat)
+                m->phase[l - 1] = g->fphase[rve_map_id(m, (uint32_t)l)];
         for (size_t v = 0; s == RVE_OK && !g->fphase && v < nv; v++) /* last voxel's phase wins */
             if (m->lab[v])
                 m->phase[m->lab[v] - 1] = g->vphase[v];
@@ -359,7 +367,7 @@ static rve_status grains_to_map(h5r *r, h5grains *g, rve_map **out)
                 mq[0] = 1, mq[1] = mq[2] = mq[3] = 0;
                 continue;
             }
-            s = one_ori(r, &g->fspec, g->fori + (size_t)g->fori_n * l, g->fpath, l, mq);
+            s = one_ori(r, &g->fspec, g->fori + (size_t)g->fori_n * rve_map_id(m, (uint32_t)l), g->fpath, l, mq);
         }
         free(present);
         if (s == RVE_OK && !g->fori)
