@@ -85,6 +85,7 @@ scenario() {
 # (every entity block of $Nodes and $Elements as long as its header says,
 # then the end mark; *Node and *Element lines as many as *Heading says).
 same_output() {
+    case " $loose " in *" $name "*) valid_output "$1"; return ;; esac
     case $1 in
     *.csv)
         strip='NR == 1 { for (i = 1; i <= NF; i++) if ($i == "seconds") c = i } { if (c) $c = ""; print }'
@@ -105,6 +106,27 @@ same_output() {
         blk == "*Node" { n++ } blk == "*Element," { e++ }
         END { exit !(n == want_n && e == want_e && n > 0) }' "$1" ;;
     *) cmp -s "$1" "$2" ;;
+    esac
+}
+
+# The fit schedules its searches by the time they took, so under load its
+# result (and the number of its allocations) may change from run to run: its
+# outputs are checked valid instead of equal: a .tess by the strict
+# independent reader (tests/neper_tess_check.py), a .csv complete (as many
+# fields on every line as in the header, a final newline).
+loose="fit"
+valid_output() {
+    case $1 in
+    *.tess)
+        if [ -n "${RVE_SRCDIR:-}" ] && command -v python3 >/dev/null 2>&1; then
+            python3 "$RVE_SRCDIR/tests/neper_tess_check.py" "$1" >/dev/null 2>&1
+        else
+            tail -1 "$1" | grep -q '^\*\*\*end'
+        fi ;;
+    *.csv)
+        [ "$(tail -c 1 "$1" | od -An -c | tr -d ' ')" = '\n' ] &&
+            awk -F, 'NR == 1 { n = NF } NF != n { bad = 1 } END { exit bad || NR < 2 }' "$1" ;;
+    *) [ -s "$1" ] ;;
     esac
 }
 
