@@ -22,10 +22,10 @@
  *                    to sweep k and whether the fault was injected.
  * The shim is inert unless the program is rve (the libtool wrapper shell is
  * left alone).  Counters are atomic; run rve with -j 1 for a reproducible
- * order.  Works beside AddressSanitizer (set
- * ASAN_OPTIONS=verify_asan_link_order=0): the real functions are looked up
- * with dlsym(RTLD_NEXT), and dlsym's own early allocations are served from a
- * static arena. */
+ * order.  The real functions are looked up with dlsym(RTLD_NEXT), and
+ * dlsym's own early allocations are served from a static arena.  The test
+ * does not run in sanitized builds (the shim would be built with the
+ * sanitizer and the libtool wrapper shell could not preload it). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <execinfo.h>

@@ -29,8 +29,11 @@ nviol=0
 export OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive
 export TMPDIR="$t/tmp"
 mkdir "$TMPDIR"
+# A sanitized build compiles the shim with the sanitizer too, and the
+# libtool wrapper shell cannot preload it (its runtime is missing there):
+# the sweep runs in the ordinary build only.
 case ${RVE_CFLAGS:-} in
-*-fsanitize=address*) export ASAN_OPTIONS="verify_asan_link_order=0:${ASAN_OPTIONS:-}" ;;
+*-fsanitize=*) echo "SKIP: fault injection runs in the build without sanitizers"; exit 77 ;;
 esac
 violation() {
     fail=$((fail + 1))
