@@ -751,12 +751,12 @@ START_TEST(test_vtk)
     FILE *fp = open_memstream(&buf, &len);
     ck_assert_int_eq(rve_pack_set_write_vtk(s, fp, &e), RVE_OK);
     fclose(fp);
-    ck_assert(strstr(buf, "DATASET POLYDATA") != NULL);
+    ck_assert(strstr(buf, "DATASET UNSTRUCTURED_GRID") != NULL && strstr(buf, "CELL_TYPES") != NULL);
     size_t np = 0, nt = 0, nn = 0;
     const char *p = strstr(buf, "POINTS ");
     ck_assert(p && sscanf(p, "POINTS %zu", &np) == 1);
-    p = strstr(buf, "POLYGONS ");
-    ck_assert(p && sscanf(p, "POLYGONS %zu %zu", &nt, &nn) == 2);
+    p = strstr(buf, "CELLS ");
+    ck_assert(p && sscanf(p, "CELLS %zu %zu", &nt, &nn) == 2);
     ck_assert(nn == 4 * nt && nt > 0 && np > 0);
     p = strstr(buf, "CELL_DATA ");
     size_t nc = 0;

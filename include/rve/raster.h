@@ -151,6 +151,28 @@ rve_status rve_map_read_hdf5(const char *path, const rve_hdf5_opts *o, rve_map *
  * EulerAngles cell arrays, AvgEulerAngles / AvgQuats / Phases feature arrays
  * (row 0 the background), plus PATH.xdmf for ParaView.  Atomic. */
 rve_status rve_map_write_hdf5(const rve_map *m, const char *path, rve_err *err);
+/* The same layout written in pieces, for programs that write one file from
+ * several processes (parallel HDF5, src/mpi): file is an open HDF5 file
+ * (hid_t) that the caller created with the access properties it wants.
+ * rve_map_write_hdf5_cells writes everything but the ensemble table; m
+ * holds layers slab->k0 .. slab->k0 + m->nz - 1 of a map of slab->nz layers
+ * (slab NULL: m is the whole map), with the whole map's nlabels and per-grain
+ * tables; every process calls it with the same map size and tables, the
+ * cell arrays go through the transfer list slab->dxpl (0: default) and the
+ * small arrays are written by the process with slab->root set.
+ * rve_map_write_hdf5_tables then adds the ensemble table (variable-length
+ * strings, which parallel HDF5 cannot write: one process, on a file opened
+ * without MPI-IO), and rve_map_write_hdf5_xdmf the ParaView companion
+ * PATH.xdmf of a map of nz layers (atomic). */
+typedef struct {
+    int nz;       /* layers of the whole map */
+    int k0;       /* first layer of this slab */
+    int root;     /* this process writes the small arrays */
+    int64_t dxpl; /* HDF5 dataset transfer property list of the cell arrays, 0: default */
+} rve_hdf5_slab;
+rve_status rve_map_write_hdf5_cells(int64_t file, const rve_map *m, const rve_hdf5_slab *slab, rve_err *err);
+rve_status rve_map_write_hdf5_tables(int64_t file, const rve_map *m, rve_err *err);
+rve_status rve_map_write_hdf5_xdmf(const rve_map *m, int nz, const char *path, rve_err *err);
 
 /* Note: per-label tables (counts, statistics, boundary offsets, compare)
  * have nlabels + 1 entries: renumber maps with sparse huge labels first. */
@@ -191,6 +213,30 @@ rve_status rve_map_write_tesr(const rve_map *m, const char *path, const rve_map_
                               rve_err *err);
 rve_status rve_map_write_raw(const rve_map *m, const char *path, const rve_map_write_opts *o,
                              rve_err *err);
+
+/* ----------------------------------------------------- DAMASK grid solver */
+/* DAMASK grid solver input (docs/formats.md, section DAMASK). */
+typedef struct {
+    const char *material;        /* path of material.yaml; NULL: material.yaml in the .vti's folder */
+    const char *homogenization;  /* name of the homogenization block ("SX", N_constituents 1) */
+} rve_map_damask_opts;
+
+void rve_map_damask_opts_init(rve_map_damask_opts *o);
+/* Write m as VTK XML image data (path, normally .vti: one cell per voxel,
+ * Origin and Spacing of the map, the Int32 cell array `material`) and a
+ * material.yaml beside it, atomically.  Material k (from 0) is the grain with
+ * the k-th smallest label present (label - 1 when the labels are 1..N); void
+ * voxels, if any, get one more material of phase "void".  Each material has
+ * the grain's orientation as O: [w, x, y, z] (rve's quaternion, which is
+ * DAMASK's convention, with w >= 0; the identity without orientations) and a
+ * phase named after m->crysym (and the phase number when the grains have
+ * several); the phase blocks give DAMASK's lattice only.  NULL opts =
+ * defaults.  RVE_EDATA for a map without grains or with orientations that
+ * cannot be read. */
+rve_status rve_map_write_damask(const rve_map *m, const char *path, const rve_map_damask_opts *opts, rve_err *err);
+/* The default material.yaml path for the .vti path: material.yaml in the
+ * same folder (*out malloc'd, caller frees). */
+rve_status rve_map_damask_yaml_path(const char *path, char **out, rve_err *err);
 
 /* ------------------------------------------------------------------ labels */
 /* Recompute nlabels (largest label present). */

@@ -2,7 +2,7 @@
 #include "config.h"
 #define _POSIX_C_SOURCE 200809L
 #include "cli/cli.h"
-#include "util/image.h"
+#include "cli/fit_report.h"
 #include <rve/optim.h>
 #include <rve/raster.h>
 #include <rve/tess.h>
@@ -54,6 +54,9 @@ const cli_command cli_cmd_fit = {
     "      --rounds N         rounds of surrogate, classifier and polishing, each from the\n"
     "                         best state so far (default 1); the way to spend more effort:\n"
     "                         a run with more rounds never ends lower than one with fewer\n"
+    "      --no-open          keep the tiny cells as found (default: cells below half\n"
+    "                         their grain's volume or below 8 voxels are grown, losing\n"
+    "                         at most 1e-4 of the voxels; see docs/fit.md)\n"
     "      --max-time S       wall-time cap in seconds (default: none)\n"
     "      --sub sv|johnson   GJK sub-algorithm (default sv: signed volumes)\n"
     "      --exact-dist       GJK distances unrounded (default: rounded to a 2^-32\n"
@@ -85,6 +88,7 @@ enum {
     OPT_MAXTIME,
     OPT_SUB,
     OPT_EXACTDIST,
+    OPT_NOOPEN,
     OPT_VSIZE,
     OPT_RAW
 };
@@ -132,14 +136,14 @@ static rve_status write_history(const char *path, const rve_fit_result *r, rve_e
     /* every row is an exact state; "best" rows close a stage (sweep = the
      * stage closed: 1 eq6.5, 3 classify, 2 polish) with the state the fit
      * would return there; objective empty where not computed */
-    static const char *names[6] = {"initial", "eq6.5", "polish", "classify", "best", "hinge"};
+    static const char *names[7] = {"initial", "eq6.5", "polish", "classify", "best", "hinge", "open"};
     fprintf(fp, "stage,sweep,objective,voxel_accuracy,seconds,evaluations,gjk_calls\n");
     for (int i = 0; i < r->nhist; i++) {
         const rve_fit_hist *h = &r->hist[i];
         char ob[32] = "";
         if (!isnan(h->objective))
             snprintf(ob, sizeof ob, "%.9g", h->objective);
-        fprintf(fp, "%s,%d,%s,%.9f,%.3f,%ld,%ld\n", names[h->stage < 0 || h->stage > 5 ? 4 : h->stage], h->sweep,
+        fprintf(fp, "%s,%d,%s,%.9f,%.3f,%ld,%ld\n", names[h->stage < 0 || h->stage > 6 ? 4 : h->stage], h->sweep,
                 ob, 1.0 - h->misassigned, h->seconds, h->evals, h->gjk_calls);
     }
     return rve_afile_commit(af, err);
@@ -181,128 +185,6 @@ static rve_status write_tess(const char *path, const rve_map *m, const rve_fit_r
     return st;
 }
 
-/* one slice picture: axis a fixed at index c; target, fit, misassigned side by side */
-static rve_status slice_png(const char *path, const rve_map *m, const int32_t *assign,
-                            const uint32_t *labels, int axis, rve_err *err)
-{
-    int nn[3] = {m->nx, m->ny, m->nz};
-    int u = axis == 0 ? 1 : 0, v = axis == 2 ? 1 : 2; /* image x, y axes */
-    int W = nn[u], H = nn[v], c = nn[axis] / 2;
-    int scale = 1;
-    while ((scale + 1) * (W > H ? W : H) <= 320)
-        scale++;
-    uint32_t *a = malloc((size_t)W * H * sizeof(uint32_t));
-    uint32_t *b = malloc((size_t)W * H * sizeof(uint32_t));
-    if (!a || !b) {
-        free(a);
-        free(b);
-        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-    }
-    for (int y = 0; y < H; y++)
-        for (int x = 0; x < W; x++) {
-            int ijk[3];
-            ijk[axis] = c;
-            ijk[u] = x;
-            ijk[v] = H - 1 - y; /* image row 0 at the top */
-            size_t idx = rve_map_index(m, ijk[0], ijk[1], ijk[2]);
-            a[(size_t)y * W + x] = m->lab[idx];
-            b[(size_t)y * W + x] = assign[idx] >= 0 ? labels[assign[idx]] : 0;
-        }
-    rve_image *ia = rve_image_from_labels(a, W, H, scale);
-    rve_image *ib = rve_image_from_labels(b, W, H, scale);
-    int pad = 10, top = 24;
-    unsigned char white[3] = {255, 255, 255}, black[3] = {0, 0, 0}, red[3] = {220, 20, 20},
-                  grey[3] = {200, 200, 200};
-    rve_image *im = rve_image_alloc(3 * W * scale + 4 * pad, H * scale + top + pad, white);
-    rve_status st = RVE_OK;
-    if (!ia || !ib || !im)
-        st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-    else {
-        rve_image_blit(im, ia, pad, top);
-        rve_image_blit(im, ib, 2 * pad + W * scale, top);
-        for (int y = 0; y < H; y++)
-            for (int x = 0; x < W; x++) {
-                uint32_t ta = a[(size_t)y * W + x], tb = b[(size_t)y * W + x];
-                const unsigned char *col = ta == 0 ? black : (ta == tb ? grey : red);
-                int x0 = 3 * pad + 2 * W * scale + x * scale, y0 = top + y * scale;
-                rve_image_fill_rect(im, x0, y0, x0 + scale - 1, y0 + scale - 1, col);
-            }
-        const char *an[3] = {"x", "y", "z"};
-        char t[128];
-        snprintf(t, sizeof t, "%s = %d: target", an[axis], c);
-        rve_image_text(im, pad, 6, t, black, 1);
-        rve_image_text(im, 2 * pad + W * scale, 6, "fit", black, 1);
-        rve_image_text(im, 3 * pad + 2 * W * scale, 6, "misassigned (red)", black, 1);
-        st = rve_image_write_png(im, path, err);
-    }
-    rve_image_free(ia);
-    rve_image_free(ib);
-    rve_image_free(im);
-    free(a);
-    free(b);
-    return st;
-}
-
-static rve_status write_report(const char *dir, const rve_map *m, const rve_fit_result *r, rve_err *err)
-{
-    /* a folder this run creates is removed again if the run fails */
-    if (rve_afile_txn_mkdir(dir, err) != RVE_OK)
-        return err->code;
-    size_t nvox = (size_t)m->nx * m->ny * m->nz;
-    int32_t *assign = malloc(nvox * sizeof(int32_t));
-    if (!assign)
-        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-    rve_status st = rve_fit_quality(m, r->n, r->seed, r->weight, NULL, NULL, NULL, NULL, assign, err);
-    char path[4096];
-    const char *names[3] = {"slice_x.png", "slice_y.png", "slice_z.png"};
-    for (int a = 0; a < 3 && st == RVE_OK; a++) {
-        snprintf(path, sizeof path, "%s/%s", dir, names[a]);
-        st = slice_png(path, m, assign, r->label, a, err);
-    }
-    free(assign);
-    if (st != RVE_OK || r->nhist < 1)
-        return st;
-    /* against time, one series per stage (the colour change marks the stage
-     * change); the objective is absent from classifier rows */
-    double *buf = malloc((size_t)r->nhist * 16 * sizeof(double));
-    if (!buf)
-        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-    static const int order[4] = {1, 5, 3, 2}; /* eq6.5 (with the initial state), hinge, classify, polish */
-    static const char *sname[4] = {"Eq. 6.5 sweeps", "surrogate (L-BFGS)", "classifier epochs", "polishing sweeps"};
-    static const unsigned char col[4][3] = {{30, 90, 200}, {150, 60, 180}, {40, 160, 60}, {200, 60, 30}};
-    rve_plot_series so[4], sa[4];
-    int nso = 0, nsa = 0;
-    for (int q = 0; q < 4; q++) {
-        double *tx = buf + (size_t)q * 4 * r->nhist, *ty = tx + r->nhist, *ax = ty + r->nhist, *ay = ax + r->nhist;
-        int no = 0, na = 0;
-        for (int i = 0; i < r->nhist; i++) {
-            const rve_fit_hist *h = &r->hist[i];
-            if (h->stage != order[q] && !(q == 0 && h->stage == 0))
-                continue;
-            ax[na] = h->seconds;
-            ay[na++] = 100.0 * (1.0 - h->misassigned);
-            if (!isnan(h->objective)) {
-                tx[no] = h->seconds;
-                ty[no++] = h->objective;
-            }
-        }
-        if (no > 0)
-            so[nso++] = (rve_plot_series){tx, ty, no, {col[q][0], col[q][1], col[q][2]}, sname[q], 0};
-        if (na > 0)
-            sa[nsa++] = (rve_plot_series){ax, ay, na, {col[q][0], col[q][1], col[q][2]}, sname[q], 0};
-    }
-    rve_plot_opts po = {"Convergence: objective Eq. 6.5", "seconds", "O (voxel lengths)", 0, 0, 0};
-    snprintf(path, sizeof path, "%s/convergence.png", dir);
-    st = nso ? rve_plot_png(path, &po, so, nso, err) : RVE_OK;
-    if (st == RVE_OK && nsa) {
-        rve_plot_opts pa = {"Convergence: exact voxel accuracy", "seconds", "voxel accuracy (%)", 0, 0, 0};
-        snprintf(path, sizeof path, "%s/accuracy.png", dir);
-        st = rve_plot_png(path, &pa, sa, nsa, err);
-    }
-    free(buf);
-    return st;
-}
-
 static int run(int argc, char **argv)
 {
     return fit_main(argc, argv, NULL);
@@ -313,12 +195,19 @@ int cli_fit_main(int argc, char **argv, const cli_fit_outputs *to)
     return fit_main(argc, argv, to);
 }
 
-/* to != NULL: rve run's fit, whose outputs are fixed (options that would
- * move or drop them are refused) and whose summary goes to to->json. */
-static int fit_main(int argc, char **argv, const cli_fit_outputs *to)
+/* the parsed command line of rve fit */
+typedef struct {
+    cli_common cc;
+    rve_fit_opts fo;
+    const char *out, *hist, *report;
+    int noreport, have_vs, have_raw;
+    double vs[3];
+    rve_raw_opts raw;
+} fit_args;
+
+/* Parses the options into A; returns -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, const cli_fit_outputs *to, const cli_command *me, fit_args *A)
 {
-    /* messages name `rve run` when it parses its --fit-options */
-    const cli_command *me = to ? &cli_cmd_run : &cli_cmd_fit;
     static const struct option lopts[] = {
         CLI_COMMON_LONG,
         {"output", required_argument, NULL, 'o'},
@@ -336,19 +225,15 @@ static int fit_main(int argc, char **argv, const cli_fit_outputs *to)
         {"max-time", required_argument, NULL, OPT_MAXTIME},
         {"sub", required_argument, NULL, OPT_SUB},
         {"exact-dist", no_argument, NULL, OPT_EXACTDIST},
+        {"no-open", no_argument, NULL, OPT_NOOPEN},
         {"voxel-size", required_argument, NULL, OPT_VSIZE},
         {"raw", required_argument, NULL, OPT_RAW},
         {NULL, 0, NULL, 0},
     };
-    cli_common cc;
-    cli_common_init(&cc);
-    rve_fit_opts fo;
-    rve_fit_opts_init(&fo);
-    const char *out = NULL, *hist = NULL, *report = NULL;
-    int noreport = 0, have_vs = 0, have_raw = 0;
-    double vs[3] = {1, 1, 1};
-    rve_raw_opts raw;
-    memset(&raw, 0, sizeof raw);
+    memset(A, 0, sizeof *A);
+    cli_common_init(&A->cc);
+    rve_fit_opts_init(&A->fo);
+    A->vs[0] = A->vs[1] = A->vs[2] = 1;
     cli_getopt_reset();
     int opt;
     long lv;
@@ -356,7 +241,7 @@ static int fit_main(int argc, char **argv, const cli_fit_outputs *to)
     while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT "o:", lopts, NULL)) != -1) {
         if (to && opt == 'h')
             return cli_usage_error(me, "--fit-options: --help is no fit option; see rve help fit");
-        int c = cli_common_option(&cc, me, opt, optarg);
+        int c = cli_common_option(&A->cc, me, opt, optarg);
         if (c == 1)
             continue;
         if (c == 2)
@@ -367,87 +252,156 @@ static int fit_main(int argc, char **argv, const cli_fit_outputs *to)
             return cli_usage_error(me, "--fit-options: %s would move an output of rve run; "
                                    "its outputs are fixed (see rve help run)",
                                    opt == 'o' ? "-o" : opt == OPT_HISTORY ? "--history"
-                                   : opt == OPT_REPORT ? "--report" : "--no-report");
+                                   : opt == OPT_REPORT ? "--A->report" : "--no-A->report");
         switch (opt) {
-        case 'o': out = optarg; break;
-        case OPT_HISTORY: hist = optarg; break;
-        case OPT_REPORT: report = optarg; break;
-        case OPT_NOREPORT: noreport = 1; break;
+        case 'o': A->out = optarg; break;
+        case OPT_HISTORY: A->hist = optarg; break;
+        case OPT_REPORT: A->report = optarg; break;
+        case OPT_NOREPORT: A->noreport = 1; break;
         case OPT_RES:
             if (rve_parse_int_range(optarg, 1, 64, &lv) != RVE_OK)
                 return cli_usage_error(me, "--res: expected an integer from 1 to 64, got '%s'", optarg);
-            fo.res = (int)lv;
+            A->fo.res = (int)lv;
             break;
         case OPT_TOL:
             if (rve_parse_double(optarg, &dv) != RVE_OK || dv < 0)
                 return cli_usage_error(me, "--tol: expected a number >= 0, got '%s'", optarg);
-            fo.tol = dv;
+            A->fo.tol = dv;
             break;
         case OPT_SWEEPS:
             if (rve_parse_int_range(optarg, 0, 100000, &lv) != RVE_OK)
                 return cli_usage_error(me, "--sweeps: expected an integer from 0 to 100000, got '%s'", optarg);
-            fo.max_sweeps = (int)lv;
+            A->fo.max_sweeps = (int)lv;
             break;
         case OPT_EVALS:
             if (rve_parse_int_range(optarg, 5, 100000, &lv) != RVE_OK)
                 return cli_usage_error(me, "--evals: expected an integer from 5 to 100000, got '%s'", optarg);
-            fo.max_evals = (int)lv;
+            A->fo.max_evals = (int)lv;
             break;
         case OPT_POLISH:
             if (rve_parse_int_range(optarg, 0, 100000, &lv) != RVE_OK)
                 return cli_usage_error(me, "--polish: expected an integer from 0 to 100000, got '%s'", optarg);
-            fo.polish = (int)lv;
+            A->fo.polish = (int)lv;
             break;
         case OPT_CLASSIFY:
             if (rve_parse_int_range(optarg, 0, 100000, &lv) != RVE_OK)
                 return cli_usage_error(me, "--classify: expected an integer from 0 to 100000, got '%s'", optarg);
-            fo.classify = (int)lv;
+            A->fo.classify = (int)lv;
             break;
         case OPT_HINGE:
             if (rve_parse_int_range(optarg, 0, 100000, &lv) != RVE_OK)
                 return cli_usage_error(&cli_cmd_fit, "--hinge: expected an integer from 0 to 100000, got '%s'", optarg);
-            fo.hinge = (int)lv;
+            A->fo.hinge = (int)lv;
             break;
         case OPT_ROUNDS:
             if (rve_parse_int_range(optarg, 1, 100000, &lv) != RVE_OK)
                 return cli_usage_error(&cli_cmd_fit, "--rounds: expected an integer from 1 to 100000, got '%s'", optarg);
-            fo.rounds = (int)lv;
+            A->fo.rounds = (int)lv;
             break;
         case OPT_MAXTIME:
             if (rve_parse_double(optarg, &dv) != RVE_OK || dv <= 0)
                 return cli_usage_error(me, "--max-time: expected seconds > 0, got '%s'", optarg);
-            fo.max_seconds = dv;
+            A->fo.max_seconds = dv;
             break;
         case OPT_SUB:
             if (!strcmp(optarg, "sv"))
-                fo.sub = RVE_FIT_SUB_SV;
+                A->fo.sub = RVE_FIT_SUB_SV;
             else if (!strcmp(optarg, "johnson"))
-                fo.sub = RVE_FIT_SUB_JOHNSON;
+                A->fo.sub = RVE_FIT_SUB_JOHNSON;
             else
                 return cli_usage_error(me, "--sub: expected sv or johnson, got '%s'", optarg);
             break;
-        case OPT_EXACTDIST: fo.exact_dist = 1; break;
+        case OPT_EXACTDIST: A->fo.exact_dist = 1; break;
+        case OPT_NOOPEN: A->fo.open_tiny = 0; break;
         case OPT_VSIZE:
-            if (rve_parse_triplet(optarg, vs, 1) != RVE_OK || !(vs[0] > 0 && vs[1] > 0 && vs[2] > 0))
+            if (rve_parse_triplet(optarg, A->vs, 1) != RVE_OK || !(A->vs[0] > 0 && A->vs[1] > 0 && A->vs[2] > 0))
                 return cli_usage_error(me, "--voxel-size: expected one or three positive numbers, got '%s'", optarg);
-            have_vs = 1;
+            A->have_vs = 1;
             break;
         case OPT_RAW: {
             double v[4];
             int nv = 0;
             if (rve_parse_list(optarg, v, 4, &nv) != RVE_OK || nv < 3 || v[0] < 1 || v[1] < 1 || v[2] < 1 ||
                 (nv == 4 && v[3] != 1 && v[3] != 2 && v[3] != 4))
-                return cli_usage_error(me, "--raw: expected NX,NY,NZ[,BYTES], got '%s'", optarg);
-            raw.nx = (int)v[0];
-            raw.ny = (int)v[1];
-            raw.nz = (int)v[2];
-            raw.bytes = nv == 4 ? (int)v[3] : 2;
-            have_raw = 1;
+                return cli_usage_error(me, "--A->raw: expected NX,NY,NZ[,BYTES], got '%s'", optarg);
+            A->raw.nx = (int)v[0];
+            A->raw.ny = (int)v[1];
+            A->raw.nz = (int)v[2];
+            A->raw.bytes = nv == 4 ? (int)v[3] : 2;
+            A->have_raw = 1;
             break;
         }
         default: return cli_bad_option(me, argc, argv);
         }
     }
+    return -1;
+}
+
+/* the JSON summary of a fit */
+static void print_json(FILE *jout, const char *mapf, const char *out, const rve_fit_opts *fo,
+                       const rve_fit_result *rr)
+{
+    rve_json j;
+    rve_json_init(&j, jout);
+    rve_json_begin_object(&j);
+    rve_json_kv_string(&j, "map", mapf);
+    rve_json_kv_string(&j, "output", out);
+    rve_json_kv_int(&j, "cells", rr->n);
+    rve_json_kv_int(&j, "control_points", rr->ncontrol);
+    rve_json_kv_string(&j, "sub", fo->sub == RVE_FIT_SUB_JOHNSON ? "johnson" : "sv");
+    rve_json_kv_number(&j, "objective_initial", rr->obj_init);
+    rve_json_kv_number(&j, "objective_eq65_stage", rr->obj_stage1);
+    rve_json_kv_number(&j, "objective_final", rr->obj_final);
+    rve_json_kv_number(&j, "voxel_accuracy_initial", rr->acc_init);
+    rve_json_kv_number(&j, "voxel_accuracy_eq65_stage", rr->acc_stage1);
+    rve_json_kv_number(&j, "voxel_accuracy_classify", rr->acc_classify);
+    rve_json_kv_int(&j, "classify_epochs", rr->classify_epochs);
+    rve_json_kv_int(&j, "hinge_iterations", rr->hinge_iters);
+    rve_json_kv_int(&j, "rounds", rr->rounds);
+    rve_json_kv_number(&j, "voxel_accuracy_final", rr->acc_final);
+    /* per stage: the exact figures of the state returned had the fit stopped there */
+    rve_json_key(&j, "stages");
+    rve_json_begin_array(&j);
+    const char *sn[4] = {"initial", "eq6.5", "classify", "polish"};
+    double sa[4] = {rr->acc_init, rr->acc_stage1, rr->acc_classify, rr->acc_polish};
+    double so[4] = {rr->obj_init, rr->obj_stage1, rr->obj_classify, rr->obj_polish};
+    for (int q = 0; q < 4; q++) {
+        rve_json_begin_object(&j);
+        rve_json_kv_string(&j, "stage", sn[q]);
+        rve_json_kv_number(&j, "voxel_accuracy", sa[q]);
+        rve_json_kv_number(&j, "objective", so[q]);
+        rve_json_end_object(&j);
+    }
+    rve_json_end_array(&j);
+    rve_json_kv_number(&j, "iou_min", rr->iou_min);
+    rve_json_kv_number(&j, "iou_median", rr->iou_median);
+    rve_json_kv_int(&j, "empty_cells", rr->empty_cells);
+    rve_json_kv_int(&j, "iterations", rr->sweeps + rr->polish_sweeps);
+    rve_json_kv_int(&j, "sweeps_eq65", rr->sweeps);
+    rve_json_kv_int(&j, "sweeps_polish", rr->polish_sweeps);
+    rve_json_kv_int(&j, "evaluations", rr->evals);
+    rve_json_kv_int(&j, "gjk_calls", rr->gjk_calls);
+    rve_json_kv_number(&j, "seconds", rr->seconds);
+    rve_json_kv_string(&j, "stopped_by", rr->stopped_by == 0 ? "tolerance" : rr->stopped_by == 1 ? "sweep cap" : "time cap");
+    rve_json_kv_int(&j, "threads", fo->threads);
+    rve_json_end_object(&j);
+    fputc('\n', jout);
+}
+
+/* to != NULL: rve run's fit, whose outputs are fixed (options that would
+ * move or drop them are refused) and whose summary goes to to->json. */
+static int fit_main(int argc, char **argv, const cli_fit_outputs *to)
+{
+    /* messages name `rve run` when it parses its --fit-options */
+    const cli_command *me = to ? &cli_cmd_run : &cli_cmd_fit;
+    fit_args A;
+    int prc = parse_args(argc, argv, to, me, &A);
+    if (prc >= 0)
+        return prc;
+    cli_common cc = A.cc;
+    rve_fit_opts fo = A.fo;
+    const char *out = A.out, *hist = A.hist, *report = A.report;
+    int noreport = A.noreport;
     if (optind != argc - 1)
         return cli_usage_error(me, optind >= argc ? "missing the grain map" : "expected one grain map");
     if (to) {
@@ -490,12 +444,12 @@ static int fit_main(int argc, char **argv, const cli_fit_outputs *to)
             return rc;
         }
     }
-    st = rve_map_read(mapf, have_raw ? RVE_MAP_RAW : RVE_MAP_AUTO, have_raw ? &raw : NULL, &m, &err);
+    st = rve_map_read(mapf, A.have_raw ? RVE_MAP_RAW : RVE_MAP_AUTO, A.have_raw ? &A.raw : NULL, &m, &err);
     if (st != RVE_OK)
         goto fail_early;
-    if (have_vs)
+    if (A.have_vs)
         for (int a = 0; a < 3; a++)
-            m->h[a] = vs[a];
+            m->h[a] = A.vs[a];
 
     rve_progress pb;
     prog_ctx pc = {&pb, fo.max_sweeps, fo.polish, fo.classify > 0 ? 10 : 0};
@@ -514,60 +468,15 @@ static int fit_main(int argc, char **argv, const cli_fit_outputs *to)
         goto fail;
     if (hist && (st = write_history(hist, &r, &err)) != RVE_OK)
         goto fail;
-    if (report && (st = write_report(report, m, &r, &err)) != RVE_OK)
+    if (report && (st = cli_fit_report(report, m, &r, &err)) != RVE_OK)
         goto fail;
     cli_info(&cc, "fit: %d cells, objective %.4f -> %.4f, voxel accuracy %.2f%% -> %.2f%% (Eq. 6.5 stage %.2f%%), "
                   "%d empty, %.1f s",
              r.n, r.obj_init, r.obj_final, 100 * r.acc_init, 100 * r.acc_final, 100 * r.acc_stage1,
              r.empty_cells, r.seconds);
     FILE *jout = to ? to->json : stdout;
-    if (cc.json || jout != stdout) {
-        rve_json j;
-        rve_json_init(&j, jout);
-        rve_json_begin_object(&j);
-        rve_json_kv_string(&j, "map", mapf);
-        rve_json_kv_string(&j, "output", out);
-        rve_json_kv_int(&j, "cells", r.n);
-        rve_json_kv_int(&j, "control_points", r.ncontrol);
-        rve_json_kv_string(&j, "sub", fo.sub == RVE_FIT_SUB_JOHNSON ? "johnson" : "sv");
-        rve_json_kv_number(&j, "objective_initial", r.obj_init);
-        rve_json_kv_number(&j, "objective_eq65_stage", r.obj_stage1);
-        rve_json_kv_number(&j, "objective_final", r.obj_final);
-        rve_json_kv_number(&j, "voxel_accuracy_initial", r.acc_init);
-        rve_json_kv_number(&j, "voxel_accuracy_eq65_stage", r.acc_stage1);
-        rve_json_kv_number(&j, "voxel_accuracy_classify", r.acc_classify);
-        rve_json_kv_int(&j, "classify_epochs", r.classify_epochs);
-        rve_json_kv_int(&j, "hinge_iterations", r.hinge_iters);
-        rve_json_kv_int(&j, "rounds", r.rounds);
-        rve_json_kv_number(&j, "voxel_accuracy_final", r.acc_final);
-        /* per stage: the exact figures of the state returned had the fit stopped there */
-        rve_json_key(&j, "stages");
-        rve_json_begin_array(&j);
-        const char *sn[4] = {"initial", "eq6.5", "classify", "polish"};
-        double sa[4] = {r.acc_init, r.acc_stage1, r.acc_classify, r.acc_polish};
-        double so[4] = {r.obj_init, r.obj_stage1, r.obj_classify, r.obj_polish};
-        for (int q = 0; q < 4; q++) {
-            rve_json_begin_object(&j);
-            rve_json_kv_string(&j, "stage", sn[q]);
-            rve_json_kv_number(&j, "voxel_accuracy", sa[q]);
-            rve_json_kv_number(&j, "objective", so[q]);
-            rve_json_end_object(&j);
-        }
-        rve_json_end_array(&j);
-        rve_json_kv_number(&j, "iou_min", r.iou_min);
-        rve_json_kv_number(&j, "iou_median", r.iou_median);
-        rve_json_kv_int(&j, "empty_cells", r.empty_cells);
-        rve_json_kv_int(&j, "iterations", r.sweeps + r.polish_sweeps);
-        rve_json_kv_int(&j, "sweeps_eq65", r.sweeps);
-        rve_json_kv_int(&j, "sweeps_polish", r.polish_sweeps);
-        rve_json_kv_int(&j, "evaluations", r.evals);
-        rve_json_kv_int(&j, "gjk_calls", r.gjk_calls);
-        rve_json_kv_number(&j, "seconds", r.seconds);
-        rve_json_kv_string(&j, "stopped_by", r.stopped_by == 0 ? "tolerance" : r.stopped_by == 1 ? "sweep cap" : "time cap");
-        rve_json_kv_int(&j, "threads", fo.threads);
-        rve_json_end_object(&j);
-        fputc('\n', jout);
-    }
+    if (cc.json || jout != stdout)
+        print_json(jout, mapf, out, &fo, &r);
     rve_fit_result_free(&r);
     rve_map_free(m);
     free(hpath);
