@@ -340,6 +340,11 @@ typedef struct {
 rve_status rve_map_compare(const rve_map *a, const rve_map *b, rve_cmp_mode mode,
                            rve_map_cmp **out, rve_err *err);
 void rve_map_cmp_free(rve_map_cmp *c);
+/* Renumber the labels present in a or b to 1..N through their sorted union:
+ * the same old label gets the same new label in both maps, so an identity
+ * comparison is unchanged, and per-label tables are sized by the labels
+ * present, not by the largest (ids, orientations, phases kept). */
+rve_status rve_map_renumber_pair(rve_map *a, rve_map *b, rve_err *err);
 
 /* Orientation of grain label l as a unit quaternion in rve's convention
  * (rve/ori.h), whatever the map's descriptor.  RVE_EUSAGE without

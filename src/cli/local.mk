@@ -24,3 +24,13 @@ tests_test_plot_CPPFLAGS = $(AM_CPPFLAGS) $(CAIRO_CFLAGS)
 tests_test_plot_CFLAGS = $(TEST_CFLAGS)
 tests_test_plot_LDADD = $(CORE_LIBS) $(CAIRO_LIBS)
 EXTRA_DIST += tests/pngcheck.py
+
+# Fault injection (issue 18): an LD_PRELOAD shim (tests/faultinject.c) that
+# fails the k-th allocation, write, fsync or rename; tests/test_faultinject.sh
+# sweeps k over representative commands.
+check_LTLIBRARIES = tests/libfaultinject.la
+tests_libfaultinject_la_SOURCES = tests/faultinject.c
+tests_libfaultinject_la_CFLAGS = $(AM_CFLAGS)
+tests_libfaultinject_la_LDFLAGS = -module -shared -avoid-version -rpath /nowhere
+tests_libfaultinject_la_LIBADD = -ldl
+dist_check_SCRIPTS += tests/test_faultinject.sh

@@ -40,7 +40,7 @@ endif
 RVE_DIST_SOURCES += src/dist/contact_internal.h src/dist/contact_poly.c src/dist/contact_cp.c \
 	src/dist/contact_epa.c src/dist/contact_cvi.c src/dist/contact_sq.c
 UNIT_TESTS += tests/test_contact
-tests_test_contact_SOURCES = tests/test_contact.c tests/contact_oracle.c tests/contact_oracle.h
+tests_test_contact_SOURCES = tests/test_contact.c tests/contact_oracle.c tests/contact_oracle.h tests/ph_oracle.h
 tests_test_contact_CFLAGS = $(TEST_CFLAGS)
 tests_test_contact_LDADD = $(TEST_LIBS) $(QHULL_LIBS)
 dist_check_SCRIPTS += tests/test_contact.sh

@@ -8,7 +8,7 @@ UNIT_TESTS += tests/test_pack
 tests_test_pack_SOURCES = tests/test_pack.c
 tests_test_pack_CFLAGS = $(TEST_CFLAGS)
 tests_test_pack_LDADD = $(TEST_LIBS)
-tests_test_pack_SOURCES += tests/pack_oracle.h
+tests_test_pack_SOURCES += tests/pack_oracle.h tests/pack_sq_oracle.h
 
 UNIT_TESTS += tests/test_pack_grains
 tests_test_pack_grains_SOURCES = tests/test_pack_grains.c tests/pack_oracle.h tests/pack_dist_oracle.h

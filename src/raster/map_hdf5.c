@@ -142,9 +142,9 @@ rve_status h5m_read_labels(h5r *r, const char *path, size_t n, uint32_t **out)
     }
     for (size_t i = 0; i < n; i++) {
         if (t[i] > (long long)RVE_MAP_LABEL_MAX) {
+            long long big = t[i]; /* read before t is freed */
             free(t), free(l);
-            return rve_err_set(r->err, RVE_EDATA, r->file, "dataset %s: grain id %lld too large", path,
-                               t[i]);
+            return rve_err_set(r->err, RVE_EDATA, r->file, "dataset %s: grain id %lld too large", path, big);
         }
         l[i] = t[i] > 0 ? (uint32_t)t[i] : 0;
     }
@@ -302,11 +302,19 @@ static rve_status grains_to_map(h5r *r, h5grains *g, rve_map **out)
     if (g->fori && g->nfeat <= nl)
         s = rve_err_set(r->err, RVE_EDATA, r->file, "dataset %s has %zu rows, fewer than the largest grain id %zu + 1",
                         g->fpath, g->nfeat, nl);
+    /* ids far above the voxel count: the per-label tables below are sized
+     * by the grains present (labels renumbered, ids kept; feature tables
+     * are read by id) */
+    if (s == RVE_OK && nl > 2 * nv + 4096 && (g->fphase || g->vphase || g->fori || g->vori)) {
+        s = rve_map_renumber(m, r->err);
+        nl = m->nlabels;
+    }
     if (s == RVE_OK && (g->fphase || g->vphase) && nl) {
         if (!(m->phase = calloc(nl, sizeof *m->phase)))
             s = rve_err_set(r->err, RVE_ENOMEM, r->file, "out of memory");
-        for (size_t l = 1; s == RVE_OK && g->fphase && l <= nl && l < g->nfeat; l++)
-            m->phase[l - 1] = g->fphase[l];
+        for (size_t l = 1; s == RVE_OK && g->fphase && l <= nl; l++)
+            if (rve_map_id(m, (uint32_t)l) < g->nfeat)
+                m->phase[l - 1] = g->fphase[rve_map_id(m, (uint32_t)l)];
         for (size_t v = 0; s == RVE_OK && !g->fphase && v < nv; v++) /* last voxel's phase wins */
             if (m->lab[v])
                 m->phase[m->lab[v] - 1] = g->vphase[v];
@@ -328,7 +336,7 @@ static rve_status grains_to_map(h5r *r, h5grains *g, rve_map **out)
                 mq[0] = 1, mq[1] = mq[2] = mq[3] = 0;
                 continue;
             }
-            s = one_ori(r, &g->fspec, g->fori + (size_t)g->fori_n * l, g->fpath, l, mq);
+            s = one_ori(r, &g->fspec, g->fori + (size_t)g->fori_n * rve_map_id(m, (uint32_t)l), g->fpath, l, mq);
         }
         free(present);
         if (s == RVE_OK && !g->fori)
@@ -646,9 +654,11 @@ static rve_status read_dream3d(h5r *r, const rve_hdf5_opts *o, h5grains *g, int 
 }
 
 /* ---------------------------------------------------------------- reader */
+/* the 8 bytes an HDF5 file starts with */
+static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+
 int rve_map_is_hdf5(const char *path)
 {
-    static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
     unsigned char b[8];
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -658,22 +668,16 @@ int rve_map_is_hdf5(const char *path)
     return ok;
 }
 
-rve_status rve_map_read_hdf5(const char *path, const rve_hdf5_opts *o, rve_map **out, rve_err *err)
+/* The reader proper, from path opened with the file-access list fapl. */
+static rve_status read_hdf5_fapl(const char *path, hid_t fapl, const rve_hdf5_opts *o, rve_map **out,
+                                 rve_err *err)
 {
-    *out = NULL;
-    if (!rve_map_is_hdf5(path)) {
-        FILE *t = fopen(path, "rb");
-        if (!t)
-            return rve_err_set(err, RVE_EIO, path, "cannot open");
-        fclose(t);
-        return rve_err_set(err, RVE_EDATA, path, "not an HDF5 file");
-    }
     /* the HDF5 library prints its error stack by default: not from a library */
     H5E_auto2_t efunc;
     void *edata;
     H5Eget_auto2(H5E_DEFAULT, &efunc, &edata);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    h5r r = {H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), path, err};
+    h5r r = {H5Fopen(path, H5F_ACC_RDONLY, fapl), path, err};
     h5grains g;
     memset(&g, 0, sizeof g);
     g.h[0] = g.h[1] = g.h[2] = 1;
@@ -697,5 +701,36 @@ rve_status rve_map_read_hdf5(const char *path, const rve_hdf5_opts *o, rve_map *
     if (r.f >= 0)
         H5Fclose(r.f);
     H5Eset_auto2(H5E_DEFAULT, efunc, edata);
+    return s;
+}
+
+rve_status rve_map_read_hdf5(const char *path, const rve_hdf5_opts *o, rve_map **out, rve_err *err)
+{
+    *out = NULL;
+    if (!rve_map_is_hdf5(path)) {
+        FILE *t = fopen(path, "rb");
+        if (!t)
+            return rve_err_set(err, RVE_EIO, path, "cannot open");
+        fclose(t);
+        return rve_err_set(err, RVE_EDATA, path, "not an HDF5 file");
+    }
+    return read_hdf5_fapl(path, H5P_DEFAULT, o, out, err);
+}
+
+rve_status rve_map_read_hdf5_mem(const void *buf, size_t n, const char *name, const rve_hdf5_opts *o,
+                                 rve_map **out, rve_err *err)
+{
+    *out = NULL;
+    if (n < 8 || memcmp(buf, sig, 8) != 0)
+        return rve_err_set(err, RVE_EDATA, name, "not an HDF5 file");
+    /* the core driver reads the image in memory; no backing store */
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl < 0 || H5Pset_fapl_core(fapl, 1 << 16, 0) < 0 || H5Pset_file_image(fapl, (void *)buf, n) < 0) {
+        if (fapl >= 0)
+            H5Pclose(fapl);
+        return rve_err_set(err, RVE_ENOMEM, name, "cannot set up an in-memory HDF5 file");
+    }
+    rve_status s = read_hdf5_fapl(name, fapl, o, out, err);
+    H5Pclose(fapl);
     return s;
 }
