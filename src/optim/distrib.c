@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "synth.h"
+
 static const char *prop_names[RVE_PROP_COUNT] = {"diameq", "size", "sphericity", "1-sphericity"};
 
 const char *rve_prop_name(rve_prop p)
@@ -178,14 +180,12 @@ double rve_ks_pvalue(double D, size_t n)
     return q < 0 ? 0 : q > 1 ? 1 : q;
 }
 
-double rve_smooth_cdf_distance(const double *x, size_t n, double h, const rve_distrib *d, int m)
+/* The distance on x sorted in place: no allocation, so the synthesis
+ * objective, evaluated thousands of times, cannot fail half-way. */
+double synth_smooth_cdf_distance_inplace(double *s, size_t n, double h, const rve_distrib *d, int m)
 {
     if (n == 0 || m <= 0)
         return NAN;
-    double *s = malloc(n * sizeof *s);
-    if (!s)
-        return NAN;
-    memcpy(s, x, n * sizeof *s);
     qsort(s, n, sizeof *s, cmp_double);
     double sum = 0;
     size_t lo = 0;
@@ -201,8 +201,20 @@ double rve_smooth_cdf_distance(const double *x, size_t n, double h, const rve_di
         double e = F - u;
         sum += e * e / (u * (1 - u));
     }
-    free(s);
     return sum / m;
+}
+
+double rve_smooth_cdf_distance(const double *x, size_t n, double h, const rve_distrib *d, int m)
+{
+    if (n == 0 || m <= 0)
+        return NAN;
+    double *s = malloc(n * sizeof *s);
+    if (!s)
+        return NAN;
+    memcpy(s, x, n * sizeof *s);
+    double r = synth_smooth_cdf_distance_inplace(s, n, h, d, m);
+    free(s);
+    return r;
 }
 
 /* ------------------------------------------------------------ parsing */

@@ -140,7 +140,7 @@ static double objective(objective_ctx *o, const double *vals)
             continue;
         for (size_t i = 0; i < o->n; i++)
             o->col[i] = vals[RVE_PROP_COUNT * i + p];
-        f += rve_smooth_cdf_distance(o->col, o->n, o->h[p], &o->m->dist[p], 100);
+        f += synth_smooth_cdf_distance_inplace(o->col, o->n, o->h[p], &o->m->dist[p], 100);
     }
     return f;
 }
