@@ -82,6 +82,9 @@ typedef struct {
     size_t short_tiny;                 /* short edges left on cells smaller than threshold^3
                                           (they cannot go without the cell vanishing) */
     size_t cells_removed;              /* small cells merged into one vertex */
+    size_t pieces_removed;             /* periodic box complexes: caps of cells through a box
+                                          face, smaller than a cube of the threshold, merged
+                                          into one point (with their translates) */
     /* polish (vertex moves after the collapses) */
     size_t polish_moves;
     double angle_before, angle_after;  /* smallest face corner or dihedral angle (degrees) */

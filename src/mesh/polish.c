@@ -72,6 +72,10 @@ typedef struct {
     int nvf;
     int star[MAXS];
     int nstar;
+    /* periodic box complexes: the box planes whose vertices have copies on
+     * the opposite planes (frz) and the links to them (see cx.h) */
+    unsigned frz;
+    int *plink;
 } pol;
 
 /* ---------------------------------------------------------------- geometry */
@@ -932,11 +936,6 @@ static int directions(const pol *P, int v, double dir[6][3])
 {
     const rve_cx *c = P->c;
     int nd = 0;
-    /* vertices on the box faces of periodic axes stay put: their copies on
-     * the opposite faces would have to move with them (see reg.c) */
-    for (int a = 0; c->fper && a < 3; a++)
-        if (c->periodic[a] && (P->mask[v] >> (2 * a) & 3u))
-            return 0;
     for (int a = 0; a < 3; a++)
         for (int sg = -1; sg <= 1; sg += 2) {
             double d[3] = {0, 0, 0};
@@ -1011,11 +1010,10 @@ typedef struct {
     long long gain;
 } step_result;
 
-static void try_step(pol *Q, int v, int mode, double m0, const double v0[3], double step,
-                     const double dir[3], step_result *r)
+static void try_pos(pol *Q, int v, int mode, double m0, const double p[3], step_result *r)
 {
     memset(r, 0, sizeof *r);
-    v3_axpy(r->p, v0, step, dir);
+    v3_copy(r->p, p);
     place(Q, r->p);
     if (!inside_domain(Q, Q->p) || !edges_ok(Q) || !faces_ok(Q) || !cells_ok(Q))
         return;
@@ -1029,6 +1027,121 @@ static void try_step(pol *Q, int v, int mode, double m0, const double v0[3], dou
     r->pass = 1;
     /* mode 1 takes only gains (> 0): no need to check the others' convexity */
     r->convex = (mode == 0 || r->gain > 0) && convex_ok(Q);
+}
+
+static void try_step(pol *Q, int v, int mode, double m0, const double v0[3], double step,
+                     const double dir[3], step_result *r)
+{
+    double p[3];
+    v3_axpy(p, v0, step, dir);
+    try_pos(Q, v, mode, m0, p, r);
+}
+
+/* ------------------------------------------------- periodic (mirrored) moves */
+/* The copies of box-face vertex v (v first) across every subset of the
+ * periodic axes whose planes hold it; 0 when one is missing. */
+static int copies_of(const pol *P, int v, int cp[8])
+{
+    int axes[3], na = 0, n = 0;
+    for (int a = 0; a < 3; a++)
+        if (P->mask[v] & P->frz & (3u << (2 * a)))
+            axes[na++] = a;
+    for (unsigned S = 0; S < (1u << na); S++) {
+        int w = v;
+        for (int i = 0; i < na && w >= 0; i++)
+            if (S >> i & 1)
+                w = P->plink[3 * w + axes[i]];
+        if (w < 0)
+            return 0;
+        cp[n++] = w;
+    }
+    return n;
+}
+
+/* The copy of v on the lower planes (the one that moves the group), or -1. */
+static int canonical(const pol *P, int v)
+{
+    for (int a = 0; a < 3 && v >= 0; a++)
+        if ((P->mask[v] & P->frz & (3u << (2 * a))) && P->c->v[3 * v + a] != P->c->dom_lo[a])
+            v = P->plink[3 * v + a];
+    return v;
+}
+
+/* One pattern-search step of the vertex group of v (on the lower box planes)
+ * and its periodic copies: every copy moves by the same step within its box
+ * planes, so the copies stay exact translates (their tangential coordinates
+ * are computed once).  Their cell stars must be disjoint, so that each copy's
+ * checks and voxel gain hold when all move; the group's quality is its
+ * worst copy's, its gain the sum.  Returns 1 if moved, 0 if not, -1 on
+ * allocation failure. */
+static int sweep_group(pol *P, int v, int mode, double step)
+{
+    const rve_cx *c = P->c;
+    int cp[8], n = copies_of(P, v, cp);
+    int stars[8][MAXS], ns[8];
+    double m0 = 2;
+    for (int i = 0; i < n; i++) {
+        if (!setup_vertex(P, cp[i]))
+            return 0;
+        ns[i] = P->nstar;
+        memcpy(stars[i], P->star, (size_t)P->nstar * sizeof(int));
+        for (int j = 0; j < i; j++)
+            for (int a = 0; a < ns[i]; a++)
+                for (int b = 0; b < ns[j]; b++)
+                    if (stars[i][a] == stars[j][b])
+                        return 0;
+        m0 = fmin(m0, local_quality(P, cp[i], 0));
+    }
+    if (n == 0 || (mode == 0 && m0 >= 1))
+        return 0;
+    double dir[6][3], v0[3], pos_i[8][3], best_pos[8][3];
+    int nd = directions(P, v, dir), best = -1;
+    long long best_gain = mode == 0 ? LLONG_MIN : 0;
+    double best_m = m0;
+    v3_copy(v0, c->v + 3 * v);
+    for (int d = 0; d < nd; d++) {
+        double base[3];
+        v3_axpy(base, v0, step, dir[d]);
+        long long gain = 0;
+        double m1 = 2;
+        int pass = 1, convex = 1;
+        for (int i = 0; i < n && pass; i++) {
+            for (int a = 0; a < 3; a++) /* tangential: the same bits; normal: its plane */
+                pos_i[i][a] = (P->mask[cp[i]] & P->frz & (3u << (2 * a))) ? c->v[3 * cp[i] + a] : base[a];
+            step_result r;
+            setup_vertex(P, cp[i]);
+            try_pos(P, cp[i], 1, -1, pos_i[i], &r);
+            if (r.fail)
+                return -1;
+            pass = r.pass;
+            gain += r.gain;
+            m1 = fmin(m1, r.m1);
+            convex = convex && convex_ok(P);
+        }
+        if (!pass || !convex || (mode == 0 ? !(m1 > m0 + 1e-9) : m1 < m0))
+            continue;
+        if (gain > best_gain || (mode == 0 && gain == best_gain && m1 > best_m)) {
+            best_gain = gain;
+            best_m = m1;
+            best = d;
+            memcpy(best_pos, pos_i, sizeof pos_i);
+        }
+    }
+    if (best < 0)
+        return 0;
+    for (int i = 0; i < n; i++) {
+        setup_vertex(P, cp[i]);
+        place(P, best_pos[i]);
+        long long g = 0;
+        if (count_gain(P, &g))
+            return -1;
+        commit(P);
+        P->good += g;
+        for (int j = 0; j < P->nvf; j++)
+            for (int q = c->foff[P->vf[j]]; q < c->foff[P->vf[j] + 1]; q++)
+                P->dirty[c->fv[q]] = 1;
+    }
+    return 1;
 }
 
 /* One pattern-search sweep over the vertices in order.  Mode 0 mends the
@@ -1047,6 +1160,16 @@ static long sweep(pol *P, pol *W, int nw, int mode, double step, size_t *moves)
         if (!P->dirty[v])
             continue;
         P->dirty[v] = 0; /* tried: again only once something around it moves */
+        if (P->frz && (P->mask[v] & P->frz)) { /* a box-face vertex: with its copies */
+            int w = canonical(P, v), res = 0;
+            if (w >= 0 && w != v)
+                P->dirty[w] = 1; /* moved by its lower copy */
+            if (w == v && (res = sweep_group(P, v, mode, step)) < 0)
+                return -1;
+            made += res;
+            *moves += (size_t)res;
+            continue;
+        }
         if (P->vfo[v + 1] == P->vfo[v] || !setup_vertex(P, v))
             continue;
         double dir[6][3];
@@ -1125,6 +1248,11 @@ rve_status rve_cx_polish(rve_cx *c, const rve_map *map, const int *ids, double t
     if (!map)
         return rve_err_set(err, RVE_EUSAGE, NULL, "the polish needs a grain map");
     rve_status st = build_incidence(&P, err);
+    for (int a = 0; c->fper && a < 3; a++)
+        if (c->periodic[a])
+            P.frz |= 3u << (2 * a);
+    if (st == RVE_OK && P.frz && !(P.plink = rve_cx_periodic_links(c, P.mask, NULL, P.frz)))
+        st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
     if (st == RVE_OK) {
         size_t nvox = rve_map_nvox(map);
         P.truth = malloc(nvox * sizeof(int32_t));
@@ -1217,5 +1345,6 @@ out:
     free(P.seen);
     free(P.cand);
     free(P.cnew);
+    free(P.plink);
     return st;
 }

@@ -9,55 +9,15 @@
 
 
 /* ------------------------------------------- periodic (mirrored) collapses */
-static uint64_t xbits_hash(const double x[3])
-{
-    uint64_t b[3], h = 0x243F6A8885A308D3ull;
-    memcpy(b, x, sizeof b);
-    for (int k = 0; k < 3; k++)
-        h = (h ^ b[k]) * 0x9E3779B97F4A7C15ull, h ^= h >> 29;
-    return h;
-}
-
-/* Links between the periodic copies of the frozen vertices (by exact
- * coordinates, once: copies then move together, so the links stay). */
+/* Links between the periodic copies of the frozen vertices (once: copies
+ * then move together, so the links stay). */
 int reg_frozen_links(reg *r)
 {
-    const rve_cx *c = r->c;
-    unsigned frz = reg_frozen_planes(c);
+    unsigned frz = reg_frozen_planes(r->c);
     if (!frz)
         return 0;
-    size_t cap = 16;
-    while (cap < 2 * (size_t)c->nv + 16)
-        cap *= 2;
-    int *tab = calloc(cap, sizeof *tab); /* vertex + 1, 0 empty */
-    r->plink = malloc((3 * (size_t)c->nv + 1) * sizeof *r->plink);
-    if (!tab || !r->plink) {
-        free(tab);
-        return -1;
-    }
-    for (int v = 0; v < c->nv; v++)
-        if (r->valive[v] && (r->mask[v] & frz)) {
-            size_t s = (size_t)xbits_hash(c->v + 3 * v) & (cap - 1);
-            while (tab[s])
-                s = (s + 1) & (cap - 1);
-            tab[s] = v + 1;
-        }
-    for (int v = 0; v < c->nv; v++)
-        for (int ax = 0; ax < 3; ax++) {
-            r->plink[3 * v + ax] = -1;
-            if (!r->valive[v] || !(r->mask[v] & frz & (3u << (2 * ax))))
-                continue;
-            double x[3];
-            v3_copy(x, c->v + 3 * v);
-            x[ax] = x[ax] == c->dom_lo[ax] ? c->dom_hi[ax] : c->dom_lo[ax];
-            for (size_t s = (size_t)xbits_hash(x) & (cap - 1); tab[s]; s = (s + 1) & (cap - 1))
-                if (memcmp(c->v + 3 * (tab[s] - 1), x, sizeof x) == 0) {
-                    r->plink[3 * v + ax] = tab[s] - 1;
-                    break;
-                }
-        }
-    free(tab);
-    return 0;
+    r->plink = rve_cx_periodic_links(r->c, r->mask, r->valive, frz);
+    return r->plink ? 0 : -1;
 }
 
 /* The periodic copy of frozen vertex v across the axes axes[i] for the bits
@@ -151,6 +111,136 @@ int reg_collapse_any(reg *r, int a, int b, int *copies, int *ncopies)
                 res = -2; /* the neighbourhoods are disjoint: cannot happen */
             if (pass == 1 && i > 0 && res == 1)
                 copies[(*ncopies)++] = ca[i];
+        }
+    }
+    r->force = r->allow_frozen = r->dry = 0;
+    return res;
+}
+
+/* ------------------------------------------------ pieces smaller than tiny */
+/* Do two vertex groups share a live face? */
+static int groups_touch(const reg *r, const int *p, int np, const int *q, int nq)
+{
+    for (int i = 0; i < np; i++)
+        for (int k = 0; k < r->vf[p[i]].n; k++) {
+            int f = r->vf[p[i]].a[k];
+            if (r->flen[f] < 3)
+                continue;
+            for (int j = 0; j < nq; j++)
+                if (il_has(&r->vf[q[j]], f))
+                    return 1;
+        }
+    return 0;
+}
+
+/* The distinct live vertices of piece k into vs (at most RVE_REG_MAXSET);
+ * returns their count, -1 when there are more. */
+static int piece_vertices(const reg *r, int k, int *vs)
+{
+    const rve_cx *c = r->c;
+    int n = 0;
+    for (int j = r->coff[k]; j < r->coff[k + 1]; j++) {
+        int f = r->cfac[j];
+        for (int i = 0; i < r->flen[f]; i++) {
+            int v = c->fv[c->foff[f] + i], seen = 0;
+            for (int q = 0; q < n; q++)
+                seen |= vs[q] == v;
+            if (seen)
+                continue;
+            if (n == RVE_REG_MAXSET)
+                return -1;
+            vs[n++] = v;
+        }
+    }
+    return n;
+}
+
+/* Put a vertex of vs[0..n) whose box planes hold those of all the others
+ * first; 0 when none does. */
+static int kept_first(const reg *r, int *vs, int n)
+{
+    unsigned mu = 0;
+    for (int i = 0; i < n; i++)
+        mu |= r->mask[vs[i]];
+    for (int i = 0; i < n; i++)
+        if (r->mask[vs[i]] == mu) {
+            int t = vs[0];
+            vs[0] = vs[i];
+            vs[i] = t;
+            return 1;
+        }
+    return 0;
+}
+
+/* Delete piece k of a periodic box complex (a cap a cell sticks through a
+ * box face with, smaller than a cube of the threshold: every edge of it is
+ * short and no edge collapse keeps it a cell) by merging its vertices into
+ * one point on its box planes; the periodic copies of its box-face vertices
+ * (the polygons its translates share with the other pieces of the grain)
+ * merge into the translates of that point, so the grain's other pieces stay
+ * exact translates across the box.  All merges are checked before any is
+ * done and their neighbourhoods must be disjoint.  Returns 1 if done, 0 if
+ * refused, -1 on memory, -2 when a checked copy failed (cannot happen). */
+int reg_delete_piece(reg *r, int k)
+{
+    const rve_cx *c = r->c;
+    unsigned frz = reg_frozen_planes(c);
+    int grp[8][RVE_REG_MAXSET], ng[8], na = 0, axes[3];
+    int n = piece_vertices(r, k, grp[0]);
+    if (n < 4 || !kept_first(r, grp[0], n))
+        return 0;
+    ng[0] = n;
+    unsigned fa = r->mask[grp[0][0]] & frz;
+    for (int ax = 0; ax < 3; ax++)
+        if (fa >> (2 * ax) & 3u)
+            axes[na++] = ax;
+    for (unsigned S = 1; S < (1u << na); S++) {
+        ng[S] = 0;
+        for (int i = 0; i < n; i++) {
+            int v = grp[0][i], on = 1;
+            for (int j = 0; j < na; j++)
+                if ((S >> j & 1) && !(r->mask[v] >> (2 * axes[j]) & 3u))
+                    on = 0;
+            if (!on)
+                continue;
+            int w = frozen_copy(r, v, axes, S);
+            if (w < 0)
+                return 0;
+            grp[S][ng[S]++] = w;
+        }
+        if (ng[S] == 0 || !kept_first(r, grp[S], ng[S]))
+            return 0;
+        for (unsigned T = 0; T < S; T++)
+            if (groups_touch(r, grp[T], ng[T], grp[S], ng[S]))
+                return 0;
+    }
+    memcpy(r->mset, grp[0], (size_t)n * sizeof(int));
+    r->mk = n;
+    r->dying = k;
+    r->allow_frozen = r->free_frozen = r->dry = 1;
+    int res = reg_try_merge(r);
+    r->free_frozen = 0;
+    double p[3];
+    memcpy(p, r->dry_pos, sizeof p);
+    for (int j = 0; j < na && res == 1; j++)
+        if (p[axes[j]] != c->dom_lo[axes[j]] && p[axes[j]] != c->dom_hi[axes[j]])
+            res = 0;
+    r->force = 1;
+    for (int pass = 0; pass < 2 && res == 1; pass++) {
+        r->dry = pass == 0;
+        for (unsigned S = pass == 0 ? 1 : 0; S < (1u << na) && res == 1; S++) {
+            memcpy(r->fpos, p, sizeof p);
+            for (int j = 0; j < na; j++)
+                if (S >> j & 1) {
+                    int ax = axes[j];
+                    r->fpos[ax] = p[ax] == c->dom_lo[ax] ? c->dom_hi[ax] : c->dom_lo[ax];
+                }
+            memcpy(r->mset, grp[S], (size_t)ng[S] * sizeof(int));
+            r->mk = ng[S];
+            r->dying = S ? -1 : k;
+            res = reg_try_merge(r);
+            if (pass == 1 && res == 0)
+                res = -2;
         }
     }
     r->force = r->allow_frozen = r->dry = 0;
