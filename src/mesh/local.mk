@@ -8,6 +8,7 @@ tests_test_mesh_SOURCES = tests/test_mesh.c
 tests_test_mesh_CFLAGS = $(TEST_CFLAGS)
 tests_test_mesh_LDADD = $(TEST_LIBS)
 dist_check_SCRIPTS += tests/test_mesh.sh tests/test_periodic.sh
+EXTRA_DIST += tests/periodic_oracle.py
 UNIT_TESTS += tests/test_mesh_data
 tests_test_mesh_data_SOURCES = tests/test_mesh_data.c
 tests_test_mesh_data_CFLAGS = $(TEST_CFLAGS)
