@@ -26,4 +26,93 @@ for stem in m r; do
     cat "$T/out"
 done
 
+# ---- the Neper/FEPX flavour (.msh 2.2 with $Periodicity, $NSets, $Fasets):
+# read by gmsh, and its sections by an independent parser
+check "mesh periodic --format fepx" 0 "$RVE" mesh --seeds "$d/seeds.txt" --domain 2,1,1 --periodic --reg \
+    --format msh,fepx -o "$d/f" -q
+check "mesh non-periodic --format fepx" 0 "$RVE" mesh --seeds "$d/seeds.txt" --domain 2,1,1 \
+    --format fepx -o "$d/n.msh" -q
+cat >"$d/fepx.py" <<'PY'
+import sys, numpy as np, gmsh
+path, periodic = sys.argv[1], sys.argv[2] == "1"
+L = np.array([2.0, 1.0, 1.0])
+res = []
+def ok(name, cond):
+    res.append(bool(cond))
+    if not cond:
+        print("FAIL:", name)
+sec = {}
+lines = open(path).read().split("\n")
+i = 0
+while i < len(lines):
+    if lines[i].startswith("$") and not lines[i].startswith("$End"):
+        name = lines[i][1:]
+        j = lines.index("$End" + name, i)
+        sec[name] = lines[i + 1:j]
+        i = j
+    i += 1
+ok("format 2.2", sec["MeshFormat"][0].split()[0] == "2.2")
+X = {int(l.split()[0]): np.array([float(x) for x in l.split()[1:4]]) for l in sec["Nodes"][1:]}
+ok("node count", len(X) == int(sec["Nodes"][0]))
+el = [list(map(int, l.split())) for l in sec["Elements"][1:]]
+tets = [e for e in el if e[1] == 4]
+tris = {e[0]: e for e in el if e[1] == 2}
+ok("element count", len(el) == int(sec["Elements"][0]))
+ok("24 elsets (grain physical tags)", len(set(e[3] for e in tets)) == 24)
+# gmsh reads the file: same tetrahedra
+gmsh.initialize(); gmsh.option.setNumber("General.Terminal", 0)
+gmsh.open(path)
+_, etg, _ = gmsh.model.mesh.getElements(3)
+ok("gmsh reads the tetrahedra", sum(len(x) for x in etg) == len(tets))
+gmsh.finalize()
+P = np.array([[X[n] for n in e[5:9]] for e in tets])
+vol = np.einsum("ij,ij->i", P[:, 1] - P[:, 0], np.cross(P[:, 2] - P[:, 0], P[:, 3] - P[:, 0])) / 6
+ok("volume = box", abs(vol.sum() - L.prod()) < 1e-9)
+# node sets: faces, edges, corners by coordinates
+ns = sec["NSets"]
+k = 1
+sets = {}
+while k < len(ns):
+    name, n = ns[k], int(ns[k + 1]); k += 2
+    ids = []
+    while len(ids) < n:
+        ids += list(map(int, ns[k].split())); k += 1
+    sets[name] = set(ids)
+ok("26 node sets", len(sets) == int(ns[0]) == 26)
+def on(n, a, s):
+    return abs(X[n][a] - s * L[a]) <= 1e-9 * L[a]
+good = 0
+for name, ids in sets.items():
+    cond = [("xyz".index(name[c]), int(name[c + 1])) for c in range(0, len(name), 2)]
+    want = set(n for n in X if all(on(n, a, s) for a, s in cond))
+    good += ids == want and len(ids) > 0
+ok("node sets = nodes on their faces, edges, corners", good == 26)
+# face sets: triangles of each face, on it, listed in $Elements
+fa = sec["Fasets"]
+k = 1; good = 0; nf = 0
+while k < len(fa):
+    name, n = fa[k], int(fa[k + 1]); k += 2
+    a, s = "xyz".index(name[0]), int(name[1])
+    rows = [list(map(int, fa[k + r].split())) for r in range(n)]; k += n
+    good += n > 0 and all(r[0] in tris and tris[r[0]][5:8] == r[1:4] and all(on(q, a, s) for q in r[1:4]) for r in rows)
+    nf += 1
+ok("6 face sets of triangles on their faces", nf == 6 and good == 6)
+if periodic:
+    pr = [list(map(int, l.split())) for l in sec["Periodicity"][1:]]
+    ok("pair count", len(pr) == int(sec["Periodicity"][0]) > 0)
+    exact = all(all(X[s][a] == (X[m][a] + L[a] if sh[a] else X[m][a]) and (not sh[a] or X[m][a] == 0)
+                    for a in range(3)) for s, m, *sh in pr)
+    ok("$Periodicity: node = master + shift L exactly", exact)
+    upper = set(n for n in X if any(X[n][a] == L[a] for a in range(3)))
+    ok("every upper-face node paired once", sorted(p[0] for p in pr) == sorted(upper))
+else:
+    ok("no $Periodicity without periodicity", "Periodicity" not in sec)
+print("fepx: %d passed, %d failed" % (sum(res), len(res) - sum(res)))
+sys.exit(0 if all(res) else 1)
+PY
+check "FEPX .msh of the periodic mesh (gmsh, our parser)" 0 "$PY" "$d/fepx.py" "$d/f-fepx.msh" 1
+cat "$T/out"
+check "FEPX .msh of the non-periodic mesh (gmsh, our parser)" 0 "$PY" "$d/fepx.py" "$d/n.msh" 0
+cat "$T/out"
+
 lib_finish

@@ -213,7 +213,13 @@ typedef enum {
                               the grain's row */
     RVE_SOLVER_VTK,        /* legacy VTK: cell data grain and one field per table column;
                               periodic meshes: point data periodic_master (0-based) */
-    RVE_SOLVER_PAIRS       /* text: node master shift_x shift_y shift_z (1-based nodes) */
+    RVE_SOLVER_PAIRS,      /* text: node master shift_x shift_y shift_z (1-based nodes) */
+    RVE_SOLVER_FEPX        /* Neper/FEPX .msh (gmsh 2.2 with Neper's sections): box-face
+                              triangles (physical 11..16) and tetrahedra (physical = grain
+                              label: FEPX's elsets); $Periodicity (node master shifts) for
+                              periodic meshes; $NSets x0..z1, x0y0.., x0y0z0..; $Fasets
+                              x0..z1; $ElsetOrientations quaternion:passive when the table
+                              has columns q0 q1 q2 q3 */
 } rve_solver_format;
 
 /* Write m for a solver, atomically; gt may be NULL.  RVE_EUSAGE for pairs

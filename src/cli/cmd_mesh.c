@@ -29,7 +29,9 @@ const cli_command cli_cmd_mesh = {
     "                     picks that format when --format is not given)\n"
     "  --format LIST      comma-separated among msh (gmsh 4.1), msh22 (gmsh 2.2),\n"
     "                     inp (Abaqus: C3D4/C3D10, elset per grain, node sets of the\n"
-    "                     domain faces), vtk (legacy, cell data grain); default msh\n"
+    "                     domain faces), vtk (legacy, cell data grain), fepx (Neper/FEPX\n"
+    "                     .msh: $NSets, $Fasets, $Periodicity, $ElsetOrientations; OUT if\n"
+    "                     alone, else STEM-fepx.msh); default msh\n"
     "  --cl L             element size\n"
     "  --max-elements N   refuse before meshing when about more than N tetrahedra\n"
     "                     are expected from the sizes (default 1e7; 0: no cap)\n"
@@ -129,11 +131,25 @@ typedef struct {
     cli_common com;
     rve_mesh_opts o;
     const char *out, *seedfile, *pairs, *in;
-    int reg;
+    int reg, fepx;
     double L[3];
     int per[3];
     unsigned mask;
 } mesh_args;
+
+/* The Neper/FEPX .msh: OUT when it is the only format, else STEM-fepx.msh
+ * (STEM: OUT less a known extension). */
+static char *fepx_path(const char *out, unsigned mask)
+{
+    size_t stem = strlen(out), len = stem + 16;
+    if (stem > 4 && (rve_path_has_ext(out, ".msh") || rve_path_has_ext(out, ".inp") || rve_path_has_ext(out, ".vtk")))
+        stem -= 4;
+    char *p = malloc(len);
+    if (p)
+        snprintf(p, len, mask ? "%.*s-fepx.msh" : rve_path_has_ext(out, ".msh") ? "%.*s.msh" : "%.*s-fepx.msh",
+                 (int)stem, out);
+    return p;
+}
 
 /* The options into A: 0 to go on, -1 done (help), 2 usage error. */
 static int parse(const cli_command *cmd, int argc, char **argv, mesh_args *A)
@@ -206,6 +222,7 @@ static int parse(const cli_command *cmd, int argc, char **argv, mesh_args *A)
             char tmp[256];
             snprintf(tmp, sizeof tmp, "%s", optarg);
             A->mask = 0;
+            A->fepx = 0;
             for (char *tok = strtok(tmp, ","); tok; tok = strtok(NULL, ",")) {
                 if (strcmp(tok, "msh") == 0)
                     A->mask |= 1u << RVE_MESH_MSH41;
@@ -215,10 +232,12 @@ static int parse(const cli_command *cmd, int argc, char **argv, mesh_args *A)
                     A->mask |= 1u << RVE_MESH_INP;
                 else if (strcmp(tok, "vtk") == 0)
                     A->mask |= 1u << RVE_MESH_VTK;
+                else if (strcmp(tok, "fepx") == 0)
+                    A->fepx = 1;
                 else
-                    return cli_usage_error(cmd, "--format: expected msh, msh22, inp or vtk, got '%s'", tok);
+                    return cli_usage_error(cmd, "--format: expected msh, msh22, inp, vtk or fepx, got '%s'", tok);
             }
-            if (!A->mask)
+            if (!A->mask && !A->fepx)
                 return cli_usage_error(cmd, "--format: empty list");
             break;
         }
@@ -252,12 +271,12 @@ static int parse(const cli_command *cmd, int argc, char **argv, mesh_args *A)
         return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
     if (!A->out)
         return cli_usage_error(cmd, "missing the output (-o OUT)");
-    if (!A->mask)
+    if (!A->mask && !A->fepx)
         A->mask = rve_path_has_ext(A->out, ".inp")   ? 1u << RVE_MESH_INP
                : rve_path_has_ext(A->out, ".vtk") ? 1u << RVE_MESH_VTK
                                                : 1u << RVE_MESH_MSH41;
     A->in = A->seedfile ? A->seedfile : argv[optind];
-    if (strcmp(A->out, "-") == 0 && (A->mask & (A->mask - 1)))
+    if (strcmp(A->out, "-") == 0 && ((A->mask & (A->mask - 1)) || (A->mask && A->fepx)))
         return cli_usage_error(cmd, "-o -: standard output takes one format only");
     return 0;
 }
@@ -335,7 +354,18 @@ static int run(int argc, char **argv)
     rve_tess *t = NULL;
     int *ids = NULL;
     rve_mesh *m = NULL;
-    int rc = cli_check_paths(cmd, &A.in, 1, (const char *const *)paths, RVE_MESH_NFORMATS);
+    char *fepx = A.fepx ? fepx_path(A.out, A.mask) : NULL;
+    const char *all[RVE_MESH_NFORMATS + 1];
+    for (int f = 0; f < RVE_MESH_NFORMATS; f++)
+        all[f] = paths[f];
+    all[RVE_MESH_NFORMATS] = fepx;
+    int rc;
+    if (A.fepx && !fepx) {
+        rve_err_set(&err, RVE_ENOMEM, NULL, "out of memory");
+        rc = cli_fail(cmd, &err);
+    } else {
+        rc = cli_check_paths(cmd, &A.in, 1, all, RVE_MESH_NFORMATS + 1);
+    }
     if (rc)
         goto done;
     if ((A.seedfile ? seeds_tess(A.in, A.L, A.per, &t, &err) : rve_tess_read_tess(A.in, &t, &ids, &err)) != RVE_OK) {
@@ -361,12 +391,16 @@ static int run(int argc, char **argv)
         goto done;
     }
     if ((ori && meshcli_ori_write(t, ids, NULL, m, (const char *const *)paths, &err) != RVE_OK) ||
+        (fepx && meshcli_fepx_write(t, ids, NULL, m, fepx, &err) != RVE_OK) ||
         (A.pairs && rve_mesh_write_solver(m, A.pairs, RVE_SOLVER_PAIRS, NULL, &err) != RVE_OK)) {
         rc = cli_fail(cmd, &err);
         goto done;
     }
     report(&A, t, m, &rep, paths, rve_now() - t0);
+    if (fepx)
+        cli_info(&A.com, "rve mesh: wrote %s (Neper/FEPX flavour)", fepx);
 done:
+    free(fepx);
     rve_mesh_free(m);
     rve_tess_free(t);
     free(ids);

@@ -67,6 +67,10 @@ int meshcli_ori_split(const rve_tess *t, const char *const outs[RVE_MESH_NFORMAT
                       const char *mesh_outs[RVE_MESH_NFORMATS]);
 rve_status meshcli_ori_write(const rve_tess *t, const int *ids, const rve_map *map, const rve_mesh *m,
                              const char *const outs[RVE_MESH_NFORMATS], rve_err *err);
+/* The Neper/FEPX .msh of m at path, with $ElsetOrientations when t carries
+ * orientations (RVE_SOLVER_FEPX). */
+rve_status meshcli_fepx_write(const rve_tess *t, const int *ids, const rve_map *map, const rve_mesh *m,
+                              const char *path, rve_err *err);
 
 /* map (may be NULL): the grain map, for the phases of the solver outputs */
 static inline rve_status meshcli_mesh(const rve_tess *t, const int *ids, const rve_map *map,

@@ -4,6 +4,7 @@
 
 #include "mesh/cx.h"
 #include <stdint.h>
+#include <stdio.h>
 #include <rve/mesh.h>
 
 /* Mesh a complex with element size cl (see rve_mesh_tess). */
@@ -32,5 +33,8 @@ int mesh_key_cmp(const void *x, const void *y);
  * for periodic meshes, each node's periodic master (rve_mesh_write and the
  * solver outputs share it). */
 rve_status mesh_write_vtk(const rve_mesh *m, FILE *fp, const rve_grain_table *gt, rve_err *err);
+
+/* The Neper/FEPX flavour of .msh (write_fepx.c; see RVE_SOLVER_FEPX). */
+rve_status mesh_write_fepx(const rve_mesh *m, FILE *fp, const rve_grain_table *gt, rve_err *err);
 
 #endif
