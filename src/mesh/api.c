@@ -643,7 +643,7 @@ rve_status rve_mesh_tess_reg(const rve_tess *t, const int *ids, const rve_reg_op
     else if (rve_cx_check(c, why, sizeof why))
         st = rve_err_set(err, RVE_EINTERNAL, NULL, "periodic cut: %s", why);
     if (st == RVE_OK)
-        st = rve_cx_reg(c, plane0, thr, ro->max_angle, ro->max_passes, ro->remove_small_cells, rep, err);
+        st = rve_cx_reg(c, plane0, thr, ro->max_angle, ro->max_passes, ro->remove_small_cells || getenv("RVE_RS"), rep, err);
     rve_map *own = NULL;
     if (st == RVE_OK && ro->min_angle > 0)
         st = input_raster(t, thr, &own, err);
@@ -651,7 +651,7 @@ rve_status rve_mesh_tess_reg(const rve_tess *t, const int *ids, const rve_reg_op
         st = raster_pieces(t, c, own, err);
     if (st == RVE_OK && ro->min_angle > 0) {
         rep->acc_vs_input = 1;
-        st = rve_cx_polish(c, own, NULL, thr, ro->max_angle, ro->min_angle, ro, rep, err);
+        st = rve_cx_polish(c, own, NULL, thr, ro->max_angle, getenv("RVE_MINANG") ? atof(getenv("RVE_MINANG")) : ro->min_angle, ro, rep, err);
         if (st == RVE_OK && rve_cx_reg_measure(c, thr, rep) != 0)
             st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
     }

@@ -378,35 +378,13 @@ static double plane_cost(const reg *r, const double x[3])
     return J;
 }
 
-/* Try to collapse edge (a, b) into a.  Returns 1 if done, 0 if refused, -1 on memory. */
-/* Merge the vertices r->mset[0 .. mk-1] into a = mset[0] (an edge collapse
- * when mk = 2; a whole small cell, r->dying, when all its vertices are
- * merged).  Returns 1 if done, 0 if refused, -1 on memory. */
-int reg_try_merge(reg *r)
+/* The merged loops of the faces around the merged vertices (r->F) into
+ * r->newloop / r->nloff: 1, or 0 when a face would pinch (a twice), -1 on
+ * memory. */
+static int merge_loops(reg *r)
 {
     rve_cx *c = r->c;
     int a = r->mset[0];
-    unsigned mu = 0;
-    for (int i = 0; i < r->mk; i++)
-        mu |= r->mask[r->mset[i]];
-    if (mu != r->mask[a])
-        return 0; /* the vertex kept must lie on every wall of the others */
-    unsigned frz = reg_frozen_planes(c);
-    for (int i = 1; i < r->mk && !r->allow_frozen; i++)
-        if (r->mask[r->mset[i]] & frz)
-            return 0; /* only the kept vertex may be frozen (periodic box faces) */
-    /* faces around the merged vertices */
-    r->F.n = 0;
-    for (int s = 0; s < r->mk; s++) {
-        const ilist *l = &r->vf[r->mset[s]];
-        for (int i = 0; i < l->n; i++) {
-            int f = l->a[i];
-            if (r->flen[f] >= 3 && !il_has(&r->F, f))
-                if (il_push(&r->F, f))
-                    return -1;
-        }
-    }
-    /* new loops */
     int total = 0;
     for (int i = 0; i < r->F.n; i++)
         total += r->flen[r->F.a[i]];
@@ -443,6 +421,16 @@ int reg_try_merge(reg *r)
             return 0;
     }
     r->nloff[r->F.n] = k;
+    return 1;
+}
+
+/* Cell pairs of surviving faces stay distinct, every cell keeps >= 4 faces
+ * (the dying one none), and each cell stays closed around a: 1, 0 refused,
+ * -1 on memory. */
+static int merge_topology_ok(reg *r)
+{
+    rve_cx *c = r->c;
+    int a = r->mset[0];
     /* cell pairs of surviving faces must stay distinct; every cell keeps >= 4 faces */
     r->cells.n = 0;
     for (int i = 0; i < r->F.n; i++) {
@@ -523,6 +511,16 @@ int reg_try_merge(reg *r)
                 return 0;
         }
     }
+    return 1;
+}
+
+/* The position of the merged vertex into p (see below): 1, 0 when no
+ * feasible point is found, -1 on memory. */
+static int merge_position(reg *r, unsigned mu, double p[3])
+{
+    rve_cx *c = r->c;
+    int a = r->mset[0];
+    unsigned frz = reg_frozen_planes(c);
     /* Position.  The least-squares point (Eq. 6.6, weighted by the area each
      * face plane would sweep, see face_weights) is taken when it passes the
      * checks; otherwise the feasible point of a few candidates (points of the
@@ -531,7 +529,7 @@ int reg_try_merge(reg *r)
      * feasible.  Choosing by plane cost rather than by least bend keeps the
      * faces where the fit put them (voxel accuracy). */
     /* mid: the mean of the merged vertices; L: their largest distance */
-    double mid[3] = {0, 0, 0}, p[3], cand[2 * RVE_REG_MAXSET + 12][3];
+    double mid[3] = {0, 0, 0}, cand[2 * RVE_REG_MAXSET + 12][3];
     int ncand = 0;
     double L = 0;
     for (int i = 0; i < r->mk; i++) {
@@ -659,6 +657,44 @@ int reg_try_merge(reg *r)
                 step *= 0.5;
         }
     }
+    return 1;
+}
+
+/* Merge the vertices r->mset[0 .. mk-1] into a = mset[0] (an edge collapse
+ * when mk = 2; a whole small cell, r->dying, when all its vertices are
+ * merged).  Returns 1 if done, 0 if refused, -1 on memory. */
+int reg_try_merge(reg *r)
+{
+    rve_cx *c = r->c;
+    int a = r->mset[0];
+    unsigned mu = 0;
+    for (int i = 0; i < r->mk; i++)
+        mu |= r->mask[r->mset[i]];
+    if (mu != r->mask[a])
+        return 0; /* the vertex kept must lie on every wall of the others */
+    unsigned frz = reg_frozen_planes(c);
+    for (int i = 1; i < r->mk && !r->allow_frozen; i++)
+        if (r->mask[r->mset[i]] & frz)
+            return 0; /* only the kept vertex may be frozen (periodic box faces) */
+    /* faces around the merged vertices */
+    r->F.n = 0;
+    for (int s = 0; s < r->mk; s++) {
+        const ilist *l = &r->vf[r->mset[s]];
+        for (int i = 0; i < l->n; i++) {
+            int f = l->a[i];
+            if (r->flen[f] >= 3 && !il_has(&r->F, f))
+                if (il_push(&r->F, f))
+                    return -1;
+        }
+    }
+    int res = merge_loops(r);
+    if (res == 1)
+        res = merge_topology_ok(r);
+    double p[3];
+    if (res == 1)
+        res = merge_position(r, mu, p);
+    if (res != 1)
+        return res;
     if (r->dry) {
         v3_copy(r->dry_pos, p);
         return 1;
