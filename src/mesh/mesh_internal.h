@@ -34,6 +34,11 @@ int mesh_key_cmp(const void *x, const void *y);
  * solver outputs share it). */
 rve_status mesh_write_vtk(const rve_mesh *m, FILE *fp, const rve_grain_table *gt, rve_err *err);
 
+/* A tessellation (both levels) from a regularised complex c, one cell per
+ * complex cell; seeds, box, periodicity and cell data from t0 (cx_tess.c). */
+rve_status mesh_cx_to_tess(const rve_cx *c, const rve_tess *t0, const double *plane0, rve_tess **out,
+                           rve_err *err);
+
 /* The Neper/FEPX flavour of .msh (write_fepx.c; see RVE_SOLVER_FEPX). */
 rve_status mesh_write_fepx(const rve_mesh *m, FILE *fp, const rve_grain_table *gt, rve_err *err);
 
