@@ -26,6 +26,18 @@ for stem in m r; do
     cat "$T/out"
 done
 
+# ---- end to end (issue 16): rve gen --periodic, rve reg, rve mesh of the
+# regularised pieces: still exactly periodic, read back by the same oracles
+check "gen periodic" 0 "$RVE" gen -n 40 --domain 1,1,1 --periodic --morpho gg -o "$d/g.tess" -q
+check "reg periodic" 0 "$RVE" reg "$d/g.tess" -o "$d/gr.tess" -q --json
+ok "reg periodic: short edges reported" 'grep -q "short_edges_after" "$T/out"'
+check "reg periodic --map refused" 2 "$RVE" reg "$d/g.tess" -o "$d/x.tess" --map "$d/g.tess" -q
+ok "refused reg wrote nothing" '[ ! -e "$d/x.tess" ]'
+check "mesh of the regularised periodic tessellation" 0 "$RVE" mesh "$d/gr.tess" --format msh,inp,vtk \
+    --pairs "$d/e-pairs.txt" -o "$d/e" -q
+check "python oracles on the end-to-end mesh" 0 "$PY" "$SRC/tests/periodic_oracle.py" "$d/e" 1,1,1 40
+cat "$T/out"
+
 # ---- the Neper/FEPX flavour (.msh 2.2 with $Periodicity, $NSets, $Fasets):
 # read by gmsh, and its sections by an independent parser
 check "mesh periodic --format fepx" 0 "$RVE" mesh --seeds "$d/seeds.txt" --domain 2,1,1 --periodic --reg \

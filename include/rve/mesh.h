@@ -99,6 +99,19 @@ typedef struct {
 rve_status rve_reg(const rve_tess *t, const rve_reg_opts *o, rve_tess **out,
                    rve_reg_report *rep, rve_err *err);
 
+/* Regularise a periodic tessellation: its cells are cut at the box faces
+ * into pieces (each translated into the box), which are regularised with
+ * every periodic copy of a box-face edge collapsing together and box-face
+ * vertices moving only within their faces together with their copies, so
+ * that opposite box faces stay exact translates.  *out is the regularised
+ * complex as a non-periodic tessellation of the pieces (cell k of *out is a
+ * piece of grain (*out_ids)[k]: ids[cell] of its cell, or cell + 1; pieces of
+ * one grain share the id); rve_mesh_tess meshes such a tessellation
+ * periodically (rve_mesh_tess: periodic box complexes).  *out_ids is
+ * malloc'd. */
+rve_status rve_reg_periodic(const rve_tess *t, const int *ids, const rve_reg_opts *o, rve_tess **out,
+                            int **out_ids, rve_reg_report *rep, rve_err *err);
+
 /* Label every voxel centre of map (its grid is used, lab overwritten) with
  * the cell containing it geometrically: faces are the fans around their face
  * points, so regularised (non-planar) cells are rasterised as they are meshed.

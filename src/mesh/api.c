@@ -111,7 +111,7 @@ int mesh_key_cmp(const void *x, const void *y)
 /* Without a grain map, the polish keeps to the input tessellation: its
  * raster at half the threshold (at most 2^23 voxels), by power
  * distance, or by geometry when the input was regularised already. */
-static rve_status input_raster(const rve_tess *t, double thr, rve_map **out, rve_err *err)
+rve_status mesh_input_raster(const rve_tess *t, double thr, rve_map **out, rve_err *err)
 {
     double h = thr / 2, ext[3];
     for (int a = 0; a < 3; a++)
@@ -195,7 +195,7 @@ rve_status rve_reg(const rve_tess *t, const rve_reg_opts *o, rve_tess **out, rve
     st = rve_cx_reg(c, plane0, thr, o->max_angle, o->max_passes, o->remove_small_cells, rep, err);
     rve_map *own = NULL;
     if (st == RVE_OK && o->min_angle > 0 && !o->map)
-        st = input_raster(t, thr, &own, err);
+        st = mesh_input_raster(t, thr, &own, err);
     if (st == RVE_OK && (o->min_angle > 0 || o->map)) {
         rep->acc_vs_input = own != NULL;
         st = rve_cx_polish(c, o->map ? o->map : own, o->map ? o->ids : NULL, thr, o->max_angle,
@@ -239,6 +239,11 @@ rve_status rve_mesh_tess(const rve_tess *t, const int *ids, const rve_mesh_opts 
     if (ids && !has_periodic(t))
         for (int k = 0; k < t->n; k++)
             c->cid[k] = ids[k];
+    /* pieces of a periodic box complex (rve_reg_periodic's output): periodic again */
+    if (!has_periodic(t) && mesh_cx_detect_periodic(c) < 0) {
+        rve_cx_free(c);
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    }
     char why[256];
     if (rve_cx_check(c, why, sizeof why)) {
         rve_cx_free(c);
@@ -251,60 +256,6 @@ rve_status rve_mesh_tess(const rve_tess *t, const int *ids, const rve_mesh_opts 
 
 /* Initial face planes of a complex whose faces are planar (normal out of
  * fc[2f], through the face point): what rve_cx_reg bends faces against. */
-static double *cx_planes(const rve_cx *c)
-{
-    double *pl = malloc((size_t)(4 * c->nf + 1) * sizeof(double));
-    for (int f = 0; pl && f < c->nf; f++) {
-        double n[3];
-        rve_cx_face_normal(c, f, n);
-        v3_normalize(n);
-        v3_copy(pl + 4 * f, n);
-        pl[4 * f + 3] = v3_dot(n, c->fpt + 3 * f);
-    }
-    return pl;
-}
-
-/* Relabel a raster of the periodic tessellation (label k + 1: cell k) by
- * the pieces of the box complex (label i + 1: piece i): the voxel centre x
- * is in the piece of cell k whose lattice box g puts x + g L nearest to the
- * seed (the raster took the nearest image). */
-static rve_status raster_pieces(const rve_tess *t, const rve_cx *c, rve_map *m, rve_err *err)
-{
-    int *first = malloc(((size_t)t->n + 2) * sizeof *first);
-    if (!first)
-        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-    for (int k = 0; k <= t->n; k++)
-        first[k] = -1;
-    for (int i = c->nc - 1; i >= 0; i--) /* pieces of a cell are consecutive */
-        first[c->ccell[i]] = i;
-    for (int k = 0; k < m->nz; k++)
-        for (int j = 0; j < m->ny; j++)
-            for (int i = 0; i < m->nx; i++) {
-                size_t idx = rve_map_index(m, i, j, k);
-                uint32_t lab = m->lab[idx];
-                if (lab == 0 || lab > (uint32_t)t->n || first[lab - 1] < 0) {
-                    m->lab[idx] = 0;
-                    continue;
-                }
-                int cell = (int)lab - 1, g[3], piece = first[cell];
-                double x[3];
-                rve_map_voxel_centre(m, i, j, k, x);
-                for (int a = 0; a < 3; a++) {
-                    double L = t->hi[a] - t->lo[a];
-                    g[a] = t->periodic[a] ? (int)lround((t->seeds[4 * cell + a] - x[a]) / L) : 0;
-                }
-                for (int p = first[cell]; p < c->nc && c->ccell[p] == cell; p++)
-                    if (c->cshift[3 * p] == g[0] && c->cshift[3 * p + 1] == g[1] && c->cshift[3 * p + 2] == g[2])
-                        piece = p;
-                m->lab[idx] = (uint32_t)piece + 1;
-            }
-    free(first);
-    free(m->ids); /* labels are piece numbers now */
-    m->ids = NULL;
-    rve_map_update_nlabels(m);
-    return RVE_OK;
-}
-
 rve_status rve_mesh_tess_reg(const rve_tess *t, const int *ids, const rve_reg_opts *ro,
                              rve_reg_report *rep, const rve_mesh_opts *o,
                              const char *const outputs[RVE_MESH_NFORMATS], rve_mesh **out, rve_err *err)
@@ -332,55 +283,20 @@ rve_status rve_mesh_tess_reg(const rve_tess *t, const int *ids, const rve_reg_op
         rve_tess_free(r);
         return st;
     }
-    if (!(ro->max_angle > 0 && ro->max_angle < 90) || ro->max_passes < 1 ||
-        !(ro->min_angle >= 0 && ro->min_angle < 60))
-        return rve_err_set(err, RVE_EUSAGE, NULL, "invalid regularisation options");
-    if (ro->map)
-        return rve_err_set(err, RVE_EUSAGE, NULL,
-                           "a grain map is not supported with periodic tessellations (the polish "
-                           "keeps to the input instead)");
-    int nonempty = t->n - t->nempty;
-    if (nonempty < 1)
-        return rve_err_set(err, RVE_EDATA, NULL, "the tessellation has no cell");
-    double vol = 1;
-    for (int a = 0; a < 3; a++)
-        vol *= t->hi[a] - t->lo[a];
-    double thr = ro->length > 0 ? ro->length : ro->rsel * 0.25 * cbrt(vol / nonempty);
-    double cl = o->cl > 0 ? o->cl : o->rcl * 0.5 * cbrt(vol / nonempty);
-    if (!(thr > 0) || !isfinite(thr))
-        return rve_err_set(err, RVE_EUSAGE, NULL, "the edge length threshold must be positive");
-    /* pieces labelled by cell index + 1 (the input raster's labels) until meshing */
     rve_cx *c = NULL;
-    rve_status st = rve_cx_from_periodic(t, NULL, &c, err);
-    if (st != RVE_OK)
-        return st;
-    double *plane0 = cx_planes(c);
-    char why[256];
-    if (!plane0)
-        st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-    else if (rve_cx_check(c, why, sizeof why))
-        st = rve_err_set(err, RVE_EINTERNAL, NULL, "periodic cut: %s", why);
-    if (st == RVE_OK)
-        st = rve_cx_reg(c, plane0, thr, ro->max_angle, ro->max_passes, ro->remove_small_cells || getenv("RVE_RS"), rep, err);
-    rve_map *own = NULL;
-    if (st == RVE_OK && ro->min_angle > 0)
-        st = input_raster(t, thr, &own, err);
-    if (st == RVE_OK && ro->min_angle > 0)
-        st = raster_pieces(t, c, own, err);
-    if (st == RVE_OK && ro->min_angle > 0) {
-        rep->acc_vs_input = 1;
-        st = rve_cx_polish(c, own, NULL, thr, ro->max_angle, getenv("RVE_MINANG") ? atof(getenv("RVE_MINANG")) : ro->min_angle, ro, rep, err);
-        if (st == RVE_OK && rve_cx_reg_measure(c, thr, rep) != 0)
-            st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-    }
-    rve_map_free(own);
-    if (st == RVE_OK && rve_cx_check(c, why, sizeof why))
-        st = rve_err_set(err, RVE_EINTERNAL, NULL, "regularisation broke the topology: %s", why);
+    double *plane0 = NULL;
+    rve_status st = mesh_reg_box_complex(t, ro, rep, &c, &plane0, err);
     if (st == RVE_OK && ids)
         for (int k = 0; k < c->nc; k++)
             c->cid[k] = ids[c->cid[k] - 1];
-    if (st == RVE_OK)
+    if (st == RVE_OK) {
+        int nonempty = t->n - t->nempty;
+        double vol = 1;
+        for (int a = 0; a < 3; a++)
+            vol *= t->hi[a] - t->lo[a];
+        double cl = o->cl > 0 ? o->cl : o->rcl * 0.5 * cbrt(vol / nonempty);
         st = rve_cx_mesh(c, o, cl, outputs, out, err);
+    }
     free(plane0);
     rve_cx_free(c);
     return st;
