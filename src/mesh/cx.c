@@ -171,7 +171,7 @@ int rve_cx_check(const rve_cx *c, char *why, size_t n)
     return bad;
 }
 
-static uint64_t xbits_hash(const double x[3])
+uint64_t rve_cx_xyz_hash(const double x[3])
 {
     uint64_t b[3], h = 0x243F6A8885A308D3ull;
     memcpy(b, x, sizeof b);
@@ -194,7 +194,7 @@ int *rve_cx_periodic_links(const rve_cx *c, const unsigned *mask, const int *ali
     }
     for (int v = 0; v < c->nv; v++)
         if ((!alive || alive[v]) && (mask[v] & planes)) {
-            size_t s = (size_t)xbits_hash(c->v + 3 * v) & (cap - 1);
+            size_t s = (size_t)rve_cx_xyz_hash(c->v + 3 * v) & (cap - 1);
             while (tab[s])
                 s = (s + 1) & (cap - 1);
             tab[s] = v + 1;
@@ -207,7 +207,7 @@ int *rve_cx_periodic_links(const rve_cx *c, const unsigned *mask, const int *ali
             double x[3];
             memcpy(x, c->v + 3 * v, sizeof x);
             x[ax] = x[ax] == c->dom_lo[ax] ? c->dom_hi[ax] : c->dom_lo[ax];
-            for (size_t s = (size_t)xbits_hash(x) & (cap - 1); tab[s]; s = (s + 1) & (cap - 1))
+            for (size_t s = (size_t)rve_cx_xyz_hash(x) & (cap - 1); tab[s]; s = (s + 1) & (cap - 1))
                 if (memcmp(c->v + 3 * (tab[s] - 1), x, sizeof x) == 0) {
                     link[3 * v + ax] = tab[s] - 1;
                     break;

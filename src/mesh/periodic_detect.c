@@ -16,15 +16,6 @@ int mesh_int_cmp(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
-static uint64_t point_hash(const double x[3])
-{
-    uint64_t b[3], h = 0x9E3779B97F4A7C15ull;
-    memcpy(b, x, sizeof b);
-    for (int k = 0; k < 3; k++)
-        h = (h ^ b[k]) * 0xBF58476D1CE4E5B9ull, h ^= h >> 31;
-    return h;
-}
-
 /* Vertex i of face f with coordinate a set to the lower box plane. */
 static void lowered(const rve_cx *c, int f, int i, int a, double x[3])
 {
@@ -39,7 +30,7 @@ static uint64_t face_key(const rve_cx *c, int f, int a)
     for (int i = 0; i < c->foff[f + 1] - c->foff[f]; i++) {
         double x[3];
         lowered(c, f, i, a, x);
-        k += point_hash(x);
+        k += rve_cx_xyz_hash(x);
     }
     return k;
 }

@@ -206,9 +206,7 @@ static rve_status remove_tiny(reg *r, heap *q, int remove_small, rve_reg_report 
             if (res == -2)
                 st = rve_err_set(err, RVE_EINTERNAL, NULL,
                                  "regularisation: a periodic copy of a piece deletion failed after the others");
-            rep->pieces_removed += res > 0;
-            if (res > 0 && push_all(r, q))
-                res = -1;
+            rep->pieces_removed += res > 0; /* edges pushed after all deletions */
         } else {
             res = reg_try_delete_cell(r, k, &kept);
             if (res > 0 && push_vertex_edges(r, q, kept))
@@ -407,10 +405,10 @@ rve_status rve_cx_reg(rve_cx *c, double *plane0, double threshold, double max_an
      * they are removed, and removing cells leaves new short edges. */
     int rounds = remove_small || c->fper ? 2 : 1;
     for (int round = 0; round < rounds && st == RVE_OK; round++) {
-        if (push_all(&r, &q))
-            st = NOMEM(err);
-        if (st == RVE_OK && (remove_small || c->fper))
+        if (remove_small || c->fper)
             st = remove_tiny(&r, &q, remove_small, rep, err);
+        if (st == RVE_OK && push_all(&r, &q))
+            st = NOMEM(err);
         if (st == RVE_OK)
             st = collapse_passes(&r, &q, max_passes, rep, err);
     }
