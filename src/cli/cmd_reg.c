@@ -137,6 +137,46 @@ static rve_status geo_accuracy(const rve_tess *t, const int *ids, const rve_map 
     return st;
 }
 
+/* The summary on stderr, and the JSON one on stdout. */
+static void report(const cli_common *com, const rve_reg_opts *o, const rve_tess *t, const rve_tess *r,
+                   const int *ids, const rve_reg_report *rp, const char *in, const char *out,
+                   const char *mpath, double acc0, double acc1, double secs)
+{
+    int periodic = t->periodic[0] || t->periodic[1] || t->periodic[2];
+    const rve_reg_report rep = *rp;
+    cli_info(com, "rve reg: %s: %d cells, %zu edges removed in %.3f s -> %s", in, t->n - t->nempty,
+             rep.removed, secs, out);
+    meshcli_print_reg(com, &rep);
+    if (periodic)
+        cli_info(com, "  periodic: %d pieces of cells cut at the box faces (%zu caps merged into points), "
+                       "opposite box faces exact translates", r->n, rep.pieces_removed);
+    else
+        meshcli_print_removed(com, t, r, ids);
+    if (mpath)
+        cli_info(com, "  voxel accuracy against %s: %.2f %% -> %.2f %% (%+.2f points)", mpath,
+                 100 * acc0, 100 * acc1, 100 * (acc1 - acc0));
+    if (rep.short_after)
+        cli_info(com, "rve reg: %zu short edge%s could not be removed without bending a face by more "
+                       "than %g deg or inverting a cell",
+                 rep.short_after, rep.short_after > 1 ? "s" : "", o->max_angle);
+    if (com->json) {
+        rve_json j;
+        rve_json_init(&j, stdout);
+        rve_json_begin_object(&j);
+        rve_json_kv_string(&j, "input", in);
+        rve_json_kv_string(&j, "output", out);
+        rve_json_kv_int(&j, "cells", t->n - t->nempty);
+        meshcli_json_reg(&j, &rep);
+        if (mpath) {
+            rve_json_kv_number(&j, "accuracy_before", acc0);
+            rve_json_kv_number(&j, "accuracy_after", acc1);
+        }
+        rve_json_kv_number(&j, "seconds", secs);
+        rve_json_end_object(&j);
+        fputc('\n', stdout);
+    }
+}
+
 static int run(int argc, char **argv)
 {
     const cli_command *cmd = &cli_cmd_reg;
@@ -270,37 +310,7 @@ static int run(int argc, char **argv)
         free(ids);
         return cli_fail(cmd, &err);
     }
-    cli_info(&com, "rve reg: %s: %d cells, %zu edges removed in %.3f s -> %s", in, t->n - t->nempty,
-             rep.removed, secs, out);
-    meshcli_print_reg(&com, &rep);
-    if (periodic)
-        cli_info(&com, "  periodic: %d pieces of cells cut at the box faces (%zu caps merged into points), "
-                       "opposite box faces exact translates", r->n, rep.pieces_removed);
-    else
-        meshcli_print_removed(&com, t, r, ids);
-    if (mpath)
-        cli_info(&com, "  voxel accuracy against %s: %.2f %% -> %.2f %% (%+.2f points)", mpath,
-                 100 * acc0, 100 * acc1, 100 * (acc1 - acc0));
-    if (rep.short_after)
-        cli_info(&com, "rve reg: %zu short edge%s could not be removed without bending a face by more "
-                       "than %g deg or inverting a cell",
-                 rep.short_after, rep.short_after > 1 ? "s" : "", o.max_angle);
-    if (com.json) {
-        rve_json j;
-        rve_json_init(&j, stdout);
-        rve_json_begin_object(&j);
-        rve_json_kv_string(&j, "input", in);
-        rve_json_kv_string(&j, "output", out);
-        rve_json_kv_int(&j, "cells", t->n - t->nempty);
-        meshcli_json_reg(&j, &rep);
-        if (mpath) {
-            rve_json_kv_number(&j, "accuracy_before", acc0);
-            rve_json_kv_number(&j, "accuracy_after", acc1);
-        }
-        rve_json_kv_number(&j, "seconds", secs);
-        rve_json_end_object(&j);
-        fputc('\n', stdout);
-    }
+    report(&com, &o, t, r, ids, &rep, in, out, mpath, acc0, acc1, secs);
     rve_tess_free(t);
     rve_tess_free(r);
     free(ids);
