@@ -154,6 +154,20 @@ rve_status mesh_input_raster(const rve_tess *t, double thr, rve_map **out, rve_e
     return RVE_OK;
 }
 
+rve_status mesh_reg_threshold(const rve_tess *t, const rve_reg_opts *o, double *thr, rve_err *err)
+{
+    int nonempty = t->n - t->nempty;
+    if (nonempty < 1)
+        return rve_err_set(err, RVE_EDATA, NULL, "the tessellation has no cell");
+    double vol = 1;
+    for (int a = 0; a < 3; a++)
+        vol *= t->hi[a] - t->lo[a];
+    *thr = o->length > 0 ? o->length : o->rsel * 0.25 * cbrt(vol / nonempty);
+    if (!(*thr > 0) || !isfinite(*thr))
+        return rve_err_set(err, RVE_EUSAGE, NULL, "the edge length threshold must be positive");
+    return RVE_OK;
+}
+
 rve_status rve_reg(const rve_tess *t, const rve_reg_opts *o, rve_tess **out, rve_reg_report *rep,
                    rve_err *err)
 {
@@ -172,15 +186,10 @@ rve_status rve_reg(const rve_tess *t, const rve_reg_opts *o, rve_tess **out, rve
         return rve_err_set(err, RVE_EUSAGE, NULL, "at least one pass is needed");
     if (!(o->min_angle >= 0 && o->min_angle < 60))
         return rve_err_set(err, RVE_EUSAGE, NULL, "the minimum angle must be in [0, 60) degrees");
-    int nonempty = t->n - t->nempty;
-    if (nonempty < 1)
-        return rve_err_set(err, RVE_EDATA, NULL, "the tessellation has no cell");
-    double vol = 1;
-    for (int a = 0; a < 3; a++)
-        vol *= t->hi[a] - t->lo[a];
-    double thr = o->length > 0 ? o->length : o->rsel * 0.25 * cbrt(vol / nonempty);
-    if (!(thr > 0) || !isfinite(thr))
-        return rve_err_set(err, RVE_EUSAGE, NULL, "the edge length threshold must be positive");
+    double thr;
+    rve_status ts = mesh_reg_threshold(t, o, &thr, err);
+    if (ts != RVE_OK)
+        return ts;
     rve_cx *c;
     double *plane0;
     rve_status st = rve_cx_from_tess(t, &c, &plane0, err);

@@ -42,6 +42,9 @@ rve_status mesh_cx_to_tess(const rve_cx *c, const rve_tess *t0, const double *pl
 /* The polish's reference without a grain map: a raster of t at half the
  * threshold (api.c). */
 rve_status mesh_input_raster(const rve_tess *t, double thr, rve_map **out, rve_err *err);
+/* The short-edge threshold of o for t (--length, or rsel times a quarter of
+ * the mean cell size); RVE_EDATA without cells (api.c). */
+rve_status mesh_reg_threshold(const rve_tess *t, const rve_reg_opts *o, double *thr, rve_err *err);
 /* The regularised box complex of periodic t (pieces labelled by cell + 1)
  * and its initial face planes (reg_box.c). */
 rve_status mesh_reg_box_complex(const rve_tess *t, const rve_reg_opts *ro, rve_reg_report *rep,

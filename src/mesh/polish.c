@@ -181,6 +181,23 @@ static void try_step(pol *Q, int v, int mode, double m0, const double v0[3], dou
     try_pos(Q, v, mode, m0, p, r);
 }
 
+/* Move the vertex set up in P to p for good: the voxels it changes, its
+ * face points, and its neighbours are tried again.  -1 on allocation failure. */
+static int move_to(pol *P, const double p[3])
+{
+    const rve_cx *c = P->c;
+    pol_place(P, p);
+    long long g = 0;
+    if (pol_count_gain(P, &g))
+        return -1;
+    pol_commit(P);
+    P->good += g;
+    for (int j = 0; j < P->nvf; j++)
+        for (int i = c->foff[P->vf[j]]; i < c->foff[P->vf[j] + 1]; i++)
+            P->dirty[c->fv[i]] = 1;
+    return 0;
+}
+
 /* ------------------------------------------------- periodic (mirrored) moves */
 /* The copies of box-face vertex v (v first) across every subset of the
  * periodic axes whose planes hold it; 0 when one is missing. */
@@ -275,15 +292,8 @@ static int sweep_group(pol *P, int v, int mode, double step)
         return 0;
     for (int i = 0; i < n; i++) {
         pol_setup_vertex(P, cp[i]);
-        pol_place(P, best_pos[i]);
-        long long g = 0;
-        if (pol_count_gain(P, &g))
+        if (move_to(P, best_pos[i]))
             return -1;
-        pol_commit(P);
-        P->good += g;
-        for (int j = 0; j < P->nvf; j++)
-            for (int q = c->foff[P->vf[j]]; q < c->foff[P->vf[j] + 1]; q++)
-                P->dirty[c->fv[q]] = 1;
     }
     return 1;
 }
@@ -362,15 +372,8 @@ static long sweep(pol *P, pol *W, int nw, int mode, double step, size_t *moves)
             continue;
         /* recount on the master: the trial's candidate lists were overwritten
          * by later trials (one count per move against about six per vertex) */
-        pol_place(P, res[best].p);
-        long long g = 0;
-        if (pol_count_gain(P, &g))
+        if (move_to(P, res[best].p))
             return -1;
-        pol_commit(P);
-        P->good += g;
-        for (int j = 0; j < P->nvf; j++)
-            for (int i = c->foff[P->vf[j]]; i < c->foff[P->vf[j] + 1]; i++)
-                P->dirty[c->fv[i]] = 1;
         made++;
         (*moves)++;
     }

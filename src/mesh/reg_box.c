@@ -77,15 +77,10 @@ rve_status mesh_reg_box_complex(const rve_tess *t, const rve_reg_opts *ro, rve_r
         return rve_err_set(err, RVE_EUSAGE, NULL,
                            "a grain map is not supported with periodic tessellations (the polish "
                            "keeps to the input instead)");
-    int nonempty = t->n - t->nempty;
-    if (nonempty < 1)
-        return rve_err_set(err, RVE_EDATA, NULL, "the tessellation has no cell");
-    double vol = 1;
-    for (int a = 0; a < 3; a++)
-        vol *= t->hi[a] - t->lo[a];
-    double thr = ro->length > 0 ? ro->length : ro->rsel * 0.25 * cbrt(vol / nonempty);
-    if (!(thr > 0) || !isfinite(thr))
-        return rve_err_set(err, RVE_EUSAGE, NULL, "the edge length threshold must be positive");
+    double thr;
+    rve_status ts = mesh_reg_threshold(t, ro, &thr, err);
+    if (ts != RVE_OK)
+        return ts;
     /* pieces labelled by cell index + 1 (the input raster's labels) until meshing */
     rve_cx *c = NULL;
     rve_status st = rve_cx_from_periodic(t, NULL, &c, err);
