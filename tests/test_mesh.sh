@@ -124,11 +124,13 @@ check "mesh delaunay" 0 "$RVE" mesh "$d/four-reg.tess" --cl 0.5 --algo delaunay 
 grep_f "vtk tetra cells" '^CELL_TYPES' "$d/h.vtk"
 
 # a periodic .tess read back is meshed periodically (gmsh writes its node
-# pairs in a $Periodic section); regularisation of periodic input is refused
+# pairs in a $Periodic section); a regularised periodic .tess (its pieces)
+# too (tests/test_periodic.sh checks those meshes with independent oracles)
 check "tess periodic" 0 "$RVE" tess -n 8 --periodic -o "$d/p.tess" -q
-check "reg periodic refused" 1 "$RVE" reg "$d/p.tess" -o "$d/p-reg.tess"
-grep_f "periodic named in the message" "periodic" "$d/err"
-ok "no output for refused periodic reg" "[ ! -e \"$d/p-reg.tess\" ]"
+check "reg periodic" 0 "$RVE" reg "$d/p.tess" -o "$d/p-reg.tess"
+grep_f "reg names the pieces" "periodic:.*pieces" "$d/err"
+check "mesh of a regularised periodic .tess" 0 "$RVE" mesh "$d/p-reg.tess" -o "$d/pr.msh" -q
+grep_f "regularised periodic mesh has node pairs" '^\$Periodic' "$d/pr.msh"
 check "mesh of a periodic .tess" 0 "$RVE" mesh "$d/p.tess" -o "$d/p.msh" -q
 grep_f "periodic mesh has node pairs" '^\$Periodic' "$d/p.msh"
 ok "no temporary files left" "[ -z \"\$(ls -A \"$d\" | grep rvetmp)\" ]"

@@ -3,23 +3,10 @@
 # Python API (.msh 4.1: $Periodic, physical groups), meshio (.inp, .vtk) and
 # an independent parser of the Abaqus *Equation constraints.  Oracles use
 # coordinates alone: nothing the mesher reports is trusted.
-set -u
-RVE=${RVE:-./rve}
-PY=
-for p in python3 /usr/bin/python3; do
-    if "$p" -c 'import gmsh, meshio, numpy' >/dev/null 2>&1; then PY=$p; break; fi
-done
-if [ -z "$PY" ]; then echo "test_periodic: python3 with gmsh, meshio and numpy not found: skipped"; exit 77; fi
-d=$(mktemp -d /tmp/rve-periodic-sh.XXXXXX)
-pass=0
-fail=0
-check() { # description, expected status, command...
-    desc=$1; want=$2; shift 2
-    "$@" >"$d/out" 2>"$d/err"
-    got=$?
-    if [ "$got" -eq "$want" ]; then pass=$((pass + 1)); else
-        fail=$((fail + 1)); echo "FAIL: $desc: exit $got, wanted $want"; cat "$d/err"; fi
-}
+. "${RVE_SRCDIR:-..}/tests/lib.sh"
+lib_init periodic
+lib_python test_periodic "gmsh, meshio, numpy"
+d=$T
 
 # 24 seeds from a fixed linear congruential generator, with weights.
 awk 'BEGIN { s = 12345; for (i = 0; i < 24; i++) { for (k = 0; k < 4; k++) {
@@ -34,170 +21,110 @@ check "mesh --periodic without --seeds" 2 "$RVE" mesh x.tess --periodic -o "$d/x
 check "pairs of a non-periodic mesh" 2 "$RVE" mesh --seeds "$d/seeds.txt" --domain 2,1,1 \
     --pairs "$d/np.txt" -o "$d/np.msh" -q
 
-cat >"$d/oracle.py" <<'PY'
-import sys, re, numpy as np, gmsh, meshio
-d = sys.argv[1]
-stem = d + "/" + sys.argv[2]
+for stem in m r; do
+    check "python oracles on $stem (gmsh, meshio, equations)" 0 "$PY" "$SRC/tests/periodic_oracle.py" "$d/$stem" 2,1,1 24
+    cat "$T/out"
+done
+
+# ---- end to end (issue 16): rve gen --periodic, rve reg, rve mesh of the
+# regularised pieces: still exactly periodic, read back by the same oracles
+check "gen periodic" 0 "$RVE" gen -n 40 --domain 1,1,1 --periodic --morpho gg -o "$d/g.tess" -q
+check "reg periodic" 0 "$RVE" reg "$d/g.tess" -o "$d/gr.tess" -q --json
+ok "reg periodic: short edges reported" 'grep -q "short_edges_after" "$T/out"'
+check "reg periodic --map refused" 2 "$RVE" reg "$d/g.tess" -o "$d/x.tess" --map "$d/g.tess" -q
+ok "refused reg wrote nothing" '[ ! -e "$d/x.tess" ]'
+check "mesh of the regularised periodic tessellation" 0 "$RVE" mesh "$d/gr.tess" --format msh,inp,vtk \
+    --pairs "$d/e-pairs.txt" -o "$d/e" -q
+check "python oracles on the end-to-end mesh" 0 "$PY" "$SRC/tests/periodic_oracle.py" "$d/e" 1,1,1 40
+cat "$T/out"
+
+# ---- the Neper/FEPX flavour (.msh 2.2 with $Periodicity, $NSets, $Fasets):
+# read by gmsh, and its sections by an independent parser
+check "mesh periodic --format fepx" 0 "$RVE" mesh --seeds "$d/seeds.txt" --domain 2,1,1 --periodic --reg \
+    --format msh,fepx -o "$d/f" -q
+check "mesh non-periodic --format fepx" 0 "$RVE" mesh --seeds "$d/seeds.txt" --domain 2,1,1 \
+    --format fepx -o "$d/n.msh" -q
+cat >"$d/fepx.py" <<'PY'
+import sys, numpy as np, gmsh
+path, periodic = sys.argv[1], sys.argv[2] == "1"
 L = np.array([2.0, 1.0, 1.0])
 res = []
 def ok(name, cond):
     res.append(bool(cond))
     if not cond:
         print("FAIL:", name)
-
-# ---- .msh 4.1 through gmsh
-gmsh.initialize()
-gmsh.option.setNumber("General.Terminal", 0)
-gmsh.open(stem + ".msh")
-tags, xyz, _ = gmsh.model.mesh.getNodes()
-xyz = xyz.reshape(-1, 3)
-pos = {int(t): i for i, t in enumerate(tags)}
-key = {tuple(x.tobytes() for x in p): i for i, p in enumerate(xyz)}
-def find(p):
-    return key.get(tuple(np.float64(x).tobytes() for x in p))
-# every node on a box face has its translate, bit for bit, on the opposite face
-missing = 0
-near = 0
-for p in xyz:
-    for a in range(3):
-        if p[a] != 0 and p[a] != L[a] and (abs(p[a]) < 1e-9 or abs(p[a] - L[a]) < 1e-9):
-            near += 1
-        if p[a] == L[a] or p[a] == 0:
-            q = p.copy(); q[a] = 0.0 if p[a] == L[a] else L[a]
-            if find(q) is None:
-                missing += 1
-ok("no node near a box face off it", near == 0)
-ok("every box-face node has its exact translate", missing == 0)
-# gmsh's periodic node correspondence: exact translations
-npairs = 0; bad = 0
-for dim in (0, 1, 2):
-    for (dd, t) in gmsh.model.getEntities(dim):
-        tm, nt, ntm, tfo = gmsh.model.mesh.getPeriodicNodes(dd, t)
-        if tm == t or len(nt) == 0:
-            continue
-        T = np.array(tfo).reshape(4, 4)
-        for a, b in zip(nt, ntm):
-            pa, pb = xyz[pos[int(a)]], xyz[pos[int(b)]]
-            npairs += 1
-            shift = T[:3, 3]
-            q = pb.copy()
-            for k in range(3):
-                if shift[k] != 0:
-                    q[k] = L[k] if pb[k] == 0 else pb[k] + shift[k]
-            if not np.array_equal(pa, q):
-                bad += 1
-ok("gmsh lists periodic nodes", npairs > 0)
-ok("gmsh periodic nodes are exact translates", bad == 0)
-# tets: every one in exactly one grain group; volumes
-ett, etags, enodes = gmsh.model.mesh.getElements(3)
-alltets = set(int(t) for t in etags[0])
-seen = {}
-grains = 0
-for (dd, pt) in gmsh.model.getPhysicalGroups(3):
-    grains += 1
-    ok("group named grainN", gmsh.model.getPhysicalName(3, pt) == "grain%d" % pt)
-    for ent in gmsh.model.getEntitiesForPhysicalGroup(3, pt):
-        _, et, _ = gmsh.model.mesh.getElements(3, int(ent))
-        for t in et[0]:
-            seen[int(t)] = seen.get(int(t), 0) + 1
-ok("24 grain groups", grains == 24)
-ok("every tet in exactly one grain", set(seen) == alltets and all(v == 1 for v in seen.values()))
-tet = np.array([pos[int(n)] for n in enodes[0]]).reshape(-1, 4)
-P = xyz[tet]
-vol = np.einsum("ij,ij->i", P[:, 1] - P[:, 0], np.cross(P[:, 2] - P[:, 0], P[:, 3] - P[:, 0])) / 6
-ok("positive tets", (vol > 0).all())
-ok("mesh volume = box volume", abs(vol.sum() - L.prod()) < 1e-12)
-# free triangles: the set on an upper face is the translate of the lower one
-faces = np.sort(np.concatenate([tet[:, [1, 2, 3]], tet[:, [0, 2, 3]], tet[:, [0, 1, 3]], tet[:, [0, 1, 2]]]), axis=1)
-u, c = np.unique(faces, axis=0, return_counts=True)
-free = u[c == 1]
-ok("faces shared by at most two tets", (c <= 2).all())
-nside = 0
-for a in range(3):
-    lo = set(tuple(f) for f in free if (xyz[f, a] == 0).all())
-    hi = set()
-    for f in free:
-        if (xyz[f, a] == L[a]).all():
-            tr = []
-            for n in f:
-                q = xyz[n].copy(); q[a] = 0.0
-                tr.append(find(q))
-            hi.add(tuple(sorted(tr)))
-    ok("free triangles on %s1 = translate of %s0" % ("xyz"[a], "xyz"[a]), lo == hi and len(lo) > 0)
-    nside += len(lo) + len(hi)
-ok("every free triangle on a box face", nside == len(free))
-gmsh.finalize()
-
-# ---- .inp through meshio, and its *Equation constraints by our own parser
-m = meshio.read(stem + ".inp")
-ok("inp nodes = msh nodes + 3 reference nodes", len(m.points) == len(xyz) + 3)
-ok("inp tets = msh tets", sum(len(cb.data) for cb in m.cells if cb.type == "tetra") == len(tet))
-names = set(m.cell_sets.keys())
-ok("inp: one element set per grain", len([n for n in names if n.startswith("grain")]) == 24)
-for s in ["X0", "X1", "Y0", "Y1", "Z0", "Z1", "EDGE_Y0Z0", "EDGE_X1Y1", "CORNER_000", "CORNER_111", "RP_X"]:
-    ok("inp node set " + s, s in m.point_sets)
-text = open(stem + ".inp").read().split("\n")
-nodes = {}
+sec = {}
+lines = open(path).read().split("\n")
 i = 0
-eqs = []
-while i < len(text):
-    line = text[i].strip()
-    if line.lower().startswith("*node") and not line.lower().startswith("*nset"):
-        i += 1
-        while i < len(text) and not text[i].startswith("*"):
-            f = text[i].split(",")
-            nodes[int(f[0])] = np.array([float(x) for x in f[1:4]])
-            i += 1
-        continue
-    if line.lower().startswith("*equation"):
-        n = int(text[i + 1]); terms = []
-        i += 2
-        while len(terms) < n:
-            f = [x.strip() for x in text[i].split(",") if x.strip()]
-            terms += [(int(f[k]), int(f[k + 1]), float(f[k + 2])) for k in range(0, len(f), 3)]
-            i += 1
-        eqs.append(terms)
-        continue
+while i < len(lines):
+    if lines[i].startswith("$") and not lines[i].startswith("$End"):
+        name = lines[i][1:]
+        j = lines.index("$End" + name, i)
+        sec[name] = lines[i + 1:j]
+        i = j
     i += 1
-rp = {}
-for a, s in enumerate("XYZ"):
-    rp[a] = int(m.point_sets["RP_" + s][0]) + 1
-nkey = {tuple(np.float64(x).tobytes() for x in p): n for n, p in nodes.items()}
-upper = [n for n, p in nodes.items() if n not in rp.values() and any(p[a] == L[a] for a in range(3))]
-first = {}
+ok("format 2.2", sec["MeshFormat"][0].split()[0] == "2.2")
+X = {int(l.split()[0]): np.array([float(x) for x in l.split()[1:4]]) for l in sec["Nodes"][1:]}
+ok("node count", len(X) == int(sec["Nodes"][0]))
+el = [list(map(int, l.split())) for l in sec["Elements"][1:]]
+tets = [e for e in el if e[1] == 4]
+tris = {e[0]: e for e in el if e[1] == 2}
+ok("element count", len(el) == int(sec["Elements"][0]))
+ok("24 elsets (grain physical tags)", len(set(e[3] for e in tets)) == 24)
+# gmsh reads the file: same tetrahedra
+gmsh.initialize(); gmsh.option.setNumber("General.Terminal", 0)
+gmsh.open(path)
+_, etg, _ = gmsh.model.mesh.getElements(3)
+ok("gmsh reads the tetrahedra", sum(len(x) for x in etg) == len(tets))
+gmsh.finalize()
+P = np.array([[X[n] for n in e[5:9]] for e in tets])
+vol = np.einsum("ij,ij->i", P[:, 1] - P[:, 0], np.cross(P[:, 2] - P[:, 0], P[:, 3] - P[:, 0])) / 6
+ok("volume = box", abs(vol.sum() - L.prod()) < 1e-9)
+# node sets: faces, edges, corners by coordinates
+ns = sec["NSets"]
+k = 1
+sets = {}
+while k < len(ns):
+    name, n = ns[k], int(ns[k + 1]); k += 2
+    ids = []
+    while len(ids) < n:
+        ids += list(map(int, ns[k].split())); k += 1
+    sets[name] = set(ids)
+ok("26 node sets", len(sets) == int(ns[0]) == 26)
+def on(n, a, s):
+    return abs(X[n][a] - s * L[a]) <= 1e-9 * L[a]
 good = 0
-for e in eqs:
-    (s, dof, c0), (mst, dof2, c1) = e[0], e[1]
-    first[(s, dof)] = first.get((s, dof), 0) + 1
-    p = nodes[s]
-    q = p.copy(); want = set()
-    for a in range(3):
-        if p[a] == L[a]:
-            q[a] = 0.0; want.add(rp[a])
-    okm = nkey.get(tuple(np.float64(x).tobytes() for x in q)) == mst
-    okrp = set(t[0] for t in e[2:]) == want and all(t[1] == dof and t[2] == -1.0 for t in e[2:])
-    good += okm and okrp and c0 == 1.0 and c1 == -1.0 and dof2 == dof
-ok("every equation: node, its exact lower translate, the right reference nodes, coefficients 1 -1", good == len(eqs))
-ok("every upper-face node and dof constrained exactly once",
-   set(first) == set((n, k) for n in upper for k in (1, 2, 3)) and all(v == 1 for v in first.values()))
-masters = set(e[1][0] for e in eqs)
-ok("no master is eliminated", not (masters & set(s for s, _ in first)))
-# the pairs table agrees with the equations
-pairs = [tuple(map(int, l.split()[:2])) for l in open(stem + "-pairs.txt") if not l.startswith("#")]
-ok("pairs table = equation pairs", sorted(pairs) == sorted(set((e[0][0], e[1][0]) for e in eqs)))
-
-# ---- .vtk through meshio: grain as cell data, same tets
-v = meshio.read(stem + ".vtk")
-g = np.concatenate([x for x in v.cell_data["grain"]])
-ok("vtk grain per tet", len(g) == len(tet) and g.min() >= 1 and g.max() <= 24)
-print("oracle: %d passed, %d failed" % (sum(res), len(res) - sum(res)))
+for name, ids in sets.items():
+    cond = [("xyz".index(name[c]), int(name[c + 1])) for c in range(0, len(name), 2)]
+    want = set(n for n in X if all(on(n, a, s) for a, s in cond))
+    good += ids == want and len(ids) > 0
+ok("node sets = nodes on their faces, edges, corners", good == 26)
+# face sets: triangles of each face, on it, listed in $Elements
+fa = sec["Fasets"]
+k = 1; good = 0; nf = 0
+while k < len(fa):
+    name, n = fa[k], int(fa[k + 1]); k += 2
+    a, s = "xyz".index(name[0]), int(name[1])
+    rows = [list(map(int, fa[k + r].split())) for r in range(n)]; k += n
+    good += n > 0 and all(r[0] in tris and tris[r[0]][5:8] == r[1:4] and all(on(q, a, s) for q in r[1:4]) for r in rows)
+    nf += 1
+ok("6 face sets of triangles on their faces", nf == 6 and good == 6)
+if periodic:
+    pr = [list(map(int, l.split())) for l in sec["Periodicity"][1:]]
+    ok("pair count", len(pr) == int(sec["Periodicity"][0]) > 0)
+    exact = all(all(X[s][a] == (X[m][a] + L[a] if sh[a] else X[m][a]) and (not sh[a] or X[m][a] == 0)
+                    for a in range(3)) for s, m, *sh in pr)
+    ok("$Periodicity: node = master + shift L exactly", exact)
+    upper = set(n for n in X if any(X[n][a] == L[a] for a in range(3)))
+    ok("every upper-face node paired once", sorted(p[0] for p in pr) == sorted(upper))
+else:
+    ok("no $Periodicity without periodicity", "Periodicity" not in sec)
+print("fepx: %d passed, %d failed" % (sum(res), len(res) - sum(res)))
 sys.exit(0 if all(res) else 1)
 PY
-for stem in m r; do
-    check "python oracles on $stem (gmsh, meshio, equations)" 0 "$PY" "$d/oracle.py" "$d" $stem
-    cat "$d/out"
-done
+check "FEPX .msh of the periodic mesh (gmsh, our parser)" 0 "$PY" "$d/fepx.py" "$d/f-fepx.msh" 1
+cat "$T/out"
+check "FEPX .msh of the non-periodic mesh (gmsh, our parser)" 0 "$PY" "$d/fepx.py" "$d/n.msh" 0
+cat "$T/out"
 
-rm -rf "$d"
-echo "test_periodic: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+lib_finish

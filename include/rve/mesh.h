@@ -82,6 +82,9 @@ typedef struct {
     size_t short_tiny;                 /* short edges left on cells smaller than threshold^3
                                           (they cannot go without the cell vanishing) */
     size_t cells_removed;              /* small cells merged into one vertex */
+    size_t pieces_removed;             /* periodic box complexes: caps of cells through a box
+                                          face, smaller than a cube of the threshold, merged
+                                          into one point (with their translates) */
     /* polish (vertex moves after the collapses) */
     size_t polish_moves;
     double angle_before, angle_after;  /* smallest face corner or dihedral angle (degrees) */
@@ -95,6 +98,19 @@ typedef struct {
 /* Regularise t into a new tessellation *out (free with rve_tess_free). */
 rve_status rve_reg(const rve_tess *t, const rve_reg_opts *o, rve_tess **out,
                    rve_reg_report *rep, rve_err *err);
+
+/* Regularise a periodic tessellation: its cells are cut at the box faces
+ * into pieces (each translated into the box), which are regularised with
+ * every periodic copy of a box-face edge collapsing together and box-face
+ * vertices moving only within their faces together with their copies, so
+ * that opposite box faces stay exact translates.  *out is the regularised
+ * complex as a non-periodic tessellation of the pieces (cell k of *out is a
+ * piece of grain (*out_ids)[k]: ids[cell] of its cell, or cell + 1; pieces of
+ * one grain share the id); rve_mesh_tess meshes such a tessellation
+ * periodically (rve_mesh_tess: periodic box complexes).  *out_ids is
+ * malloc'd. */
+rve_status rve_reg_periodic(const rve_tess *t, const int *ids, const rve_reg_opts *o, rve_tess **out,
+                            int **out_ids, rve_reg_report *rep, rve_err *err);
 
 /* Label every voxel centre of map (its grid is used, lab overwritten) with
  * the cell containing it geometrically: faces are the fans around their face
@@ -210,7 +226,13 @@ typedef enum {
                               the grain's row */
     RVE_SOLVER_VTK,        /* legacy VTK: cell data grain and one field per table column;
                               periodic meshes: point data periodic_master (0-based) */
-    RVE_SOLVER_PAIRS       /* text: node master shift_x shift_y shift_z (1-based nodes) */
+    RVE_SOLVER_PAIRS,      /* text: node master shift_x shift_y shift_z (1-based nodes) */
+    RVE_SOLVER_FEPX        /* Neper/FEPX .msh (gmsh 2.2 with Neper's sections): box-face
+                              triangles (physical 11..16) and tetrahedra (physical = grain
+                              label: FEPX's elsets); $Periodicity (node master shifts) for
+                              periodic meshes; $NSets x0..z1, x0y0.., x0y0z0..; $Fasets
+                              x0..z1; $ElsetOrientations quaternion:passive when the table
+                              has columns q0 q1 q2 q3 */
 } rve_solver_format;
 
 /* Write m for a solver, atomically; gt may be NULL.  RVE_EUSAGE for pairs

@@ -29,7 +29,9 @@ const cli_command cli_cmd_mesh = {
     "                     picks that format when --format is not given)\n"
     "  --format LIST      comma-separated among msh (gmsh 4.1), msh22 (gmsh 2.2),\n"
     "                     inp (Abaqus: C3D4/C3D10, elset per grain, node sets of the\n"
-    "                     domain faces), vtk (legacy, cell data grain); default msh\n"
+    "                     domain faces), vtk (legacy, cell data grain), fepx (Neper/FEPX\n"
+    "                     .msh: $NSets, $Fasets, $Periodicity, $ElsetOrientations; OUT if\n"
+    "                     alone, else STEM-fepx.msh); default msh\n"
     "  --cl L             element size\n"
     "  --max-elements N   refuse before meshing when about more than N tetrahedra\n"
     "                     are expected from the sizes (default 1e7; 0: no cap)\n"
@@ -57,11 +59,12 @@ const cli_command cli_cmd_mesh = {
     "  --periodic[=AXES]  periodic along AXES (default xyz) for --seeds\n"
     "  --pairs FILE       write the periodic node pairs (node master sx sy sz)\n"
     "  --reg              regularise first with rve reg's defaults (periodic too: the\n"
-    "                     box-face vertices stay fixed and box-face edges collapse on\n"
+    "                     box-face edges collapse and box-face vertices move with\n"
     "                     all their periodic copies, so the mesh stays exactly periodic)\n"
     "\n"
-    "Regularise first (rve reg) to avoid the slivers that short edges force (not\n"
-    "available for periodic tessellations yet).\n"
+    "Regularise first (rve reg, or --reg) to avoid the slivers that short edges\n"
+    "force.  A periodic tessellation regularised by rve reg (its pieces, sharing\n"
+    "grain ids, opposite box faces exact translates) is meshed periodically.\n"
     "\n"
     "Examples:\n"
     "  rve mesh fit-reg.tess -o fit.msh\n"
@@ -125,9 +128,33 @@ static int mesh_outputs(const char *out, unsigned mask, char *buf[RVE_MESH_NFORM
     return 0;
 }
 
-static int run(int argc, char **argv)
+typedef struct {
+    cli_common com;
+    rve_mesh_opts o;
+    const char *out, *seedfile, *pairs, *in;
+    int reg, fepx;
+    double L[3];
+    int per[3];
+    unsigned mask;
+} mesh_args;
+
+/* The Neper/FEPX .msh: OUT when it is the only format, else STEM-fepx.msh
+ * (STEM: OUT less a known extension). */
+static char *fepx_path(const char *out, unsigned mask)
 {
-    const cli_command *cmd = &cli_cmd_mesh;
+    size_t stem = strlen(out), len = stem + 16;
+    if (stem > 4 && (rve_path_has_ext(out, ".msh") || rve_path_has_ext(out, ".inp") || rve_path_has_ext(out, ".vtk")))
+        stem -= 4;
+    char *p = malloc(len);
+    if (p)
+        snprintf(p, len, mask ? "%.*s-fepx.msh" : rve_path_has_ext(out, ".msh") ? "%.*s.msh" : "%.*s-fepx.msh",
+                 (int)stem, out);
+    return p;
+}
+
+/* The options into A: 0 to go on, -1 done (help), 2 usage error. */
+static int parse(const cli_command *cmd, int argc, char **argv, mesh_args *A)
+{
     static const struct option longopts[] = {
         CLI_COMMON_LONG,
         {"output", required_argument, NULL, 'o'},
@@ -145,91 +172,89 @@ static int run(int argc, char **argv)
         {"reg", no_argument, NULL, OPT_REG},
         {NULL, 0, NULL, 0},
     };
-    cli_common com;
-    cli_common_init(&com);
-    rve_mesh_opts o;
-    rve_mesh_opts_default(&o);
-    const char *out = NULL, *seedfile = NULL, *pairs = NULL;
-    int reg = 0;
-    double L[3] = {1, 1, 1};
-    int per[3] = {0, 0, 0};
-    unsigned mask = 0;
+    memset(A, 0, sizeof *A);
+    A->L[0] = A->L[1] = A->L[2] = 1;
+    cli_common_init(&A->com);
+    rve_mesh_opts_default(&A->o);
     long lv;
     int c;
     cli_getopt_reset();
     while ((c = getopt_long(argc, argv, CLI_COMMON_SHORT "o:", longopts, NULL)) != -1) {
-        int r = cli_common_option(&com, cmd, c, optarg);
+        int r = cli_common_option(&A->com, cmd, c, optarg);
         if (r == 1)
             continue;
         if (r == 2)
-            return 0;
+            return -1;
         if (r < 0)
             return 2;
         switch (c) {
-        case 'o': out = optarg; break;
+        case 'o': A->out = optarg; break;
         case OPT_MAXEL:
-            if (rve_parse_double(optarg, &o.max_elements) != RVE_OK || !(o.max_elements >= 0))
+            if (rve_parse_double(optarg, &A->o.max_elements) != RVE_OK || !(A->o.max_elements >= 0))
                 return cli_usage_error(cmd, "--max-elements: expected a count >= 0 (0: no cap), got '%s'", optarg);
             break;
         case OPT_CL:
-            if (rve_parse_double(optarg, &o.cl) != RVE_OK || !(o.cl > 0))
+            if (rve_parse_double(optarg, &A->o.cl) != RVE_OK || !(A->o.cl > 0))
                 return cli_usage_error(cmd, "--cl: expected a positive element size, got '%s'", optarg);
             break;
         case OPT_RCL:
-            if (rve_parse_double(optarg, &o.rcl) != RVE_OK || !(o.rcl > 0))
+            if (rve_parse_double(optarg, &A->o.rcl) != RVE_OK || !(A->o.rcl > 0))
                 return cli_usage_error(cmd, "--rcl: expected a positive number, got '%s'", optarg);
             break;
         case OPT_ORDER:
             if (rve_parse_int_range(optarg, 1, 2, &lv) != RVE_OK)
                 return cli_usage_error(cmd, "--order: expected 1 or 2, got '%s'", optarg);
-            o.order = (int)lv;
+            A->o.order = (int)lv;
             break;
         case OPT_OPTIMIZE:
             if (rve_parse_int_range(optarg, 0, 100, &lv) != RVE_OK)
                 return cli_usage_error(cmd, "--optimize: expected a count from 0 to 100, got '%s'", optarg);
-            o.optimize = (int)lv;
+            A->o.optimize = (int)lv;
             break;
         case OPT_ALGO:
             if (strcmp(optarg, "delaunay") == 0)
-                o.algo3d = 1;
+                A->o.algo3d = 1;
             else if (strcmp(optarg, "hxt") == 0)
-                o.algo3d = 10;
+                A->o.algo3d = 10;
             else
                 return cli_usage_error(cmd, "--algo: expected delaunay or hxt, got '%s'", optarg);
             break;
         case OPT_FORMAT: {
             char tmp[256];
             snprintf(tmp, sizeof tmp, "%s", optarg);
-            mask = 0;
+            A->mask = 0;
+            A->fepx = 0;
             for (char *tok = strtok(tmp, ","); tok; tok = strtok(NULL, ",")) {
                 if (strcmp(tok, "msh") == 0)
-                    mask |= 1u << RVE_MESH_MSH41;
+                    A->mask |= 1u << RVE_MESH_MSH41;
                 else if (strcmp(tok, "msh22") == 0)
-                    mask |= 1u << RVE_MESH_MSH22;
+                    A->mask |= 1u << RVE_MESH_MSH22;
                 else if (strcmp(tok, "inp") == 0)
-                    mask |= 1u << RVE_MESH_INP;
+                    A->mask |= 1u << RVE_MESH_INP;
                 else if (strcmp(tok, "vtk") == 0)
-                    mask |= 1u << RVE_MESH_VTK;
+                    A->mask |= 1u << RVE_MESH_VTK;
+                else if (strcmp(tok, "fepx") == 0)
+                    A->fepx = 1;
                 else
-                    return cli_usage_error(cmd, "--format: expected msh, msh22, inp or vtk, got '%s'", tok);
+                    return cli_usage_error(cmd, "--format: expected msh, msh22, inp, vtk or fepx, got '%s'", tok);
             }
-            if (!mask)
+            if (!A->mask && !A->fepx)
                 return cli_usage_error(cmd, "--format: empty list");
             break;
         }
-        case OPT_SEEDS: seedfile = optarg; break;
-        case OPT_PAIRS: pairs = optarg; break;
-        case OPT_REG: reg = 1; break;
+        case OPT_SEEDS: A->seedfile = optarg; break;
+        case OPT_PAIRS: A->pairs = optarg; break;
+        case OPT_REG: A->reg = 1; break;
         case OPT_DOMAIN:
-            if (rve_parse_triplet(optarg, L, 1) != RVE_OK || !(L[0] > 0 && L[1] > 0 && L[2] > 0))
+            if (rve_parse_triplet(optarg, A->L, 1) != RVE_OK || !(A->L[0] > 0 && A->L[1] > 0 && A->L[2] > 0))
                 return cli_usage_error(cmd, "--domain: expected three positive sizes LX,LY,LZ, got '%s'", optarg);
             break;
         case OPT_PERIODIC:
-            per[0] = per[1] = per[2] = !optarg;
+            A->per[0] = A->per[1] = A->per[2] = !optarg;
             for (const char *p = optarg; p && *p; p++) {
                 if (*p < 'x' || *p > 'z')
                     return cli_usage_error(cmd, "--periodic: expected axes among x, y, z, got '%s'", optarg);
-                per[*p - 'x'] = 1;
+                A->per[*p - 'x'] = 1;
             }
             if (optarg && !*optarg)
                 return cli_usage_error(cmd, "--periodic: expected axes among x, y, z");
@@ -237,99 +262,146 @@ static int run(int argc, char **argv)
         default: return cli_bad_option(cmd, argc, argv);
         }
     }
-    if (optind >= argc && !seedfile)
+    if (optind >= argc && !A->seedfile)
         return cli_usage_error(cmd, "missing the input tessellation");
-    if (optind < argc && seedfile)
+    if (optind < argc && A->seedfile)
         return cli_usage_error(cmd, "give either TESS or --seeds FILE");
-    if ((per[0] || per[1] || per[2]) && !seedfile)
+    if ((A->per[0] || A->per[1] || A->per[2]) && !A->seedfile)
         return cli_usage_error(cmd, "--periodic goes with --seeds (a .tess file carries its own periodicity)");
     if (optind + 1 < argc)
         return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
-    if (!out)
+    if (!A->out)
         return cli_usage_error(cmd, "missing the output (-o OUT)");
-    if (!mask)
-        mask = rve_path_has_ext(out, ".inp")   ? 1u << RVE_MESH_INP
-               : rve_path_has_ext(out, ".vtk") ? 1u << RVE_MESH_VTK
+    if (!A->mask && !A->fepx)
+        A->mask = rve_path_has_ext(A->out, ".inp")   ? 1u << RVE_MESH_INP
+               : rve_path_has_ext(A->out, ".vtk") ? 1u << RVE_MESH_VTK
                                                : 1u << RVE_MESH_MSH41;
-    const char *in = seedfile ? seedfile : argv[optind];
-    if (strcmp(out, "-") == 0 && (mask & (mask - 1)))
+    A->in = A->seedfile ? A->seedfile : argv[optind];
+    if (strcmp(A->out, "-") == 0 && ((A->mask & (A->mask - 1)) || (A->mask && A->fepx)))
         return cli_usage_error(cmd, "-o -: standard output takes one format only");
-    cli_common_apply(&com);
-    o.threads = com.threads > 0 ? com.threads : 1;
-    o.verbose = com.verbosity >= RVE_VERBOSE;
+    return 0;
+}
+
+/* The summary: regularisation and quality on stderr, JSON on stdout. */
+static void report(const mesh_args *A, const rve_tess *t, const rve_mesh *m, const rve_reg_report *rep,
+                   char *const paths[RVE_MESH_NFORMATS], double secs)
+{
+    const cli_common *com = &A->com;
+    if (A->reg) {
+        cli_info(com, "rve mesh: regularised: short edges %zu -> %zu (%zu collapses), shortest %.3g -> %.3g",
+                 rep->short_before, rep->short_after, rep->removed, rep->min_before, rep->min_after);
+        if (rep->pieces_removed)
+            cli_info(com, "rve mesh: %zu caps of cells through a box face merged into points", rep->pieces_removed);
+        if (rep->acc_reg > 0)
+            cli_info(com, "rve mesh: agreement with the input (voxels at threshold / 2): %.2f %% after "
+                          "the collapses, %.2f %% after the polish; smallest angle %.2f -> %.2f deg",
+                     100 * rep->acc_reg, 100 * rep->acc_polish, rep->angle_before, rep->angle_after);
+    }
+    rve_mesh_quality q;
+    rve_mesh_quality_compute(m, &q);
+    meshcli_print_quality(com, m, &q);
+    /* the short edges of an unregularised fit give flat tetrahedra; a
+     * minimum q of 0.0000 in the summary is easy to miss */
+    if (q.q_min < 1e-3 && com->verbosity >= RVE_NORMAL)
+        fprintf(stderr, "rve mesh: warning: minimum quality q = %.2g: nearly flat tetrahedra (%s not "
+                        "regularised? rve reg removes its short edges first)\n", q.q_min, A->in);
+    for (int f = 0; f < RVE_MESH_NFORMATS; f++)
+        if (paths[f])
+            cli_info(com, "rve mesh: wrote %s", paths[f]);
+    cli_info(com, "rve mesh: %.2f s", secs);
+    if (!com->json)
+        return;
+    rve_json j;
+    rve_json_init(&j, stdout);
+    rve_json_begin_object(&j);
+    rve_json_kv_string(&j, "input", A->in);
+    rve_json_key(&j, "outputs");
+    rve_json_begin_array(&j);
+    for (int f = 0; f < RVE_MESH_NFORMATS; f++)
+        if (paths[f])
+            rve_json_string(&j, paths[f]);
+    rve_json_end_array(&j);
+    rve_json_kv_int(&j, "cells", t->n - t->nempty);
+    rve_json_kv_int(&j, "periodic", m->periodic[0] || m->periodic[1] || m->periodic[2]);
+    meshcli_json_quality(&j, m, &q);
+    if (A->reg) {
+        rve_json_key(&j, "reg");
+        rve_json_begin_object(&j);
+        meshcli_json_reg(&j, rep);
+        rve_json_end_object(&j);
+    }
+    rve_json_kv_number(&j, "seconds", secs);
+    rve_json_end_object(&j);
+    fputc('\n', stdout);
+}
+
+static int run(int argc, char **argv)
+{
+    const cli_command *cmd = &cli_cmd_mesh;
+    mesh_args A;
+    int pr = parse(cmd, argc, argv, &A);
+    if (pr)
+        return pr < 0 ? 0 : pr;
+    cli_common_apply(&A.com);
+    A.o.threads = A.com.threads > 0 ? A.com.threads : 1;
+    A.o.verbose = A.com.verbosity >= RVE_VERBOSE;
     char *paths[RVE_MESH_NFORMATS];
     rve_err err;
     rve_err_clear(&err);
-    if (mesh_outputs(out, mask, paths)) {
+    if (mesh_outputs(A.out, A.mask, paths)) {
         rve_err_set(&err, RVE_ENOMEM, NULL, "out of memory");
         return cli_fail(cmd, &err);
     }
     rve_tess *t = NULL;
     int *ids = NULL;
     rve_mesh *m = NULL;
-    int rc = cli_check_paths(cmd, &in, 1, (const char *const *)paths, RVE_MESH_NFORMATS);
+    char *fepx = A.fepx ? fepx_path(A.out, A.mask) : NULL;
+    const char *all[RVE_MESH_NFORMATS + 1];
+    for (int f = 0; f < RVE_MESH_NFORMATS; f++)
+        all[f] = paths[f];
+    all[RVE_MESH_NFORMATS] = fepx;
+    int rc;
+    if (A.fepx && !fepx) {
+        rve_err_set(&err, RVE_ENOMEM, NULL, "out of memory");
+        rc = cli_fail(cmd, &err);
+    } else {
+        rc = cli_check_paths(cmd, &A.in, 1, all, RVE_MESH_NFORMATS + 1);
+    }
     if (rc)
         goto done;
-    if ((seedfile ? seeds_tess(in, L, per, &t, &err) : rve_tess_read_tess(in, &t, &ids, &err)) != RVE_OK) {
+    if ((A.seedfile ? seeds_tess(A.in, A.L, A.per, &t, &err) : rve_tess_read_tess(A.in, &t, &ids, &err)) != RVE_OK) {
         if (!err.file[0])
-            snprintf(err.file, sizeof err.file, "%s", in);
+            snprintf(err.file, sizeof err.file, "%s", A.in);
         rc = cli_fail(cmd, &err);
         goto done;
     }
-    cli_info(&com, "rve mesh: %s: %d cells", in, t->n - t->nempty);
+    cli_info(&A.com, "rve mesh: %s: %d cells", A.in, t->n - t->nempty);
     const char *outs[RVE_MESH_NFORMATS]; /* .inp, .vtk with orientations: written below */
     int ori = meshcli_ori_split(t, (const char *const *)paths, outs);
     double t0 = rve_now();
     rve_reg_report rep;
+    memset(&rep, 0, sizeof rep);
     int saved = meshcli_stdout_to_stderr();
-    rve_status mst = reg ? rve_mesh_tess_reg(t, ids, NULL, &rep, &o, outs, &m, &err)
-                         : rve_mesh_tess(t, ids, &o, outs, &m, &err);
+    rve_status mst = A.reg ? rve_mesh_tess_reg(t, ids, NULL, &rep, &A.o, outs, &m, &err)
+                           : rve_mesh_tess(t, ids, &A.o, outs, &m, &err);
     meshcli_stdout_restore(saved);
     if (mst != RVE_OK) {
         if (!err.file[0])
-            snprintf(err.file, sizeof err.file, "%s", in);
+            snprintf(err.file, sizeof err.file, "%s", A.in);
         rc = cli_fail(cmd, &err);
         goto done;
     }
     if ((ori && meshcli_ori_write(t, ids, NULL, m, (const char *const *)paths, &err) != RVE_OK) ||
-        (pairs && rve_mesh_write_solver(m, pairs, RVE_SOLVER_PAIRS, NULL, &err) != RVE_OK)) {
+        (fepx && meshcli_fepx_write(t, ids, NULL, m, fepx, &err) != RVE_OK) ||
+        (A.pairs && rve_mesh_write_solver(m, A.pairs, RVE_SOLVER_PAIRS, NULL, &err) != RVE_OK)) {
         rc = cli_fail(cmd, &err);
         goto done;
     }
-    if (reg)
-        cli_info(&com, "rve mesh: regularised: short edges %zu -> %zu (%zu collapses), shortest %.3g -> %.3g",
-                 rep.short_before, rep.short_after, rep.removed, rep.min_before, rep.min_after);
-    double secs = rve_now() - t0;
-    rve_mesh_quality q;
-    rve_mesh_quality_compute(m, &q);
-    meshcli_print_quality(&com, m, &q);
-    /* the short edges of an unregularised fit give flat tetrahedra; a
-     * minimum q of 0.0000 in the summary is easy to miss */
-    if (q.q_min < 1e-3 && com.verbosity >= RVE_NORMAL)
-        fprintf(stderr, "rve mesh: warning: minimum quality q = %.2g: nearly flat tetrahedra (%s not "
-                        "regularised? rve reg removes its short edges first)\n", q.q_min, in);
-    for (int f = 0; f < RVE_MESH_NFORMATS; f++)
-        if (paths[f])
-            cli_info(&com, "rve mesh: wrote %s", paths[f]);
-    cli_info(&com, "rve mesh: %.2f s", secs);
-    if (com.json) {
-        rve_json j;
-        rve_json_init(&j, stdout);
-        rve_json_begin_object(&j);
-        rve_json_kv_string(&j, "input", in);
-        rve_json_key(&j, "outputs");
-        rve_json_begin_array(&j);
-        for (int f = 0; f < RVE_MESH_NFORMATS; f++)
-            if (paths[f])
-                rve_json_string(&j, paths[f]);
-        rve_json_end_array(&j);
-        rve_json_kv_int(&j, "cells", t->n - t->nempty);
-        meshcli_json_quality(&j, m, &q);
-        rve_json_kv_number(&j, "seconds", secs);
-        rve_json_end_object(&j);
-        fputc('\n', stdout);
-    }
+    report(&A, t, m, &rep, paths, rve_now() - t0);
+    if (fepx)
+        cli_info(&A.com, "rve mesh: wrote %s (Neper/FEPX flavour)", fepx);
 done:
+    free(fepx);
     rve_mesh_free(m);
     rve_tess_free(t);
     free(ids);

@@ -8,6 +8,41 @@
 #include <rve/tess.h>
 #include <stdlib.h>
 
+/* The grain map of --map (renumbered when sparse), with a warning when it
+ * covers little of the tessellation's domain.  0, or the exit status. */
+static int load_map(const cli_command *cmd, const char *mpath, const rve_tess *t, rve_map **out)
+{
+    rve_err err;
+    rve_err_clear(&err);
+    *out = NULL;
+    rve_map *map = NULL;
+    if (rve_map_read(mpath, RVE_MAP_AUTO, NULL, &map, &err) != RVE_OK)
+        return cli_fail(cmd, &err);
+    /* the polish sizes tables by the largest label and matches grains by
+     * id (rve_map_id): renumber a sparse map first, ids kept, so that labels
+     * {1, 2^31-1} cost no 16 GB and a failure names the map */
+    if (map->nlabels > 1024 && map->nlabels / 2 > rve_map_ngrains(map) && rve_map_renumber(map, &err) != RVE_OK) {
+        snprintf(err.file, sizeof err.file, "%s", mpath);
+        rve_map_free(map);
+        return cli_fail(cmd, &err);
+    }
+    /* a map beside the tessellation gives an accuracy of 0 that looks
+     * like a result: say so */
+    double inter = 1, vol = 1;
+    int nn[3] = {map->nx, map->ny, map->nz};
+    for (int a = 0; a < 3; a++) {
+        double lo = fmax(t->lo[a], map->origin[a]), hi = fmin(t->hi[a], map->origin[a] + nn[a] * map->h[a]);
+        inter *= hi > lo ? hi - lo : 0;
+        vol *= t->hi[a] - t->lo[a];
+    }
+    if (!(inter > 0.5 * vol))
+        fprintf(stderr, "rve reg: warning: %s covers %.1f %% of the tessellation's domain: the voxel "
+                        "accuracy is measured on the overlap only (wrong map, or another voxel size?)\n",
+                mpath, vol > 0 ? 100 * inter / vol : 0.0);
+    *out = map;
+    return 0;
+}
+
 static int run(int argc, char **argv);
 
 const cli_command cli_cmd_reg = {
@@ -51,7 +86,12 @@ const cli_command cli_cmd_reg = {
     "  -j, --threads N    accepted (regularisation runs on one thread)\n"
     "  -h, --help         this help\n"
     "\n"
-    "Periodic tessellations are refused (not supported).\n"
+    "Periodic tessellations (rve gen/tess --periodic): the cells are cut at the box\n"
+    "faces into pieces, regularised with every periodic copy of a box-face edge\n"
+    "collapsing together and box-face vertices moving within their faces with\n"
+    "their copies; OUT holds the pieces (pieces of a grain share its id) with\n"
+    "opposite box faces exact translates, and rve mesh OUT makes a periodic mesh.\n"
+    "--map is refused for them (the polish keeps to a raster of the input).\n"
     "\n"
     "Examples:\n"
     "  rve reg fit.tess -o fit-reg.tess\n"
@@ -95,6 +135,46 @@ static rve_status geo_accuracy(const rve_tess *t, const int *ids, const rve_map 
     rve_map_free(g);
     free(lab);
     return st;
+}
+
+/* The summary on stderr, and the JSON one on stdout. */
+static void report(const cli_common *com, const rve_reg_opts *o, const rve_tess *t, const rve_tess *r,
+                   const int *ids, const rve_reg_report *rp, const char *in, const char *out,
+                   const char *mpath, double acc0, double acc1, double secs)
+{
+    int periodic = t->periodic[0] || t->periodic[1] || t->periodic[2];
+    const rve_reg_report rep = *rp;
+    cli_info(com, "rve reg: %s: %d cells, %zu edges removed in %.3f s -> %s", in, t->n - t->nempty,
+             rep.removed, secs, out);
+    meshcli_print_reg(com, &rep);
+    if (periodic)
+        cli_info(com, "  periodic: %d pieces of cells cut at the box faces (%zu caps merged into points), "
+                       "opposite box faces exact translates", r->n, rep.pieces_removed);
+    else
+        meshcli_print_removed(com, t, r, ids);
+    if (mpath)
+        cli_info(com, "  voxel accuracy against %s: %.2f %% -> %.2f %% (%+.2f points)", mpath,
+                 100 * acc0, 100 * acc1, 100 * (acc1 - acc0));
+    if (rep.short_after)
+        cli_info(com, "rve reg: %zu short edge%s could not be removed without bending a face by more "
+                       "than %g deg or inverting a cell",
+                 rep.short_after, rep.short_after > 1 ? "s" : "", o->max_angle);
+    if (com->json) {
+        rve_json j;
+        rve_json_init(&j, stdout);
+        rve_json_begin_object(&j);
+        rve_json_kv_string(&j, "input", in);
+        rve_json_kv_string(&j, "output", out);
+        rve_json_kv_int(&j, "cells", t->n - t->nempty);
+        meshcli_json_reg(&j, &rep);
+        if (mpath) {
+            rve_json_kv_number(&j, "accuracy_before", acc0);
+            rve_json_kv_number(&j, "accuracy_after", acc1);
+        }
+        rve_json_kv_number(&j, "seconds", secs);
+        rve_json_end_object(&j);
+        fputc('\n', stdout);
+    }
 }
 
 static int run(int argc, char **argv)
@@ -180,43 +260,29 @@ static int run(int argc, char **argv)
     int *ids = NULL;
     if (rve_tess_read_tess(in, &t, &ids, &err) != RVE_OK)
         return cli_fail(cmd, &err);
+    int periodic = t->periodic[0] || t->periodic[1] || t->periodic[2];
+    if (periodic && mpath) {
+        rve_tess_free(t);
+        free(ids);
+        return cli_usage_error(cmd, "--map is not supported with a periodic tessellation (the polish "
+                                    "keeps to the input instead)");
+    }
     rve_map *map = NULL;
-    if (mpath && rve_map_read(mpath, RVE_MAP_AUTO, NULL, &map, &err) != RVE_OK) {
+    int mrc = mpath ? load_map(cmd, mpath, t, &map) : 0;
+    if (mrc) {
         rve_tess_free(t);
         free(ids);
-        return cli_fail(cmd, &err);
-    }
-    /* the polish sizes tables by the largest label and matches grains by
-     * id (rve_map_id): renumber a sparse map first, ids kept, so that labels
-     * {1, 2^31-1} cost no 16 GB and a failure names the map */
-    if (map && map->nlabels > 1024 && map->nlabels / 2 > rve_map_ngrains(map) &&
-        rve_map_renumber(map, &err) != RVE_OK) {
-        snprintf(err.file, sizeof err.file, "%s", mpath);
-        rve_tess_free(t);
-        free(ids);
-        rve_map_free(map);
-        return cli_fail(cmd, &err);
-    }
-    if (map) {
-        /* a map beside the tessellation gives an accuracy of 0 that looks
-         * like a result: say so */
-        double inter = 1, vol = 1;
-        int nn[3] = {map->nx, map->ny, map->nz};
-        for (int a = 0; a < 3; a++) {
-            double lo = fmax(t->lo[a], map->origin[a]), hi = fmin(t->hi[a], map->origin[a] + nn[a] * map->h[a]);
-            inter *= hi > lo ? hi - lo : 0;
-            vol *= t->hi[a] - t->lo[a];
-        }
-        if (!(inter > 0.5 * vol))
-            fprintf(stderr, "rve reg: warning: %s covers %.1f %% of the tessellation's domain: the voxel "
-                            "accuracy is measured on the overlap only (wrong map, or another voxel size?)\n",
-                    mpath, vol > 0 ? 100 * inter / vol : 0.0);
+        return mrc;
     }
     rve_reg_report rep;
     o.map = nopolish ? NULL : map;
     o.ids = ids;
     double t0 = rve_now();
-    rve_status st = meshcli_reg(&com, t, &o, &r, &rep, &err);
+    /* periodic: the regularised box complex, as a tessellation of its pieces
+     * (pieces of a grain share its id; rve mesh meshes it periodically) */
+    int *pids = NULL;
+    rve_status st = periodic ? rve_reg_periodic(t, ids, &o, &r, &pids, &rep, &err)
+                             : meshcli_reg(&com, t, &o, &r, &rep, &err);
     double secs = rve_now() - t0;
     if (st != RVE_OK) {
         if (!err.file[0])
@@ -235,7 +301,8 @@ static int run(int argc, char **argv)
             st = geo_accuracy(r, ids, map, &acc1, &err);
     }
     if (st == RVE_OK)
-        st = rve_tess_write_tess(r, out, ids, &err);
+        st = rve_tess_write_tess(r, out, periodic ? pids : ids, &err);
+    free(pids);
     rve_map_free(map);
     if (st != RVE_OK) {
         rve_tess_free(t);
@@ -243,33 +310,7 @@ static int run(int argc, char **argv)
         free(ids);
         return cli_fail(cmd, &err);
     }
-    cli_info(&com, "rve reg: %s: %d cells, %zu edges removed in %.3f s -> %s", in, t->n - t->nempty,
-             rep.removed, secs, out);
-    meshcli_print_reg(&com, &rep);
-    meshcli_print_removed(&com, t, r, ids);
-    if (mpath)
-        cli_info(&com, "  voxel accuracy against %s: %.2f %% -> %.2f %% (%+.2f points)", mpath,
-                 100 * acc0, 100 * acc1, 100 * (acc1 - acc0));
-    if (rep.short_after)
-        cli_info(&com, "rve reg: %zu short edge%s could not be removed without bending a face by more "
-                       "than %g deg or inverting a cell",
-                 rep.short_after, rep.short_after > 1 ? "s" : "", o.max_angle);
-    if (com.json) {
-        rve_json j;
-        rve_json_init(&j, stdout);
-        rve_json_begin_object(&j);
-        rve_json_kv_string(&j, "input", in);
-        rve_json_kv_string(&j, "output", out);
-        rve_json_kv_int(&j, "cells", t->n - t->nempty);
-        meshcli_json_reg(&j, &rep);
-        if (mpath) {
-            rve_json_kv_number(&j, "accuracy_before", acc0);
-            rve_json_kv_number(&j, "accuracy_after", acc1);
-        }
-        rve_json_kv_number(&j, "seconds", secs);
-        rve_json_end_object(&j);
-        fputc('\n', stdout);
-    }
+    report(&com, &o, t, r, ids, &rep, in, out, mpath, acc0, acc1, secs);
     rve_tess_free(t);
     rve_tess_free(r);
     free(ids);

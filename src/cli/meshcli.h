@@ -67,6 +67,10 @@ int meshcli_ori_split(const rve_tess *t, const char *const outs[RVE_MESH_NFORMAT
                       const char *mesh_outs[RVE_MESH_NFORMATS]);
 rve_status meshcli_ori_write(const rve_tess *t, const int *ids, const rve_map *map, const rve_mesh *m,
                              const char *const outs[RVE_MESH_NFORMATS], rve_err *err);
+/* The Neper/FEPX .msh of m at path, with $ElsetOrientations when t carries
+ * orientations (RVE_SOLVER_FEPX). */
+rve_status meshcli_fepx_write(const rve_tess *t, const int *ids, const rve_map *map, const rve_mesh *m,
+                              const char *path, rve_err *err);
 
 /* map (may be NULL): the grain map, for the phases of the solver outputs */
 static inline rve_status meshcli_mesh(const rve_tess *t, const int *ids, const rve_map *map,
@@ -154,6 +158,7 @@ static inline void meshcli_json_reg(rve_json *j, const rve_reg_report *r)
     rve_json_kv_int(j, "short_edges_after", (long long)r->short_after);
     rve_json_kv_int(j, "short_edges_after_on_tiny_cells", (long long)r->short_tiny);
     rve_json_kv_int(j, "small_cells_removed", (long long)r->cells_removed);
+    rve_json_kv_int(j, "pieces_removed", (long long)r->pieces_removed);
     rve_json_kv_int(j, "edges_removed", (long long)r->removed);
     rve_json_kv_number(j, "shortest_edge_before", r->min_before);
     rve_json_kv_number(j, "shortest_edge_after", r->min_after);

@@ -106,8 +106,10 @@ static rve_status write_fepx_ori(const char *msh, const rve_tess *t, const rve_m
     return rve_afile_commit(af, err);
 }
 
-rve_status meshcli_ori_write(const rve_tess *t, const int *ids, const rve_map *map, const rve_mesh *m,
-                             const char *const outs[RVE_MESH_NFORMATS], rve_err *err)
+/* The per-grain tables of t's orientations, written to the .inp and .vtk of
+ * outs, FEPX's MESH.ori beside its .msh, and the FEPX .msh fepx (may be NULL). */
+static rve_status ori_tables(const rve_tess *t, const int *ids, const rve_map *map, const rve_mesh *m,
+                             const char *const outs[RVE_MESH_NFORMATS], const char *fepx, rve_err *err)
 {
     size_t n = (size_t)t->n;
     double *q = malloc((n ? n : 1) * 4 * sizeof *q);
@@ -134,9 +136,26 @@ rve_status meshcli_ori_write(const rve_tess *t, const int *ids, const rve_map *m
         st = rve_mesh_write_solver(m, outs[RVE_MESH_INP], RVE_SOLVER_ABAQUS, &gi, err);
     if (st == RVE_OK && outs[RVE_MESH_VTK])
         st = rve_mesh_write_solver(m, outs[RVE_MESH_VTK], RVE_SOLVER_VTK, &gv, err);
+    if (st == RVE_OK && fepx)
+        st = rve_mesh_write_solver(m, fepx, RVE_SOLVER_FEPX, &gv, err);
     const char *msh = outs[RVE_MESH_MSH41] ? outs[RVE_MESH_MSH41] : outs[RVE_MESH_MSH22];
     if (st == RVE_OK && msh)
         st = write_fepx_ori(msh, t, m, lab, q, err);
     free(q), free(vi), free(vv), free(lab), free(ph);
     return st;
+}
+
+rve_status meshcli_fepx_write(const rve_tess *t, const int *ids, const rve_map *map, const rve_mesh *m,
+                              const char *path, rve_err *err)
+{
+    if (!(t->ori && t->ori_n > 0))
+        return rve_mesh_write_solver(m, path, RVE_SOLVER_FEPX, NULL, err);
+    const char *outs[RVE_MESH_NFORMATS] = {NULL};
+    return ori_tables(t, ids, map, m, outs, path, err);
+}
+
+rve_status meshcli_ori_write(const rve_tess *t, const int *ids, const rve_map *map, const rve_mesh *m,
+                             const char *const outs[RVE_MESH_NFORMATS], rve_err *err)
+{
+    return ori_tables(t, ids, map, m, outs, NULL, err);
 }

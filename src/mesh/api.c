@@ -107,293 +107,11 @@ int mesh_key_cmp(const void *x, const void *y)
     return a->i < b->i ? -1 : a->i > b->i;
 }
 
-/* Build a tessellation (both levels) from a regularised complex; seeds and box from t0. */
-static rve_status cx_to_tess(const rve_cx *c, const rve_tess *t0, const double *plane0,
-                             const double *vorig, int nvorig, rve_tess **out, rve_err *err)
-{
-    (void)vorig;
-    (void)nvorig;
-    rve_tess *t = tess_alloc(t0->n, t0->seeds, t0->lo, t0->hi, t0->periodic);
-    if (!t)
-        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-    rve_status st = RVE_OK;
-    int nfv = c->foff[c->nf];
-    /* --- level 2 --- */
-    t->nver = c->nv;
-    t->ver = malloc((size_t)(3 * c->nv + 1) * sizeof(double));
-    t->ver_state = calloc((size_t)c->nv + 1, sizeof(int));
-    t->nface = c->nf;
-    t->face_voff = malloc((size_t)(c->nf + 1) * sizeof(int));
-    t->face_ver = malloc((size_t)(nfv + 1) * sizeof(int));
-    t->face_edge = malloc((size_t)(nfv + 1) * sizeof(int));
-    t->face_esign = malloc((size_t)(nfv + 1));
-    t->face_cell = malloc((size_t)(2 * c->nf + 1) * sizeof(int));
-    t->face_img = calloc((size_t)c->nf + 1, sizeof(int32_t));
-    t->face_plane = malloc((size_t)(4 * c->nf + 1) * sizeof(double));
-    t->face_area = malloc((size_t)(c->nf + 1) * sizeof(double));
-    t->face_state = calloc((size_t)c->nf + 1, sizeof(int));
-    t->face_pt = calloc((size_t)c->nf + 1, sizeof(int));
-    t->face_ptxyz = malloc((size_t)(3 * c->nf + 1) * sizeof(double));
-    t->cell_foff = calloc((size_t)t->n + 1, sizeof(int));
-    t->cell_faces = malloc((size_t)(2 * c->nf + 1) * sizeof(int));
-    t->cell_fsign = malloc((size_t)(2 * c->nf + 1));
-    if (!t->ver || !t->ver_state || !t->face_voff || !t->face_ver || !t->face_edge ||
-        !t->face_esign || !t->face_cell || !t->face_img || !t->face_plane || !t->face_area ||
-        !t->face_state || !t->face_pt || !t->face_ptxyz || !t->cell_foff || !t->cell_faces ||
-        !t->cell_fsign) {
-        st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-        goto fail;
-    }
-    t->has_topo = 1;
-    memcpy(t->ver, c->v, (size_t)(3 * c->nv) * sizeof(double));
-    memcpy(t->face_voff, c->foff, (size_t)(c->nf + 1) * sizeof(int));
-    memcpy(t->face_ver, c->fv, (size_t)nfv * sizeof(int));
-    for (int f = 0; f < c->nf; f++) {
-        t->face_cell[2 * f] = c->fc[2 * f];
-        t->face_cell[2 * f + 1] = c->fc[2 * f + 1] >= 0 ? c->fc[2 * f + 1] : -(c->fdom[f] + 1);
-        double n[3];
-        rve_cx_face_normal(c, f, n);
-        double a2 = v3_normalize(n);
-        t->face_area[f] = 0.5 * a2;
-        if (c->fflat[f]) {
-            memcpy(t->face_plane + 4 * f, plane0 + 4 * f, 4 * sizeof(double));
-        } else {
-            /* best plane through the face point with the fan's mean normal */
-            if (!(a2 > 0))
-                v3_copy(n, plane0 + 4 * f);
-            v3_copy(t->face_plane + 4 * f, n);
-            t->face_plane[4 * f + 3] = v3_dot(n, c->fpt + 3 * f);
-            t->face_state[f] = 1;
-            for (int i = c->foff[f]; i < c->foff[f + 1]; i++)
-                t->ver_state[c->fv[i]] = 1;
-        }
-        t->face_pt[f] = 0;
-        memcpy(t->face_ptxyz + 3 * f, c->fpt + 3 * f, 3 * sizeof(double));
-        for (int s = 0; s < 2; s++)
-            if (c->fc[2 * f + s] >= 0)
-                t->cell_foff[c->fc[2 * f + s] + 1]++;
-    }
-    for (int k = 0; k < t->n; k++)
-        t->cell_foff[k + 1] += t->cell_foff[k];
-    {
-        int *pos = malloc((size_t)(t->n + 1) * sizeof(int));
-        if (!pos) {
-            st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-            goto fail;
-        }
-        memcpy(pos, t->cell_foff, (size_t)(t->n + 1) * sizeof(int));
-        for (int f = 0; f < c->nf; f++)
-            for (int s = 0; s < 2; s++) {
-                int k = c->fc[2 * f + s];
-                if (k < 0)
-                    continue;
-                t->cell_faces[pos[k]] = f;
-                t->cell_fsign[pos[k]] = s ? -1 : 1;
-                pos[k]++;
-            }
-        free(pos);
-    }
-    /* edges: unique vertex pairs, numbered in order of first appearance */
-    {
-        uint64_t *key = malloc((size_t)(nfv + 1) * sizeof(uint64_t));
-        int *ord = malloc((size_t)(nfv + 1) * sizeof(int));
-        if (!key || !ord) {
-            free(key);
-            free(ord);
-            st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-            goto fail;
-        }
-        for (int f = 0; f < c->nf; f++) {
-            int a0 = c->foff[f], n = c->foff[f + 1] - a0;
-            for (int i = 0; i < n; i++) {
-                int p = c->fv[a0 + i], q = c->fv[a0 + (i + 1) % n];
-                int lo = p < q ? p : q, hi = p < q ? q : p;
-                key[a0 + i] = ((uint64_t)(uint32_t)lo << 32) | (uint32_t)hi;
-            }
-        }
-        /* sort incidences by key (key << 32 would overflow: sort (key, index) pairs) */
-        {
-            mesh_key *kv = malloc((size_t)(nfv + 1) * sizeof *kv);
-            if (!kv) {
-                free(key);
-                free(ord);
-                st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-                goto fail;
-            }
-            for (int i = 0; i < nfv; i++) {
-                kv[i].k = key[i];
-                kv[i].i = i;
-            }
-            qsort(kv, (size_t)nfv, sizeof *kv, mesh_key_cmp);
-            for (int i = 0; i < nfv; i++)
-                ord[i] = kv[i].i;
-            free(kv);
-        }
-        int ne = 0;
-        for (int i = 0; i < nfv; i++)
-            if (i == 0 || key[ord[i]] != key[ord[i - 1]])
-                ne++;
-        t->nedge = ne;
-        t->edge_ver = malloc((size_t)(2 * ne + 1) * sizeof(int));
-        t->edge_state = calloc((size_t)ne + 1, sizeof(int));
-        t->edge_foff = calloc((size_t)ne + 1, sizeof(int));
-        t->edge_faces = malloc((size_t)(nfv + 1) * sizeof(int));
-        if (!t->edge_ver || !t->edge_state || !t->edge_foff || !t->edge_faces) {
-            free(key);
-            free(ord);
-            st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-            goto fail;
-        }
-        int e = -1;
-        for (int i = 0; i < nfv; i++) {
-            int inc = ord[i];
-            if (i == 0 || key[inc] != key[ord[i - 1]]) {
-                e++;
-                t->edge_ver[2 * e] = (int)(key[inc] >> 32);
-                t->edge_ver[2 * e + 1] = (int)(key[inc] & 0xffffffffu);
-                t->edge_foff[e] = i;
-            }
-            /* face of incidence inc */
-            int lo = 0, hi = c->nf;
-            while (hi - lo > 1) {
-                int mid = (lo + hi) / 2;
-                if (c->foff[mid] <= inc)
-                    lo = mid;
-                else
-                    hi = mid;
-            }
-            t->edge_faces[i] = lo;
-            t->face_edge[inc] = e;
-            t->face_esign[inc] = (signed char)(c->fv[inc] == t->edge_ver[2 * e] ? 1 : -1);
-            if (t->ver_state[t->edge_ver[2 * e]] || t->ver_state[t->edge_ver[2 * e + 1]])
-                t->edge_state[e] = 1;
-        }
-        t->edge_foff[ne] = nfv;
-        free(key);
-        free(ord);
-    }
-    /* vertices: cells and walls meeting there */
-    {
-        int *cnt = calloc((size_t)c->nv + 1, sizeof(int));
-        int *list = malloc((size_t)(2 * nfv + 1) * sizeof(int));
-        if (!cnt || !list) {
-            free(cnt);
-            free(list);
-            st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-            goto fail;
-        }
-        /* collect (vertex, cell-or-wall) pairs, sort, unique */
-        uint64_t *pr = malloc((size_t)(2 * nfv + 1) * sizeof(uint64_t));
-        if (!pr) {
-            free(cnt);
-            free(list);
-            st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-            goto fail;
-        }
-        size_t m = 0;
-        for (int f = 0; f < c->nf; f++)
-            for (int i = c->foff[f]; i < c->foff[f + 1]; i++)
-                for (int s = 0; s < 2; s++) {
-                    int x = t->face_cell[2 * f + s];
-                    /* cells ascending then walls: encode walls after cells */
-                    uint32_t code = x >= 0 ? (uint32_t)x : (uint32_t)t->n + (uint32_t)(-x - 1);
-                    pr[m++] = ((uint64_t)(uint32_t)c->fv[i] << 32) | code;
-                }
-        qsort(pr, m, sizeof *pr, rve_reg_cmp_u64);
-        size_t u = 0;
-        for (size_t i = 0; i < m; i++)
-            if (i == 0 || pr[i] != pr[i - 1])
-                pr[u++] = pr[i];
-        t->ver_coff = calloc((size_t)c->nv + 1, sizeof(int));
-        t->ver_cells = malloc((u + 1) * sizeof(int));
-        if (!t->ver_coff || !t->ver_cells) {
-            free(cnt);
-            free(list);
-            free(pr);
-            st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-            goto fail;
-        }
-        for (size_t i = 0; i < u; i++) {
-            int v = (int)(pr[i] >> 32);
-            uint32_t code = (uint32_t)(pr[i] & 0xffffffffu);
-            t->ver_coff[v + 1]++;
-            t->ver_cells[i] = code < (uint32_t)t->n ? (int)code : -(int)(code - (uint32_t)t->n) - 1;
-        }
-        for (int v = 0; v < c->nv; v++)
-            t->ver_coff[v + 1] += t->ver_coff[v];
-        free(cnt);
-        free(list);
-        free(pr);
-    }
-    /* --- level 1: per-cell polyhedra from the faces --- */
-    {
-        int *loc = malloc((size_t)(c->nv + 1) * sizeof(int));
-        if (!loc) {
-            st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-            goto fail;
-        }
-        for (int v = 0; v < c->nv; v++)
-            loc[v] = -1;
-        for (int k = 0; k < t->n && st == RVE_OK; k++) {
-            int nf = t->cell_foff[k + 1] - t->cell_foff[k], nfk = 0, nvk = 0;
-            if (nf == 0) {
-                t->nempty++;
-                continue;
-            }
-            for (int j = t->cell_foff[k]; j < t->cell_foff[k + 1]; j++) {
-                int f = t->cell_faces[j];
-                for (int i = c->foff[f]; i < c->foff[f + 1]; i++) {
-                    nfk++;
-                    if (loc[c->fv[i]] < 0)
-                        loc[c->fv[i]] = nvk++;
-                }
-            }
-            rve_tess_poly *p = &t->cells[k];
-            if (tess_poly_alloc(p, nvk, nf, nfk) != RVE_OK) {
-                st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-                break;
-            }
-            int q = 0;
-            for (int j = 0; j < nf; j++) {
-                int f = t->cell_faces[t->cell_foff[k] + j], s = t->cell_fsign[t->cell_foff[k] + j];
-                int a0 = c->foff[f], n = c->foff[f + 1] - a0;
-                p->foff[j] = q;
-                for (int i = 0; i < n; i++) {
-                    int v = c->fv[a0 + (s > 0 ? i : (n - i) % n)];
-                    p->floop[q++] = loc[v];
-                    v3_copy(p->v + 3 * loc[v], c->v + 3 * v);
-                }
-                p->fnbr[j] = t->face_cell[2 * f + (s > 0 ? 1 : 0)];
-                p->fimg[j] = 0; /* planes: s * t->face_plane[f] (rve_tess_cell_plane) */
-            }
-            p->foff[nf] = q;
-            tess_poly_measure(p);
-            /* exact fan volume (the polygon formula assumes planar faces) */
-            p->vol = rve_cx_cell_volume(c, k);
-            for (int j = t->cell_foff[k]; j < t->cell_foff[k + 1]; j++) {
-                int f = t->cell_faces[j];
-                for (int i = c->foff[f]; i < c->foff[f + 1]; i++)
-                    loc[c->fv[i]] = -1;
-            }
-        }
-        free(loc);
-        if (st != RVE_OK)
-            goto fail;
-    }
-    /* the orientations and symmetry of the input go to the output file */
-    if ((st = rve_tess_copy_cell_data(t, t0, err)) != RVE_OK)
-        goto fail;
-    *out = t;
-    return RVE_OK;
-fail:
-    rve_tess_free(t);
-    return st;
-}
 
 /* Without a grain map, the polish keeps to the input tessellation: its
  * raster at half the threshold (at most 2^23 voxels), by power
  * distance, or by geometry when the input was regularised already. */
-static rve_status input_raster(const rve_tess *t, double thr, rve_map **out, rve_err *err)
+rve_status mesh_input_raster(const rve_tess *t, double thr, rve_map **out, rve_err *err)
 {
     double h = thr / 2, ext[3];
     for (int a = 0; a < 3; a++)
@@ -436,6 +154,20 @@ static rve_status input_raster(const rve_tess *t, double thr, rve_map **out, rve
     return RVE_OK;
 }
 
+rve_status mesh_reg_threshold(const rve_tess *t, const rve_reg_opts *o, double *thr, rve_err *err)
+{
+    int nonempty = t->n - t->nempty;
+    if (nonempty < 1)
+        return rve_err_set(err, RVE_EDATA, NULL, "the tessellation has no cell");
+    double vol = 1;
+    for (int a = 0; a < 3; a++)
+        vol *= t->hi[a] - t->lo[a];
+    *thr = o->length > 0 ? o->length : o->rsel * 0.25 * cbrt(vol / nonempty);
+    if (!(*thr > 0) || !isfinite(*thr))
+        return rve_err_set(err, RVE_EUSAGE, NULL, "the edge length threshold must be positive");
+    return RVE_OK;
+}
+
 rve_status rve_reg(const rve_tess *t, const rve_reg_opts *o, rve_tess **out, rve_reg_report *rep,
                    rve_err *err)
 {
@@ -454,15 +186,10 @@ rve_status rve_reg(const rve_tess *t, const rve_reg_opts *o, rve_tess **out, rve
         return rve_err_set(err, RVE_EUSAGE, NULL, "at least one pass is needed");
     if (!(o->min_angle >= 0 && o->min_angle < 60))
         return rve_err_set(err, RVE_EUSAGE, NULL, "the minimum angle must be in [0, 60) degrees");
-    int nonempty = t->n - t->nempty;
-    if (nonempty < 1)
-        return rve_err_set(err, RVE_EDATA, NULL, "the tessellation has no cell");
-    double vol = 1;
-    for (int a = 0; a < 3; a++)
-        vol *= t->hi[a] - t->lo[a];
-    double thr = o->length > 0 ? o->length : o->rsel * 0.25 * cbrt(vol / nonempty);
-    if (!(thr > 0) || !isfinite(thr))
-        return rve_err_set(err, RVE_EUSAGE, NULL, "the edge length threshold must be positive");
+    double thr;
+    rve_status ts = mesh_reg_threshold(t, o, &thr, err);
+    if (ts != RVE_OK)
+        return ts;
     rve_cx *c;
     double *plane0;
     rve_status st = rve_cx_from_tess(t, &c, &plane0, err);
@@ -477,7 +204,7 @@ rve_status rve_reg(const rve_tess *t, const rve_reg_opts *o, rve_tess **out, rve
     st = rve_cx_reg(c, plane0, thr, o->max_angle, o->max_passes, o->remove_small_cells, rep, err);
     rve_map *own = NULL;
     if (st == RVE_OK && o->min_angle > 0 && !o->map)
-        st = input_raster(t, thr, &own, err);
+        st = mesh_input_raster(t, thr, &own, err);
     if (st == RVE_OK && (o->min_angle > 0 || o->map)) {
         rep->acc_vs_input = own != NULL;
         st = rve_cx_polish(c, o->map ? o->map : own, o->map ? o->ids : NULL, thr, o->max_angle,
@@ -489,7 +216,7 @@ rve_status rve_reg(const rve_tess *t, const rve_reg_opts *o, rve_tess **out, rve
     if (st == RVE_OK && rve_cx_check(c, why, sizeof why))
         st = rve_err_set(err, RVE_EINTERNAL, NULL, "regularisation broke the topology: %s", why);
     if (st == RVE_OK)
-        st = cx_to_tess(c, t, plane0, NULL, 0, out, err);
+        st = mesh_cx_to_tess(c, t, plane0, out, err);
     rve_cx_free(c);
     free(plane0);
     return st;
@@ -521,6 +248,11 @@ rve_status rve_mesh_tess(const rve_tess *t, const int *ids, const rve_mesh_opts 
     if (ids && !has_periodic(t))
         for (int k = 0; k < t->n; k++)
             c->cid[k] = ids[k];
+    /* pieces of a periodic box complex (rve_reg_periodic's output): periodic again */
+    if (!has_periodic(t) && mesh_cx_detect_periodic(c) < 0) {
+        rve_cx_free(c);
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    }
     char why[256];
     if (rve_cx_check(c, why, sizeof why)) {
         rve_cx_free(c);
@@ -533,60 +265,6 @@ rve_status rve_mesh_tess(const rve_tess *t, const int *ids, const rve_mesh_opts 
 
 /* Initial face planes of a complex whose faces are planar (normal out of
  * fc[2f], through the face point): what rve_cx_reg bends faces against. */
-static double *cx_planes(const rve_cx *c)
-{
-    double *pl = malloc((size_t)(4 * c->nf + 1) * sizeof(double));
-    for (int f = 0; pl && f < c->nf; f++) {
-        double n[3];
-        rve_cx_face_normal(c, f, n);
-        v3_normalize(n);
-        v3_copy(pl + 4 * f, n);
-        pl[4 * f + 3] = v3_dot(n, c->fpt + 3 * f);
-    }
-    return pl;
-}
-
-/* Relabel a raster of the periodic tessellation (label k + 1: cell k) by
- * the pieces of the box complex (label i + 1: piece i): the voxel centre x
- * is in the piece of cell k whose lattice box g puts x + g L nearest to the
- * seed (the raster took the nearest image). */
-static rve_status raster_pieces(const rve_tess *t, const rve_cx *c, rve_map *m, rve_err *err)
-{
-    int *first = malloc(((size_t)t->n + 2) * sizeof *first);
-    if (!first)
-        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-    for (int k = 0; k <= t->n; k++)
-        first[k] = -1;
-    for (int i = c->nc - 1; i >= 0; i--) /* pieces of a cell are consecutive */
-        first[c->ccell[i]] = i;
-    for (int k = 0; k < m->nz; k++)
-        for (int j = 0; j < m->ny; j++)
-            for (int i = 0; i < m->nx; i++) {
-                size_t idx = rve_map_index(m, i, j, k);
-                uint32_t lab = m->lab[idx];
-                if (lab == 0 || lab > (uint32_t)t->n || first[lab - 1] < 0) {
-                    m->lab[idx] = 0;
-                    continue;
-                }
-                int cell = (int)lab - 1, g[3], piece = first[cell];
-                double x[3];
-                rve_map_voxel_centre(m, i, j, k, x);
-                for (int a = 0; a < 3; a++) {
-                    double L = t->hi[a] - t->lo[a];
-                    g[a] = t->periodic[a] ? (int)lround((t->seeds[4 * cell + a] - x[a]) / L) : 0;
-                }
-                for (int p = first[cell]; p < c->nc && c->ccell[p] == cell; p++)
-                    if (c->cshift[3 * p] == g[0] && c->cshift[3 * p + 1] == g[1] && c->cshift[3 * p + 2] == g[2])
-                        piece = p;
-                m->lab[idx] = (uint32_t)piece + 1;
-            }
-    free(first);
-    free(m->ids); /* labels are piece numbers now */
-    m->ids = NULL;
-    rve_map_update_nlabels(m);
-    return RVE_OK;
-}
-
 rve_status rve_mesh_tess_reg(const rve_tess *t, const int *ids, const rve_reg_opts *ro,
                              rve_reg_report *rep, const rve_mesh_opts *o,
                              const char *const outputs[RVE_MESH_NFORMATS], rve_mesh **out, rve_err *err)
@@ -614,55 +292,20 @@ rve_status rve_mesh_tess_reg(const rve_tess *t, const int *ids, const rve_reg_op
         rve_tess_free(r);
         return st;
     }
-    if (!(ro->max_angle > 0 && ro->max_angle < 90) || ro->max_passes < 1 ||
-        !(ro->min_angle >= 0 && ro->min_angle < 60))
-        return rve_err_set(err, RVE_EUSAGE, NULL, "invalid regularisation options");
-    if (ro->map)
-        return rve_err_set(err, RVE_EUSAGE, NULL,
-                           "a grain map is not supported with periodic tessellations (the polish "
-                           "keeps to the input instead)");
-    int nonempty = t->n - t->nempty;
-    if (nonempty < 1)
-        return rve_err_set(err, RVE_EDATA, NULL, "the tessellation has no cell");
-    double vol = 1;
-    for (int a = 0; a < 3; a++)
-        vol *= t->hi[a] - t->lo[a];
-    double thr = ro->length > 0 ? ro->length : ro->rsel * 0.25 * cbrt(vol / nonempty);
-    double cl = o->cl > 0 ? o->cl : o->rcl * 0.5 * cbrt(vol / nonempty);
-    if (!(thr > 0) || !isfinite(thr))
-        return rve_err_set(err, RVE_EUSAGE, NULL, "the edge length threshold must be positive");
-    /* pieces labelled by cell index + 1 (the input raster's labels) until meshing */
     rve_cx *c = NULL;
-    rve_status st = rve_cx_from_periodic(t, NULL, &c, err);
-    if (st != RVE_OK)
-        return st;
-    double *plane0 = cx_planes(c);
-    char why[256];
-    if (!plane0)
-        st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-    else if (rve_cx_check(c, why, sizeof why))
-        st = rve_err_set(err, RVE_EINTERNAL, NULL, "periodic cut: %s", why);
-    if (st == RVE_OK)
-        st = rve_cx_reg(c, plane0, thr, ro->max_angle, ro->max_passes, ro->remove_small_cells, rep, err);
-    rve_map *own = NULL;
-    if (st == RVE_OK && ro->min_angle > 0)
-        st = input_raster(t, thr, &own, err);
-    if (st == RVE_OK && ro->min_angle > 0)
-        st = raster_pieces(t, c, own, err);
-    if (st == RVE_OK && ro->min_angle > 0) {
-        rep->acc_vs_input = 1;
-        st = rve_cx_polish(c, own, NULL, thr, ro->max_angle, ro->min_angle, ro, rep, err);
-        if (st == RVE_OK && rve_cx_reg_measure(c, thr, rep) != 0)
-            st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-    }
-    rve_map_free(own);
-    if (st == RVE_OK && rve_cx_check(c, why, sizeof why))
-        st = rve_err_set(err, RVE_EINTERNAL, NULL, "regularisation broke the topology: %s", why);
+    double *plane0 = NULL;
+    rve_status st = mesh_reg_box_complex(t, ro, rep, &c, &plane0, err);
     if (st == RVE_OK && ids)
         for (int k = 0; k < c->nc; k++)
             c->cid[k] = ids[c->cid[k] - 1];
-    if (st == RVE_OK)
+    if (st == RVE_OK) {
+        int nonempty = t->n - t->nempty;
+        double vol = 1;
+        for (int a = 0; a < 3; a++)
+            vol *= t->hi[a] - t->lo[a];
+        double cl = o->cl > 0 ? o->cl : o->rcl * 0.5 * cbrt(vol / nonempty);
         st = rve_cx_mesh(c, o, cl, outputs, out, err);
+    }
     free(plane0);
     rve_cx_free(c);
     return st;

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "mesh/cx.h"
 #include "util/vec3.h"
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,4 +169,50 @@ int rve_cx_check(const rve_cx *c, char *why, size_t n)
     }
     free(u);
     return bad;
+}
+
+uint64_t rve_cx_xyz_hash(const double x[3])
+{
+    uint64_t b[3], h = 0x243F6A8885A308D3ull;
+    memcpy(b, x, sizeof b);
+    for (int k = 0; k < 3; k++)
+        h = (h ^ b[k]) * 0x9E3779B97F4A7C15ull, h ^= h >> 29;
+    return h;
+}
+
+int *rve_cx_periodic_links(const rve_cx *c, const unsigned *mask, const int *alive, unsigned planes)
+{
+    size_t cap = 16;
+    while (cap < 2 * (size_t)c->nv + 16)
+        cap *= 2;
+    int *tab = calloc(cap, sizeof *tab); /* vertex + 1, 0 empty */
+    int *link = malloc((3 * (size_t)c->nv + 1) * sizeof *link);
+    if (!tab || !link) {
+        free(tab);
+        free(link);
+        return NULL;
+    }
+    for (int v = 0; v < c->nv; v++)
+        if ((!alive || alive[v]) && (mask[v] & planes)) {
+            size_t s = (size_t)rve_cx_xyz_hash(c->v + 3 * v) & (cap - 1);
+            while (tab[s])
+                s = (s + 1) & (cap - 1);
+            tab[s] = v + 1;
+        }
+    for (int v = 0; v < c->nv; v++)
+        for (int ax = 0; ax < 3; ax++) {
+            link[3 * v + ax] = -1;
+            if ((alive && !alive[v]) || !(mask[v] & planes & (3u << (2 * ax))))
+                continue;
+            double x[3];
+            memcpy(x, c->v + 3 * v, sizeof x);
+            x[ax] = x[ax] == c->dom_lo[ax] ? c->dom_hi[ax] : c->dom_lo[ax];
+            for (size_t s = (size_t)rve_cx_xyz_hash(x) & (cap - 1); tab[s]; s = (s + 1) & (cap - 1))
+                if (memcmp(c->v + 3 * (tab[s] - 1), x, sizeof x) == 0) {
+                    link[3 * v + ax] = tab[s] - 1;
+                    break;
+                }
+        }
+    free(tab);
+    return link;
 }

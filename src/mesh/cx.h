@@ -12,6 +12,7 @@
 #define RVE_MESH_CX_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <rve/util.h>
 
 typedef struct {
@@ -49,5 +50,13 @@ void rve_cx_face_normal(const rve_cx *c, int f, double n[3]);
 /* Structural check: loops of >= 3 distinct vertices, every cell closed
  * (each of its edges used twice, in opposite directions).  0 if valid. */
 int rve_cx_check(const rve_cx *c, char *why, size_t n);
+/* A 64-bit hash of the bits of a point (exact-coordinate lookups). */
+uint64_t rve_cx_xyz_hash(const double x[3]);
+/* Periodic copies of the vertices on the box planes of the bit set planes
+ * (bit 2a: the lower plane of axis a, 2a + 1: the upper one), mask[v] the
+ * planes through v, alive (may be NULL) the vertices to link: link[3 v + a]
+ * is the vertex at exactly v's coordinates with coordinate a moved to the
+ * opposite box plane, or -1.  malloc'd, NULL when out of memory. */
+int *rve_cx_periodic_links(const rve_cx *c, const unsigned *mask, const int *alive, unsigned planes);
 
 #endif

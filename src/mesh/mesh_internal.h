@@ -4,6 +4,7 @@
 
 #include "mesh/cx.h"
 #include <stdint.h>
+#include <stdio.h>
 #include <rve/mesh.h>
 
 /* Mesh a complex with element size cl (see rve_mesh_tess). */
@@ -32,5 +33,31 @@ int mesh_key_cmp(const void *x, const void *y);
  * for periodic meshes, each node's periodic master (rve_mesh_write and the
  * solver outputs share it). */
 rve_status mesh_write_vtk(const rve_mesh *m, FILE *fp, const rve_grain_table *gt, rve_err *err);
+
+/* A tessellation (both levels) from a regularised complex c, one cell per
+ * complex cell; seeds, box, periodicity and cell data from t0 (cx_tess.c). */
+rve_status mesh_cx_to_tess(const rve_cx *c, const rve_tess *t0, const double *plane0, rve_tess **out,
+                           rve_err *err);
+
+/* The polish's reference without a grain map: a raster of t at half the
+ * threshold (api.c). */
+rve_status mesh_input_raster(const rve_tess *t, double thr, rve_map **out, rve_err *err);
+/* The short-edge threshold of o for t (--length, or rsel times a quarter of
+ * the mean cell size); RVE_EDATA without cells (api.c). */
+rve_status mesh_reg_threshold(const rve_tess *t, const rve_reg_opts *o, double *thr, rve_err *err);
+/* The regularised box complex of periodic t (pieces labelled by cell + 1)
+ * and its initial face planes (reg_box.c). */
+rve_status mesh_reg_box_complex(const rve_tess *t, const rve_reg_opts *ro, rve_reg_report *rep,
+                                rve_cx **out, double **plane0_out, rve_err *err);
+
+/* A periodic box complex written as a tessellation of its pieces (cells
+ * sharing grain labels; opposite box faces exact translates along some axis):
+ * set c->fper and c->periodic (periodic_detect.c).  1 when periodic, 0 not,
+ * -1 out of memory. */
+int mesh_cx_detect_periodic(rve_cx *c);
+int mesh_int_cmp(const void *x, const void *y);
+
+/* The Neper/FEPX flavour of .msh (write_fepx.c; see RVE_SOLVER_FEPX). */
+rve_status mesh_write_fepx(const rve_mesh *m, FILE *fp, const rve_grain_table *gt, rve_err *err);
 
 #endif

@@ -482,17 +482,11 @@ done:
 
 /* ------------------------------------------------------ faces of the complex */
 
-static int cmp_int(const void *x, const void *y)
-{
-    int a = *(const int *)x, b = *(const int *)y;
-    return a < b ? -1 : a > b;
-}
-
 /* Hash of the vertex set ids[0..n) (sorted into tmp). */
 static uint64_t set_hash(const int *ids, int n, int *tmp)
 {
     memcpy(tmp, ids, (size_t)n * sizeof *tmp);
-    qsort(tmp, (size_t)n, sizeof *tmp, cmp_int);
+    qsort(tmp, (size_t)n, sizeof *tmp, mesh_int_cmp);
     uint64_t h = 1469598103934665603ull ^ (uint64_t)n;
     for (int i = 0; i < n; i++)
         h = (h ^ (uint64_t)(uint32_t)tmp[i]) * 1099511628211ull;
@@ -839,70 +833,3 @@ rve_status rve_cx_from_periodic(const rve_tess *t, const int *ids, rve_cx **out,
     return st;
 }
 
-/* ------------------------------------------------------ periodic node pairs */
-static uint64_t xyz_hash(const double x[3])
-{
-    uint64_t b[3], h = 0x243F6A8885A308D3ull;
-    memcpy(b, x, sizeof b);
-    for (int a = 0; a < 3; a++)
-        h = (h ^ b[a]) * 0x9E3779B97F4A7C15ull, h ^= h >> 29;
-    return h;
-}
-
-rve_status rve_mesh_pair_nodes(rve_mesh *m, rve_err *err)
-{
-    size_t cap = 16;
-    while (cap < 2 * m->nnodes + 16)
-        cap *= 2;
-    size_t *tab = malloc(cap * sizeof *tab); /* node + 1, 0 empty */
-    free(m->pairs);
-    free(m->pair_mask);
-    m->npairs = 0;
-    m->pairs = malloc((2 * m->nnodes + 2) * sizeof *m->pairs);
-    m->pair_mask = malloc(m->nnodes + 1);
-    if (!tab || !m->pairs || !m->pair_mask) {
-        free(tab);
-        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-    }
-    memset(tab, 0, cap * sizeof *tab);
-    /* nodes by their exact coordinates (bits: -0 and 0 differ, which the
-     * mesh never mixes as both come from the same box planes) */
-    for (size_t i = 0; i < m->nnodes; i++) {
-        size_t s = (size_t)xyz_hash(m->xyz + 3 * i) & (cap - 1);
-        while (tab[s])
-            s = (s + 1) & (cap - 1);
-        tab[s] = i + 1;
-    }
-    rve_status st = RVE_OK;
-    for (size_t i = 0; i < m->nnodes && st == RVE_OK; i++) {
-        const double *x = m->xyz + 3 * i;
-        double y[3];
-        unsigned mask = 0;
-        for (int a = 0; a < 3; a++) {
-            y[a] = x[a];
-            if (m->periodic[a] && x[a] == m->hi[a]) {
-                mask |= 1u << a;
-                y[a] = m->lo[a];
-            }
-        }
-        if (!mask)
-            continue;
-        size_t s = (size_t)xyz_hash(y) & (cap - 1), j = 0;
-        while (tab[s] && !j) {
-            if (memcmp(m->xyz + 3 * (tab[s] - 1), y, sizeof y) == 0)
-                j = tab[s];
-            s = (s + 1) & (cap - 1);
-        }
-        if (!j) {
-            st = rve_err_set(err, RVE_EINTERNAL, NULL,
-                             "periodic mesh: node %zu (%.17g %.17g %.17g) has no exact translate on the lower box faces",
-                             i + 1, x[0], x[1], x[2]);
-            break;
-        }
-        m->pairs[2 * m->npairs] = i;
-        m->pairs[2 * m->npairs + 1] = j - 1;
-        m->pair_mask[m->npairs++] = (unsigned char)mask;
-    }
-    free(tab);
-    return st;
-}

@@ -1,16 +1,12 @@
 /* reg.c - regularisation of a polyhedral complex: short-edge collapse with
  * least-squares vertex placement (Montanari 2017, Sec. 6.3.2, Eq. 6.6). */
 #include "config.h"
-#include "mesh/reg_internal.h"
+#include "mesh/reg_state.h"
 #include "util/vec3.h"
-#include <gsl/gsl_linalg.h>
-#include <gsl/gsl_matrix.h>
-#include <gsl/gsl_vector.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define PI 3.14159265358979323846
 
 void rve_reg_opts_default(rve_reg_opts *o)
 {
@@ -24,34 +20,6 @@ void rve_reg_opts_default(rve_reg_opts *o)
     o->ids = NULL;
     o->progress = NULL;
     o->progress_ctx = NULL;
-}
-
-/* ------------------------------------------------------------- int lists */
-typedef struct {
-    int *a;
-    int n, cap;
-} ilist;
-
-static int il_push(ilist *l, int x)
-{
-    if (l->n == l->cap) {
-        int cap = l->cap ? 2 * l->cap : 8;
-        int *a = realloc(l->a, (size_t)cap * sizeof(int));
-        if (!a)
-            return -1;
-        l->a = a;
-        l->cap = cap;
-    }
-    l->a[l->n++] = x;
-    return 0;
-}
-
-static int il_has(const ilist *l, int x)
-{
-    for (int i = 0; i < l->n; i++)
-        if (l->a[i] == x)
-            return 1;
-    return 0;
 }
 
 /* ----------------------------------------------------------------- heap */
@@ -109,913 +77,6 @@ static hent heap_pop(heap *q)
     return top;
 }
 
-/* Put x on the plane n.x = d; exactly for axis-aligned planes. */
-static void snap_plane(const double *pl, double x[3])
-{
-    for (int ax = 0; ax < 3; ax++)
-        if (fabs(pl[ax]) == 1 && pl[(ax + 1) % 3] == 0 && pl[(ax + 2) % 3] == 0) {
-            x[ax] = pl[3] * pl[ax];
-            return;
-        }
-    v3_axpy(x, x, pl[3] - v3_dot(pl, x), pl);
-}
-
-/* Domain planes whose vertices are frozen: the box faces of the periodic
- * axes of a periodic box complex.  Their polygons are exact translates of
- * the opposite ones; moving a vertex there (or collapsing an edge there)
- * would need the same move on every periodic copy, so those vertices stay
- * put: edges from the interior collapse onto them, edges between two of
- * them stay. */
-static unsigned frozen_planes(const rve_cx *c)
-{
-    unsigned m = 0;
-    for (int a = 0; c->fper && a < 3; a++)
-        if (c->periodic[a])
-            m |= 3u << (2 * a);
-    return m;
-}
-
-/* ---------------------------------------------------------------- state */
-#define RVE_REG_MAXSET 16 /* most vertices merged at once (a small cell's) */
-typedef struct {
-    rve_cx *c;
-    int *flen;         /* current loop length (loop starts at foff[f]) */
-    double *plane0;    /* 4 nf: initial plane, normal out of fc[2f] */
-    unsigned *mask;    /* nv: domain planes the vertex lies on */
-    int *valive;
-    ilist *vf;         /* nv: faces around each vertex (may hold dead faces) */
-    int *coff, *cfac;  /* cell -> faces (may hold dead faces) */
-    double cos_max;
-    double threshold;
-    /* scratch */
-    ilist F, cells, tmp;
-    int *newloop;      /* scratch loops for the faces in F, concatenated */
-    int *nloff;
-    int scratch_cap;
-    double *fw;        /* weights of the faces in F (face_weights) */
-    int fw_cap;
-    int mset[RVE_REG_MAXSET]; /* vertices being merged into mset[0] */
-    int mk;
-    int dying;         /* cell deleted by the merge, or -1 */
-    /* periodic box complexes: the vertices on frozen planes by their exact
-     * coordinates (they never move), to find an edge's periodic copies */
-    int *plink;        /* 3 nv: the copy of a frozen vertex across each axis, or -1 */
-    int allow_frozen;  /* a mirrored collapse: the merged vertex may be frozen too */
-    int free_frozen;   /* a frozen kept vertex may move within its planes */
-    int force;         /* the position is fpos (a periodic copy's) */
-    double fpos[3];
-    int dry;           /* check only, do not commit; the position found goes to dry_pos */
-    double dry_pos[3];
-} reg;
-
-static double elen(const reg *r, int a, int b)
-{
-    int lo = a < b ? a : b, hi = a < b ? b : a;
-    return v3_dist(r->c->v + 3 * lo, r->c->v + 3 * hi);
-}
-
-static int face_has_edge(const reg *r, int f, int a, int b)
-{
-    int a0 = r->c->foff[f], n = r->flen[f];
-    for (int i = 0; i < n; i++) {
-        int p = r->c->fv[a0 + i], q = r->c->fv[a0 + (i + 1) % n];
-        if ((p == a && q == b) || (p == b && q == a))
-            return 1;
-    }
-    return 0;
-}
-
-static int edge_exists(const reg *r, int a, int b)
-{
-    const ilist *l = &r->vf[a];
-    for (int i = 0; i < l->n; i++)
-        if (r->flen[l->a[i]] >= 3 && face_has_edge(r, l->a[i], a, b))
-            return 1;
-    return 0;
-}
-
-/* Least-squares position (Eq. 6.6, weighted): minimise sum w_i (n_i.p - d_i)^2
- * over the initial planes of the faces in F that are not domain faces
- * (weights w_i of face_weights), with p on every domain plane of mask;
- * directions the planes do not determine keep the midpoint's value
- * (truncated SVD, minimum-norm correction).  (Iterating towards the L1
- * optimum, sum w_i |n_i.p - d_i|, which sits exactly on a few large faces,
- * lost about as much accuracy and bent the small faces more: worse meshes on
- * data/dct.) */
-static int ls_position(const reg *r, unsigned mask, const double mid[3], double p[3])
-{
-    const rve_cx *c = r->c;
-    /* orthonormal basis of constrained directions (Gram-Schmidt) */
-    double Q[3][3];
-    int nq = 0;
-    double x0[3];
-    v3_copy(x0, mid);
-    for (int k = 0; k < c->ndom; k++) {
-        if (!(mask & (1u << k)))
-            continue;
-        const double *pl = c->dom + 4 * k;
-        /* project x0 onto the plane along its normal, keeping earlier constraints:
-         * for box domains the normals are orthogonal and this is exact. */
-        double nn[3];
-        v3_copy(nn, pl);
-        for (int j = 0; j < nq; j++)
-            v3_axpy(nn, nn, -v3_dot(nn, Q[j]), Q[j]);
-        double len = v3_normalize(nn);
-        if (len < 1e-9)
-            continue;
-        double s = (pl[3] - v3_dot(pl, x0)) / v3_dot(pl, nn);
-        v3_axpy(x0, x0, s, nn);
-        snap_plane(pl, x0);
-        v3_copy(Q[nq], nn);
-        nq++;
-    }
-    if (nq >= 3) {
-        v3_copy(p, x0);
-        return 0;
-    }
-    /* free directions N (3 - nq) */
-    double N[3][3];
-    int nn_ = 0;
-    for (int e = 0; e < 3 && nn_ < 3 - nq; e++) {
-        double u[3] = {0, 0, 0};
-        u[e] = 1;
-        for (int j = 0; j < nq; j++)
-            v3_axpy(u, u, -v3_dot(u, Q[j]), Q[j]);
-        for (int j = 0; j < nn_; j++)
-            v3_axpy(u, u, -v3_dot(u, N[j]), N[j]);
-        if (v3_normalize(u) > 1e-6)
-            v3_copy(N[nn_++], u);
-    }
-    int m = 0;
-    for (int i = 0; i < r->F.n; i++)
-        if (c->fdom[r->F.a[i]] < 0)
-            m++;
-    int rows = m > nn_ ? m : nn_;
-    gsl_matrix *A = gsl_matrix_calloc((size_t)rows, (size_t)nn_);
-    gsl_matrix *V = gsl_matrix_alloc((size_t)nn_, (size_t)nn_);
-    gsl_vector *S = gsl_vector_alloc((size_t)nn_), *w = gsl_vector_alloc((size_t)nn_);
-    gsl_vector *rhs = gsl_vector_calloc((size_t)rows), *y = gsl_vector_calloc((size_t)nn_);
-    int ok = A && V && S && w && rhs && y;
-    if (ok) {
-        int k = 0;
-        for (int i = 0; i < r->F.n; i++) {
-            int f = r->F.a[i];
-            if (c->fdom[f] >= 0)
-                continue;
-            const double *pl = r->plane0 + 4 * f;
-            double sw = sqrt(r->fw[i]);
-            for (int j = 0; j < nn_; j++)
-                gsl_matrix_set(A, (size_t)k, (size_t)j, sw * v3_dot(pl, N[j]));
-            gsl_vector_set(rhs, (size_t)k, sw * (pl[3] - v3_dot(pl, x0)));
-            k++;
-        }
-        ok = gsl_linalg_SV_decomp(A, V, S, w) == 0;
-    }
-    if (ok) {
-        double smax = gsl_vector_get(S, 0);
-        for (size_t j = 0; j < (size_t)nn_; j++) {
-            double s = gsl_vector_get(S, j);
-            if (!(s > 0.05 * smax) || !(s > 0))
-                continue;
-            /* y += v_j (u_j . rhs) / s_j */
-            double ur = 0;
-            for (size_t i = 0; i < (size_t)rows; i++)
-                ur += gsl_matrix_get(A, i, j) * gsl_vector_get(rhs, i);
-            for (size_t i = 0; i < (size_t)nn_; i++)
-                gsl_vector_set(y, i, gsl_vector_get(y, i) + gsl_matrix_get(V, i, j) * ur / s);
-        }
-        v3_copy(p, x0);
-        for (int j = 0; j < nn_; j++)
-            v3_axpy(p, p, gsl_vector_get(y, (size_t)j), N[j]);
-    }
-    gsl_matrix_free(A);
-    gsl_matrix_free(V);
-    gsl_vector_free(S);
-    gsl_vector_free(w);
-    gsl_vector_free(rhs);
-    gsl_vector_free(y);
-    return ok ? 0 : -1;
-}
-
-static const double *vpos(const reg *r, int v, int a, const double p[3])
-{
-    return v == a ? p : r->c->v + 3 * v;
-}
-
-/* v, or the vertex it merges into. */
-static int merged(const reg *r, int v)
-{
-    for (int i = 1; i < r->mk; i++)
-        if (r->mset[i] == v)
-            return r->mset[0];
-    return v;
-}
-
-/* Fan centre of face f with loop lp (vertex a at p): the vertex mean.
- * (Moving it onto the face's initial plane sweeps less volume when one
- * vertex was lifted, about 25 % less voxel accuracy lost on in100-a, but
- * tilts the two fan triangles at that vertex by the whole lift: the wedges
- * they make with the neighbouring faces tripled the share of elements with
- * q < 0.1 there, so the mean stays.) */
-static void fan_centre(const reg *r, int f, const int *lp, int n, int a, const double p[3],
-                       double ctr[3])
-{
-    (void)f;
-    ctr[0] = ctr[1] = ctr[2] = 0;
-    for (int i = 0; i < n; i++)
-        v3_add(ctr, ctr, vpos(r, lp[i], a, p));
-    v3_scale(ctr, ctr, 1.0 / n);
-}
-
-/* Bend of face f's loop (vertex a at p), as a cosine: the face's mean normal
- * n and centre m (vertex mean), its equivalent radius r = sqrt(area / pi) and
- * the largest distance h of a vertex to the mean plane give the angle
- * atan(h / r): the tilt of a flat face lifted by h at its rim.  Unlike the
- * angles of the fan triangles themselves, this stays meaningful on thin faces
- * (a sliver face bent by a negligible amount has near-degenerate fan
- * triangles at large angles).  Returns -2 when the face turned over relative
- * to its initial normal or a fan triangle (around the fan centre, ctr on
- * return) folded over (its normal opposite to the mean normal). */
-static double loop_min_cos(const reg *r, int f, const int *lp, int n, int a, const double p[3],
-                           double ctr[3])
-{
-    const double *n0 = r->plane0 + 4 * f;
-    double m[3] = {0, 0, 0};
-    for (int i = 0; i < n; i++)
-        v3_add(m, m, vpos(r, lp[i], a, p));
-    v3_scale(m, m, 1.0 / n);
-    fan_centre(r, f, lp, n, a, p, ctr);
-    /* vector area: independent of the centre for a closed loop */
-    double tn[3] = {0, 0, 0};
-    for (int i = 0; i < n; i++) {
-        double u[3], w[3], x[3];
-        v3_sub(u, vpos(r, lp[i], a, p), m);
-        v3_sub(w, vpos(r, lp[(i + 1) % n], a, p), m);
-        v3_cross(x, u, w);
-        v3_add(tn, tn, x);
-    }
-    double area2 = v3_normalize(tn);
-    if (!(area2 > 0) || v3_dot(tn, n0) <= 0)
-        return -2;
-    double h = 0;
-    for (int i = 0; i < n; i++) {
-        double u[3], w[3], x[3], um[3];
-        v3_sub(u, vpos(r, lp[i], a, p), ctr);
-        v3_sub(w, vpos(r, lp[(i + 1) % n], a, p), ctr);
-        v3_cross(x, u, w);
-        if (!(v3_dot(x, tn) > 0))
-            return -2;
-        v3_sub(um, vpos(r, lp[i], a, p), m);
-        h = fmax(h, fabs(v3_dot(um, tn)));
-    }
-    double rad = sqrt(0.5 * area2 / PI);
-    return rad / sqrt(rad * rad + h * h); /* cos(atan(h / r)) */
-}
-
-/* Cells around stay star-shaped from their vertex mean with a at p. */
-static int cells_ok(const reg *r, int a, const double p[3])
-{
-    const rve_cx *c = r->c;
-    /* cells stay star-shaped from their vertex mean */
-    for (int i = 0; i < r->cells.n; i++) {
-        int cell = r->cells.a[i];
-        if (cell == r->dying)
-            continue;
-        double cc[3] = {0, 0, 0};
-        int cnt = 0;
-        for (int j = r->coff[cell]; j < r->coff[cell + 1]; j++) {
-            int f = r->cfac[j];
-            if (r->flen[f] < 3)
-                continue;
-            for (int t = 0; t < r->flen[f]; t++) {
-                int v = merged(r, c->fv[c->foff[f] + t]);
-                v3_add(cc, cc, vpos(r, v, a, p));
-                cnt++;
-            }
-        }
-        if (!cnt)
-            return 0;
-        v3_scale(cc, cc, 1.0 / cnt);
-        for (int q = 0; q < r->F.n; q++) {
-            int f = r->F.a[q], n = r->nloff[q + 1] - r->nloff[q];
-            if (n < 3)
-                continue;
-            int s = c->fc[2 * f] == cell ? 1 : c->fc[2 * f + 1] == cell ? -1 : 0;
-            if (!s)
-                continue;
-            const int *lp = r->newloop + r->nloff[q];
-            double ctr[3];
-            fan_centre(r, f, lp, n, a, p, ctr);
-            for (int j = 0; j < n; j++) {
-                double u[3], w[3], z[3], x[3];
-                v3_sub(u, vpos(r, lp[j], a, p), cc);
-                v3_sub(w, vpos(r, lp[(j + 1) % n], a, p), cc);
-                v3_sub(z, ctr, cc);
-                v3_cross(x, u, w);
-                double vol = s * v3_dot(z, x);
-                double scale = v3_norm(u) * v3_norm(w) * v3_norm(z);
-                if (!(vol > 1e-9 * scale))
-                    return 0;
-            }
-        }
-    }
-    return 1;
-}
-
-/* Project x onto the domain planes of mask (box domains: exact). */
-static int project_domain(const reg *r, unsigned mask, const double x[3], double out[3])
-{
-    v3_copy(out, x);
-    for (int k = 0; k < r->c->ndom; k++) {
-        if (!(mask & (1u << k)))
-            continue;
-        snap_plane(r->c->dom + 4 * k, out);
-    }
-    return 0;
-}
-
-/* Smallest fan cosine over the new loops of the faces around, with a at p. */
-static double worst_cos(const reg *r, int a, const double p[3], double stop)
-{
-    double wmc = 1;
-    for (int q = 0; q < r->F.n && wmc >= stop; q++) {
-        int f = r->F.a[q], n = r->nloff[q + 1] - r->nloff[q];
-        if (n < 3)
-            continue;
-        double ctr[3];
-        double mc = loop_min_cos(r, f, r->newloop + r->nloff[q], n, a, p, ctr);
-        if (mc < wmc)
-            wmc = mc;
-    }
-    return wmc;
-}
-
-/* Weight of each face plane in the placement of the merged vertex a: moving
- * a by h across its face sweeps about h (A1 + A2) / 3 + h A / (3 n) of volume
- * (A1, A2 the two fan triangles at a, A the face's area, n its vertex count:
- * the fan centre, the vertex mean, moves by h / n), so the distances are
- * weighted by A1 + A2 + A / n, evaluated with a at x.  Faces that vanish and
- * domain faces (hard constraints) get 0.  Eq. 6.6 weighs every face alike,
- * which lets a vanishing triangle or a tiny face pull the vertex off the
- * planes of the large faces around it. */
-static int face_weights(reg *r, int a, const double x[3])
-{
-    const rve_cx *c = r->c;
-    if (r->F.n > r->fw_cap) {
-        int cap = 2 * r->F.n + 16;
-        double *w = realloc(r->fw, (size_t)cap * sizeof(double));
-        if (!w)
-            return -1;
-        r->fw = w;
-        r->fw_cap = cap;
-    }
-    for (int q = 0; q < r->F.n; q++) {
-        int f = r->F.a[q], n = r->nloff[q + 1] - r->nloff[q];
-        r->fw[q] = 0;
-        if (n < 3 || c->fdom[f] >= 0)
-            continue;
-        const int *lp = r->newloop + r->nloff[q];
-        double ctr[3];
-        fan_centre(r, f, lp, n, a, x, ctr);
-        double adj = 0, area = 0;
-        for (int j = 0; j < n; j++) {
-            double u[3], w[3], z[3];
-            int p0 = lp[j], p1 = lp[(j + 1) % n];
-            v3_sub(u, vpos(r, p0, a, x), ctr);
-            v3_sub(w, vpos(r, p1, a, x), ctr);
-            v3_cross(z, u, w);
-            double t = 0.5 * v3_norm(z);
-            area += t;
-            if (p0 == a || p1 == a)
-                adj += t;
-        }
-        r->fw[q] = adj + area / n;
-    }
-    return 0;
-}
-
-/* Volume swept by the faces in F with the merged vertex at x, about
- * sum w_q |distance of x to the initial plane of face q| (times 3). */
-static double plane_cost(const reg *r, const double x[3])
-{
-    double J = 0;
-    for (int q = 0; q < r->F.n; q++) {
-        if (r->fw[q] <= 0)
-            continue;
-        const double *pl = r->plane0 + 4 * r->F.a[q];
-        J += r->fw[q] * fabs(v3_dot(pl, x) - pl[3]);
-    }
-    return J;
-}
-
-/* Try to collapse edge (a, b) into a.  Returns 1 if done, 0 if refused, -1 on memory. */
-/* Merge the vertices r->mset[0 .. mk-1] into a = mset[0] (an edge collapse
- * when mk = 2; a whole small cell, r->dying, when all its vertices are
- * merged).  Returns 1 if done, 0 if refused, -1 on memory. */
-static int try_merge(reg *r)
-{
-    rve_cx *c = r->c;
-    int a = r->mset[0];
-    unsigned mu = 0;
-    for (int i = 0; i < r->mk; i++)
-        mu |= r->mask[r->mset[i]];
-    if (mu != r->mask[a])
-        return 0; /* the vertex kept must lie on every wall of the others */
-    unsigned frz = frozen_planes(c);
-    for (int i = 1; i < r->mk && !r->allow_frozen; i++)
-        if (r->mask[r->mset[i]] & frz)
-            return 0; /* only the kept vertex may be frozen (periodic box faces) */
-    /* faces around the merged vertices */
-    r->F.n = 0;
-    for (int s = 0; s < r->mk; s++) {
-        const ilist *l = &r->vf[r->mset[s]];
-        for (int i = 0; i < l->n; i++) {
-            int f = l->a[i];
-            if (r->flen[f] >= 3 && !il_has(&r->F, f))
-                if (il_push(&r->F, f))
-                    return -1;
-        }
-    }
-    /* new loops */
-    int total = 0;
-    for (int i = 0; i < r->F.n; i++)
-        total += r->flen[r->F.a[i]];
-    if (total + 1 > r->scratch_cap || r->F.n + 1 > r->scratch_cap) {
-        int cap = 2 * (total > r->F.n ? total : r->F.n) + 16;
-        int *nl = realloc(r->newloop, (size_t)cap * sizeof(int));
-        if (!nl)
-            return -1;
-        r->newloop = nl;
-        int *no = realloc(r->nloff, (size_t)(cap + 1) * sizeof(int));
-        if (!no)
-            return -1;
-        r->nloff = no;
-        r->scratch_cap = cap;
-    }
-    int k = 0;
-    for (int i = 0; i < r->F.n; i++) {
-        int f = r->F.a[i], a0 = c->foff[f], n = r->flen[f];
-        r->nloff[i] = k;
-        int start = k;
-        for (int j = 0; j < n; j++) {
-            int v = merged(r, c->fv[a0 + j]);
-            if (k > start && r->newloop[k - 1] == v)
-                continue;
-            r->newloop[k++] = v;
-        }
-        if (k - start > 1 && r->newloop[k - 1] == r->newloop[start])
-            k--;
-        /* pinch: a twice */
-        int na = 0;
-        for (int j = start; j < k; j++)
-            na += r->newloop[j] == a;
-        if (na > 1)
-            return 0;
-    }
-    r->nloff[r->F.n] = k;
-    /* cell pairs of surviving faces must stay distinct; every cell keeps >= 4 faces */
-    r->cells.n = 0;
-    for (int i = 0; i < r->F.n; i++) {
-        int f = r->F.a[i];
-        for (int s = 0; s < 2; s++)
-            if (c->fc[2 * f + s] >= 0 && !il_has(&r->cells, c->fc[2 * f + s]))
-                if (il_push(&r->cells, c->fc[2 * f + s]))
-                    return -1;
-    }
-    for (int i = 0; i < r->F.n; i++) {
-        if (r->nloff[i + 1] - r->nloff[i] < 3)
-            continue;
-        int f = r->F.a[i];
-        for (int j = i + 1; j < r->F.n; j++) {
-            if (r->nloff[j + 1] - r->nloff[j] < 3)
-                continue;
-            int g = r->F.a[j];
-            int x0 = c->fc[2 * f], x1 = c->fc[2 * f + 1], y0 = c->fc[2 * g], y1 = c->fc[2 * g + 1];
-            if ((x0 == y0 && x1 == y1) || (x0 == y1 && x1 == y0)) {
-                if (x1 >= 0 || c->fdom[f] == c->fdom[g])
-                    return 0;
-            }
-        }
-    }
-    for (int i = 0; i < r->cells.n; i++) {
-        int cell = r->cells.a[i], nfa = 0;
-        for (int j = r->coff[cell]; j < r->coff[cell + 1]; j++) {
-            int f = r->cfac[j];
-            if (r->flen[f] < 3)
-                continue;
-            int idx = -1;
-            for (int q = 0; q < r->F.n; q++)
-                if (r->F.a[q] == f)
-                    idx = q;
-            if (idx >= 0 && r->nloff[idx + 1] - r->nloff[idx] < 3)
-                continue;
-            nfa++;
-        }
-        if (cell == r->dying ? nfa != 0 : nfa < 4)
-            return 0;
-    }
-    /* closedness around a: in each cell, directed edges at a pair up */
-    for (int i = 0; i < r->cells.n; i++) {
-        int cell = r->cells.a[i];
-        r->tmp.n = 0;
-        for (int q = 0; q < r->F.n; q++) {
-            int f = r->F.a[q], n = r->nloff[q + 1] - r->nloff[q];
-            if (n < 3)
-                continue;
-            int s = c->fc[2 * f] == cell ? 1 : c->fc[2 * f + 1] == cell ? -1 : 0;
-            if (!s)
-                continue;
-            const int *lp = r->newloop + r->nloff[q];
-            for (int j = 0; j < n; j++) {
-                int p0 = lp[j], p1 = lp[(j + 1) % n];
-                if (s < 0) {
-                    int t = p0;
-                    p0 = p1;
-                    p1 = t;
-                }
-                if (p0 == a) {
-                    if (il_push(&r->tmp, p1 + 1))
-                        return -1;
-                } else if (p1 == a) {
-                    if (il_push(&r->tmp, -(p0 + 1)))
-                        return -1;
-                }
-            }
-        }
-        /* each outgoing x must match exactly one incoming x */
-        for (int j = 0; j < r->tmp.n; j++) {
-            int x = r->tmp.a[j], out = 0, in = 0;
-            for (int q = 0; q < r->tmp.n; q++) {
-                out += r->tmp.a[q] == abs(x);
-                in += r->tmp.a[q] == -abs(x);
-            }
-            if (out != 1 || in != 1)
-                return 0;
-        }
-    }
-    /* Position.  The least-squares point (Eq. 6.6, weighted by the area each
-     * face plane would sweep, see face_weights) is taken when it passes the
-     * checks; otherwise the feasible point of a few candidates (points of the
-     * edge, halfway to the least-squares point) with the smallest weighted
-     * plane cost, then a pattern search that lowers that cost while staying
-     * feasible.  Choosing by plane cost rather than by least bend keeps the
-     * faces where the fit put them (voxel accuracy). */
-    /* mid: the mean of the merged vertices; L: their largest distance */
-    double mid[3] = {0, 0, 0}, p[3], cand[2 * RVE_REG_MAXSET + 12][3];
-    int ncand = 0;
-    double L = 0;
-    for (int i = 0; i < r->mk; i++) {
-        v3_add(mid, mid, c->v + 3 * r->mset[i]);
-        for (int j = i + 1; j < r->mk; j++)
-            L = fmax(L, v3_dist(c->v + 3 * r->mset[i], c->v + 3 * r->mset[j]));
-    }
-    v3_scale(mid, mid, 1.0 / r->mk);
-    if (face_weights(r, a, mid) < 0)
-        return -1;
-    if (r->force) { /* a periodic copy: the translate of the first one's position */
-        v3_copy(mid, r->fpos);
-        L = 0;
-    } else if ((r->mask[a] & frz) && !r->free_frozen) { /* frozen: stays where a is */
-        v3_copy(mid, c->v + 3 * a);
-        L = 0;
-    }
-    if (L > 0 && ls_position(r, mu, mid, cand[ncand]) == 0)
-        ncand++;
-    if (ncand && !(v3_dist(cand[0], mid) <= 2 * L))
-        ncand = 0;
-    int have_ls = ncand;
-    /* points of the edge (or the mean and the vertices of a cell), and
-     * halfway between them and the least-squares point */
-    static const double ts[5] = {0.5, 0.0, 1.0, 0.25, 0.75};
-    int npts = L == 0 ? 0 : r->mk == 2 ? 5 : r->mk + 1;
-    if (L == 0)
-        v3_copy(cand[ncand++], mid);
-    for (int i = 0; i < npts; i++) {
-        double x[3];
-        if (r->mk == 2) {
-            v3_scale(x, c->v + 3 * a, 1 - ts[i]);
-            v3_axpy(x, x, ts[i], c->v + 3 * r->mset[1]);
-        } else {
-            v3_copy(x, i == 0 ? mid : c->v + 3 * r->mset[i - 1]);
-        }
-        project_domain(r, mu, x, cand[ncand++]);
-        if (have_ls) {
-            v3_add(x, x, cand[0]);
-            v3_scale(x, x, 0.5);
-            project_domain(r, mu, x, cand[ncand++]);
-        }
-    }
-    int found = -1;
-    double foundJ = INFINITY, bestc = -3;
-    int bestci = 0;
-    for (int ci = 0; ci < ncand; ci++) {
-        double wmc = worst_cos(r, a, cand[ci], -3);
-        if (wmc > bestc) {
-            bestc = wmc;
-            bestci = ci;
-        }
-        if (wmc < r->cos_max)
-            continue;
-        double J = plane_cost(r, cand[ci]);
-        if (J < foundJ && cells_ok(r, a, cand[ci])) {
-            found = ci;
-            foundJ = J;
-            if (ci == 0 && have_ls)
-                break; /* the least-squares point passes: it is the optimum */
-        }
-    }
-    /* directions the domain leaves free, for the pattern searches */
-    double dirs[6][3];
-    int nd = 0;
-    for (int e = 0; e < 3; e++) {
-        double u[3] = {0, 0, 0};
-        u[e] = 1;
-        int free_dir = 1;
-        for (int kd = 0; kd < c->ndom; kd++)
-            if ((mu & (1u << kd)) && fabs(v3_dot(c->dom + 4 * kd, u)) > 1e-12)
-                free_dir = 0;
-        if (!free_dir)
-            continue;
-        v3_copy(dirs[nd++], u);
-        v3_scale(dirs[nd++], u, -1);
-    }
-    if (found < 0 && bestc > -2 && L > 0) {
-        /* pattern search for the point bending the faces least */
-        double x[3];
-        v3_copy(x, cand[bestci]);
-        double step = 0.25 * L, fx = bestc;
-        for (int it = 0; it < 40 && step > 0.01 * L && fx < r->cos_max; it++) {
-            int improved = 0;
-            for (int d = 0; d < nd; d++) {
-                double y[3];
-                v3_axpy(y, x, step, dirs[d]);
-                double fy = worst_cos(r, a, y, -3);
-                if (fy > fx) {
-                    fx = fy;
-                    v3_copy(x, y);
-                    improved = 1;
-                }
-            }
-            if (!improved)
-                step *= 0.5;
-        }
-        if (fx >= r->cos_max && v3_dist(x, mid) <= 2 * L && cells_ok(r, a, x)) {
-            v3_copy(cand[0], x);
-            found = 0;
-            foundJ = plane_cost(r, x);
-            have_ls = 0;
-        }
-    }
-    if (found < 0)
-        return 0;
-    v3_copy(p, cand[found]);
-    if (!(found == 0 && have_ls)) {
-        /* lower the plane cost among feasible points */
-        double step = 0.25 * L;
-        for (int it = 0; it < 60 && step > 0.02 * L && L > 0; it++) {
-            int improved = 0;
-            for (int d = 0; d < nd; d++) {
-                double y[3];
-                v3_axpy(y, p, step, dirs[d]);
-                double J = plane_cost(r, y);
-                if (J < foundJ && v3_dist(y, mid) <= 2 * L && worst_cos(r, a, y, r->cos_max) >= r->cos_max &&
-                    cells_ok(r, a, y)) {
-                    foundJ = J;
-                    v3_copy(p, y);
-                    improved = 1;
-                }
-            }
-            if (!improved)
-                step *= 0.5;
-        }
-    }
-    if (r->dry) {
-        v3_copy(r->dry_pos, p);
-        return 1;
-    }
-    /* commit */
-    v3_copy(c->v + 3 * a, p);
-    for (int i = 1; i < r->mk; i++)
-        r->valive[r->mset[i]] = 0;
-    r->mask[a] = mu;
-    for (int q = 0; q < r->F.n; q++) {
-        int f = r->F.a[q], n = r->nloff[q + 1] - r->nloff[q];
-        memcpy(c->fv + c->foff[f], r->newloop + r->nloff[q], (size_t)n * sizeof(int));
-        r->flen[f] = n < 3 ? 0 : n;
-        /* frozen box faces keep their loop, so they stay plane surfaces */
-        if (!(c->fdom[f] >= 0 && (frz >> c->fdom[f] & 1u)))
-            c->fflat[f] = 0;
-        if (n >= 3 && !il_has(&r->vf[a], f))
-            if (il_push(&r->vf[a], f))
-                return -1;
-    }
-    for (int i = 1; i < r->mk; i++)
-        r->vf[r->mset[i]].n = 0;
-    /* compact vf[a] */
-    int w = 0;
-    for (int i = 0; i < r->vf[a].n; i++)
-        if (r->flen[r->vf[a].a[i]] >= 3)
-            r->vf[a].a[w++] = r->vf[a].a[i];
-    r->vf[a].n = w;
-    return 1;
-}
-
-/* Collapse edge (a, b) into a. */
-static int try_collapse(reg *r, int a, int b)
-{
-    r->mset[0] = a;
-    r->mset[1] = b;
-    r->mk = 2;
-    r->dying = -1;
-    return try_merge(r);
-}
-
-/* Delete cell k by merging all its vertices into one; the kept vertex is
- * one whose walls contain those of all the others.  *kept receives it. */
-static int try_delete_cell(reg *r, int k, int *kept)
-{
-    const rve_cx *c = r->c;
-    r->mk = 0;
-    for (int j = r->coff[k]; j < r->coff[k + 1]; j++) {
-        int f = r->cfac[j];
-        for (int t = 0; t < r->flen[f]; t++) {
-            int v = c->fv[c->foff[f] + t], seen = 0;
-            for (int i = 0; i < r->mk; i++)
-                seen |= r->mset[i] == v;
-            if (seen)
-                continue;
-            if (r->mk == RVE_REG_MAXSET)
-                return 0;
-            r->mset[r->mk++] = v;
-        }
-    }
-    if (r->mk < 4)
-        return 0;
-    unsigned mu = 0;
-    for (int i = 0; i < r->mk; i++)
-        mu |= r->mask[r->mset[i]];
-    int best = -1;
-    for (int i = 0; i < r->mk && best < 0; i++)
-        if (r->mask[r->mset[i]] == mu)
-            best = i;
-    if (best < 0)
-        return 0;
-    int t = r->mset[0];
-    r->mset[0] = r->mset[best];
-    r->mset[best] = t;
-    r->dying = k;
-    *kept = r->mset[0];
-    return try_merge(r);
-}
-
-/* ------------------------------------------- periodic (mirrored) collapses */
-static uint64_t xbits_hash(const double x[3])
-{
-    uint64_t b[3], h = 0x243F6A8885A308D3ull;
-    memcpy(b, x, sizeof b);
-    for (int k = 0; k < 3; k++)
-        h = (h ^ b[k]) * 0x9E3779B97F4A7C15ull, h ^= h >> 29;
-    return h;
-}
-
-/* Links between the periodic copies of the frozen vertices (by exact
- * coordinates, once: copies then move together, so the links stay). */
-static int frozen_links(reg *r)
-{
-    const rve_cx *c = r->c;
-    unsigned frz = frozen_planes(c);
-    if (!frz)
-        return 0;
-    size_t cap = 16;
-    while (cap < 2 * (size_t)c->nv + 16)
-        cap *= 2;
-    int *tab = calloc(cap, sizeof *tab); /* vertex + 1, 0 empty */
-    r->plink = malloc((3 * (size_t)c->nv + 1) * sizeof *r->plink);
-    if (!tab || !r->plink) {
-        free(tab);
-        return -1;
-    }
-    for (int v = 0; v < c->nv; v++)
-        if (r->valive[v] && (r->mask[v] & frz)) {
-            size_t s = (size_t)xbits_hash(c->v + 3 * v) & (cap - 1);
-            while (tab[s])
-                s = (s + 1) & (cap - 1);
-            tab[s] = v + 1;
-        }
-    for (int v = 0; v < c->nv; v++)
-        for (int ax = 0; ax < 3; ax++) {
-            r->plink[3 * v + ax] = -1;
-            if (!r->valive[v] || !(r->mask[v] & frz & (3u << (2 * ax))))
-                continue;
-            double x[3];
-            v3_copy(x, c->v + 3 * v);
-            x[ax] = x[ax] == c->dom_lo[ax] ? c->dom_hi[ax] : c->dom_lo[ax];
-            for (size_t s = (size_t)xbits_hash(x) & (cap - 1); tab[s]; s = (s + 1) & (cap - 1))
-                if (memcmp(c->v + 3 * (tab[s] - 1), x, sizeof x) == 0) {
-                    r->plink[3 * v + ax] = tab[s] - 1;
-                    break;
-                }
-        }
-    free(tab);
-    return 0;
-}
-
-/* The periodic copy of frozen vertex v across the axes axes[i] for the bits
- * i of S, or -1. */
-static int frozen_copy(const reg *r, int v, const int *axes, unsigned S)
-{
-    for (int i = 0; i < 3 && v >= 0; i++)
-        if (S >> i & 1)
-            v = r->plink[3 * v + axes[i]];
-    return v >= 0 && r->valive[v] ? v : -1;
-}
-
-/* Do the vertex sets p[0..2) and q[0..2) (-1: none) share a live face? */
-static int faces_shared(const reg *r, const int p[2], const int q[2])
-{
-    for (int i = 0; i < 2; i++)
-        for (int j = 0; j < 2; j++)
-            for (int k = 0; p[i] >= 0 && q[j] >= 0 && k < r->vf[p[i]].n; k++)
-                if (r->flen[r->vf[p[i]].a[k]] >= 3 && il_has(&r->vf[q[j]], r->vf[p[i]].a[k]))
-                    return 1;
-    return 0;
-}
-
-/* Merge b into a (b < 0: move a only) at the forced position r->fpos. */
-static int forced_merge(reg *r, int a, int b)
-{
-    r->mset[0] = a;
-    r->mset[1] = b;
-    r->mk = b >= 0 ? 2 : 1;
-    r->dying = -1;
-    return try_merge(r);
-}
-
-/* Collapse edge (a, b) into a.  On a periodic box complex a vertex on a
- * periodic box face has copies on the opposite faces, which must stay exact
- * translates: the first collapse chooses the position within a's box planes
- * (least squares, as any), then every copy of a moves to the translate of
- * that position, merging the copy of b when b has that copy too (an edge on
- * the box faces) or moving alone.  All copies are checked before any is
- * done, and their neighbourhoods must be disjoint so that the checks still
- * hold when they are done.  *copies receives the copies of a (up to 7). */
-static int collapse_any(reg *r, int a, int b, int *copies, int *ncopies)
-{
-    unsigned frz = frozen_planes(r->c), fa = r->mask[a] & frz, fb = r->mask[b] & frz;
-    *ncopies = 0;
-    if (!fa) /* the caller keeps the vertex with the larger constraint set */
-        return fb ? 0 : try_collapse(r, a, b);
-    if ((r->mask[a] | r->mask[b]) != r->mask[a])
-        return 0;
-    int axes[3], na = 0;
-    unsigned bS = 0;
-    for (int ax = 0; ax < 3; ax++)
-        if (fa >> (2 * ax) & 3u) {
-            if (fb >> (2 * ax) & 3u)
-                bS |= 1u << na;
-            axes[na++] = ax;
-        }
-    int ca[8], cb[8], n = 0;
-    unsigned Sv[8];
-    for (unsigned S = 0; S < (1u << na); S++) {
-        int edge = (S & ~bS) == 0; /* b has this copy: the edge has one */
-        ca[n] = S ? frozen_copy(r, a, axes, S) : a;
-        cb[n] = !edge ? -1 : S ? frozen_copy(r, b, axes, S) : b;
-        if (ca[n] < 0 || (edge && (cb[n] < 0 || !edge_exists(r, ca[n], cb[n]))))
-            return 0;
-        for (int i = 0; i < n; i++)
-            if (faces_shared(r, (int[2]){ca[i], cb[i]}, (int[2]){ca[n], cb[n]}))
-                return 0;
-        Sv[n++] = S;
-    }
-    r->allow_frozen = r->free_frozen = r->dry = 1;
-    int res = try_collapse(r, a, b);
-    r->free_frozen = 0;
-    double p[3];
-    v3_copy(p, r->dry_pos);
-    for (int k = 0; k < na && res == 1; k++) /* on its box planes exactly, as placed */
-        if (p[axes[k]] != r->c->dom_lo[axes[k]] && p[axes[k]] != r->c->dom_hi[axes[k]])
-            res = 0;
-    r->force = 1;
-    for (int pass = 0; pass < 2 && res == 1; pass++) {
-        r->dry = pass == 0; /* all checks first, then all commits */
-        for (int i = pass == 0 ? 1 : 0; i < n && res == 1; i++) {
-            v3_copy(r->fpos, p);
-            for (int k = 0; k < na; k++)
-                if (Sv[i] >> k & 1) {
-                    int ax = axes[k];
-                    r->fpos[ax] = p[ax] == r->c->dom_lo[ax] ? r->c->dom_hi[ax] : r->c->dom_lo[ax];
-                }
-            res = forced_merge(r, ca[i], cb[i]);
-            if (pass == 1 && res == 0)
-                res = -2; /* the neighbourhoods are disjoint: cannot happen */
-            if (pass == 1 && i > 0 && res == 1)
-                copies[(*ncopies)++] = ca[i];
-        }
-    }
-    r->force = r->allow_frozen = r->dry = 0;
-    return res;
-}
 
 static int push_vertex_edges(reg *r, heap *q, int a)
 {
@@ -1027,7 +88,7 @@ static int push_vertex_edges(reg *r, heap *q, int a)
                 continue;
             int nb[2] = {c->fv[a0 + (j + 1) % n], c->fv[a0 + (j + n - 1) % n]};
             for (int s = 0; s < 2; s++) {
-                double L = elen(r, a, nb[s]);
+                double L = reg_elen(r, a, nb[s]);
                 if (L < r->threshold && a < nb[s])
                     if (heap_push(q, L, a, nb[s]))
                         return -1;
@@ -1037,138 +98,6 @@ static int push_vertex_edges(reg *r, heap *q, int a)
             }
         }
     }
-    return 0;
-}
-
-static void histogram(const rve_cx *c, const int *flen, double thr, size_t *hist, size_t *nedges,
-                      size_t *nshort, double *minlen)
-{
-    /* each edge counted once: from the face with the smallest index holding it is
-     * expensive; count directed uses (a < b) per face and divide by the number of
-     * faces of the edge instead is wrong; so collect and sort. */
-    size_t m = 0;
-    for (int f = 0; f < c->nf; f++)
-        m += (size_t)(flen ? flen[f] : c->foff[f + 1] - c->foff[f]);
-    uint64_t *e = malloc((m + 1) * sizeof *e);
-    for (int i = 0; i < RVE_REG_HIST; i++)
-        hist[i] = 0;
-    *nedges = *nshort = 0;
-    *minlen = INFINITY;
-    if (!e)
-        return;
-    size_t k = 0;
-    for (int f = 0; f < c->nf; f++) {
-        int n = flen ? flen[f] : c->foff[f + 1] - c->foff[f];
-        for (int j = 0; j < n; j++) {
-            int p = c->fv[c->foff[f] + j], q = c->fv[c->foff[f] + (j + 1) % n];
-            int lo = p < q ? p : q, hi = p < q ? q : p;
-            e[k++] = ((uint64_t)(uint32_t)lo << 32) | (uint32_t)hi;
-        }
-    }
-    qsort(e, k, sizeof *e, rve_reg_cmp_u64);
-    for (size_t i = 0; i < k; i++) {
-        if (i > 0 && e[i] == e[i - 1])
-            continue;
-        int lo = (int)(e[i] >> 32), hi = (int)(e[i] & 0xffffffffu);
-        double L = v3_dist(c->v + 3 * lo, c->v + 3 * hi);
-        (*nedges)++;
-        if (L < thr)
-            (*nshort)++;
-        if (L < *minlen)
-            *minlen = L;
-        int bin = (int)(L / thr / 0.25);
-        if (bin >= RVE_REG_HIST || bin < 0)
-            bin = RVE_REG_HIST - 1;
-        hist[bin]++;
-    }
-    free(e);
-}
-
-/* Cell volumes of the complex in one pass over the faces, each cell
- * relative to one of its vertices.  flen == NULL: loops foff[f]..foff[f+1]
- * fanned around c->fpt; else the loops of length flen[f] being regularised,
- * fanned around their vertex mean. */
-static int cell_volumes(const rve_cx *c, const int *flen, double *vol)
-{
-    double *ref = malloc(((size_t)c->nc + 1) * 3 * sizeof(double));
-    int *have = calloc((size_t)c->nc + 1, sizeof(int));
-    if (!ref || !have) {
-        free(ref);
-        free(have);
-        return -1;
-    }
-    for (int k = 0; k < c->nc; k++)
-        vol[k] = 0;
-    for (int f = 0; f < c->nf; f++) {
-        int a0 = c->foff[f], a1 = flen ? a0 + flen[f] : c->foff[f + 1];
-        if (a1 - a0 < 3)
-            continue;
-        double ctr[3] = {0, 0, 0};
-        if (flen) {
-            for (int i = a0; i < a1; i++)
-                v3_add(ctr, ctr, c->v + 3 * c->fv[i]);
-            v3_scale(ctr, ctr, 1.0 / (a1 - a0));
-        } else {
-            v3_copy(ctr, c->fpt + 3 * f);
-        }
-        for (int s = 0; s < 2; s++) {
-            int k = c->fc[2 * f + s];
-            if (k < 0)
-                continue;
-            if (!have[k]) {
-                v3_copy(ref + 3 * k, c->v + 3 * c->fv[a0]);
-                have[k] = 1;
-            }
-            double o[3];
-            v3_sub(o, ctr, ref + 3 * k);
-            for (int i = a0; i < a1; i++) {
-                double p[3], q[3], x[3];
-                v3_sub(p, c->v + 3 * c->fv[i], ref + 3 * k);
-                v3_sub(q, c->v + 3 * c->fv[i + 1 < a1 ? i + 1 : a0], ref + 3 * k);
-                v3_cross(x, p, q);
-                vol[k] += (s ? -1 : 1) * v3_dot(o, x) / 6.0;
-            }
-        }
-    }
-    free(ref);
-    free(have);
-    return 0;
-}
-
-/* Short edges of cells smaller than a cube of the threshold: such a cell (a
- * grain of a few voxels) has only short edges and cannot lose them without
- * vanishing. */
-static int count_short_tiny(const rve_cx *c, double thr, size_t *count)
-{
-    *count = 0;
-    double *vol = malloc(((size_t)c->nc + 1) * sizeof(double));
-    uint64_t *e = malloc(((size_t)c->foff[c->nf] + 1) * sizeof *e);
-    if (!vol || !e || cell_volumes(c, NULL, vol) != 0) {
-        free(vol);
-        free(e);
-        return -1;
-    }
-    double tiny = thr * thr * thr;
-    size_t m = 0;
-    for (int f = 0; f < c->nf; f++) {
-        int c0 = c->fc[2 * f], c1 = c->fc[2 * f + 1];
-        if (!((c0 >= 0 && vol[c0] < tiny) || (c1 >= 0 && vol[c1] < tiny)))
-            continue;
-        int a0 = c->foff[f], n = c->foff[f + 1] - a0;
-        for (int i = 0; i < n; i++) {
-            int p = c->fv[a0 + i], q = c->fv[a0 + (i + 1) % n];
-            if (!(v3_dist(c->v + 3 * p, c->v + 3 * q) < thr))
-                continue;
-            int lo = p < q ? p : q, hi = p < q ? q : p;
-            e[m++] = ((uint64_t)(uint32_t)lo << 32) | (uint32_t)hi;
-        }
-    }
-    qsort(e, m, sizeof *e, rve_reg_cmp_u64);
-    for (size_t i = 0; i < m; i++)
-        if (i == 0 || e[i] != e[i - 1])
-            (*count)++;
-    free(vol);
-    free(e);
     return 0;
 }
 
@@ -1183,19 +112,278 @@ static int cmp_volidx(const void *x, const void *y)
     return a->v < b->v ? -1 : a->v > b->v ? 1 : a->k - b->k;
 }
 
-int rve_reg_cmp_u64(const void *x, const void *y)
+
+#define NOMEM(err) rve_err_set(err, RVE_ENOMEM, NULL, "out of memory")
+
+/* Incidence of the complex (vertex -> faces, cell -> faces), the box planes
+ * of each vertex (snapped exactly onto them) and the periodic links. */
+static rve_status reg_setup(reg *r, rve_cx *c, rve_err *err)
 {
-    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-    return a < b ? -1 : a > b;
+    r->c = c;
+    r->flen = malloc((size_t)c->nf * sizeof(int) + 1);
+    r->mask = calloc((size_t)c->nv + 1, sizeof(unsigned));
+    r->valive = calloc((size_t)c->nv + 1, sizeof(int));
+    r->vf = calloc((size_t)c->nv + 1, sizeof(ilist));
+    r->coff = calloc((size_t)c->nc + 1, sizeof(int));
+    r->cfac = malloc(((size_t)c->nf * 2 + 1) * sizeof(int));
+    if (!r->flen || !r->plane0 || !r->mask || !r->valive || !r->vf || !r->coff || !r->cfac)
+        return NOMEM(err);
+    for (int f = 0; f < c->nf; f++) {
+        r->flen[f] = c->foff[f + 1] - c->foff[f];
+        for (int i = c->foff[f]; i < c->foff[f + 1]; i++) {
+            int v = c->fv[i];
+            r->valive[v] = 1;
+            if (c->fdom[f] >= 0)
+                r->mask[v] |= 1u << c->fdom[f];
+            if (il_push(&r->vf[v], f))
+                return NOMEM(err);
+        }
+        for (int s = 0; s < 2; s++)
+            if (c->fc[2 * f + s] >= 0)
+                r->coff[c->fc[2 * f + s] + 1]++;
+    }
+    for (int k = 0; k < c->nc; k++)
+        r->coff[k + 1] += r->coff[k];
+    int *pos = malloc(((size_t)c->nc + 1) * sizeof(int));
+    if (!pos)
+        return NOMEM(err);
+    memcpy(pos, r->coff, ((size_t)c->nc + 1) * sizeof(int));
+    for (int f = 0; f < c->nf; f++)
+        for (int s = 0; s < 2; s++)
+            if (c->fc[2 * f + s] >= 0)
+                r->cfac[pos[c->fc[2 * f + s]]++] = f;
+    free(pos);
+    /* vertices on the domain faces lie exactly on them */
+    for (int v = 0; v < c->nv; v++)
+        for (int k = 0; k < c->ndom; k++)
+            if (r->mask[v] & (1u << k))
+                reg_snap_plane(c->dom + 4 * k, c->v + 3 * v);
+    return reg_frozen_links(r) != 0 ? NOMEM(err) : RVE_OK;
 }
 
-int rve_cx_reg_measure(const rve_cx *c, double threshold, rve_reg_report *rep)
+static int push_all(reg *r, heap *q)
 {
-    histogram(c, NULL, threshold, rep->hist_after, &rep->edges_after, &rep->short_after,
-              &rep->min_after);
-    rep->refused = rep->short_after;
-    rep->short_tiny = 0;
-    return rep->short_after ? count_short_tiny(c, threshold, &rep->short_tiny) : 0;
+    for (int v = 0; v < r->c->nv; v++)
+        if (r->valive[v] && push_vertex_edges(r, q, v))
+            return -1;
+    return 0;
+}
+
+/* Cells (or, on a periodic box complex, pieces of a grain with another
+ * piece at least that large) smaller than a cube of the threshold, merged
+ * into one vertex each, smallest first, when the checks allow it.  Cells:
+ * only on request (remove_small; their grains vanish); pieces: always
+ * (caps a cell sticks through a box face with: the grain keeps its body). */
+static rve_status remove_tiny(reg *r, heap *q, int remove_small, rve_reg_report *rep, rve_err *err)
+{
+    rve_cx *c = r->c;
+    double tiny = r->threshold * r->threshold * r->threshold;
+    double *vol = malloc(((size_t)c->nc + 1) * sizeof(double));
+    double *big = malloc(((size_t)c->nc + 1) * sizeof(double)); /* per cell: largest piece */
+    volidx *vi = malloc(((size_t)c->nc + 1) * sizeof *vi);
+    rve_status st = RVE_OK;
+    if (!vol || !big || !vi || reg_cell_volumes(c, r->flen, vol) != 0) {
+        st = NOMEM(err);
+        goto out;
+    }
+    for (int k = 0; k < c->nc; k++)
+        big[k] = 0;
+    for (int k = 0; k < c->nc && c->ccell; k++)
+        big[c->ccell[k]] = fmax(big[c->ccell[k]], vol[k]);
+    int nsmall = 0;
+    for (int k = 0; k < c->nc; k++) {
+        int piece = c->ccell && big[c->ccell[k]] >= tiny;
+        if (vol[k] > 0 && vol[k] < tiny && (piece || remove_small)) {
+            vi[nsmall].v = vol[k];
+            vi[nsmall++].k = k;
+        }
+    }
+    qsort(vi, (size_t)nsmall, sizeof *vi, cmp_volidx);
+    for (int i = 0; i < nsmall && st == RVE_OK; i++) {
+        int k = vi[i].k, kept = -1, res;
+        if (c->ccell && big[c->ccell[k]] >= tiny) {
+            res = reg_delete_piece(r, k);
+            if (res == -2)
+                st = rve_err_set(err, RVE_EINTERNAL, NULL,
+                                 "regularisation: a periodic copy of a piece deletion failed after the others");
+            rep->pieces_removed += res > 0; /* edges pushed after all deletions */
+        } else {
+            res = reg_try_delete_cell(r, k, &kept);
+            if (res > 0 && push_vertex_edges(r, q, kept))
+                res = -1;
+            rep->cells_removed += res > 0;
+        }
+        if (res == -1)
+            st = NOMEM(err);
+    }
+out:
+    free(vol);
+    free(big);
+    free(vi);
+    return st;
+}
+
+/* Collapse the short edges in the heap, shortest first; refused ones are
+ * tried again in the next pass while a pass does something. */
+static rve_status collapse_passes(reg *r, heap *q, int max_passes, rve_reg_report *rep, rve_err *err)
+{
+    rve_cx *c = r->c;
+    ilist refused = {NULL, 0, 0};
+    rve_status st = RVE_OK;
+    for (int pass = 0; pass < max_passes && st == RVE_OK; pass++) {
+        size_t done = 0;
+        refused.n = 0;
+        size_t guard = 0, cap = 100 * ((size_t)c->foff[c->nf] + 100);
+        while (q->n > 0 && st == RVE_OK) {
+            if (++guard > cap) {
+                st = rve_err_set(err, RVE_ECAP, NULL, "regularisation: iteration cap reached");
+                break;
+            }
+            hent e = heap_pop(q);
+            if (!r->valive[e.a] || !r->valive[e.b] || reg_elen(r, e.a, e.b) != e.len ||
+                !reg_edge_exists(r, e.a, e.b))
+                continue;
+            /* keep the vertex with the larger constraint set */
+            int a = e.a, b = e.b;
+            if ((r->mask[b] | r->mask[a]) == r->mask[b] && r->mask[b] != r->mask[a]) {
+                a = e.b;
+                b = e.a;
+            }
+            int copies[8], ncopies = 0;
+            int res = reg_collapse_any(r, a, b, copies, &ncopies);
+            if (res == -2) {
+                st = rve_err_set(err, RVE_EINTERNAL, NULL,
+                                 "regularisation: a periodic copy of a collapse failed after the others");
+                break;
+            }
+            for (int i = 0; res >= 0 && i < ncopies; i++)
+                if (push_vertex_edges(r, q, copies[i]))
+                    res = -1;
+            if (res == 0 && (il_push(&refused, e.a) || il_push(&refused, e.b)))
+                res = -1;
+            if (res == 1) {
+                done++;
+                rep->removed++;
+                if (push_vertex_edges(r, q, a))
+                    res = -1;
+            }
+            if (res < 0)
+                st = NOMEM(err);
+        }
+        rep->passes++;
+        if (done == 0 || st != RVE_OK)
+            break;
+        for (int i = 0; i + 1 < refused.n; i += 2) {
+            int x = refused.a[i], y = refused.a[i + 1];
+            if (r->valive[x] && r->valive[y] && heap_push(q, reg_elen(r, x, y), x, y)) {
+                st = NOMEM(err);
+                break;
+            }
+        }
+    }
+    free(refused.a);
+    return st;
+}
+
+/* Drop the dead faces (periodic partners renumbered: a face and its
+ * translate die together) and the dead vertices. */
+static rve_status compact(reg *r, rve_err *err)
+{
+    rve_cx *c = r->c;
+    int k = 0, nf = 0;
+    int *off = malloc(((size_t)c->nf + 1) * sizeof(int));
+    int *fmap = malloc(((size_t)c->nf + 1) * sizeof(int));
+    int *map = malloc(((size_t)c->nv + 1) * sizeof(int));
+    if (!off || !fmap || !map) {
+        free(off);
+        free(fmap);
+        free(map);
+        return NOMEM(err);
+    }
+    for (int f = 0; f < c->nf; f++) {
+        fmap[f] = -1; /* a dead face's partner must die too (checked below) */
+        if (r->flen[f] < 3)
+            continue;
+        int a0 = c->foff[f];
+        if (c->fper) /* old partner index now, renumbered below */
+            c->fper[nf] = c->fper[f];
+        fmap[f] = nf;
+        off[nf] = k;
+        memmove(c->fv + k, c->fv + a0, (size_t)r->flen[f] * sizeof(int));
+        k += r->flen[f];
+        memmove(c->fpt + 3 * nf, c->fpt + 3 * f, 3 * sizeof(double));
+        c->fflat[nf] = c->fflat[f];
+        c->fc[2 * nf] = c->fc[2 * f];
+        c->fc[2 * nf + 1] = c->fc[2 * f + 1];
+        c->fdom[nf] = c->fdom[f];
+        memmove(r->plane0 + 4 * nf, r->plane0 + 4 * f, 4 * sizeof(double));
+        nf++;
+    }
+    off[nf] = k;
+    memcpy(c->foff, off, ((size_t)nf + 1) * sizeof(int));
+    rve_status st = RVE_OK;
+    for (int f = 0; c->fper && f < nf; f++)
+        if (c->fper[f] >= 0 && (c->fper[f] = fmap[c->fper[f]]) < 0)
+            st = rve_err_set(err, RVE_EINTERNAL, NULL,
+                             "regularisation removed a periodic box face but not its translate");
+    c->nf = nf;
+    for (int v = 0; v < c->nv; v++)
+        map[v] = -1;
+    for (int i = 0; i < c->foff[c->nf]; i++)
+        map[c->fv[i]] = 1;
+    int nv = 0;
+    for (int v = 0; v < c->nv; v++)
+        if (map[v] >= 0) {
+            map[v] = nv;
+            memmove(c->v + 3 * nv, c->v + 3 * v, 3 * sizeof(double));
+            nv++;
+        }
+    for (int i = 0; i < c->foff[c->nf]; i++)
+        c->fv[i] = map[c->fv[i]];
+    c->nv = nv;
+    free(off);
+    free(fmap);
+    free(map);
+    return st;
+}
+
+/* Face points (vertex means) and the largest bend of a non-planar face. */
+static double face_points(reg *r)
+{
+    rve_cx *c = r->c;
+    double maxbend = 0;
+    for (int f = 0; f < c->nf; f++) {
+        int n = c->foff[f + 1] - c->foff[f];
+        reg_fan_centre(r, f, c->fv + c->foff[f], n, -1, NULL, c->fpt + 3 * f);
+        if (c->fflat[f])
+            continue;
+        double ctr[3];
+        double mc = reg_loop_min_cos(r, f, c->fv + c->foff[f], n, -1, NULL, ctr);
+        double ang = acos(mc > 1 ? 1 : mc < -1 ? -1 : mc) * 180.0 / PI;
+        if (ang > maxbend)
+            maxbend = ang;
+    }
+    return maxbend;
+}
+
+static void reg_free(reg *r, int nv0)
+{
+    free(r->flen);
+    free(r->mask);
+    free(r->valive);
+    if (r->vf)
+        for (int v = 0; v < nv0; v++)
+            free(r->vf[v].a);
+    free(r->vf);
+    free(r->coff);
+    free(r->cfac);
+    free(r->F.a);
+    free(r->cells.a);
+    free(r->tmp.a);
+    free(r->newloop);
+    free(r->nloff);
+    free(r->fw);
+    free(r->plink);
 }
 
 rve_status rve_cx_reg(rve_cx *c, double *plane0, double threshold, double max_angle,
@@ -1203,282 +391,35 @@ rve_status rve_cx_reg(rve_cx *c, double *plane0, double threshold, double max_an
 {
     memset(rep, 0, sizeof *rep);
     rep->threshold = threshold;
-    histogram(c, NULL, threshold, rep->hist_before, &rep->edges_before, &rep->short_before,
-              &rep->min_before);
+    reg_histogram(c, NULL, threshold, rep->hist_before, &rep->edges_before, &rep->short_before,
+                  &rep->min_before);
     reg r;
     memset(&r, 0, sizeof r);
     int nv0 = c->nv;
-    r.c = c;
     r.threshold = threshold;
     r.cos_max = cos(max_angle * PI / 180.0);
-    r.flen = malloc((size_t)c->nf * sizeof(int));
     r.plane0 = plane0; /* compacted with the faces */
-    r.mask = calloc((size_t)c->nv + 1, sizeof(unsigned));
-    r.valive = malloc(((size_t)c->nv + 1) * sizeof(int));
-    r.vf = calloc((size_t)c->nv + 1, sizeof(ilist));
-    r.coff = calloc((size_t)c->nc + 1, sizeof(int));
-    r.cfac = malloc(((size_t)c->nf * 2 + 1) * sizeof(int));
     heap q = {NULL, 0, 0};
-    ilist refused = {NULL, 0, 0};
-    rve_status st = RVE_OK;
-    if (!r.flen || !r.plane0 || !r.mask || !r.valive || !r.vf || !r.coff || !r.cfac) {
-        st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-        goto out;
-    }
-    for (int v = 0; v < c->nv; v++)
-        r.valive[v] = 0;
-    for (int f = 0; f < c->nf; f++) {
-        r.flen[f] = c->foff[f + 1] - c->foff[f];
-        for (int i = c->foff[f]; i < c->foff[f + 1]; i++) {
-            int v = c->fv[i];
-            r.valive[v] = 1;
-            if (c->fdom[f] >= 0)
-                r.mask[v] |= 1u << c->fdom[f];
-            if (il_push(&r.vf[v], f)) {
-                st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-                goto out;
-            }
-        }
-        for (int s = 0; s < 2; s++)
-            if (c->fc[2 * f + s] >= 0)
-                r.coff[c->fc[2 * f + s] + 1]++;
-    }
-    for (int k = 0; k < c->nc; k++)
-        r.coff[k + 1] += r.coff[k];
-    {
-        int *pos = malloc(((size_t)c->nc + 1) * sizeof(int));
-        if (!pos) {
-            st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-            goto out;
-        }
-        memcpy(pos, r.coff, ((size_t)c->nc + 1) * sizeof(int));
-        for (int f = 0; f < c->nf; f++)
-            for (int s = 0; s < 2; s++)
-                if (c->fc[2 * f + s] >= 0)
-                    r.cfac[pos[c->fc[2 * f + s]]++] = f;
-        free(pos);
-    }
-    /* vertices on the domain faces lie exactly on them */
-    for (int v = 0; v < c->nv; v++)
-        for (int k = 0; k < c->ndom; k++)
-            if (r.mask[v] & (1u << k))
-                snap_plane(c->dom + 4 * k, c->v + 3 * v);
-    if (frozen_links(&r) != 0) {
-        st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-        goto out;
-    }
-    for (int v = 0; v < c->nv; v++)
-        if (r.valive[v] && push_vertex_edges(&r, &q, v)) {
-            st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-            goto out;
-        }
+    rve_status st = reg_setup(&r, c, err);
     /* Two rounds: regularisation shrinks some cells below the size at which
      * they are removed, and removing cells leaves new short edges. */
-    for (int round = 0; round < (remove_small ? 2 : 1); round++) {
-        if (round > 0) {
-            for (int v = 0; v < c->nv; v++)
-                if (r.valive[v] && push_vertex_edges(&r, &q, v)) {
-                    st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-                    goto out;
-                }
-        }
-        /* On request, cells smaller than a cube of the threshold (grains of a
-         * few voxels) are merged into one vertex, smallest first, when the
-         * checks allow it: they have only short edges, or are slivers that no
-         * edge collapse removes (the worst elements of a mesh). */
-        if (remove_small) {
-            double *vol = malloc(((size_t)c->nc + 1) * sizeof(double));
-            volidx *vi = malloc(((size_t)c->nc + 1) * sizeof *vi);
-            if (!vol || !vi || cell_volumes(c, r.flen, vol) != 0) {
-                free(vol);
-                free(vi);
-                st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-                goto out;
-            }
-            int nsmall = 0;
-            for (int k = 0; k < c->nc; k++)
-                if (vol[k] > 0 && vol[k] < threshold * threshold * threshold) {
-                    vi[nsmall].v = vol[k];
-                    vi[nsmall++].k = k;
-                }
-            qsort(vi, (size_t)nsmall, sizeof *vi, cmp_volidx);
-            for (int i = 0; i < nsmall && st == RVE_OK; i++) {
-                int kept = -1, res = try_delete_cell(&r, vi[i].k, &kept);
-                if (res < 0 || (res > 0 && push_vertex_edges(&r, &q, kept)))
-                    st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-                rep->cells_removed += res > 0;
-            }
-            free(vol);
-            free(vi);
-            if (st != RVE_OK)
-                goto out;
-        }
-        for (int pass = 0; pass < max_passes; pass++) {
-            size_t done = 0;
-            refused.n = 0;
-            size_t guard = 0, cap = 100 * ((size_t)c->foff[c->nf] + 100);
-            while (q.n > 0) {
-                if (++guard > cap) {
-                    st = rve_err_set(err, RVE_ECAP, NULL, "regularisation: iteration cap reached");
-                    goto out;
-                }
-                hent e = heap_pop(&q);
-                if (!r.valive[e.a] || !r.valive[e.b] || elen(&r, e.a, e.b) != e.len ||
-                    !edge_exists(&r, e.a, e.b))
-                    continue;
-                /* keep the vertex with the larger constraint set */
-                int a = e.a, b = e.b;
-                if ((r.mask[b] | r.mask[a]) == r.mask[b] && r.mask[b] != r.mask[a]) {
-                    a = e.b;
-                    b = e.a;
-                }
-                int copies[8], ncopies = 0;
-                int res = collapse_any(&r, a, b, copies, &ncopies);
-                if (res == -2) {
-                    st = rve_err_set(err, RVE_EINTERNAL, NULL,
-                                     "regularisation: a periodic copy of a collapse failed after the others");
-                    goto out;
-                }
-                if (res < 0) {
-                    st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-                    goto out;
-                }
-                for (int i = 0; i < ncopies; i++)
-                    if (push_vertex_edges(&r, &q, copies[i])) {
-                        st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-                        goto out;
-                    }
-                if (res == 0) {
-                    if (il_push(&refused, e.a) || il_push(&refused, e.b)) {
-                        st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-                        goto out;
-                    }
-                    continue;
-                }
-                done++;
-                rep->removed++;
-                if (push_vertex_edges(&r, &q, a)) {
-                    st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-                    goto out;
-                }
-            }
-            rep->passes++;
-            if (done == 0)
-                break;
-            for (int i = 0; i + 1 < refused.n; i += 2) {
-                int x = refused.a[i], y = refused.a[i + 1];
-                if (r.valive[x] && r.valive[y] && heap_push(&q, elen(&r, x, y), x, y)) {
-                    st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-                    goto out;
-                }
-            }
-        }
+    int rounds = remove_small || c->fper ? 2 : 1;
+    for (int round = 0; round < rounds && st == RVE_OK; round++) {
+        if (remove_small || c->fper)
+            st = remove_tiny(&r, &q, remove_small, rep, err);
+        if (st == RVE_OK && push_all(&r, &q))
+            st = NOMEM(err);
+        if (st == RVE_OK)
+            st = collapse_passes(&r, &q, max_passes, rep, err);
     }
-    /* compact the face loops */
-    {
-        int k = 0;
-        int *off = malloc(((size_t)c->nf + 1) * sizeof(int));
-        int *fmap = c->fper ? malloc(((size_t)c->nf + 1) * sizeof(int)) : NULL;
-        if (!off || (c->fper && !fmap)) {
-            free(off);
-            free(fmap);
-            st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-            goto out;
-        }
-        int nf = 0;
-        for (int f = 0; f < c->nf; f++) {
-            if (r.flen[f] < 3) {
-                if (fmap)
-                    fmap[f] = -1; /* its partner must die too (checked below) */
-                continue;
-            }
-            int a0 = c->foff[f];
-            if (c->fper) { /* old partner index now, renumbered below */
-                c->fper[nf] = c->fper[f];
-                fmap[f] = nf;
-            }
-            off[nf] = k;
-            memmove(c->fv + k, c->fv + a0, (size_t)r.flen[f] * sizeof(int));
-            k += r.flen[f];
-            memmove(c->fpt + 3 * nf, c->fpt + 3 * f, 3 * sizeof(double));
-            c->fflat[nf] = c->fflat[f];
-            c->fc[2 * nf] = c->fc[2 * f];
-            c->fc[2 * nf + 1] = c->fc[2 * f + 1];
-            c->fdom[nf] = c->fdom[f];
-            memmove(r.plane0 + 4 * nf, r.plane0 + 4 * f, 4 * sizeof(double));
-            nf++;
-        }
-        off[nf] = k;
-        memcpy(c->foff, off, ((size_t)nf + 1) * sizeof(int));
-        free(off);
-        for (int f = 0; fmap && f < nf; f++)
-            if (c->fper[f] >= 0 && (c->fper[f] = fmap[c->fper[f]]) < 0) {
-                free(fmap);
-                st = rve_err_set(err, RVE_EINTERNAL, NULL,
-                                 "regularisation removed a periodic box face but not its translate");
-                goto out;
-            }
-        free(fmap);
-        c->nf = nf;
+    if (st == RVE_OK)
+        st = compact(&r, err);
+    if (st == RVE_OK) {
+        rep->max_bend = face_points(&r);
+        if (rve_cx_reg_measure(c, threshold, rep) != 0)
+            st = NOMEM(err);
     }
-    /* renumber vertices */
-    {
-        int *map = malloc(((size_t)c->nv + 1) * sizeof(int));
-        if (!map) {
-            st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-            goto out;
-        }
-        for (int v = 0; v < c->nv; v++)
-            map[v] = -1;
-        int nv = 0;
-        for (int i = 0; i < c->foff[c->nf]; i++)
-            if (map[c->fv[i]] < 0)
-                map[c->fv[i]] = 1;
-        for (int v = 0; v < c->nv; v++)
-            if (map[v] >= 0) {
-                map[v] = nv;
-                memmove(c->v + 3 * nv, c->v + 3 * v, 3 * sizeof(double));
-                nv++;
-            }
-        for (int i = 0; i < c->foff[c->nf]; i++)
-            c->fv[i] = map[c->fv[i]];
-        c->nv = nv;
-        free(map);
-    }
-    /* face points, flatness */
-    double maxbend = 0;
-    for (int f = 0; f < c->nf; f++) {
-        int n = c->foff[f + 1] - c->foff[f];
-        fan_centre(&r, f, c->fv + c->foff[f], n, -1, NULL, c->fpt + 3 * f);
-        if (c->fflat[f])
-            continue;
-        double ctr[3];
-        double mc = loop_min_cos(&r, f, c->fv + c->foff[f], n, -1, NULL, ctr);
-        double ang = acos(mc > 1 ? 1 : mc < -1 ? -1 : mc) * 180.0 / PI;
-        if (ang > maxbend)
-            maxbend = ang;
-    }
-    rep->max_bend = maxbend;
-    if (rve_cx_reg_measure(c, threshold, rep) != 0)
-        st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-out:
-    free(r.flen);
-    free(r.mask);
-    free(r.valive);
-    if (r.vf)
-        for (int v = 0; v < nv0; v++)
-            free(r.vf[v].a);
-    free(r.vf);
-    free(r.coff);
-    free(r.cfac);
-    free(r.F.a);
-    free(r.cells.a);
-    free(r.tmp.a);
-    free(r.newloop);
-    free(r.nloff);
-    free(r.fw);
-    free(r.plink);
+    reg_free(&r, nv0);
     free(q.h);
-    free(refused.a);
     return st;
 }

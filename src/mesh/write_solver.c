@@ -278,7 +278,7 @@ static rve_status write_pairs(const rve_mesh *m, FILE *fp)
 rve_status rve_mesh_write_solver(const rve_mesh *m, const char *path, rve_solver_format f,
                                  const rve_grain_table *gt, rve_err *err)
 {
-    if (f != RVE_SOLVER_ABAQUS && f != RVE_SOLVER_VTK && f != RVE_SOLVER_PAIRS)
+    if (f != RVE_SOLVER_ABAQUS && f != RVE_SOLVER_VTK && f != RVE_SOLVER_PAIRS && f != RVE_SOLVER_FEPX)
         return rve_err_set(err, RVE_EUSAGE, path, "unknown solver output format %d", (int)f);
     if (gt && (gt->ncols < 0 || (gt->ncols > 0 && (!gt->values || gt->ngrains < 0))))
         return rve_err_set(err, RVE_EUSAGE, path, "invalid per-grain table");
@@ -290,6 +290,7 @@ rve_status rve_mesh_write_solver(const rve_mesh *m, const char *path, rve_solver
     FILE *fp = rve_afile_fp(af);
     rve_status st = f == RVE_SOLVER_ABAQUS ? write_abaqus(m, fp, gt, err)
                     : f == RVE_SOLVER_VTK  ? mesh_write_vtk(m, fp, gt, err)
+                    : f == RVE_SOLVER_FEPX ? mesh_write_fepx(m, fp, gt, err)
                                            : write_pairs(m, fp);
     if (st != RVE_OK) {
         rve_afile_abort(af);

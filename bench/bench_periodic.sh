@@ -1,0 +1,53 @@
+#!/bin/sh
+# bench_periodic.sh - periodic RVEs end to end (issue 16): rve gen --periodic,
+# then rve mesh --reg on the periodic .tess (box complex, mirrored collapses,
+# mirrored polish, gmsh setPeriodic) with msh, inp and vtk outputs; prints the
+# short edges before and after, the agreement with the input, the mesh
+# quality (Neper's q: minimum, share below 0.1) and the times, and checks the
+# written files with tests/periodic_oracle.py (gmsh's periodic nodes exact,
+# every box-face node with its exact translate, free triangles translates,
+# one group per grain, mesh volume = box, *Equation sets).
+#
+# Sizes: RVE_BENCH_PERIODIC_N (default "1000 10000"; the 10^4 one takes
+# minutes and a few GB).  Single-threaded; the load average is printed.
+RVE=${RVE:-./rve}
+SRC=${RVE_SRCDIR:-..}
+T=$(mktemp -d /tmp/rve-bench-periodic-XXXXXX)
+trap 'rm -rf "$T"' EXIT
+j() { sed -n "s/.*\"$2\":\([^,}]*\).*/\1/p" "$1" | head -n 1; }
+PY=
+for p in python3 /usr/bin/python3; do
+    if "$p" -c 'import gmsh, meshio, numpy' >/dev/null 2>&1; then PY=$p; break; fi
+done
+now() { date +%s.%N; }
+for n in ${RVE_BENCH_PERIODIC_N:-1000 10000}; do
+    echo "periodic RVE, $n grains (rve gen -n $n --domain 1,1,1 --periodic --morpho gg --seed 1); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+    t0=$(now)
+    if ! "$RVE" gen -n "$n" --domain 1,1,1 --periodic --morpho gg --seed 1 -o "$T/g.tess" -q; then
+        echo "  rve gen failed"; continue
+    fi
+    t1=$(now)
+    if ! "$RVE" mesh "$T/g.tess" --reg --format msh,inp,vtk --pairs "$T/m-pairs.txt" -o "$T/m" -q --json \
+        > "$T/m.json"; then
+        echo "  rve mesh --reg failed"; continue
+    fi
+    t2=$(now)
+    sed 's/.*"reg":{//; s/}.*//' "$T/m.json" > "$T/reg.json"
+    awk -v sb="$(j "$T/reg.json" short_edges_before)" -v sa="$(j "$T/reg.json" short_edges_after)" \
+        -v st="$(j "$T/reg.json" short_edges_after_on_tiny_cells)" -v pc="$(j "$T/reg.json" pieces_removed)" \
+        -v a0="$(j "$T/reg.json" min_angle_before_deg)" -v a1="$(j "$T/reg.json" min_angle_after_deg)" \
+        -v c="$(j "$T/reg.json" agreement_after_collapses)" -v p="$(j "$T/reg.json" agreement_after_polish)" \
+        -v g="$(echo "$t1 - $t0" | bc)" \
+        'BEGIN { printf "  gen %.1f s; reg: short edges %d -> %d (%d on cells below threshold^3), %d box-face caps merged, smallest angle %.1f -> %.1f deg, agreement with the input raster %.2f %% (collapses) -> %.2f %% (polish)\n", g, sb, sa, st, pc, a0, a1, 100 * c, 100 * p }'
+    awk -v n="$(j "$T/m.json" tetrahedra)" -v q="$(j "$T/m.json" q_min)" -v b1="$(j "$T/m.json" q_below_0.1)" \
+        -v gm="$(j "$T/m.json" gmsh_seconds)" -v s="$(echo "$t2 - $t1" | bc)" \
+        'BEGIN { printf "  mesh (rcl 1, HXT, 1 thread): %d tetrahedra, min q %.4f, %.3f %% below 0.1; reg + mesh + write %.1f s wall (gmsh %.1f s)\n", n, q, 100 * b1, s, gm }'
+    if [ -n "$PY" ]; then
+        "$PY" "$SRC/tests/periodic_oracle.py" "$T/m" 1,1,1 "$n" > "$T/oracle.txt" 2>&1
+        echo "  periodic oracles: $(tail -n 1 "$T/oracle.txt")"
+    else
+        echo "  periodic oracles: skipped (no python3 with gmsh, meshio, numpy)"
+    fi
+    rm -f "$T"/m.* "$T"/g.tess
+done
+exit 0
