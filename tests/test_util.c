@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
 #include <rve/util.h>
+#include "cli/progress.h"
 #include <errno.h>
 #include <math.h>
 #include <sys/stat.h>

@@ -4,6 +4,7 @@
 #include "cli/cli.h"
 #include "util/image.h"
 #include <rve/optim.h>
+#include <rve/pipeline.h>
 #include <rve/raster.h>
 #include <rve/tess.h>
 #include <errno.h>
@@ -147,36 +148,12 @@ static rve_status write_history(const char *path, const rve_fit_result *r, rve_e
 
 static rve_status write_tess(const char *path, const rve_map *m, const rve_fit_result *r, rve_err *err)
 {
-    int n = r->n;
-    double *s = malloc((size_t)n * 4 * sizeof(double));
-    int *ids = malloc((size_t)n * sizeof(int));
-    if (!s || !ids) {
-        free(s);
-        free(ids);
-        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-    }
-    for (int k = 0; k < n; k++) {
-        memcpy(s + 4 * k, r->seed + 3 * k, 3 * sizeof(double));
-        s[4 * k + 3] = r->weight[k];
-        ids[k] = (int)rve_map_id(m, r->label[k]);
-    }
-    double lo[3], hi[3];
-    lo[0] = m->origin[0];
-    lo[1] = m->origin[1];
-    lo[2] = m->origin[2];
-    hi[0] = lo[0] + m->nx * m->h[0];
-    hi[1] = lo[1] + m->ny * m->h[1];
-    hi[2] = lo[2] + m->nz * m->h[2];
-    rve_tess_opts o;
-    rve_tess_opts_default(&o);
-    o.topology = 1;
-    o.keep_container = 0;
     rve_tess *t = NULL;
-    rve_status st = rve_tess_build(s, n, lo, hi, NULL, &o, &t, err);
-    if (st == RVE_OK && (st = rve_tess_set_ori_from_map(t, m, r->label, err)) == RVE_OK)
+    int *ids = NULL;
+    rve_status st = rve_pipeline_fit_tess(m, r, &t, &ids, err);
+    if (st == RVE_OK)
         st = rve_tess_write_tess(t, path, ids, err);
     rve_tess_free(t);
-    free(s);
     free(ids);
     return st;
 }
@@ -301,6 +278,80 @@ static rve_status write_report(const char *dir, const rve_map *m, const rve_fit_
     }
     free(buf);
     return st;
+}
+
+/* The outputs of a finished fit: its tessellation (unless written
+ * already), history, report pictures, summary line and JSON summary. */
+static rve_status fit_write(const cli_common *cc, const char *mapf, const rve_map *m, const rve_fit_opts *fo,
+                            const rve_fit_result *r, const cli_fit_outputs *to, rve_err *err)
+{
+    const char *out = to->tess, *hist = to->history, *report = to->report;
+    rve_status st;
+    if (!to->tess_written && (st = write_tess(out, m, r, err)) != RVE_OK)
+        return st;
+    if (hist && (st = write_history(hist, r, err)) != RVE_OK)
+        return st;
+    if (report && (st = write_report(report, m, r, err)) != RVE_OK)
+        return st;
+    cli_info(cc, "fit: %d cells, objective %.4f -> %.4f, voxel accuracy %.2f%% -> %.2f%% (Eq. 6.5 stage %.2f%%), "
+                  "%d empty, %.1f s",
+             r->n, r->obj_init, r->obj_final, 100 * r->acc_init, 100 * r->acc_final, 100 * r->acc_stage1,
+             r->empty_cells, r->seconds);
+    FILE *jout = to->json;
+    if (jout && (cc->json || jout != stdout)) {
+        rve_json j;
+        rve_json_init(&j, jout);
+        rve_json_begin_object(&j);
+        rve_json_kv_string(&j, "map", mapf);
+        rve_json_kv_string(&j, "output", out);
+        rve_json_kv_int(&j, "cells", r->n);
+        rve_json_kv_int(&j, "control_points", r->ncontrol);
+        rve_json_kv_string(&j, "sub", fo->sub == RVE_FIT_SUB_JOHNSON ? "johnson" : "sv");
+        rve_json_kv_number(&j, "objective_initial", r->obj_init);
+        rve_json_kv_number(&j, "objective_eq65_stage", r->obj_stage1);
+        rve_json_kv_number(&j, "objective_final", r->obj_final);
+        rve_json_kv_number(&j, "voxel_accuracy_initial", r->acc_init);
+        rve_json_kv_number(&j, "voxel_accuracy_eq65_stage", r->acc_stage1);
+        rve_json_kv_number(&j, "voxel_accuracy_classify", r->acc_classify);
+        rve_json_kv_int(&j, "classify_epochs", r->classify_epochs);
+        rve_json_kv_int(&j, "hinge_iterations", r->hinge_iters);
+        rve_json_kv_int(&j, "rounds", r->rounds);
+        rve_json_kv_number(&j, "voxel_accuracy_final", r->acc_final);
+        /* per stage: the exact figures of the state returned had the fit stopped there */
+        rve_json_key(&j, "stages");
+        rve_json_begin_array(&j);
+        const char *sn[4] = {"initial", "eq6.5", "classify", "polish"};
+        double sa[4] = {r->acc_init, r->acc_stage1, r->acc_classify, r->acc_polish};
+        double so[4] = {r->obj_init, r->obj_stage1, r->obj_classify, r->obj_polish};
+        for (int q = 0; q < 4; q++) {
+            rve_json_begin_object(&j);
+            rve_json_kv_string(&j, "stage", sn[q]);
+            rve_json_kv_number(&j, "voxel_accuracy", sa[q]);
+            rve_json_kv_number(&j, "objective", so[q]);
+            rve_json_end_object(&j);
+        }
+        rve_json_end_array(&j);
+        rve_json_kv_number(&j, "iou_min", r->iou_min);
+        rve_json_kv_number(&j, "iou_median", r->iou_median);
+        rve_json_kv_int(&j, "empty_cells", r->empty_cells);
+        rve_json_kv_int(&j, "iterations", r->sweeps + r->polish_sweeps);
+        rve_json_kv_int(&j, "sweeps_eq65", r->sweeps);
+        rve_json_kv_int(&j, "sweeps_polish", r->polish_sweeps);
+        rve_json_kv_int(&j, "evaluations", r->evals);
+        rve_json_kv_int(&j, "gjk_calls", r->gjk_calls);
+        rve_json_kv_number(&j, "seconds", r->seconds);
+        rve_json_kv_string(&j, "stopped_by", r->stopped_by == 0 ? "tolerance" : r->stopped_by == 1 ? "sweep cap" : "time cap");
+        rve_json_kv_int(&j, "threads", fo->threads);
+        rve_json_end_object(&j);
+        fputc('\n', jout);
+    }
+    return RVE_OK;
+}
+
+int cli_fit_write(const cli_common *cc, const char *mapf, const rve_map *m, const rve_fit_opts *fo,
+                  const rve_fit_result *r, const cli_fit_outputs *to, rve_err *err)
+{
+    return fit_write(cc, mapf, m, fo, r, to, err) == RVE_OK ? 0 : -1;
 }
 
 static int run(int argc, char **argv)
@@ -465,6 +516,15 @@ static int fit_main(int argc, char **argv, const cli_fit_outputs *to)
     const char *mapf = argv[optind];
     cli_common_apply(&cc);
     fo.threads = rve_threads_get();
+    if (to && to->parsed) {
+        /* rve run: the options only; the pipeline fits */
+        to->parsed->fo = fo;
+        to->parsed->raw = raw;
+        to->parsed->have_raw = have_raw;
+        memcpy(to->parsed->vs, vs, sizeof vs);
+        to->parsed->have_vs = have_vs;
+        return 0;
+    }
 
     rve_err err;
     rve_err_clear(&err);
@@ -510,63 +570,10 @@ static int fit_main(int argc, char **argv, const cli_fit_outputs *to)
             snprintf(err.file, sizeof err.file, "%s", mapf);
         goto fail;
     }
-    if ((st = write_tess(out, m, &r, &err)) != RVE_OK)
-        goto fail;
-    if (hist && (st = write_history(hist, &r, &err)) != RVE_OK)
-        goto fail;
-    if (report && (st = write_report(report, m, &r, &err)) != RVE_OK)
-        goto fail;
-    cli_info(&cc, "fit: %d cells, objective %.4f -> %.4f, voxel accuracy %.2f%% -> %.2f%% (Eq. 6.5 stage %.2f%%), "
-                  "%d empty, %.1f s",
-             r.n, r.obj_init, r.obj_final, 100 * r.acc_init, 100 * r.acc_final, 100 * r.acc_stage1,
-             r.empty_cells, r.seconds);
-    FILE *jout = to ? to->json : stdout;
-    if (cc.json || jout != stdout) {
-        rve_json j;
-        rve_json_init(&j, jout);
-        rve_json_begin_object(&j);
-        rve_json_kv_string(&j, "map", mapf);
-        rve_json_kv_string(&j, "output", out);
-        rve_json_kv_int(&j, "cells", r.n);
-        rve_json_kv_int(&j, "control_points", r.ncontrol);
-        rve_json_kv_string(&j, "sub", fo.sub == RVE_FIT_SUB_JOHNSON ? "johnson" : "sv");
-        rve_json_kv_number(&j, "objective_initial", r.obj_init);
-        rve_json_kv_number(&j, "objective_eq65_stage", r.obj_stage1);
-        rve_json_kv_number(&j, "objective_final", r.obj_final);
-        rve_json_kv_number(&j, "voxel_accuracy_initial", r.acc_init);
-        rve_json_kv_number(&j, "voxel_accuracy_eq65_stage", r.acc_stage1);
-        rve_json_kv_number(&j, "voxel_accuracy_classify", r.acc_classify);
-        rve_json_kv_int(&j, "classify_epochs", r.classify_epochs);
-        rve_json_kv_int(&j, "hinge_iterations", r.hinge_iters);
-        rve_json_kv_int(&j, "rounds", r.rounds);
-        rve_json_kv_number(&j, "voxel_accuracy_final", r.acc_final);
-        /* per stage: the exact figures of the state returned had the fit stopped there */
-        rve_json_key(&j, "stages");
-        rve_json_begin_array(&j);
-        const char *sn[4] = {"initial", "eq6.5", "classify", "polish"};
-        double sa[4] = {r.acc_init, r.acc_stage1, r.acc_classify, r.acc_polish};
-        double so[4] = {r.obj_init, r.obj_stage1, r.obj_classify, r.obj_polish};
-        for (int q = 0; q < 4; q++) {
-            rve_json_begin_object(&j);
-            rve_json_kv_string(&j, "stage", sn[q]);
-            rve_json_kv_number(&j, "voxel_accuracy", sa[q]);
-            rve_json_kv_number(&j, "objective", so[q]);
-            rve_json_end_object(&j);
-        }
-        rve_json_end_array(&j);
-        rve_json_kv_number(&j, "iou_min", r.iou_min);
-        rve_json_kv_number(&j, "iou_median", r.iou_median);
-        rve_json_kv_int(&j, "empty_cells", r.empty_cells);
-        rve_json_kv_int(&j, "iterations", r.sweeps + r.polish_sweeps);
-        rve_json_kv_int(&j, "sweeps_eq65", r.sweeps);
-        rve_json_kv_int(&j, "sweeps_polish", r.polish_sweeps);
-        rve_json_kv_int(&j, "evaluations", r.evals);
-        rve_json_kv_int(&j, "gjk_calls", r.gjk_calls);
-        rve_json_kv_number(&j, "seconds", r.seconds);
-        rve_json_kv_string(&j, "stopped_by", r.stopped_by == 0 ? "tolerance" : r.stopped_by == 1 ? "sweep cap" : "time cap");
-        rve_json_kv_int(&j, "threads", fo.threads);
-        rve_json_end_object(&j);
-        fputc('\n', jout);
+    {
+        cli_fit_outputs wo = {out, hist, report, to ? to->json : stdout, NULL, 0};
+        if ((st = fit_write(&cc, mapf, m, &fo, &r, &wo, &err)) != RVE_OK)
+            goto fail;
     }
     rve_fit_result_free(&r);
     rve_map_free(m);

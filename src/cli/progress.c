@@ -2,7 +2,7 @@
  * plain lines otherwise (logs, CI), nothing when quiet. */
 #include "config.h"
 #define _POSIX_C_SOURCE 200809L
-#include <rve/util.h>
+#include "cli/progress.h"
 #include <math.h>
 #include <string.h>
 #include <unistd.h>
