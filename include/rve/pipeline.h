@@ -22,9 +22,9 @@ typedef enum {
     RVE_PIPELINE_NSTAGES
 } rve_pipeline_stage;
 
-/* What a progress callback is told.  Each stage that runs reports done = 0
- * when it starts and done = total when it ends, with reports in between
- * for the long ones (fit, synthesis, polish). */
+/* What a progress callback is told.  The first report of each stage that
+ * runs has done = 0 and its last done = total; the long stages (fit,
+ * synthesis, polish) report in between, never going back. */
 typedef struct {
     rve_pipeline_stage stage;
     double done, total;  /* progress within the stage (total > 0) */
