@@ -25,10 +25,7 @@ extern const cli_command cli_cmd_fit, cli_cmd_gen, cli_cmd_reg, cli_cmd_mesh, cl
  * tess, history and the report folder, and its JSON summary into json. */
 typedef struct {
     rve_fit_opts fo;
-    rve_raw_opts raw;  /* --raw (have_raw) */
-    int have_raw;
-    double vs[3];      /* --voxel-size (have_vs) */
-    int have_vs;
+    rve_map_load_opts lo; /* --dims, --in-bytes, --voxel-size, ... (cli_map.h) */
 } cli_fit_parsed;
 typedef struct {
     const char *tess, *history, *report;

@@ -2,6 +2,7 @@
 #include "config.h"
 #define _POSIX_C_SOURCE 200809L
 #include "cli/cli.h"
+#include "cli/cli_map.h"
 #include "util/image.h"
 #include <rve/optim.h>
 #include <rve/pipeline.h>
@@ -59,15 +60,16 @@ const cli_command cli_cmd_fit = {
     "      --sub sv|johnson   GJK sub-algorithm (default sv: signed volumes)\n"
     "      --exact-dist       GJK distances unrounded (default: rounded to a 2^-32\n"
     "                         voxel grid, so that sv and johnson see the same values)\n"
-    "      --voxel-size H     override the voxel size (one value or hx,hy,hz)\n"
-    "      --raw NX,NY,NZ[,BYTES]  read MAP as a raw array\n"
+    "      --raw NX,NY,NZ[,BYTES]  old spelling of --dims NX,NY,NZ --in-bytes BYTES\n"
     "  -j, --threads N        threads\n"
     "  -q, --quiet / -v, --verbose\n"
     "      --json             print a JSON summary on stdout\n"
     "  -h, --help\n"
+    CLI_MAP_HELP
     "\n"
-    "Example:\n"
-    "  rve fit in100-a.tif -o in100-a.tess --json\n",
+    "Examples:\n"
+    "  rve fit data/dct/dct.tif -o dct.tess --json\n"
+    "  rve fit grains.tif -o fit.tess --max-time 10\n",
     run,
 };
 
@@ -387,8 +389,8 @@ static int fit_main(int argc, char **argv, const cli_fit_outputs *to)
         {"max-time", required_argument, NULL, OPT_MAXTIME},
         {"sub", required_argument, NULL, OPT_SUB},
         {"exact-dist", no_argument, NULL, OPT_EXACTDIST},
-        {"voxel-size", required_argument, NULL, OPT_VSIZE},
         {"raw", required_argument, NULL, OPT_RAW},
+        CLI_MAP_LONG,
         {NULL, 0, NULL, 0},
     };
     cli_common cc;
@@ -396,10 +398,9 @@ static int fit_main(int argc, char **argv, const cli_fit_outputs *to)
     rve_fit_opts fo;
     rve_fit_opts_init(&fo);
     const char *out = NULL, *hist = NULL, *report = NULL;
-    int noreport = 0, have_vs = 0, have_raw = 0;
-    double vs[3] = {1, 1, 1};
-    rve_raw_opts raw;
-    memset(&raw, 0, sizeof raw);
+    int noreport = 0;
+    rve_map_load_opts lo;
+    cli_map_opts_init(&lo);
     cli_getopt_reset();
     int opt;
     long lv;
@@ -419,6 +420,11 @@ static int fit_main(int argc, char **argv, const cli_fit_outputs *to)
                                    "its outputs are fixed (see rve help run)",
                                    opt == 'o' ? "-o" : opt == OPT_HISTORY ? "--history"
                                    : opt == OPT_REPORT ? "--report" : "--no-report");
+        if ((c = cli_map_option(me, &lo, opt, optarg)) != 0) {
+            if (c < 0)
+                return 2;
+            continue;
+        }
         switch (opt) {
         case 'o': out = optarg; break;
         case OPT_HISTORY: hist = optarg; break;
@@ -478,22 +484,17 @@ static int fit_main(int argc, char **argv, const cli_fit_outputs *to)
                 return cli_usage_error(me, "--sub: expected sv or johnson, got '%s'", optarg);
             break;
         case OPT_EXACTDIST: fo.exact_dist = 1; break;
-        case OPT_VSIZE:
-            if (rve_parse_triplet(optarg, vs, 1) != RVE_OK || !(vs[0] > 0 && vs[1] > 0 && vs[2] > 0))
-                return cli_usage_error(me, "--voxel-size: expected one or three positive numbers, got '%s'", optarg);
-            have_vs = 1;
-            break;
         case OPT_RAW: {
             double v[4];
             int nv = 0;
             if (rve_parse_list(optarg, v, 4, &nv) != RVE_OK || nv < 3 || v[0] < 1 || v[1] < 1 || v[2] < 1 ||
                 (nv == 4 && v[3] != 1 && v[3] != 2 && v[3] != 4))
                 return cli_usage_error(me, "--raw: expected NX,NY,NZ[,BYTES], got '%s'", optarg);
-            raw.nx = (int)v[0];
-            raw.ny = (int)v[1];
-            raw.nz = (int)v[2];
-            raw.bytes = nv == 4 ? (int)v[3] : 2;
-            have_raw = 1;
+            lo.fmt = RVE_MAP_RAW;
+            lo.raw.nx = (int)v[0];
+            lo.raw.ny = (int)v[1];
+            lo.raw.nz = (int)v[2];
+            lo.raw.bytes = nv == 4 ? (int)v[3] : 2;
             break;
         }
         default: return cli_bad_option(me, argc, argv);
@@ -519,10 +520,7 @@ static int fit_main(int argc, char **argv, const cli_fit_outputs *to)
     if (to && to->parsed) {
         /* rve run: the options only; the pipeline fits */
         to->parsed->fo = fo;
-        to->parsed->raw = raw;
-        to->parsed->have_raw = have_raw;
-        memcpy(to->parsed->vs, vs, sizeof vs);
-        to->parsed->have_vs = have_vs;
+        to->parsed->lo = lo;
         return 0;
     }
 
@@ -550,12 +548,9 @@ static int fit_main(int argc, char **argv, const cli_fit_outputs *to)
             return rc;
         }
     }
-    st = rve_map_read(mapf, have_raw ? RVE_MAP_RAW : RVE_MAP_AUTO, have_raw ? &raw : NULL, &m, &err);
+    st = rve_map_load(mapf, &lo, &m, &err);
     if (st != RVE_OK)
         goto fail_early;
-    if (have_vs)
-        for (int a = 0; a < 3; a++)
-            m->h[a] = vs[a];
 
     rve_progress pb;
     prog_ctx pc = {&pb, fo.max_sweeps, fo.polish, fo.classify > 0 ? 10 : 0};

@@ -437,14 +437,10 @@ static int make_paths(hook_ctx *h, run_args *a)
     return 0;
 }
 
-/* the grain map with rve fit's --raw and --voxel-size */
+/* the grain map with rve fit's input options (--dims, --voxel-size, ...) */
 static rve_status read_map(const run_args *a, const cli_fit_parsed *fp, rve_map **m, rve_err *err)
 {
-    rve_status st = rve_map_read(a->map, fp->have_raw ? RVE_MAP_RAW : RVE_MAP_AUTO, fp->have_raw ? &fp->raw : NULL,
-                                 m, err);
-    if (st == RVE_OK && fp->have_vs)
-        memcpy((*m)->h, fp->vs, sizeof fp->vs);
-    return st;
+    return rve_map_load(a->map, &fp->lo, m, err);
 }
 
 static rve_status run_pipeline(run_args *a, hook_ctx *h, rve_pipeline_result *r, rve_err *err)
