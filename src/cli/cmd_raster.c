@@ -27,7 +27,7 @@ const cli_command cli_cmd_raster = {
     "  -h, --help          this help\n"
     "\n"
     "Example:\n"
-    "  rve raster fit.tess --like in100-a.tif -o fit.tif\n",
+    "  rve raster fit.tess --like grains.tif -o fit.tif\n",
     run,
 };
 

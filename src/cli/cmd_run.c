@@ -60,7 +60,7 @@ const cli_command cli_cmd_run = {
     "\n"
     "Examples:\n"
     "  rve run data/dct/dct.tif -o dct-run\n"
-    "  rve run data/dct/dct.tif -o dct-quick --fit-options \"--max-time 5\" --format msh,inp --json\n"
+    "  rve run data/dct/dct.tif -o dct-quick --fit-options \"--max-time 5\" --no-polish --format msh,inp --json\n"
     "  rve run --gen gg -n 50 --periodic -o gg-run --format msh,inp\n",
     run,
 };
