@@ -173,6 +173,20 @@ int rve_threads_get(void);
 /* Monotonic wall clock in seconds. */
 double rve_now(void);
 
+/* ---------------------------------------------------------- random numbers */
+/* The project's one generator: xoshiro256** seeded through splitmix64.
+ * Re-entrant: the caller owns the state (no global state). */
+typedef struct {
+    uint64_t s[4];
+} rve_rng;
+
+void rve_rng_seed(rve_rng *r, uint64_t seed);
+uint64_t rve_rng_next(rve_rng *r);
+double rve_rng_uniform(rve_rng *r); /* [0,1), 53 bits */
+double rve_rng_normal(rve_rng *r);  /* standard normal (Box-Muller) */
+/* Uniformly distributed unit quaternion (w,x,y,z) (Shoemake's method). */
+void rve_rng_quat(rve_rng *r, double q[4]);
+
 /* -------------------------------------------------------------------- misc */
 /* Path helpers. */
 const char *rve_path_ext(const char *path);      /* ".tif" or "" */
