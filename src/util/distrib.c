@@ -364,9 +364,9 @@ static char *trim(char *s)
 static const char *invalid(const rve_distrib *d)
 {
     switch (d->kind) {
-    case RVE_DISTRIB_NORMAL: return d->p2 >= 0 ? NULL : "the standard deviation must be >= 0";
+    case RVE_DISTRIB_NORMAL: return d->p2 > 0 ? NULL : "the standard deviation must be > 0 (constant(X) for one value)";
     case RVE_DISTRIB_LOGNORMAL:
-        return d->p1 > 0 && d->p2 >= 0 ? NULL : "lognormal needs mean > 0 and standard deviation >= 0";
+        return d->p1 > 0 && d->p2 > 0 ? NULL : "lognormal needs mean > 0 and standard deviation > 0";
     case RVE_DISTRIB_WEIBULL: return d->p1 > 0 && d->p2 > 0 ? NULL : "weibull needs shape and scale > 0";
     case RVE_DISTRIB_UNIFORM: return d->p1 <= d->p2 ? NULL : "uniform needs LO <= HI";
     default: return NULL;
