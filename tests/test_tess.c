@@ -271,7 +271,7 @@ static void check_points(const rve_tess *t, int per_cell)
 START_TEST(test_random_laguerre)
 {
     double lo[3] = {0, -1, 0.5}, hi[3] = {2, 0, 2};
-    for (int rep = 0; rep < (test_long() ? 8 : 3); rep++) {
+    for (int rep = 0; rep < (test_long() ? 6 : 3); rep++) {
         int n = (int)(150 + 150 * rep * test_scale());
         double *s = random_seeds(n, lo, hi, rep == 0 ? 0 : 0.15);
         rve_tess *t = NULL;
@@ -835,7 +835,7 @@ static Suite *tess_suite(void)
 {
     Suite *s = suite_create("tess");
     TCase *tc = tcase_create("core");
-    tcase_set_timeout(tc, 120);
+    tcase_set_timeout(tc, test_long() ? 1200 : 120);
     tcase_add_test(tc, test_rasterize_brute);
     tcase_add_test(tc, test_random_laguerre);
     tcase_add_test(tc, test_lattice);
