@@ -1,8 +1,8 @@
 #!/bin/sh
 # Every example of every `rve SUB --help` runs as written, in a temp folder
 # holding the bundled data (data/ -> the source tree's data/) and the small
-# inputs the examples name (grains.tif, fit.tess, vols.txt, seeds.txt,
-# scan.raw), made here first.  An example must exit 0 and write what its -o
+# inputs the examples name (grains.tif, fit.tess, gen.tess, vols.txt,
+# seeds.txt, scan.raw), made here first.  An example must exit 0 and write what its -o
 # names; an example followed by a "-> OUTPUT" line must print that output.
 # Examples of more than a few seconds run only with RVE_TEST_LONG=1 (make
 # check-long); they are listed in LONG below and counted as skipped.
@@ -23,7 +23,8 @@ ln -s "$SRC/data" data
 # the inputs the examples name
 "$RVE" convert --synth --size 40,40,40 --seeds 30 grains.tif >/dev/null 2>&1 &&
 "$RVE" fit grains.tif -o fit.tess --sweeps 2 --polish 2 --classify 0 --hinge 0 --no-report -q &&
-"$RVE" convert --synth --size 256,256,100 --seeds 40 --bytes 2 scan.raw >/dev/null 2>&1 ||
+"$RVE" convert --synth --size 256,256,100 --seeds 40 --bytes 2 scan.raw >/dev/null 2>&1 &&
+"$RVE" tess -n 30 -o gen.tess -q ||
     { echo "help_examples: cannot make the inputs"; exit 1; }
 awk 'BEGIN { for (i = 1; i <= 50; i++) print 1 + (i * 37 % 11) / 10 }' >vols.txt
 awk 'BEGIN { for (i = 0; i < 100; i++) printf "%.3f %.3f %.3f\n", 1 + (i * 7 % 58), 1 + (i * 13 % 78), 1 + (i * 29 % 48) }' >seeds.txt

@@ -192,6 +192,30 @@ rve_status rve_map_write_tesr(const rve_map *m, const char *path, const rve_map_
 rve_status rve_map_write_raw(const rve_map *m, const char *path, const rve_map_write_opts *o,
                              rve_err *err);
 
+/* ----------------------------------------------------- DAMASK grid solver */
+/* DAMASK grid solver input (docs/formats.md, section DAMASK). */
+typedef struct {
+    const char *material;        /* path of material.yaml; NULL: material.yaml in the .vti's folder */
+    const char *homogenization;  /* name of the homogenization block ("SX", N_constituents 1) */
+} rve_map_damask_opts;
+
+void rve_map_damask_opts_init(rve_map_damask_opts *o);
+/* Write m as VTK XML image data (path, normally .vti: one cell per voxel,
+ * Origin and Spacing of the map, the Int32 cell array `material`) and a
+ * material.yaml beside it, atomically.  Material k (from 0) is the grain with
+ * the k-th smallest label present (label - 1 when the labels are 1..N); void
+ * voxels, if any, get one more material of phase "void".  Each material has
+ * the grain's orientation as O: [w, x, y, z] (rve's quaternion, which is
+ * DAMASK's convention, with w >= 0; the identity without orientations) and a
+ * phase named after m->crysym (and the phase number when the grains have
+ * several); the phase blocks give DAMASK's lattice only.  NULL opts =
+ * defaults.  RVE_EDATA for a map without grains or with orientations that
+ * cannot be read. */
+rve_status rve_map_write_damask(const rve_map *m, const char *path, const rve_map_damask_opts *opts, rve_err *err);
+/* The default material.yaml path for the .vti path: material.yaml in the
+ * same folder (*out malloc'd, caller frees). */
+rve_status rve_map_damask_yaml_path(const char *path, char **out, rve_err *err);
+
 /* ------------------------------------------------------------------ labels */
 /* Recompute nlabels (largest label present). */
 void rve_map_update_nlabels(rve_map *m);

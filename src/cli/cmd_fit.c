@@ -3,7 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli/cli.h"
 #include "cli/cli_map.h"
-#include "util/image.h"
+#include "cli/fit_report.h"
 #include <rve/optim.h>
 #include <rve/pipeline.h>
 #include <rve/raster.h>
@@ -160,128 +160,6 @@ static rve_status write_tess(const char *path, const rve_map *m, const rve_fit_r
     return st;
 }
 
-/* one slice picture: axis a fixed at index c; target, fit, misassigned side by side */
-static rve_status slice_png(const char *path, const rve_map *m, const int32_t *assign,
-                            const uint32_t *labels, int axis, rve_err *err)
-{
-    int nn[3] = {m->nx, m->ny, m->nz};
-    int u = axis == 0 ? 1 : 0, v = axis == 2 ? 1 : 2; /* image x, y axes */
-    int W = nn[u], H = nn[v], c = nn[axis] / 2;
-    int scale = 1;
-    while ((scale + 1) * (W > H ? W : H) <= 320)
-        scale++;
-    uint32_t *a = malloc((size_t)W * H * sizeof(uint32_t));
-    uint32_t *b = malloc((size_t)W * H * sizeof(uint32_t));
-    if (!a || !b) {
-        free(a);
-        free(b);
-        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-    }
-    for (int y = 0; y < H; y++)
-        for (int x = 0; x < W; x++) {
-            int ijk[3];
-            ijk[axis] = c;
-            ijk[u] = x;
-            ijk[v] = H - 1 - y; /* image row 0 at the top */
-            size_t idx = rve_map_index(m, ijk[0], ijk[1], ijk[2]);
-            a[(size_t)y * W + x] = m->lab[idx];
-            b[(size_t)y * W + x] = assign[idx] >= 0 ? labels[assign[idx]] : 0;
-        }
-    rve_image *ia = rve_image_from_labels(a, W, H, scale);
-    rve_image *ib = rve_image_from_labels(b, W, H, scale);
-    int pad = 10, top = 24;
-    unsigned char white[3] = {255, 255, 255}, black[3] = {0, 0, 0}, red[3] = {220, 20, 20},
-                  grey[3] = {200, 200, 200};
-    rve_image *im = rve_image_alloc(3 * W * scale + 4 * pad, H * scale + top + pad, white);
-    rve_status st = RVE_OK;
-    if (!ia || !ib || !im)
-        st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-    else {
-        rve_image_blit(im, ia, pad, top);
-        rve_image_blit(im, ib, 2 * pad + W * scale, top);
-        for (int y = 0; y < H; y++)
-            for (int x = 0; x < W; x++) {
-                uint32_t ta = a[(size_t)y * W + x], tb = b[(size_t)y * W + x];
-                const unsigned char *col = ta == 0 ? black : (ta == tb ? grey : red);
-                int x0 = 3 * pad + 2 * W * scale + x * scale, y0 = top + y * scale;
-                rve_image_fill_rect(im, x0, y0, x0 + scale - 1, y0 + scale - 1, col);
-            }
-        const char *an[3] = {"x", "y", "z"};
-        char t[128];
-        snprintf(t, sizeof t, "%s = %d: target", an[axis], c);
-        rve_image_text(im, pad, 6, t, black, 1);
-        rve_image_text(im, 2 * pad + W * scale, 6, "fit", black, 1);
-        rve_image_text(im, 3 * pad + 2 * W * scale, 6, "misassigned (red)", black, 1);
-        st = rve_image_write_png(im, path, err);
-    }
-    rve_image_free(ia);
-    rve_image_free(ib);
-    rve_image_free(im);
-    free(a);
-    free(b);
-    return st;
-}
-
-static rve_status write_report(const char *dir, const rve_map *m, const rve_fit_result *r, rve_err *err)
-{
-    /* a folder this run creates is removed again if the run fails */
-    if (rve_afile_txn_mkdir(dir, err) != RVE_OK)
-        return err->code;
-    size_t nvox = (size_t)m->nx * m->ny * m->nz;
-    int32_t *assign = malloc(nvox * sizeof(int32_t));
-    if (!assign)
-        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-    rve_status st = rve_fit_quality(m, r->n, r->seed, r->weight, NULL, NULL, NULL, NULL, assign, err);
-    char path[4096];
-    const char *names[3] = {"slice_x.png", "slice_y.png", "slice_z.png"};
-    for (int a = 0; a < 3 && st == RVE_OK; a++) {
-        snprintf(path, sizeof path, "%s/%s", dir, names[a]);
-        st = slice_png(path, m, assign, r->label, a, err);
-    }
-    free(assign);
-    if (st != RVE_OK || r->nhist < 1)
-        return st;
-    /* against time, one series per stage (the colour change marks the stage
-     * change); the objective is absent from classifier rows */
-    double *buf = malloc((size_t)r->nhist * 16 * sizeof(double));
-    if (!buf)
-        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-    static const int order[4] = {1, 5, 3, 2}; /* eq6.5 (with the initial state), hinge, classify, polish */
-    static const char *sname[4] = {"Eq. 6.5 sweeps", "surrogate (L-BFGS)", "classifier epochs", "polishing sweeps"};
-    static const unsigned char col[4][3] = {{30, 90, 200}, {150, 60, 180}, {40, 160, 60}, {200, 60, 30}};
-    rve_plot_series so[4], sa[4];
-    int nso = 0, nsa = 0;
-    for (int q = 0; q < 4; q++) {
-        double *tx = buf + (size_t)q * 4 * r->nhist, *ty = tx + r->nhist, *ax = ty + r->nhist, *ay = ax + r->nhist;
-        int no = 0, na = 0;
-        for (int i = 0; i < r->nhist; i++) {
-            const rve_fit_hist *h = &r->hist[i];
-            if (h->stage != order[q] && !(q == 0 && h->stage == 0))
-                continue;
-            ax[na] = h->seconds;
-            ay[na++] = 100.0 * (1.0 - h->misassigned);
-            if (!isnan(h->objective)) {
-                tx[no] = h->seconds;
-                ty[no++] = h->objective;
-            }
-        }
-        if (no > 0)
-            so[nso++] = (rve_plot_series){tx, ty, no, {col[q][0], col[q][1], col[q][2]}, sname[q], 0};
-        if (na > 0)
-            sa[nsa++] = (rve_plot_series){ax, ay, na, {col[q][0], col[q][1], col[q][2]}, sname[q], 0};
-    }
-    rve_plot_opts po = {"Convergence: objective Eq. 6.5", "seconds", "O (voxel lengths)", 0, 0, 0};
-    snprintf(path, sizeof path, "%s/convergence.png", dir);
-    st = nso ? rve_plot_png(path, &po, so, nso, err) : RVE_OK;
-    if (st == RVE_OK && nsa) {
-        rve_plot_opts pa = {"Convergence: exact voxel accuracy", "seconds", "voxel accuracy (%)", 0, 0, 0};
-        snprintf(path, sizeof path, "%s/accuracy.png", dir);
-        st = rve_plot_png(path, &pa, sa, nsa, err);
-    }
-    free(buf);
-    return st;
-}
-
 /* The outputs of a finished fit: its tessellation (unless written
  * already), history, report pictures, summary line and JSON summary. */
 static rve_status fit_write(const cli_common *cc, const char *mapf, const rve_map *m, const rve_fit_opts *fo,
@@ -293,7 +171,7 @@ static rve_status fit_write(const cli_common *cc, const char *mapf, const rve_ma
         return st;
     if (hist && (st = write_history(hist, r, err)) != RVE_OK)
         return st;
-    if (report && (st = write_report(report, m, r, err)) != RVE_OK)
+    if (report && (st = cli_fit_report(report, m, r, err)) != RVE_OK)
         return st;
     cli_info(cc, "fit: %d cells, objective %.4f -> %.4f, voxel accuracy %.2f%% -> %.2f%% (Eq. 6.5 stage %.2f%%), "
                   "%d empty, %.1f s",

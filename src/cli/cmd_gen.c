@@ -2,7 +2,7 @@
  * distributions, or cells of prescribed volumes (issue #9). */
 #include "config.h"
 #include "cli/cli.h"
-#include "util/image.h"
+#include "cli/plot.h"
 #include <rve/optim.h>
 #include <rve/tess.h>
 #include <math.h>
@@ -153,67 +153,6 @@ static rve_status write_values(const char *path, size_t n, const double *seeds, 
         fprintf(fp, "%zu %.17g %.17g %.17g %.17g %.17g %.17g %.17g\n", i + 1, seeds[3 * i], seeds[3 * i + 1],
                 seeds[3 * i + 2], w[i], vol[i], deq[i], sph[i]);
     return rve_afile_commit(af, err);
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* One CDF panel per prescribed property, side by side. */
-static rve_status write_plot(const char *path, const rve_morpho *m, size_t n, const double *vals, rve_err *err)
-{
-    int np = 0;
-    for (int p = 0; p < RVE_PROP_COUNT; p++)
-        np += m->has[p];
-    if (np == 0)
-        return rve_err_set(err, RVE_EUSAGE, path, "--plot needs --morpho");
-    const int W = 560, H = 400, M = 200;
-    rve_image *all = rve_image_alloc(W * np, H, NULL);
-    double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y), *tx = malloc(M * sizeof *tx), *ty = malloc(M * sizeof *ty);
-    rve_status st = RVE_OK;
-    if (!all || !x || !y || !tx || !ty) {
-        st = rve_err_set(err, RVE_ENOMEM, path, "out of memory");
-        goto done;
-    }
-    int k = 0;
-    for (int p = 0; p < RVE_PROP_COUNT; p++) {
-        if (!m->has[p])
-            continue;
-        for (size_t i = 0; i < n; i++)
-            x[i] = vals[RVE_PROP_COUNT * i + p];
-        qsort(x, n, sizeof *x, cmp_d);
-        for (size_t i = 0; i < n; i++)
-            y[i] = (i + 1.0) / (double)n;
-        double lo = x[0], hi = x[n - 1];
-        for (int j = 0; j < M; j++) {
-            double q0 = rve_distrib_quantile(&m->dist[p], 0.001), q1 = rve_distrib_quantile(&m->dist[p], 0.999);
-            double a = lo < q0 ? lo : q0, b = hi > q1 ? hi : q1;
-            tx[j] = a + (b - a) * j / (M - 1.0);
-            ty[j] = rve_distrib_cdf(&m->dist[p], tx[j]);
-        }
-        rve_plot_series s[2] = {{tx, ty, M, {200, 30, 30}, "target", 0}, {x, y, (int)n, {30, 60, 200}, "achieved", 1}};
-        char title[96];
-        snprintf(title, sizeof title, "%s: CDF (KS %.4f)", rve_prop_name(p), rve_ks_distance(x, n, &m->dist[p]));
-        rve_plot_opts o = {title, rve_prop_name(p), "cumulative fraction", W, H, 0};
-        rve_image *im = rve_plot_render(&o, s, 2);
-        if (!im) {
-            st = rve_err_set(err, RVE_ENOMEM, path, "cannot render the plot");
-            goto done;
-        }
-        rve_image_blit(all, im, W * k, 0);
-        rve_image_free(im);
-        k++;
-    }
-    st = rve_image_write_png(all, path, err);
-done:
-    rve_image_free(all);
-    free(x);
-    free(y);
-    free(tx);
-    free(ty);
-    return st;
 }
 
 static int run(int argc, char **argv)
@@ -547,7 +486,7 @@ static int run(int argc, char **argv)
         rc = cli_fail(&cli_cmd_gen, &err);
         goto done;
     }
-    if (plotfile && (st = write_plot(plotfile, &m, n, vals, &err)) != RVE_OK) {
+    if (plotfile && (st = cli_gen_plot_png(plotfile, &m, n, vals, &err)) != RVE_OK) {
         rc = cli_fail(&cli_cmd_gen, &err);
         goto done;
     }

@@ -4,9 +4,23 @@ rve_SOURCES += src/cli/cli.c \
 	src/cli/cmd_gen.c src/cli/cmd_tess.c src/cli/cmd_raster.c src/cli/cmd_stat.c \
 	src/cli/cmd_compare.c src/cli/cmd_convert.c src/cli/cmd_dist.c src/cli/cmd_contact.c \
 	src/cli/cmd_pack.c src/cli/meshcli_ori.c src/cli/progress.c src/cli/progress.h \
-	src/cli/pole_figure.c src/cli/pole_figure.h
+	src/cli/pole_figure.c src/cli/pole_figure.h \
+	src/cli/fit_report.c src/cli/fit_report.h src/cli/vti_out.h $(CLI_PLOT_SOURCES)
+# Pictures (report plots, slices, pole figures) belong to the program, not to
+# librve: cairo is a dependency of the command only.
+CLI_PLOT_SOURCES = src/cli/plot.h src/cli/plot.c src/cli/plot_canvas.c src/cli/plot_gen.c
+rve_CPPFLAGS = $(AM_CPPFLAGS) $(CAIRO_CFLAGS)
+rve_LDADD += $(CAIRO_LIBS)
 
-dist_check_SCRIPTS += tests/test_cli.sh tests/test_faults.sh
+dist_check_SCRIPTS += tests/test_cli.sh tests/test_faults.sh tests/test_plot_report.sh
 
 # Load benchmark of the parallel commands.
 BENCH_SHELL += bench/bench_load.sh
+
+# The pictures, read back by an independent PNG decoder (tests/pngcheck.py).
+UNIT_TESTS += tests/test_plot
+tests_test_plot_SOURCES = tests/test_plot.c $(CLI_PLOT_SOURCES)
+tests_test_plot_CPPFLAGS = $(AM_CPPFLAGS) $(CAIRO_CFLAGS)
+tests_test_plot_CFLAGS = $(TEST_CFLAGS)
+tests_test_plot_LDADD = $(CORE_LIBS) $(CAIRO_LIBS)
+EXTRA_DIST += tests/pngcheck.py

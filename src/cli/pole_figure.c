@@ -1,9 +1,8 @@
 /* pole_figure.c - `rve stat --pole-figure FILE.png`: {100}, {110}, {111}
- * pole figures of a map's grain orientations.  Drawn with the
- * report canvas of util/image.h (the PNG writer the fit report uses). */
+ * pole figures of a map's grain orientations, drawn with cairo (cli/plot.h). */
 #include "config.h"
 #include "cli/pole_figure.h"
-#include "util/image.h"
+#include "cli/plot.h"
 #include <rve/ori.h>
 #include <rve/raster.h>
 #include <math.h>
@@ -22,17 +21,21 @@ static void project(const double v[3], int cx, int cy, int *px, int *py)
     *py = cy - (int)lround(RAD * s * v[1] / d);
 }
 
-static void circle(rve_image *im, int cx, int cy, const unsigned char c[3])
+/* Projection circle and the X and Y axes, on pixel centres (crisp lines). */
+static void frame(cairo_t *cr, int cx, int cy)
 {
-    for (int k = 0; k < 720; k++) {
-        double a = k * 3.14159265358979323846 / 360;
-        rve_image_set(im, cx + (int)lround(RAD * cos(a)), cy + (int)lround(RAD * sin(a)), c);
-    }
+    cairo_set_source_rgb(cr, 160 / 255.0, 160 / 255.0, 160 / 255.0);
+    cairo_set_line_width(cr, 1);
+    cairo_arc(cr, cx + 0.5, cy + 0.5, RAD, 0, 8 * atan(1.0));
+    cairo_stroke(cr);
+    cairo_move_to(cr, cx - RAD, cy + 0.5), cairo_line_to(cr, cx + RAD + 1, cy + 0.5);
+    cairo_move_to(cr, cx + 0.5, cy - RAD), cairo_line_to(cr, cx + 0.5, cy + RAD + 1);
+    cairo_stroke(cr);
 }
 
 /* Poles of family f (0: {100}, 1: {110}, 2: {111}) of orientation q under
  * group g: v_sample = om(q)^T om(s)^T v_crystal for each symmetry op s. */
-static void draw_poles(rve_image *im, const double q[4], rve_laue g, int f, int cx, int cy,
+static void draw_poles(cairo_t *cr, const double q[4], rve_laue g, int f, int cx, int cy,
                        const unsigned char c[3])
 {
     static const double rep[3][3] = {{1, 0, 0}, {0.70710678118654752, 0.70710678118654752, 0},
@@ -49,37 +52,36 @@ static void draw_poles(rve_image *im, const double q[4], rve_laue g, int f, int 
             vs[i] = om[i] * vc[0] + om[3 + i] * vc[1] + om[6 + i] * vc[2];
         int px, py;
         project(vs, cx, cy, &px, &py);
-        rve_image_fill_rect(im, px - 1, py - 1, px + 1, py + 1, c);
+        cli_set_colour(cr, c);
+        cairo_rectangle(cr, px - 1, py - 1, 3, 3); /* 3 x 3 pixels centred on the pole */
+        cairo_fill(cr);
     }
 }
 
 rve_status cli_pole_figure_png(const rve_map *m, const char *path, rve_err *err)
 {
-    static const unsigned char black[3] = {0, 0, 0}, grey[3] = {160, 160, 160};
-    static const char *title[3] = {"100 poles", "110 poles", "111 poles"}; /* the font has no braces */
+    static const char *title[3] = {"{100} poles", "{110} poles", "{111} poles"};
     rve_laue g = RVE_LAUE_TRICLINIC;
     if (m->crysym && rve_laue_parse(m->crysym, &g) != RVE_OK)
         return rve_err_set(err, RVE_EDATA, NULL, "unknown crystal symmetry '%s'", m->crysym);
-    rve_image *im = rve_image_alloc(3 * PANEL, PANEL, NULL);
-    if (!im)
-        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
     char *seen = calloc((size_t)m->nlabels + 1, 1);
-    if (!seen) {
-        rve_image_free(im);
+    cairo_t *cr = cli_canvas(3 * PANEL, PANEL);
+    if (!seen || !cr) {
+        free(seen);
+        cli_canvas_free(cr);
         return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
     }
     size_t nv = rve_map_nvox(m);
     for (size_t v = 0; v < nv; v++)
         seen[m->lab[v]] = 1;
     rve_status st = RVE_OK;
-    for (int f = 0; f < 3; f++) {
+    for (int f = 0; f < 3 && st == RVE_OK; f++) {
         int cx = f * PANEL + PANEL / 2, cy = PANEL / 2 + 8;
-        circle(im, cx, cy, grey);
-        rve_image_line(im, cx - RAD, cy, cx + RAD, cy, grey);
-        rve_image_line(im, cx, cy - RAD, cx, cy + RAD, grey);
-        rve_image_text(im, f * PANEL + 8, 4, title[f], black, 2);
-        rve_image_text(im, cx + RAD + 4, cy - 3, "X", black, 1);
-        rve_image_text(im, cx - 2, cy - RAD - 10, "Y", black, 1);
+        frame(cr, cx, cy);
+        cairo_set_source_rgb(cr, 0, 0, 0);
+        cli_text(cr, f * PANEL + 8, 18, 14, 0, title[f]);
+        cli_text(cr, cx + RAD + 5, cy + 5, 11, 0, "X");
+        cli_text(cr, cx + 5, cy - RAD - 3, 11, 0, "Y");
         for (uint32_t l = 1; l <= m->nlabels && st == RVE_OK; l++) {
             double q[4];
             unsigned char c[3];
@@ -87,13 +89,14 @@ rve_status cli_pole_figure_png(const rve_map *m, const char *path, rve_err *err)
                 continue;
             if ((st = rve_map_grain_quat(m, l, q, err)) != RVE_OK)
                 break;
-            rve_label_colour(rve_map_id(m, l), c);
-            draw_poles(im, q, g, f, cx, cy, c);
+            cli_label_colour(rve_map_id(m, l), c);
+            draw_poles(cr, q, g, f, cx, cy, c);
         }
     }
     free(seen);
-    if (st == RVE_OK)
-        st = rve_image_write_png(im, path, err);
-    rve_image_free(im);
-    return st;
+    if (st != RVE_OK) {
+        cli_canvas_free(cr);
+        return st;
+    }
+    return cli_canvas_png(cr, path, err);
 }

@@ -4,12 +4,12 @@
 # grain maps
 librve_core_la_SOURCES += src/raster/map_core.c src/raster/map_io.c src/raster/map_tesr.c src/raster/map_tiff.c \
 	src/raster/map_boundary.c src/raster/map_stats.c src/raster/map_synth.c src/raster/map_hdf5.c \
-	src/raster/map_internal.h src/raster/map_ori.c
+	src/raster/map_internal.h src/raster/map_ori.c src/raster/map_vti.c
 UNIT_TESTS += tests/test_raster
 tests_test_raster_SOURCES = tests/test_raster.c
 tests_test_raster_CFLAGS = $(TEST_CFLAGS)
 tests_test_raster_LDADD = $(TEST_LIBS) $(TIFF_LIBS)
-dist_check_SCRIPTS += tests/test_raster_cli.sh
+dist_check_SCRIPTS += tests/test_raster_cli.sh tests/test_vti.sh
 EXTRA_DIST += src/cli/cli_map.h
 BENCH_PROGS += bench/bench_raster
 bench_bench_raster_SOURCES = bench/bench_raster.c

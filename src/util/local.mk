@@ -9,12 +9,3 @@ tests_test_util_SOURCES = tests/test_util.c src/cli/progress.c src/cli/progress.
 tests_test_util_CFLAGS = $(TEST_CFLAGS)
 tests_test_util_LDADD = $(TEST_LIBS)
 librve_core_la_SOURCES += src/util/vec3.h
-# pictures (fit and gen reports) belong to the rve program, not the library:
-# libpng is a dependency of the command only
-rve_SOURCES += src/util/image.h src/util/image.c src/util/font5x7.h
-rve_LDADD += $(PNG_LIBS)
-
-UNIT_TESTS += tests/test_image
-tests_test_image_SOURCES = tests/test_image.c src/util/image.c src/util/image.h src/util/font5x7.h
-tests_test_image_CFLAGS = $(TEST_CFLAGS)
-tests_test_image_LDADD = $(TEST_LIBS) $(PNG_LIBS)
