@@ -91,6 +91,7 @@ typedef struct {
     int nv, nf, ne;
     double *v, *fn; /* vertices; facet normals */
     int *e;         /* edges (vertex pairs) */
+    int *tri;       /* facets (triangulated by qhull's Qt): vertex triples, nf of them */
     double lo[3], hi[3];
 } opiece;
 
@@ -108,6 +109,7 @@ static int opiece_hull(opiece *p)
     if (!code) {
         p->fn = malloc(sizeof(double) * 3 * (size_t)qh->num_facets);
         p->e = malloc(sizeof(int) * 6 * (size_t)qh->num_facets);
+        p->tri = malloc(sizeof(int) * 3 * (size_t)qh->num_facets);
         facetT *facet;
         vertexT *vertex, **vertexp;
         FORALLfacets {
@@ -116,6 +118,8 @@ static int opiece_hull(opiece *p)
             p->nf++;
             int ids[3], m = 0;
             FOREACHvertex_(facet->vertices) if (m < 3) ids[m++] = qh_pointid(qh, vertex->point);
+            for (int a = 0; a < 3; a++)
+                p->tri[3 * (p->nf - 1) + a] = ids[a < m ? a : 0];
             for (int a = 0; a < m; a++) {
                 int u = ids[a], w = ids[(a + 1) % m], dup = 0;
                 for (int q = 0; q < p->ne && !dup; q++)
@@ -190,7 +194,194 @@ static long double sat_pieces(const opiece *a, const opiece *b, const double t[3
     return best;
 }
 
-static int oracle(const char *path)
+/* `bench_pack --oracle FILE CONTACTS`: the contacts written by `rve pack
+ * --contacts` against distances computed here: for every pair of bodies
+ * (images) the distance is the smallest over their piece pairs, each by
+ * brute force over the qhull facets and edges (tests/pack_dist_oracle.h,
+ * long double; piece pairs whose separating-axis gap already exceeds the
+ * tolerance are skipped: that gap bounds the distance from below).  The
+ * pairs within the tolerance must be those of the file (so Z is the same),
+ * with the same distance (1e-9 of the mean size) and normal. */
+#include "../tests/pack_dist_oracle.h"
+
+typedef struct {
+    int i, j, sh[3];
+    long double d, n[3];
+} ocontact;
+
+static int ocontact_cmp(const void *x, const void *y)
+{
+    const ocontact *a = x, *b = y;
+    int ka[5] = {a->i, a->j, a->sh[0], a->sh[1], a->sh[2]}, kb[5] = {b->i, b->j, b->sh[0], b->sh[1], b->sh[2]};
+    for (int k = 0; k < 5; k++)
+        if (ka[k] != kb[k])
+            return ka[k] < kb[k] ? -1 : 1;
+    return 0;
+}
+
+/* A body against its own image: one of the two opposite shifts (the first
+ * non-zero component positive), the normal turned with it. */
+static void ocontact_canon(ocontact *c)
+{
+    if (c->i != c->j)
+        return;
+    int k = c->sh[0] ? 0 : c->sh[1] ? 1 : 2;
+    if (c->sh[k] < 0)
+        for (int a = 0; a < 3; a++) {
+            c->sh[a] = -c->sh[a];
+            c->n[a] = -c->n[a];
+        }
+}
+
+static ocontact *read_contacts(const char *path, size_t *n, double *tol)
+{
+    FILE *fp = fopen(path, "r");
+    size_t want;
+    if (!fp || fscanf(fp, " # contacts %zu tol %lf", &want, tol) != 2) {
+        fprintf(stderr, "bench_pack: %s: not a contacts file\n", path);
+        if (fp)
+            fclose(fp);
+        return NULL;
+    }
+    ocontact *c = malloc(sizeof *c * (want + 1));
+    char line[1024];
+    *n = 0;
+    while (fgets(line, sizeof line, fp)) {
+        double v[15];
+        int ia, ib;
+        ocontact *x = &c[*n];
+        if (line[0] == '#' || *n >= want ||
+            sscanf(line, "%d %d %d %d %d %d %d %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf", &x->i, &x->j, &x->sh[0],
+                   &x->sh[1], &x->sh[2], &ia, &ib, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8],
+                   &v[9]) != 17)
+            continue;
+        x->d = v[0];
+        for (int k = 0; k < 3; k++)
+            x->n[k] = v[1 + k];
+        ocontact_canon(x);
+        (*n)++;
+    }
+    fclose(fp);
+    qsort(c, *n, sizeof *c, ocontact_cmp);
+    return c;
+}
+
+/* Smallest distance between the pieces of bodies a and b (b shifted by t). */
+static long double body_dist(const opiece *pc, const size_t *first, size_t a, size_t b, const double t[3], double tol,
+                             long double n[3], long *calls)
+{
+    long double best = INFINITY;
+    for (size_t p = first[a]; p < first[a + 1]; p++)
+        for (size_t q = first[b]; q < first[b + 1]; q++) {
+            int ap = 0;
+            for (int k = 0; k < 3; k++)
+                ap |= pc[q].lo[k] + t[k] > pc[p].hi[k] + tol || pc[q].hi[k] + t[k] < pc[p].lo[k] - tol;
+            if (ap || -sat_pieces(&pc[p], &pc[q], t) > tol)
+                continue;
+            ld3 x, y;
+            (*calls)++;
+            long double d = ld_poly_dist(pc[p].v, pc[p].tri, pc[p].nf, pc[p].e, pc[p].ne, pc[q].v, pc[q].tri, pc[q].nf,
+                                         pc[q].e, pc[q].ne, pc[p].nv, pc[q].nv, t, x, y);
+            if (d < best) {
+                best = d;
+                for (int k = 0; k < 3; k++)
+                    n[k] = d > 0 ? (y[k] - x[k]) / d : 0;
+            }
+        }
+    return best;
+}
+
+static int contacts_oracle(const opiece *pc, const size_t *first, size_t nb, const double L[3], int periodic,
+                           double msize, const char *ctpath)
+{
+    size_t nf, no = 0, capo = 256;
+    double tol;
+    ocontact *f = read_contacts(ctpath, &nf, &tol);
+    if (!f)
+        return 1;
+    ocontact *o = malloc(sizeof *o * capo);
+    double amb = 1e-9 * msize, t0 = rve_now();
+    long ambiguous = 0, calls = 0;
+    double *bx = malloc(sizeof(double) * 6 * nb); /* body boxes: lo, hi */
+    for (size_t a = 0; a < nb; a++)
+        for (int q = 0; q < 3; q++) {
+            bx[6 * a + q] = INFINITY;
+            bx[6 * a + 3 + q] = -INFINITY;
+            for (size_t p = first[a]; p < first[a + 1]; p++) {
+                bx[6 * a + q] = fmin(bx[6 * a + q], pc[p].lo[q]);
+                bx[6 * a + 3 + q] = fmax(bx[6 * a + 3 + q], pc[p].hi[q]);
+            }
+        }
+    for (size_t a = 0; a < nb; a++)
+        for (size_t b = a; b < nb; b++)
+            for (int s = 0; s < 27; s++) {
+                int sh[3] = {s % 3 - 1, (s / 3) % 3 - 1, s / 9 - 1};
+                if ((!periodic && s != 13) || (a == b && s <= 13)) /* own images: one of each opposite pair */
+                    continue;
+                double t[3] = {sh[0] * L[0], sh[1] * L[1], sh[2] * L[2]};
+                int apart = 0;
+                for (int q = 0; q < 3; q++)
+                    apart |= bx[6 * b + q] + t[q] > bx[6 * a + 3 + q] + tol || bx[6 * b + 3 + q] + t[q] < bx[6 * a + q] - tol;
+                if (apart)
+                    continue;
+                long double n[3];
+                long double d = body_dist(pc, first, a, b, t, tol, n, &calls);
+                if (fabsl(d - tol) <= amb)
+                    ambiguous++;
+                if (!(d <= tol) || fabsl(d - tol) <= amb)
+                    continue;
+                if (no == capo)
+                    o = realloc(o, sizeof *o * (capo *= 2));
+                ocontact *x = &o[no++];
+                x->i = (int)a;
+                x->j = (int)b;
+                memcpy(x->sh, sh, sizeof sh);
+                x->d = d;
+                memcpy(x->n, n, sizeof n);
+                ocontact_canon(x);
+            }
+    qsort(o, no, sizeof *o, ocontact_cmp);
+    size_t i = 0, k = 0, matched = 0, missing = 0, extra = 0;
+    long double derr = 0, nerr = 0, Lmax = fmax(L[0], fmax(L[1], L[2]));
+    int bad = 0;
+    while (i < nf || k < no) {
+        int c = i >= nf ? 1 : k >= no ? -1 : ocontact_cmp(&f[i], &o[k]);
+        if (c < 0) {
+            if (fabsl(f[i].d - tol) > amb) /* near the tolerance: the oracle counted it as ambiguous */
+                extra++;
+            i++;
+            continue;
+        }
+        if (c > 0) {
+            missing++;
+            k++;
+            continue;
+        }
+        long double e = fabsl(f[i].d - o[k].d), ne = 0;
+        for (int a = 0; a < 3; a++)
+            ne += (f[i].n[a] - o[k].n[a]) * (f[i].n[a] - o[k].n[a]);
+        ne = sqrtl(ne);
+        derr = fmaxl(derr, e);
+        nerr = fmaxl(nerr, ne);
+        bad |= e > amb || ne > 1e-6L + 1e-13L * Lmax / fmaxl(o[k].d, 1e-300L);
+        matched++;
+        i++;
+        k++;
+    }
+    bad |= missing || extra;
+    printf("contacts %s (tol %.6g = %.3g x mean size): file %zu, oracle %zu (Z %.4f and %.4f), matched %zu, "
+           "missing %zu, extra %zu, %ld within 1e-9 of the tolerance left out\n",
+           ctpath, tol, tol / msize, nf, no, 2.0 * nf / nb, 2.0 * no / nb, matched, missing, extra, ambiguous);
+    printf("  largest distance difference %.3Lg = %.3Lg x mean size, largest normal difference %.3Lg; "
+           "%ld piece distances by brute force, %.1f s%s\n",
+           derr, derr / msize, nerr, calls, rve_now() - t0, bad ? "  MISMATCH" : "  OK");
+    free(bx);
+    free(f);
+    free(o);
+    return bad ? 3 : 0;
+}
+
+static int oracle(const char *path, const char *ctpath)
 {
     FILE *fp = fopen(path, "r");
     if (!fp) {
@@ -306,22 +497,24 @@ static int oracle(const char *path)
     if (!periodic)
         printf("  largest wall penetration %.3Lg\n", wall);
     printf("  %.1f s\n", rve_now() - t0);
+    int crc = ctpath ? contacts_oracle(pc, first, nb, L, periodic, msize, ctpath) : 0;
     for (size_t q = 0; q < npc; q++) {
         free(pc[q].v);
         free(pc[q].fn);
         free(pc[q].e);
+        free(pc[q].tri);
     }
     free(pc);
     free(first);
     free(blo);
     free(bhi);
-    return worst <= 1e-9L * msize ? 0 : 2;
+    return worst <= 1e-9L * msize ? crc : 2;
 }
 
 int main(int argc, char **argv)
 {
-    if (argc == 3 && strcmp(argv[1], "--oracle") == 0)
-        return oracle(argv[2]);
+    if ((argc == 3 || argc == 4) && strcmp(argv[1], "--oracle") == 0)
+        return oracle(argv[2], argc == 4 ? argv[3] : NULL);
     int n = getenv("RVE_BENCH_PACK_N") ? atoi(getenv("RVE_BENCH_PACK_N")) : 1000;
     double tmax = getenv("RVE_BENCH_PACK_TIME") ? atof(getenv("RVE_BENCH_PACK_TIME")) : 280;
     if (n < 2)

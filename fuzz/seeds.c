@@ -43,6 +43,66 @@ static void tiled(const char *path, uint16_t comp)
     TIFFClose(t);
 }
 
+/* one seed file: dir/sub/name holding n bytes */
+static int put(const char *dir, const char *sub, const char *name, const void *b, size_t n)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s/%s", dir, sub, name);
+    FILE *f = fopen(p, "wb");
+    if (!f)
+        return 0;
+    int ok = fwrite(b, 1, n, f) == n;
+    return fclose(f) == 0 && ok;
+}
+
+/* Seeds of the seeds, raw and hdf5 targets (see fuzz_*.c for the layouts). */
+static int more_seeds(const char *dir)
+{
+    static const char s1[] = "\0000 0 0\n1 1 1 0.5\n  # a comment\n\n2 0.5 1e-3 # tail\n";
+    static const char s2[] = "\0011\n2.5\n# comment\n  3e2\r\n";
+    /* .raw: 2x2x1, 1 byte; 2x1x2, 2 bytes big-endian, offset 2 */
+    static const unsigned char r1[] = {0, 1, 1, 0, 0, 0, 1, 2, 2, 1};
+    static const unsigned char r2[] = {0, 1, 0, 1, 4, 2, 0xff, 0xff, 0, 1, 0, 2, 0, 2, 0, 1};
+    if (!put(dir, "seeds", "seeds", s1, sizeof s1 - 1) || !put(dir, "seeds", "volumes", s2, sizeof s2 - 1) ||
+        !put(dir, "raw", "raw1", r1, sizeof r1) || !put(dir, "raw", "raw2", r2, sizeof r2))
+        return 0;
+    /* .tesr with *file: binary8 and ascii */
+    const char *tb = "***tesr\n **format\n   2.1\n **general\n   3\n   2 2 1\n   0.5 0.5 1\n **cell\n   2\n"
+                     " **data\n   binary8\n*file ext.raw\n***end\n";
+    const char *ta = "***tesr\n **format\n   2.1\n **general\n   3\n   2 2 1\n   1 1 1\n **cell\n   2\n"
+                     " **data\n   ascii\n*file ext.raw\n***end\n";
+    unsigned char b[512];
+    size_t n = 0;
+    b[n++] = 1, b[n++] = 4, b[n++] = 0;
+    memcpy(b + n, "\001\002\002\001", 4), n += 4;
+    memcpy(b + n, tb, strlen(tb)), n += strlen(tb);
+    if (!put(dir, "raw", "tesr_bin", b, n))
+        return 0;
+    n = 0;
+    b[n++] = 1, b[n++] = 8, b[n++] = 0;
+    memcpy(b + n, "1 2\n2 1\n", 8), n += 8;
+    memcpy(b + n, ta, strlen(ta)), n += strlen(ta);
+    if (!put(dir, "raw", "tesr_ascii", b, n))
+        return 0;
+    /* hdf5 programs: a pymicro grain_map (int32 4x4x4) and a LabDCT GrainId
+     * (uint8 4x4x4) with a Spacing dataset; paths[1], paths[8], paths[15] */
+    unsigned char h[600];
+    n = 0;
+    h[n++] = 1, h[n++] = 1, h[n++] = 2, h[n++] = 2, h[n++] = 3, h[n++] = 3, h[n++] = 3;
+    for (int v = 0; v < 64; v++)
+        h[n++] = (unsigned char)(1 + v % 3), h[n++] = 0, h[n++] = 0, h[n++] = 0;
+    if (!put(dir, "hdf5", "pymicro", h, n))
+        return 0;
+    n = 0;
+    h[n++] = 1, h[n++] = 8, h[n++] = 0, h[n++] = 2, h[n++] = 3, h[n++] = 3, h[n++] = 3;
+    for (int v = 0; v < 64; v++)
+        h[n++] = (unsigned char)(v % 4);
+    h[n++] = 1, h[n++] = 15, h[n++] = 6, h[n++] = 0, h[n++] = 2;
+    const double sp[3] = {0.5, 0.5, 0.5};
+    memcpy(h + n, sp, sizeof sp), n += sizeof sp;
+    return put(dir, "hdf5", "labdct", h, n);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2)
@@ -92,5 +152,5 @@ int main(int argc, char **argv)
         return 1;
     fputs(t20, f);
     fclose(f);
-    return 0;
+    return more_seeds(argv[1]) ? 0 : 1;
 }

@@ -189,11 +189,75 @@ static inline int flat_outside(const flat_set *s, const flat_set *e)
     return unsure ? -1 : 0;
 }
 
-/* distance (long double, local frame) from point x to the triangles and
- * segments of the vertices of s; q gets the closest point */
-static inline ld flat_point_dist(const flat_set *s, const ld x[3], ld q[3])
+static inline q128 q_dot(const q128 a[3], const q128 b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+static inline void q_sub(q128 r[3], const q128 a[3], const q128 b[3])
 {
-    ld best = INFINITY;
+    for (int i = 0; i < 3; i++)
+        r[i] = a[i] - b[i];
+}
+
+/* binary128 copy of ld_closest_tri (tests/dist_oracle.h): the flat
+ * families' slivers (aspect up to 1e6) lose too much in long double.
+ * Closest point of triangle abc to p (Ericson, Real-Time Collision Detection 5.1.5). */
+static inline void q_closest_tri(const q128 p[3], const q128 a[3], const q128 b[3], const q128 c[3], q128 out[3])
+{
+    q128 ab[3], ac[3], ap[3], bp[3], cp[3];
+    q_sub(ab, b, a); q_sub(ac, c, a); q_sub(ap, p, a);
+    q128 d1 = q_dot(ab, ap), d2 = q_dot(ac, ap);
+    if (d1 <= 0 && d2 <= 0) { memcpy(out, a, sizeof(q128) * 3); return; }
+    q_sub(bp, p, b);
+    q128 d3 = q_dot(ab, bp), d4 = q_dot(ac, bp);
+    if (d3 >= 0 && d4 <= d3) { memcpy(out, b, sizeof(q128) * 3); return; }
+    q128 vc = d1 * d4 - d3 * d2;
+    if (vc <= 0 && d1 >= 0 && d3 <= 0) {
+        q128 v = d1 / (d1 - d3);
+        for (int i = 0; i < 3; i++) out[i] = a[i] + v * ab[i];
+        return;
+    }
+    q_sub(cp, p, c);
+    q128 d5 = q_dot(ab, cp), d6 = q_dot(ac, cp);
+    if (d6 >= 0 && d5 <= d6) { memcpy(out, c, sizeof(q128) * 3); return; }
+    q128 vb = d5 * d2 - d1 * d6;
+    if (vb <= 0 && d2 >= 0 && d6 <= 0) {
+        q128 w = d2 / (d2 - d6);
+        for (int i = 0; i < 3; i++) out[i] = a[i] + w * ac[i];
+        return;
+    }
+    q128 va = d3 * d6 - d5 * d4;
+    if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) {
+        q128 w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+        for (int i = 0; i < 3; i++) out[i] = b[i] + w * (c[i] - b[i]);
+        return;
+    }
+    q128 den = 1 / (va + vb + vc);
+    q128 v = vb * den, w = vc * den;
+    if (!(v == v) || !(w == w) || !(va + vb + vc > 0)) { /* degenerate triangle: its edges */
+        const q128 *e0[3] = {a, b, c}, *e1[3] = {b, c, a};
+        q128 best = INFINITY;
+        for (int e = 0; e < 3; e++) {
+            q128 d[3], r[3], x[3];
+            q_sub(d, e1[e], e0[e]);
+            q_sub(r, p, e0[e]);
+            q128 dd = q_dot(d, d), t = dd > 0 ? q_dot(r, d) / dd : 0;
+            t = t < 0 ? 0 : (t > 1 ? 1 : t);
+            for (int i = 0; i < 3; i++) x[i] = e0[e][i] + t * d[i];
+            q_sub(r, p, x);
+            if (q_dot(r, r) < best) { best = q_dot(r, r); memcpy(out, x, sizeof x); }
+        }
+        return;
+    }
+    for (int i = 0; i < 3; i++) out[i] = a[i] + ab[i] * v + ac[i] * w;
+}
+
+/* distance (local frame) from point x (exact local coordinates xq) to the
+ * triangles and segments of the vertices of s; q gets the closest point.
+ * Long double first; slivers and the triangles within a margin of the best
+ * (2^-40 of the extent) again in binary128: a sliver's long double distance
+ * can be off by 1e-13 of the size (seen: the kernel right to 0.03 eps L
+ * against exact rationals, the long double oracle 900 eps L high). */
+static inline ld flat_point_dist(const flat_set *s, const q128 xq[3], ld q[3])
+{
+    ld best = INFINITY, x[3] = {(ld)xq[0], (ld)xq[1], (ld)xq[2]};
     int n = s->n;
     if (n == 1) {
         ld d[3];
@@ -201,6 +265,12 @@ static inline ld flat_point_dist(const flat_set *s, const ld x[3], ld q[3])
         memcpy(q, s->l[0], sizeof(ld) * 3);
         return sqrtl(ld_dot(d, d));
     }
+    ld dt[FLAT_MAXV * FLAT_MAXV * FLAT_MAXV];
+    int nt = 0;
+    ld ext = fabsl(x[0]) + fabsl(x[1]) + fabsl(x[2]);
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++)
+            ext = fmaxl(ext, fabsl(s->l[i][k]));
     for (int i = 0; i < n; i++)
         for (int j = i + 1; j < n; j++)
             for (int k = j + 1; k < n + (n == 2); k++) {
@@ -208,12 +278,41 @@ static inline ld flat_point_dist(const flat_set *s, const ld x[3], ld q[3])
                 ld_closest_tri(x, s->l[i], s->l[j], s->l[k < n ? k : j], c);
                 ld_sub(d, x, c);
                 ld t = ld_dot(d, d);
+                ld e1[3], e2[3], e3[3], nn[3];
+                ld_sub(e1, s->l[j], s->l[i]);
+                ld_sub(e2, s->l[k < n ? k : j], s->l[i]);
+                ld_sub(e3, s->l[k < n ? k : j], s->l[j]);
+                nn[0] = e1[1] * e2[2] - e1[2] * e2[1];
+                nn[1] = e1[2] * e2[0] - e1[0] * e2[2];
+                nn[2] = e1[0] * e2[1] - e1[1] * e2[0];
+                ld em = fmaxl(ld_dot(e1, e1), fmaxl(ld_dot(e2, e2), ld_dot(e3, e3)));
+                /* a sliver (aspect above 8) is always redone: long double
+                 * can take the wrong region of Ericson's tests there */
+                dt[nt++] = ld_dot(nn, nn) * 64 < em * em ? -1 : sqrtl(t);
                 if (t < best) {
                     best = t;
                     memcpy(q, c, sizeof c);
                 }
             }
-    return sqrtl(best);
+    ld lim = sqrtl(best) + ext * 0x1p-40L;
+    q128 qbest = INFINITY;
+    nt = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; j < n; j++)
+            for (int k = j + 1; k < n + (n == 2); k++) {
+                if (dt[nt++] > lim)
+                    continue;
+                q128 c[3], d[3];
+                q_closest_tri(xq, s->x[i], s->x[j], s->x[k < n ? k : j], c);
+                q_sub(d, xq, c);
+                q128 t = q_dot(d, d);
+                if (t < qbest) {
+                    qbest = t;
+                    for (int m = 0; m < 3; m++)
+                        q[m] = (ld)c[m];
+                }
+            }
+    return sqrtl((ld)qbest);
 }
 
 /* distance between the hulls of two disjoint sets (vertex - triangles both
@@ -222,9 +321,9 @@ static inline ld flat_set_dist(const flat_set *A, const flat_set *B)
 {
     ld best = INFINITY, q[3];
     for (int i = 0; i < B->n; i++)
-        best = fminl(best, flat_point_dist(A, B->l[i], q));
+        best = fminl(best, flat_point_dist(A, B->x[i], q));
     for (int i = 0; i < A->n; i++)
-        best = fminl(best, flat_point_dist(B, A->l[i], q));
+        best = fminl(best, flat_point_dist(B, A->x[i], q));
     for (int i = 0; i < A->n; i++)
         for (int j = i + 1; j < A->n; j++)
             for (int k = 0; k < B->n; k++)
@@ -250,7 +349,7 @@ static inline void flat_oracle(const flat_query *Q, flat_truth *T)
     T->L = fmax(maxabs_pts(Q->a, Q->na), maxabs_pts(Q->b, Q->nb));
     if (Q->nb == 1) {
         ld q[3];
-        T->dmax = flat_point_dist(&A, B.l[0], q);
+        T->dmax = flat_point_dist(&A, B.x[0], q);
         int o = flat_outside(&A, &B);
         T->overlap = o == 1 ? 0 : (o == 0 ? 1 : -1);
         T->d = o == 1 ? T->dmax : 0;
@@ -330,7 +429,8 @@ static inline void flat_draw(flat_query *Q, int family)
     double dir[3];
     rand_unit(dir);
     ld far[3] = {dir[0] * 3, dir[1] * 3, dir[2] * 3}, q[3];
-    ld d0 = flat_point_dist(&A, far, q);
+    q128 farq[3] = {far[0], far[1], far[2]};
+    ld d0 = flat_point_dist(&A, farq, q);
     ld nrm[3] = {(far[0] - q[0]) / d0, (far[1] - q[1]) / d0, (far[2] - q[2]) / d0};
     Q->inside = family == FLAT_POINT && urand() < 0.4;
     double t = Q->inside ? -Q->touch : Q->touch;
@@ -392,6 +492,7 @@ static int flat_check(const flat_query *Q, fam_stats *st, char *msg, size_t len)
     else
         rve_shape_polytope(&B, Q->b, Q->nb, NULL);
     int fail = 0;
+    const char *why = "";
     for (int pass = 0; pass < (Q->nb == 1 ? 2 : 1); pass++) {
         rve_dist_result r;
         double d;
@@ -417,10 +518,12 @@ static int flat_check(const flat_query *Q, fam_stats *st, char *msg, size_t len)
         if (!(err <= tol) || r.status == RVE_GJK_CAP || r.status == RVE_GJK_DEGENERATE) {
             st->bad++;
             fail = 1;
+            why = "distance";
         }
         if ((inter && T.d > tol) || (!inter && T.overlap == 1 && d > tol)) {
             st->wrong++;
             fail = 1;
+            why = "decision";
         }
         if (st->witness && Q->nb == 1 && pass == 0) {
             /* p lies on (in) the polytope A within the bound */
@@ -429,20 +532,21 @@ static int flat_check(const flat_query *Q, fam_stats *st, char *msg, size_t len)
             flat_set_init(&Ps, r.p, 1, Q->a);
             ld qq[3];
             int o = flat_outside(&As, &Ps);
-            double ew = o == 1 ? (double)flat_point_dist(&As, Ps.l[0], qq) : 0;
+            double ew = o == 1 ? (double)flat_point_dist(&As, Ps.x[0], qq) : 0;
             if (ew / (DBL_EPSILON * T.L) > st->worst_wit)
                 st->worst_wit = ew / (DBL_EPSILON * T.L);
             if (!(ew <= tol)) {
                 st->bad++;
                 fail = 1;
+                why = "witness";
             }
         }
         double e = err / (DBL_EPSILON * T.L);
         if (e > st->worst || !isfinite(e))
             st->worst = isfinite(e) ? e : INFINITY;
         if (fail)
-            snprintf(msg, len, "%s: d = %.17g oracle %.17Lg (%s, %.3g eps L, L %g) status %d thick %g off %g touch %g mag %g",
-                     pass ? "point_polytope" : "gjk_dist", d, T.d, T.overlap ? "overlap" : "separated", e, T.L,
+            snprintf(msg, len, "%s (%s): d = %.17g oracle %.17Lg (%s, %.3g eps L, L %g) status %d thick %g off %g touch %g mag %g",
+                     pass ? "point_polytope" : "gjk_dist", why, d, T.d, T.overlap ? "overlap" : "separated", e, T.L,
                      r.status, Q->thick, Q->off, Q->touch, Q->mag);
     }
     return fail;

@@ -300,6 +300,104 @@ START_TEST(test_contact_magnitudes)
 }
 END_TEST
 
+/* Regressions of the stress run (bench_dist_stress): flat polytopes
+ * against a point, each once beyond 100 eps L (kernel or oracle). */
+typedef struct {
+    int n;
+    double v[3 * FLAT_MAXV], p[3];
+    const char *what;
+} stress_case;
+static const stress_case stress_cases[] = {
+    {10,
+     {0.051531748488419057, 0.13681374338835173, -0.19219182073509811, -0.21270233181275303, 0.54421531755491603, -0.12889359011562418, -0.23766043452405766, 0.69915222249672715, -0.21975959256657562, 0.16951837632764249, -0.82163430703869866, 0.4253096415011644, -0.059703128830133831, -0.13818203118313763, 0.20576433840517028, -0.22539755488454929, 0.35618135082011282, 0.046794195364799007, 0.2382357621096593, -0.32103489745920349, -0.095558297295893421, -0.25953888647590329, 0.4687579326804121, 0.0051294524067868772, 0.25391527895060989, -0.071007329455260795, -0.32734126089579613, -0.22539755488454929, 0.35618135082011282, 0.046794195364799007},
+     {-0.11661495652909043, 0.031619236651904033, 0.15116213116482338},
+     "sliver weights (witness distance |p - q| 124 eps L off)"},
+    {11,
+     {1.0531328363327314e-299, 1.064016205834726e-299, -6.1102210857028537e-300, 1.0713005114872116e-299, 1.1562477768998063e-299, -2.280973053431695e-300, 1.0165094802884189e-299, 8.6721505476804933e-300, -6.4350942335664301e-300, 1.0055179103088836e-299, 8.0581592684153369e-300, -4.9455737311164192e-300, 1.0601306669738988e-299, 1.0958765384033248e-299, -2.143194711311467e-300, 1.0637605779954239e-299, 1.1158661237950117e-299, -2.4398599381606257e-300, 1.0494568480888021e-299, 1.0438204315788615e-299, -5.8421212830338729e-300, 1.0325826787354208e-299, 9.502862524719955e-300, -4.0485166046614852e-300, 1.031316275643042e-299, 9.425844165644078e-300, -3.4501496798514301e-300, 1.0451874284136317e-299, 1.0216943062490551e-299, -6.4349462788927477e-300, 1.0657586992573552e-299, 1.1264828205664075e-299, -2.3402023627637096e-300},
+     {1.0309724216008569e-299, 9.4289501420096725e-300, -4.9206231629381335e-300},
+     "scaled run at 1e-299: subnormal support products picked a wrong vertex (577 eps L)"},
+    {8,
+     {-0.0055304978950763027, -0.63736064859125241, -0.20981888802158433, -0.40486458121741936, 0.11151642201516565, -0.064148571722946163, 0.57786262547903489, -0.37707737703175331, 0.020292841642493571, -0.29600959630606477, 0.56697521812973384, 0.11185892514694543, -0.04275873378818662, -0.37034402426507512, -0.13174516239915879, 0.41529685446108017, 0.18362222318865012, 0.16326421982294165, 0.34028115769718287, -0.48308188223999399, -0.073420195653008516, -0.0055304978950763027, -0.63736064859125241, -0.20981888802158433},
+     {0.026656949970888771, -0.6230006937020871, -0.19712317405995797},
+     "sliver of aspect 1e5: the long double oracle was 900 eps L off, the kernel right"},
+};
+
+START_TEST(test_stress_regressions)
+{
+    for (size_t i = 0; i < sizeof stress_cases / sizeof *stress_cases; i++) {
+        const stress_case *c = &stress_cases[i];
+        flat_query Q;
+        memset(&Q, 0, sizeof Q);
+        Q.na = c->n;
+        Q.nb = 1;
+        memcpy(Q.a, c->v, sizeof(double) * 3 * (size_t)c->n);
+        memcpy(Q.b, c->p, sizeof c->p);
+        fam_stats st = {0};
+        st.witness = 1;
+        char msg[512] = "";
+        int bad = flat_check(&Q, &st, msg, sizeof msg);
+        fprintf(stderr, "stress case %zu (%s): worst %.2f eps L\n", i, c->what, st.worst);
+        ck_assert_msg(!bad, "stress case %zu (%s): %s", i, c->what, msg);
+    }
+}
+END_TEST
+
+/* Polyhedra (qhull, Cundall, Nezami, Peng-Hanley, the intersection volume)
+ * at 1e-300..1e300: cubes of half-size s, B at x = 2 s + g s / 2, signed
+ * distance g s / 2; the overlap (g = -1) is a slab 0.5 s x 2 s x 2 s: volume
+ * 2 s^3 (inf beyond the double range), area half its surface, 6 s^2. */
+START_TEST(test_polyhedron_magnitudes)
+{
+    const double scales[] = {1e-300, 1e-200, 1e-150, 1, 1e150, 1e200, 1e300};
+    for (int i = 0; i < 7; i++) {
+        double s = scales[i];
+        for (int g = -1; g <= 1; g++) {
+            double va[24], vb[24];
+            for (int k = 0; k < 8; k++)
+                for (int j = 0; j < 3; j++) {
+                    double sg = (k >> j) & 1 ? 1.0 : -1.0;
+                    va[3 * k + j] = sg * s;
+                    vb[3 * k + j] = sg * s + (j == 0 ? 2 * s + g * s / 2 : 0);
+                }
+            rve_polyhedron *A = NULL, *B = NULL;
+            rve_err err;
+            ck_assert_msg(rve_polyhedron_alloc(&A, va, 8, &err) == RVE_OK, "alloc at %g: %s", s, err.msg);
+            ck_assert_int_eq(rve_polyhedron_alloc(&B, vb, 8, &err), RVE_OK);
+            ck_assert_msg(fabs(A->radius - sqrt(3.0) * s) <= 1e-15 * s, "radius at %g: %g", s, A->radius);
+            double ex = g * s / 2;
+            rve_contact c;
+            ck_assert_int_eq(rve_contact_cundall(A, B, &c, &err), RVE_OK);
+            ck_assert_msg(fabs(c.s - ex) <= 1e-12 * s && fabs(c.n[0] - 1) < 1e-12, "cundall at %g g %d: s = %g", s,
+                          g, c.s);
+            ck_assert_int_eq(rve_contact_nezami(A, B, &c, &err), RVE_OK);
+            ck_assert_msg(fabs(c.s - ex) <= 1e-12 * s && fabs(c.n[0] - 1) < 1e-12, "nezami at %g g %d: s = %g", s,
+                          g, c.s);
+            rve_shape S;
+            double pos[3] = {2 * s + g * s / 2, 0, 0}, q[4] = {1, 0, 0, 0};
+            rve_shape_superquadric(&S, s, s, s, 4, 4);
+            rve_shape_set_pose(&S, pos, q);
+            ck_assert_int_eq(rve_contact_polyhedron_superquadric(A, &S, &c, NULL, &err), RVE_OK);
+            ck_assert_msg(fabs(c.s - ex) <= 1e-9 * s && fabs(c.n[0] - 1) < 1e-9,
+                          "peng-hanley at %g g %d: s = %g n %g %g %g", s, g, c.s, c.n[0], c.n[1], c.n[2]);
+            if (g < 0) {
+                rve_intersection X;
+                ck_assert_int_eq(rve_polyhedra_intersection(A, B, &X, NULL, &err), RVE_OK);
+                double vol = 2 * s * s * s, area = 6 * s * s;
+                if (isfinite(vol) && vol > 1e-300)
+                    ck_assert_msg(fabs(X.volume - vol) <= 1e-12 * vol, "volume at %g: %g", s, X.volume);
+                else if (!isfinite(vol))
+                    ck_assert_msg(isinf(X.volume), "volume at %g: %g, wanted inf", s, X.volume);
+                if (isfinite(area) && area > 1e-300)
+                    ck_assert_msg(fabs(X.area - area) <= 1e-12 * area, "area at %g: %g", s, X.area);
+                ck_assert_msg(fabs(X.point[0] - 0.75 * s) <= 1e-12 * s, "contact point at %g: %g", s, X.point[0]);
+            }
+            rve_polyhedron_free(A);
+            rve_polyhedron_free(B);
+        }
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("dist_robust");
@@ -310,6 +408,8 @@ static Suite *suite(void)
     tcase_add_test(tc, test_issue_example);
     tcase_add_test(tc, test_magnitudes);
     tcase_add_test(tc, test_contact_magnitudes);
+    tcase_add_test(tc, test_polyhedron_magnitudes);
+    tcase_add_test(tc, test_stress_regressions);
     tcase_add_test(tc, test_flat_point);
     tcase_add_test(tc, test_flat_pair);
     suite_add_tcase(s, tc);

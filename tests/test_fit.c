@@ -158,6 +158,7 @@ static double oracle_dist(int n, const double *s, const double *w, const double 
 START_TEST(test_objective_bruteforce)
 {
     /* truth: n seeds; the map; then other seeds/weights evaluated on it */
+    int verified = 0; /* repetitions whose objective met the oracle */
     for (int rep = 0; rep < 3; rep++) {
         int n = 6 + 3 * rep, nx = 10 + rep, ny = 9, nz = 8;
         double s[3 * 16], w[16], L[3] = {nx, ny, nz};
@@ -210,6 +211,7 @@ START_TEST(test_objective_bruteforce)
             double ref = den > 0 ? (double)sqrtl(num / den) : 0;
             ck_assert_msg(fabs(obj - ref) <= 1e-9 * (1 + ref), "objective %.15g, oracle %.15g", obj, ref);
             ck_assert(ref > 0);
+            verified++;
         }
         /* Johnson gives the same value on these well-conditioned cases */
         double objj;
@@ -217,6 +219,8 @@ START_TEST(test_objective_bruteforce)
         ck_assert(fabs(objj - obj) <= 1e-7 * (1 + obj));
         rve_map_free(m);
     }
+    /* an empty perturbed cell skips the oracle: never all of them */
+    ck_assert_msg(verified >= 2, "only %d of 3 repetitions checked against the oracle", verified);
 }
 END_TEST
 
@@ -494,19 +498,21 @@ START_TEST(test_reported_is_written)
     double prev_end = -1;
     for (int i = 0; i < r.nhist; i++) {
         double a = 1 - r.hist[i].misassigned;
-        ck_assert_msg(a <= r.acc_final + 1e-12, "row %d: %.9f above the final %.9f", i, a, r.acc_final);
+        /* stage 6 (opening tiny cells) may give up to 1e-4 of the voxels */
+        ck_assert_msg(a <= r.acc_final + 1e-4, "row %d: %.9f above the final %.9f", i, a, r.acc_final);
         if (r.hist[i].stage == 4) {
             ck_assert(a >= prev_end);
             prev_end = a;
         }
     }
     ck_assert(fabs(prev_end - r.acc_final) < 1e-12);
-    ck_assert(r.acc_stage1 <= r.acc_classify && r.acc_classify <= r.acc_polish && r.acc_polish == r.acc_final);
+    ck_assert(r.acc_stage1 <= r.acc_classify && r.acc_classify <= r.acc_polish + 1e-4 && r.acc_polish == r.acc_final);
     /* stage 1 alone: its reported objective is that of the returned seeds */
     rve_fit_result r1;
     o.hinge = 0;
     o.classify = 0;
     o.polish = 0;
+    o.open_tiny = 0; /* stage 6 would grow tiny cells after stage 1 */
     ck_assert_int_eq(rve_fit(m, &o, &r1, &e), RVE_OK);
     double obj;
     ck_assert_int_eq(rve_fit_objective(m, g, r1.seed, r1.weight, o.res, o.sub, &obj, NULL, &e), RVE_OK);

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <unistd.h>
 #include "pack_oracle.h"
+#include "pack_sq_oracle.h"
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -670,9 +671,42 @@ START_TEST(test_pack_ellipsoids_mc)
                 rve_pack_body_support(&s->b[i], d, pt);
                 ck_assert(pt[a % 3] >= -1e-12 && pt[a % 3] <= s->L[a % 3] + 1e-12);
             }
+            /* and by an oracle that shares no code with the packer */
+            ck_assert_msg(psq_violations(s, (size_t)i) == 0, "method %d: body %d overlaps (surface samples)",
+                          method, i);
         }
         check_roundtrip(s);
     }
+    rve_pack_set_free(s);
+}
+END_TEST
+
+/* The surface-sample oracle can fail: two rotated ellipsoids 1e-3 apart
+ * along their touching axes pass, 1e-2 into each other fail, and so does a
+ * body across a wall. */
+START_TEST(test_sq_oracle)
+{
+    rve_pack_set *s = rve_pack_set_alloc(2);
+    rve_err e;
+    s->periodic = 0;
+    for (int k = 0; k < 3; k++)
+        s->L[k] = 10;
+    ck_assert_int_eq(rve_pack_body_ellipsoid(&s->b[0], 1, 0.6, 0.4, &e), RVE_OK);
+    ck_assert_int_eq(rve_pack_body_superquadric(&s->b[1], 0.8, 0.7, 0.5, 4, 3, &e), RVE_OK);
+    /* a quarter turn about z: body 1's x axis along world y */
+    const double h = sqrt(0.5), qz[4] = {h, 0, 0, h}, q0[4] = {1, 0, 0, 0};
+    for (int k = 0; k < 4; k++)
+        s->b[0].q[k] = q0[k], s->b[1].q[k] = qz[k];
+    const double gaps[2] = {1e-3, -1e-2};
+    for (int g = 0; g < 2; g++) {
+        /* body 0's +x tip at 5 + 1; body 1's -y world side is its -x body side, 0.8 away */
+        s->b[0].x[0] = 5, s->b[0].x[1] = 5, s->b[0].x[2] = 5;
+        s->b[1].x[0] = 6 + 0.7 + gaps[g], s->b[1].x[1] = 5, s->b[1].x[2] = 5;
+        long v = psq_violations(s, 0) + psq_violations(s, 1);
+        ck_assert_msg(g == 0 ? v == 0 : v > 0, "gap %g: %ld violations", gaps[g], v);
+    }
+    s->b[1].x[0] = 9.5; /* 0.7 wide in x: crosses the wall at 10 */
+    ck_assert(psq_violations(s, 1) > 0);
     rve_pack_set_free(s);
 }
 END_TEST
@@ -717,12 +751,12 @@ START_TEST(test_vtk)
     FILE *fp = open_memstream(&buf, &len);
     ck_assert_int_eq(rve_pack_set_write_vtk(s, fp, &e), RVE_OK);
     fclose(fp);
-    ck_assert(strstr(buf, "DATASET POLYDATA") != NULL);
+    ck_assert(strstr(buf, "DATASET UNSTRUCTURED_GRID") != NULL && strstr(buf, "CELL_TYPES") != NULL);
     size_t np = 0, nt = 0, nn = 0;
     const char *p = strstr(buf, "POINTS ");
     ck_assert(p && sscanf(p, "POINTS %zu", &np) == 1);
-    p = strstr(buf, "POLYGONS ");
-    ck_assert(p && sscanf(p, "POLYGONS %zu %zu", &nt, &nn) == 2);
+    p = strstr(buf, "CELLS ");
+    ck_assert(p && sscanf(p, "CELLS %zu %zu", &nt, &nn) == 2);
     ck_assert(nn == 4 * nt && nt > 0 && np > 0);
     p = strstr(buf, "CELL_DATA ");
     size_t nc = 0;
@@ -748,6 +782,7 @@ int main(void)
     tcase_add_test(tc, test_lattice_metrics);
     tcase_add_test(tc, test_sat_oracle);
     tcase_add_test(tc, test_bodies_parse_errors);
+    tcase_add_test(tc, test_sq_oracle);
     tcase_add_test(tc, test_vtk);
     tcase_add_test(tc, test_pack_spheres);
     tcase_add_test(tc, test_pack_spheres_target);

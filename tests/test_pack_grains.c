@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "pack_oracle.h"
+#include "pack_dist_oracle.h"
 
 /* The compress method on convex shapes: spheres (walls, closed-form oracle,
  * overlaps resolved by the exact sphere depth) and polyhedra (periodic, SAT
@@ -321,6 +322,302 @@ START_TEST(test_grains_decomposition)
 }
 END_TEST
 
+/* ------------------------------------------------ contacts and the oracle */
+/* Independent oracle of the contacts: the distance between two convex
+ * pieces given by their vertices, by brute force over the features in long
+ * double (every vertex against every vertex triangle of the other piece,
+ * every vertex pair segment against every one of the other): the closest
+ * points of two polytopes lie on a vertex-face or edge-edge pair, and
+ * every face is covered by triangles of its vertices. */
+/* Distance of two convex pieces given by vertices only (B shifted by t):
+ * every vertex triple and every vertex pair as features. */
+static long double ld_piece_dist(const double *va, int na, const double *vb, int nb, const double t[3], ld3 p,
+                                 ld3 q)
+{
+    int *tri[2], *seg[2], nt[2] = {0, 0}, ns[2] = {0, 0}, n[2] = {na, nb};
+    for (int s = 0; s < 2; s++) {
+        tri[s] = malloc(sizeof(int) * 3 * (size_t)(n[s] * n[s] * n[s] / 6 + 1));
+        seg[s] = malloc(sizeof(int) * 2 * (size_t)(n[s] * n[s] / 2 + 1));
+        for (int i = 0; i < n[s]; i++)
+            for (int j = i + 1; j < n[s]; j++) {
+                seg[s][2 * ns[s]] = i;
+                seg[s][2 * ns[s]++ + 1] = j;
+                for (int k = j + 1; k < n[s]; k++) {
+                    tri[s][3 * nt[s]] = i;
+                    tri[s][3 * nt[s] + 1] = j;
+                    tri[s][3 * nt[s]++ + 2] = k;
+                }
+            }
+    }
+    long double d = ld_poly_dist(va, tri[0], nt[0], seg[0], ns[0], vb, tri[1], nt[1], seg[1], ns[1], na, nb, t, p, q);
+    for (int s = 0; s < 2; s++) {
+        free(tri[s]);
+        free(seg[s]);
+    }
+    return d;
+}
+
+typedef struct {
+    int i, j, shift[3];
+    long double d;
+    ld3 n;
+} oracle_contact;
+
+/* Every pair of bodies (all images {-1,0,1}^3) within tol, from the pieces
+ * as written (body_pieces): the distance and unit normal of the closest
+ * piece pair.  Pairs whose distance is within amb of tol are counted in
+ * *ambiguous and left out. */
+static oracle_contact *oracle_contacts(const rve_pack_set *s, double tol, double amb, size_t *nout, int *ambiguous)
+{
+    enum { MAXP = 64 };
+    size_t n = s->n, cap = 64, nc = 0;
+    oracle_contact *oc = malloc(cap * sizeof *oc);
+    double *pv[MAXP], *qv[MAXP];
+    int pn[MAXP], qn[MAXP];
+    *ambiguous = 0;
+    for (size_t i = 0; i < n; i++) {
+        int np = body_pieces(&s->b[i], pv, pn, MAXP);
+        for (size_t j = i; j < n; j++) {
+            int nq = body_pieces(&s->b[j], qv, qn, MAXP);
+            for (int sh = 0; sh < 27; sh++) {
+                int a = sh / 9 - 1, b = (sh / 3) % 3 - 1, c = sh % 3 - 1;
+                if ((i == j && a == 0 && b == 0 && c == 0) || (!s->periodic && sh != 13))
+                    continue;
+                double t[3] = {a * s->L[0], b * s->L[1], c * s->L[2]};
+                double cd = 0;
+                for (int k = 0; k < 3; k++)
+                    cd += pow(s->b[j].x[k] + t[k] - s->b[i].x[k], 2);
+                if (sqrt(cd) > s->b[i].rbound + s->b[j].rbound + tol + 1e-9)
+                    continue;
+                long double best = INFINITY;
+                ld3 bp = {0, 0, 0}, bq = {0, 0, 0}, p, q;
+                for (int u = 0; u < np; u++)
+                    for (int v = 0; v < nq; v++) {
+                        long double d = ld_piece_dist(pv[u], pn[u], qv[v], qn[v], t, p, q);
+                        if (d < best) {
+                            best = d;
+                            memcpy(bp, p, sizeof p);
+                            memcpy(bq, q, sizeof q);
+                        }
+                    }
+                if (fabsl(best - tol) <= amb) {
+                    (*ambiguous)++;
+                    continue;
+                }
+                if (best > tol)
+                    continue;
+                if (nc == cap)
+                    oc = realloc(oc, (cap *= 2) * sizeof *oc);
+                oracle_contact *o = &oc[nc++];
+                o->i = (int)i;
+                o->j = (int)j;
+                o->shift[0] = a;
+                o->shift[1] = b;
+                o->shift[2] = c;
+                o->d = best;
+                for (int k = 0; k < 3; k++)
+                    o->n[k] = best > 0 ? (bq[k] - bp[k]) / best : 0;
+            }
+            for (int v = 0; v < nq; v++)
+                free(qv[v]);
+        }
+        for (int u = 0; u < np; u++)
+            free(pv[u]);
+    }
+    *nout = nc;
+    return oc;
+}
+
+/* The packer's contacts (rve_pack_contacts, rve_pack_measure) against the
+ * oracle on a final packing: the same pairs (so the same coordination
+ * number), distances to 1e-9 of the mean size, normals to 1e-7 plus the
+ * rounding of a short distance vector. */
+static void check_contacts_oracle(const rve_pack_set *s, double tol)
+{
+    double rmean = 0, L = fmax(s->L[0], fmax(s->L[1], s->L[2]));
+    for (size_t i = 0; i < s->n; i++)
+        rmean += s->b[i].rbound / s->n;
+    rve_err e;
+    rve_pack_contact *c;
+    size_t nc;
+    ck_assert_msg(rve_pack_contacts(s, tol, &c, &nc, &e) == RVE_OK, "%s", e.msg);
+    size_t no;
+    int amb;
+    oracle_contact *o = oracle_contacts(s, tol, 1e-9 * rmean, &no, &amb);
+    size_t k = 0, m = 0, matched = 0;
+    while (k < nc || m < no) {
+        int ck = 0; /* compare (i, j, shift) */
+        if (k >= nc)
+            ck = 1;
+        else if (m >= no)
+            ck = -1;
+        else {
+            int a[5] = {c[k].i, c[k].j, c[k].shift[0], c[k].shift[1], c[k].shift[2]};
+            int b[5] = {o[m].i, o[m].j, o[m].shift[0], o[m].shift[1], o[m].shift[2]};
+            for (int q = 0; q < 5 && !ck; q++)
+                ck = a[q] < b[q] ? -1 : a[q] > b[q];
+        }
+        if (ck < 0) {
+            /* ours only: allowed only for a pair the oracle found ambiguous */
+            ck_assert_msg(fabs(c[k].s - tol) <= 1e-9 * rmean, "contact %d-%d (shift %d %d %d, s %g) not in the oracle",
+                          c[k].i, c[k].j, c[k].shift[0], c[k].shift[1], c[k].shift[2], c[k].s);
+            k++;
+            continue;
+        }
+        ck_assert_msg(ck == 0, "oracle contact %d-%d (shift %d %d %d, d %Lg) missed", o[m].i, o[m].j,
+                      o[m].shift[0], o[m].shift[1], o[m].shift[2], o[m].d);
+        long double ds = fabsl((long double)c[k].s - o[m].d);
+        ck_assert_msg(ds <= 1e-9L * rmean, "contact %d-%d: s %.17g, oracle %.17Lg", c[k].i, c[k].j, c[k].s, o[m].d);
+        long double dn = 0;
+        for (int q = 0; q < 3; q++)
+            dn += (c[k].n[q] - o[m].n[q]) * (c[k].n[q] - o[m].n[q]);
+        long double ntol = 1e-7L + 1e-13L * L / fmaxl(o[m].d, 1e-300L);
+        ck_assert_msg(sqrtl(dn) <= ntol, "contact %d-%d (d %Lg): normal off by %Lg", c[k].i, c[k].j, o[m].d,
+                      sqrtl(dn));
+        matched++;
+        k++;
+        m++;
+    }
+    rve_pack_metrics mt;
+    ck_assert_int_eq(rve_pack_measure(s, tol, &mt, &e), RVE_OK);
+    ck_assert_int_eq(mt.contacts, (long)nc);
+    ck_assert_int_eq(mt.overlaps, 0);
+    if (amb == 0) /* coordination number of the oracle */
+        ck_assert_msg(fabs(mt.z - 2.0 * no / s->n) < 1e-12, "Z %g, oracle %g", mt.z, 2.0 * no / s->n);
+    ck_assert_msg(matched >= 5, "only %zu contacts to compare", matched);
+    fprintf(stderr, "contacts vs oracle: %zu bodies, %zu contacts matched, Z %.3f (tol %g)\n", s->n, matched, mt.z,
+            tol);
+    free(c);
+    free(o);
+}
+
+/* Final packings of convex polyhedra (periodic) and of L and U grains
+ * (compound bodies, walls): contacts, coordination number and normals
+ * against the brute-force feature oracle. */
+START_TEST(test_pack_contacts_oracle)
+{
+    rve_err e;
+    rve_pack_params p;
+    rve_pack_params_init(&p);
+    p.method = RVE_PACK_COMPRESS;
+    p.max_seconds = 2 * test_scale() + 1;
+    p.target_fraction = 0.4;
+    rve_pack_result res;
+    rve_pack_set *s = random_polys(20, 1, 11);
+    ck_assert_msg(rve_pack_run(s, &p, &res, &e) == RVE_OK, "%s", e.msg);
+    double rmean = 0;
+    for (size_t i = 0; i < s->n; i++)
+        rmean += s->b[i].rbound / s->n;
+    check_contacts_oracle(s, 0.05 * rmean);
+    check_contacts_oracle(s, 1e-3 * rmean);
+    rve_pack_set_free(s);
+
+    rve_map *m = lu_map();
+    rve_pack_grain_opts o;
+    rve_pack_grain_opts_init(&o);
+    o.min_voxels = 1;
+    o.tol = 0.1;
+    rve_pack_body *b;
+    rve_pack_grain_info *info;
+    size_t n;
+    ck_assert_int_eq(rve_pack_grains_from_map(m, &o, &b, &info, &n, &e), RVE_OK);
+    s = rve_pack_set_alloc(n);
+    for (size_t i = 0; i < n; i++) {
+        s->b[i] = b[i];
+        ck_assert_int_eq(s->b[i].shape, RVE_PACK_COMPOUND);
+    }
+    free(b);
+    free(info);
+    rve_map_free(m);
+    s->periodic = 0;
+    p.method = RVE_PACK_AUTO;
+    p.target_fraction = 0.3;
+    ck_assert_msg(rve_pack_run(s, &p, &res, &e) == RVE_OK, "%s", e.msg);
+    rmean = 0;
+    for (size_t i = 0; i < s->n; i++)
+        rmean += s->b[i].rbound / s->n;
+    check_contacts_oracle(s, 0.05 * rmean);
+    rve_pack_set_free(s);
+}
+END_TEST
+
+/* Deposition with a lid: convex polyhedra and L/U compounds settle in a
+ * walled box; no overlap and every vertex inside the walls by the SAT
+ * oracle, the lid on the highest body, denser than the insertion (0.15);
+ * a periodic box is refused. */
+START_TEST(test_pack_lid)
+{
+    rve_err e;
+    rve_pack_params p;
+    rve_pack_params_init(&p);
+    p.method = RVE_PACK_LID;
+    p.max_seconds = 3 * test_scale() + 1;
+    rve_pack_result res;
+    rve_pack_set *s = random_polys(24, 1, 5);
+    ck_assert_int_eq(rve_pack_run(s, &p, &res, &e), RVE_EUSAGE); /* periodic */
+    s->periodic = 0;
+    ck_assert_msg(rve_pack_run(s, &p, &res, &e) == RVE_OK, "%s", e.msg);
+    ck_assert_int_eq(res.method, RVE_PACK_LID);
+    double rmean = 0, top = -INFINITY;
+    for (size_t i = 0; i < s->n; i++) {
+        rmean += s->b[i].rbound / s->n;
+        for (int k = 0; k < s->b[i].nv; k++) {
+            double w[3];
+            rve_pack_body_vertex(&s->b[i], k, w);
+            top = fmax(top, w[2]);
+        }
+    }
+    long double ov = poly_max_overlap(s); /* pairs and walls */
+    ck_assert_msg(ov <= 1e-9L * rmean, "SAT overlap or wall penetration %Lg", ov);
+    ck_assert_msg(fabs(top - s->L[2]) <= 1e-6 * rmean, "lid %g, highest vertex %g", s->L[2], top);
+    ck_assert_msg(res.fraction > 0.2, "fraction %g", res.fraction);
+    fprintf(stderr, "lid: 24 polyhedra, fraction %.3f in %.1f s\n", res.fraction, res.seconds);
+    rve_pack_set_free(s);
+
+    rve_map *m = lu_map();
+    rve_pack_grain_opts o;
+    rve_pack_grain_opts_init(&o);
+    o.min_voxels = 1;
+    o.tol = 0.1;
+    rve_pack_body *b;
+    rve_pack_grain_info *info;
+    size_t n;
+    ck_assert_int_eq(rve_pack_grains_from_map(m, &o, &b, &info, &n, &e), RVE_OK);
+    s = rve_pack_set_alloc(n);
+    for (size_t i = 0; i < n; i++)
+        s->b[i] = b[i];
+    free(b);
+    free(info);
+    rve_map_free(m);
+    s->periodic = 0;
+    ck_assert_msg(rve_pack_run(s, &p, &res, &e) == RVE_OK, "%s", e.msg);
+    rmean = 0;
+    for (size_t i = 0; i < s->n; i++)
+        rmean += s->b[i].rbound / s->n;
+    ck_assert_msg(pieces_max_overlap(s) <= 1e-9L * rmean, "SAT overlap %Lg", pieces_max_overlap(s));
+    enum { MAXP = 64 };
+    double *pv[MAXP];
+    int pn[MAXP];
+    top = -INFINITY;
+    for (size_t i = 0; i < s->n; i++) {
+        int np = body_pieces(&s->b[i], pv, pn, MAXP);
+        for (int q = 0; q < np; q++) {
+            for (int k = 0; k < pn[q]; k++)
+                for (int a = 0; a < 3; a++) {
+                    ck_assert_msg(pv[q][3 * k + a] >= 0 && pv[q][3 * k + a] <= s->L[a], "body %zu outside the walls", i);
+                    if (a == 2)
+                        top = fmax(top, pv[q][3 * k + a]);
+                }
+            free(pv[q]);
+        }
+    }
+    ck_assert_msg(fabs(top - s->L[2]) <= 1e-6 * rmean, "lid %g, highest vertex %g", s->L[2], top);
+    ck_assert_msg(res.fraction > 0.2, "fraction %g", res.fraction);
+    fprintf(stderr, "lid: 18 L/U grains, fraction %.3f in %.1f s\n", res.fraction, res.seconds);
+    rve_pack_set_free(s);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("pack_grains");
@@ -329,6 +626,8 @@ int main(void)
     tcase_add_test(tc, test_pack_compress_convex);
     tcase_add_test(tc, test_pack_compress_mixed);
     tcase_add_test(tc, test_grains_decomposition);
+    tcase_add_test(tc, test_pack_contacts_oracle);
+    tcase_add_test(tc, test_pack_lid);
     suite_add_tcase(s, tc);
     return test_run_suite(s);
 }

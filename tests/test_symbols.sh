@@ -25,7 +25,8 @@ compare() { # description, wanted list, exported list
     fi
 }
 
-sh "$SRC/scripts/api-symbols" "$SRC"/include/rve/*.h >"$T/decl" || ko "api-symbols failed"
+# rve/mpi.h is the MPI module's (its own library, MPI build only: docs/mpi.md)
+sh "$SRC/scripts/api-symbols" $(ls "$SRC"/include/rve/*.h | grep -v '/mpi\.h$') >"$T/decl" || ko "api-symbols failed"
 exported "$lib" >"$T/exp"
 compare "librve.so" "$T/decl" "$T/exp"
 n=$(wc -l <"$T/exp")

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 /* Folder of the real grain maps (../shared/data), or NULL when absent:
- * tests that need it print why they skip and pass. */
+ * tests that need it print why they skip and call test_note_skip. */
 static inline const char *test_shared_data(void)
 {
     const char *d = getenv("RVE_SHARED_DATA");

@@ -39,6 +39,9 @@ typedef struct {
     int classify;         /* epochs of classifier refinement before polishing (0: none) */
     int rounds;           /* rounds of surrogate + classifier + polishing, each from the best
                            * state so far (default 1; stops at a round without gain) */
+    int open_tiny;        /* 1 (default): after the last round, open the cells far smaller than
+                           * their grain or than 8 voxels (docs/fit.md, stage 6); 0: return the
+                           * best state as found */
     int threads;          /* 0: as set by rve_threads_setup */
     int exact_dist;       /* 1: GJK distances used unrounded (default 0: rounded to a 2^-32
                            * voxel grid, which makes --sub sv and johnson see the same values) */

@@ -173,7 +173,9 @@ void rve_pack_set_free(rve_pack_set *s);
 double rve_pack_set_volume_solid(const rve_pack_set *s);
 /* Write "# domain LX LY LZ periodic|walls" and one body per line. */
 rve_status rve_pack_set_write(const rve_pack_set *s, FILE *fp, rve_err *err);
-/* Legacy VTK polydata of the body surfaces (triangulated), cell data: body id. */
+/* Legacy VTK unstructured grid of the body surfaces (triangles), cell data:
+ * "body" (index in s, from 0) and "piece" (piece of a compound body, from
+ * 0; 0 for convex bodies). */
 rve_status rve_pack_set_write_vtk(const rve_pack_set *s, FILE *fp, rve_err *err);
 /* Read a file written by rve_pack_set_write ("# domain" line, then bodies in
  * the `rve dist` shape syntax: sphere, ellipsoid, superquadric, box, poly). */
@@ -226,10 +228,41 @@ typedef struct {
 rve_status rve_pack_measure(const rve_pack_set *s, double contact_tol, rve_pack_metrics *m,
                             rve_err *err);
 
+/* ------------------------------------------------------------- contacts */
+/* A contact between bodies i and j (j seen through the image shift*L),
+ * from the exact kernels of rve/dist.h: for bodies apart, the distance and
+ * its witness points (GJK; the compound hierarchy, Algorithm 6; the closed
+ * form for spheres); for overlapping ones the penetration (EPA for
+ * polytopes and compounds, Peng-Hanley for a polyhedron against a
+ * superquadric, Wellmann for superellipsoid pairs). */
+typedef struct {
+    int i, j;          /* bodies (0-based), i <= j */
+    int shift[3];      /* image of j */
+    int ia, ib;        /* piece of i and of j (compounds; 0 for convex bodies) */
+    double s;          /* separation: distance (> 0) or minus the penetration depth */
+    double n[3];       /* unit contact normal from i to j */
+    double p[3], q[3]; /* witness points on i and on j (q - p = s n up to rounding) */
+} rve_pack_contact;
+
+/* All pairs with separation <= contact_tol (>= 0), sorted by (i, j, shift).
+ * *out is malloc'd (caller frees; NULL when there is none), *n their count.
+ * The contacts counted by rve_pack_measure are exactly these. */
+rve_status rve_pack_contacts(const rve_pack_set *s, double contact_tol, rve_pack_contact **out, size_t *n,
+                             rve_err *err);
+/* Write "# contacts N tol T" then one line per contact:
+ * "i j sx sy sz ia ib s nx ny nz px py pz qx qy qz" (bodies and pieces
+ * from 0, as the body and piece ids of rve_pack_set_write_vtk). */
+rve_status rve_pack_contacts_write(const rve_pack_contact *c, size_t n, double contact_tol, FILE *fp,
+                                   rve_err *err);
+
 /* ---------------------------------------------------------------- packing */
 /* COMPRESS: Monte Carlo moves at fixed sizes and a box shrunk by certified
- * factors (exact distances); the only method for compound bodies. */
-typedef enum { RVE_PACK_AUTO = 0, RVE_PACK_SOFT, RVE_PACK_MC, RVE_PACK_COMPRESS } rve_pack_method;
+ * factors (exact kernels).  LID: deposition under gravity (-z) in a walled
+ * box whose lid comes down onto the highest body (Monte Carlo at fixed
+ * sizes, exact kernels); walls only, the footprint follows aspect (or the
+ * fixed domain).  COMPRESS and LID keep the sizes, so they pack compound
+ * bodies. */
+typedef enum { RVE_PACK_AUTO = 0, RVE_PACK_SOFT, RVE_PACK_MC, RVE_PACK_COMPRESS, RVE_PACK_LID } rve_pack_method;
 
 typedef struct {
     rve_pack_method method;  /* AUTO: COMPRESS when a body is a compound, else SOFT */

@@ -151,6 +151,28 @@ rve_status rve_map_read_hdf5(const char *path, const rve_hdf5_opts *o, rve_map *
  * EulerAngles cell arrays, AvgEulerAngles / AvgQuats / Phases feature arrays
  * (row 0 the background), plus PATH.xdmf for ParaView.  Atomic. */
 rve_status rve_map_write_hdf5(const rve_map *m, const char *path, rve_err *err);
+/* The same layout written in pieces, for programs that write one file from
+ * several processes (parallel HDF5, src/mpi): file is an open HDF5 file
+ * (hid_t) that the caller created with the access properties it wants.
+ * rve_map_write_hdf5_cells writes everything but the ensemble table; m
+ * holds layers slab->k0 .. slab->k0 + m->nz - 1 of a map of slab->nz layers
+ * (slab NULL: m is the whole map), with the whole map's nlabels and per-grain
+ * tables; every process calls it with the same map size and tables, the
+ * cell arrays go through the transfer list slab->dxpl (0: default) and the
+ * small arrays are written by the process with slab->root set.
+ * rve_map_write_hdf5_tables then adds the ensemble table (variable-length
+ * strings, which parallel HDF5 cannot write: one process, on a file opened
+ * without MPI-IO), and rve_map_write_hdf5_xdmf the ParaView companion
+ * PATH.xdmf of a map of nz layers (atomic). */
+typedef struct {
+    int nz;       /* layers of the whole map */
+    int k0;       /* first layer of this slab */
+    int root;     /* this process writes the small arrays */
+    int64_t dxpl; /* HDF5 dataset transfer property list of the cell arrays, 0: default */
+} rve_hdf5_slab;
+rve_status rve_map_write_hdf5_cells(int64_t file, const rve_map *m, const rve_hdf5_slab *slab, rve_err *err);
+rve_status rve_map_write_hdf5_tables(int64_t file, const rve_map *m, rve_err *err);
+rve_status rve_map_write_hdf5_xdmf(const rve_map *m, int nz, const char *path, rve_err *err);
 
 /* Note: per-label tables (counts, statistics, boundary offsets, compare)
  * have nlabels + 1 entries: renumber maps with sparse huge labels first. */
@@ -318,6 +340,11 @@ typedef struct {
 rve_status rve_map_compare(const rve_map *a, const rve_map *b, rve_cmp_mode mode,
                            rve_map_cmp **out, rve_err *err);
 void rve_map_cmp_free(rve_map_cmp *c);
+/* Renumber the labels present in a or b to 1..N through their sorted union:
+ * the same old label gets the same new label in both maps, so an identity
+ * comparison is unchanged, and per-label tables are sized by the labels
+ * present, not by the largest (ids, orientations, phases kept). */
+rve_status rve_map_renumber_pair(rve_map *a, rve_map *b, rve_err *err);
 
 /* Orientation of grain label l as a unit quaternion in rve's convention
  * (rve/ori.h), whatever the map's descriptor.  RVE_EUSAGE without

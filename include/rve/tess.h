@@ -258,6 +258,15 @@ rve_status rve_tess_check(const rve_tess *t, rve_err *err);
  * acceleration and OpenMP.  Non-periodic.  seeds: 4 n doubles x y z w. */
 rve_status rve_tess_rasterize_seeds(const double *seeds, int n, const uint32_t *labels,
                                     rve_map *map, rve_err *err);
+/* The layers kz0 .. kz1 - 1 of that raster (what one process of a
+ * distributed raster computes, src/mpi): map gives only the grid (nx ny nz
+ * h origin; map->lab is not used), lab receives nx ny (kz1 - kz0) labels
+ * (x fastest, first layer kz0), and power, when not NULL, as many power
+ * distances of the winning seed (for halo checks).  Every voxel gets the
+ * same label as in rve_tess_rasterize_seeds. */
+rve_status rve_tess_rasterize_seeds_layers(const double *seeds, int n, const uint32_t *labels,
+                                           const rve_map *map, int kz0, int kz1, uint32_t *lab,
+                                           double *power, rve_err *err);
 /* Same for a tessellation (periodic domains use the nearest image). */
 rve_status rve_tess_rasterize(const rve_tess *t, const uint32_t *labels, rve_map *map,
                               rve_err *err);

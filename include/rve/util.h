@@ -196,6 +196,10 @@ int rve_path_has_ext(const char *path, const char *ext); /* case-insensitive */
 size_t rve_read_cap(void);
 /* Read a whole file into a malloc'd buffer (NUL-terminated); *n = size. */
 rve_status rve_read_file(const char *path, char **buf, size_t *n, rve_err *err);
+/* The same, reading at most max bytes (and never beyond rve_read_cap()):
+ * a longer file is RVE_EDATA ("longer than the N bytes expected"), so that
+ * a read is bounded by what the caller's header announced. */
+rve_status rve_read_file_max(const char *path, size_t max, char **buf, size_t *n, rve_err *err);
 /* Read a whole text file ("-": standard input); a NUL byte inside is an
  * error naming the file ("<stdin>" for standard input) and the offset. */
 rve_status rve_read_text_file(const char *path, char **buf, rve_err *err);

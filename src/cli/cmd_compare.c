@@ -93,7 +93,17 @@ static int run(int argc, char **argv)
     }
     /* Per-label tables are sized by the largest label: renumber sparse maps
      * (ids kept) unless labels are compared as they are. */
-    if (mode != RVE_CMP_IDENTITY) {
+    if (mode == RVE_CMP_IDENTITY) { /* one numbering for both: label l stays label l's match */
+        int sparse = 0;
+        for (int q = 0; q < 2; q++) {
+            const rve_map *m = q ? b : a;
+            sparse |= m->nlabels > 1024 && m->nlabels / 2 > rve_map_ngrains(m);
+        }
+        if (sparse && rve_map_renumber_pair(a, b, &err) != RVE_OK) {
+            rve_map_free(a), rve_map_free(b);
+            return cli_fail(cmd, &err);
+        }
+    } else {
         rve_map *mm[2] = {a, b};
         for (int q = 0; q < 2; q++)
             if (mm[q]->nlabels > 1024 && mm[q]->nlabels / 2 > rve_map_ngrains(mm[q]) &&

@@ -1,6 +1,7 @@
 /* rve contact - penetration depth, contact normal and points of convex bodies. */
 #include "config.h"
 #include "cli/cli.h"
+#include "cli/query_read.h"
 #include <rve/dist.h>
 #include "util/vec3.h"
 #include <math.h>
@@ -183,6 +184,92 @@ static rve_status run_kernel(const query *q, rve_contact *out, rve_err *err)
     }
 }
 
+/* the JSON document of --json (ns < 0: no timing; vol NULL: no volumes) */
+static void print_json(const char *name, const char *method, size_t nq, size_t ncap, double ns, const rve_contact *res,
+                       const double *vol, const int *kern, const rve_status *sts)
+{
+    rve_json j;
+    rve_json_init(&j, stdout);
+    rve_json_begin_object(&j);
+    rve_json_kv_string(&j, "input", name);
+    rve_json_kv_string(&j, "method", method);
+    rve_json_kv_int(&j, "queries", (long long)nq);
+    rve_json_kv_int(&j, "cap_reached", (long long)ncap);
+    if (ns >= 0)
+        rve_json_kv_number(&j, "ns_per_query", nq ? ns : 0);
+    rve_json_key(&j, "results");
+    rve_json_begin_array(&j);
+    for (size_t i = 0; i < nq; i++) {
+        rve_json_begin_object(&j);
+        rve_json_kv_number(&j, "s", res[i].s);
+        const char *keys[3] = {"n", "p", "q"};
+        const double *vals[3] = {res[i].n, res[i].p, res[i].q};
+        for (int m = 0; m < 3; m++) {
+            rve_json_key(&j, keys[m]);
+            rve_json_begin_array(&j);
+            for (int k = 0; k < 3; k++)
+                rve_json_number(&j, vals[m][k]);
+            rve_json_end_array(&j);
+        }
+        if (vol)
+            rve_json_kv_number(&j, "volume", vol[i]);
+        if (kern)
+            rve_json_kv_string(&j, "kernel", mname[kern[i]]);
+        rve_json_kv_string(&j, "status", rve_status_name(sts[i]));
+        rve_json_kv_int(&j, "iterations", res[i].iterations);
+        rve_json_end_object(&j);
+    }
+    rve_json_end_array(&j);
+    rve_json_end_object(&j);
+    fputc('\n', stdout);
+}
+
+/* the queries of path with their kernels (and polyhedra where the method
+ * or --volume needs them) */
+static rve_status read_queries(const char *path, int method, int volume, query **out, size_t *n, const char **name,
+                               rve_err *err)
+{
+    cli_shape_pair *pairs = NULL;
+    size_t nq = 0;
+    rve_status st = cli_read_pairs(path, &pairs, &nq, name, err);
+    if (st != RVE_OK)
+        return st;
+    query *qs = calloc(nq ? nq : 1, sizeof *qs);
+    if (!qs) {
+        cli_free_pairs(pairs, nq);
+        return rve_err_set(err, RVE_ENOMEM, *name, "out of memory");
+    }
+    for (size_t i = 0; i < nq; i++) { /* the shapes move to the queries */
+        if (pairs[i].ca || pairs[i].cb) {
+            cli_free_pairs(pairs, nq);
+            free(qs);
+            return rve_err_set(err, RVE_EDATA, *name, "query %zu: compound bodies are for rve dist only", i + 1);
+        }
+        qs[i].a = pairs[i].a;
+        qs[i].b = pairs[i].b;
+    }
+    free(pairs);
+    for (size_t i = 0; i < nq; i++) {
+        rve_err e2;
+        rve_err_clear(&e2);
+        query *q = &qs[i];
+        st = choose_kernel(q, method, &e2);
+        if (st == RVE_OK && (q->kernel == M_CUNDALL || q->kernel == M_NEZAMI || volume)) {
+            st = shape_polyhedron(&q->a, &q->pa, &e2);
+            if (st == RVE_OK)
+                st = shape_polyhedron(&q->b, &q->pb, &e2);
+        } else if (st == RVE_OK && q->kernel == M_PH)
+            st = shape_polyhedron(q->swap ? &q->b : &q->a, q->swap ? &q->pb : &q->pa, &e2);
+        if (st != RVE_OK) {
+            free_queries(qs, nq);
+            return rve_err_set(err, st, *name, "query %zu: %s", i + 1, e2.msg);
+        }
+    }
+    *out = qs;
+    *n = nq;
+    return RVE_OK;
+}
+
 static int run(int argc, char **argv)
 {
     const cli_command *cmd = &cli_cmd_contact;
@@ -242,50 +329,12 @@ static int run(int argc, char **argv)
 
     rve_err err;
     rve_err_clear(&err);
-    char *buf = NULL;
-    if (rve_read_text_file(path, &buf, &err) != RVE_OK)
-        return cli_fail(cmd, &err);
-    const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
-
     /* parse everything first: a malformed query prints nothing on stdout */
     query *qs = NULL;
-    size_t nq = 0, cap = 0;
-    const char *cur = buf;
-    while (!rve_shape_text_end(&cur)) {
-        if (nq == cap) {
-            cap = cap ? 2 * cap : 64;
-            query *t = realloc(qs, cap * sizeof *t);
-            if (!t) {
-                free_queries(qs, nq);
-                free(buf);
-                rve_err_set(&err, RVE_ENOMEM, name, "out of memory");
-                return cli_fail(cmd, &err);
-            }
-            qs = t;
-        }
-        rve_err e2;
-        rve_err_clear(&e2);
-        memset(&qs[nq], 0, sizeof qs[nq]);
-        rve_status st = rve_shape_parse_pair(&cur, &qs[nq].a, &qs[nq].b, &e2);
-        query *q = &qs[nq];
-        if (st == RVE_OK)
-            st = choose_kernel(q, method, &e2);
-        if (st == RVE_OK && (q->kernel == M_CUNDALL || q->kernel == M_NEZAMI || volume)) {
-            st = shape_polyhedron(&q->a, &q->pa, &e2);
-            if (st == RVE_OK)
-                st = shape_polyhedron(&q->b, &q->pb, &e2);
-        } else if (st == RVE_OK && q->kernel == M_PH)
-            st = shape_polyhedron(q->swap ? &q->b : &q->a, q->swap ? &q->pb : &q->pa, &e2);
-        if (st != RVE_OK) {
-            nq++;
-            free_queries(qs, nq);
-            free(buf);
-            rve_err_set(&err, st, name, "query %zu: %s", nq, e2.msg);
-            return cli_fail(cmd, &err);
-        }
-        nq++;
-    }
-    free(buf);
+    size_t nq = 0;
+    const char *name;
+    if (read_queries(path, method, volume, &qs, &nq, &name, &err) != RVE_OK)
+        return cli_fail(cmd, &err);
     cli_debug(&com, "rve contact: %zu queries", nq);
 
     rve_contact *res = malloc((nq ? nq : 1) * sizeof *res);
@@ -312,26 +361,20 @@ static int run(int argc, char **argv)
         sts[i] = st;
         if (st == RVE_ECAP)
             ncap++;
-        else if (st != RVE_OK) {
+        int ok = st == RVE_OK || st == RVE_ECAP;
+        rve_intersection x;
+        if (ok && volume) {
+            st = rve_polyhedra_intersection(qs[i].pa, qs[i].pb, &x, NULL, &e2);
+            ok = st == RVE_OK;
+            vol[i] = x.volume;
+        }
+        if (!ok) {
             free(res);
             free(vol);
             free(sts);
             free_queries(qs, nq);
             rve_err_set(&err, st, name, "query %zu: %s", i + 1, e2.msg);
             return cli_fail(cmd, &err);
-        }
-        if (volume) {
-            rve_intersection x;
-            st = rve_polyhedra_intersection(qs[i].pa, qs[i].pb, &x, NULL, &e2);
-            if (st != RVE_OK) {
-                free(res);
-                free(vol);
-                free(sts);
-                free_queries(qs, nq);
-                rve_err_set(&err, st, name, "query %zu: %s", i + 1, e2.msg);
-                return cli_fail(cmd, &err);
-            }
-            vol[i] = x.volume;
         }
         if ((i & 4095) == 0)
             rve_progress_update(&prog, (double)i, NULL);
@@ -344,40 +387,8 @@ static int run(int argc, char **argv)
     free_queries(qs, nq);
 
     if (com.json) {
-        rve_json j;
-        rve_json_init(&j, stdout);
-        rve_json_begin_object(&j);
-        rve_json_kv_string(&j, "input", name);
-        rve_json_kv_string(&j, "method", mname[method]);
-        rve_json_kv_int(&j, "queries", (long long)nq);
-        rve_json_kv_int(&j, "cap_reached", (long long)ncap);
-        if (repeat > 0)
-            rve_json_kv_number(&j, "ns_per_query", nq ? elapsed * 1e9 / ((double)nq * (double)reps) : 0);
-        rve_json_key(&j, "results");
-        rve_json_begin_array(&j);
-        for (size_t i = 0; i < nq; i++) {
-            rve_json_begin_object(&j);
-            rve_json_kv_number(&j, "s", res[i].s);
-            const char *keys[3] = {"n", "p", "q"};
-            const double *vals[3] = {res[i].n, res[i].p, res[i].q};
-            for (int m = 0; m < 3; m++) {
-                rve_json_key(&j, keys[m]);
-                rve_json_begin_array(&j);
-                for (int k = 0; k < 3; k++)
-                    rve_json_number(&j, vals[m][k]);
-                rve_json_end_array(&j);
-            }
-            if (volume)
-                rve_json_kv_number(&j, "volume", vol[i]);
-            if (kern)
-                rve_json_kv_string(&j, "kernel", mname[kern[i]]);
-            rve_json_kv_string(&j, "status", rve_status_name(sts[i]));
-            rve_json_kv_int(&j, "iterations", res[i].iterations);
-            rve_json_end_object(&j);
-        }
-        rve_json_end_array(&j);
-        rve_json_end_object(&j);
-        fputc('\n', stdout);
+        print_json(name, mname[method], nq, ncap, repeat > 0 ? elapsed * 1e9 / ((double)nq * (double)reps) : -1, res,
+                   volume ? vol : NULL, kern, sts);
     } else {
         for (size_t i = 0; i < nq; i++) {
             fprintf(stdout, "%.17g", res[i].s);

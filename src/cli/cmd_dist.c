@@ -1,7 +1,9 @@
 /* rve dist - exact distances between convex bodies (GJK, signed volumes). */
 #include "config.h"
 #include "cli/cli.h"
+#include "cli/query_read.h"
 #include <rve/dist.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +25,8 @@ const cli_command cli_cmd_dist = {
     "  superquadric cx cy cz a b c n1 n2 qw qx qy qz\n"
     "      (|x/a|^n2 + |y/b|^n2)^(n1/n2) + |z/c|^n1 <= 1, n1, n2 >= 2\n"
     "  poly n x1 y1 z1 ... xn yn zn                 (convex hull of the points, world frame)\n"
+    "  compound k SHAPE ... SHAPE                   (union of k convex pieces, world frame;\n"
+    "                                                the distance is the minimum over the piece pairs)\n"
     "(qw, qx, qy, qz) is a unit quaternion rotating the body frame to the world frame.\n"
     "\n"
     "Output: one line per query, in order: d px py pz qx qy qz (%.17g), d >= 0, p on\n"
@@ -49,20 +53,34 @@ const cli_command cli_cmd_dist = {
 
 enum { OPT_SUB = CLI_OPT_FIRST, OPT_REPEAT };
 
-typedef struct {
-    rve_shape a, b;
-} query;
-
-static void free_queries(query *q, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        rve_shape_free(&q[i].a);
-        rve_shape_free(&q[i].b);
-    }
-    free(q);
-}
-
 static void print_vec(FILE *fp, const double v[3]) { fprintf(fp, " %.17g %.17g %.17g", v[0], v[1], v[2]); }
+
+/* a query with a compound body (the other body as a one-piece compound):
+ * the minimum over the piece pairs (rve_compound_dist) */
+static void dist_compound(const cli_shape_pair *q, rve_dist_result *res)
+{
+    rve_compound *A = q->ca, *B = q->cb, *ta = NULL, *tb = NULL;
+    rve_err e;
+    if (!A && rve_compound_build(&q->a, 1, &ta, &e) == RVE_OK)
+        A = ta;
+    if (!B && rve_compound_build(&q->b, 1, &tb, &e) == RVE_OK)
+        B = tb;
+    memset(res, 0, sizeof *res);
+    res->d = NAN;
+    for (int k = 0; k < 3; k++)
+        res->p[k] = res->q[k] = NAN;
+    res->status = RVE_GJK_DEGENERATE;
+    rve_pose id = {{0, 0, 0}, {1, 0, 0, 0}};
+    rve_compound_result r;
+    if (A && B && rve_compound_dist(A, &id, B, &id, NULL, &r, &e) == RVE_OK) {
+        res->d = r.d;
+        memcpy(res->p, r.p, sizeof r.p);
+        memcpy(res->q, r.q, sizeof r.q);
+        res->status = r.status;
+    }
+    rve_compound_free(ta);
+    rve_compound_free(tb);
+}
 
 static int run(int argc, char **argv)
 {
@@ -111,47 +129,17 @@ static int run(int argc, char **argv)
 
     rve_err err;
     rve_err_clear(&err);
-    char *buf = NULL;
-    if (rve_read_text_file(path, &buf, &err) != RVE_OK)
-        return cli_fail(cmd, &err);
-    const char *name = strcmp(path, "-") == 0 ? "<stdin>" : path;
-
     /* parse everything first: a malformed query prints nothing on stdout */
-    query *qs = NULL;
-    size_t nq = 0, cap = 0;
-    const char *cur = buf;
-    while (!rve_shape_text_end(&cur)) {
-        if (nq == cap) {
-            cap = cap ? 2 * cap : 64;
-            query *t = realloc(qs, cap * sizeof *t);
-            if (!t) {
-                free_queries(qs, nq);
-                free(buf);
-                rve_err_set(&err, RVE_ENOMEM, name, "out of memory");
-                return cli_fail(cmd, &err);
-            }
-            qs = t;
-        }
-        rve_err e2;
-        rve_err_clear(&e2);
-        memset(&qs[nq], 0, sizeof qs[nq]);
-        rve_status st = rve_shape_parse_pair(&cur, &qs[nq].a, &qs[nq].b, &e2);
-        if (st != RVE_OK) {
-            rve_shape_free(&qs[nq].a);
-            rve_shape_free(&qs[nq].b);
-            free_queries(qs, nq);
-            free(buf);
-            rve_err_set(&err, st, name, "query %zu: %s", nq + 1, e2.msg);
-            return cli_fail(cmd, &err);
-        }
-        nq++;
-    }
-    free(buf);
+    cli_shape_pair *qs = NULL;
+    size_t nq = 0;
+    const char *name;
+    if (cli_read_pairs(path, &qs, &nq, &name, &err) != RVE_OK)
+        return cli_fail(cmd, &err);
     cli_debug(&com, "rve dist: %zu queries", nq);
 
     rve_dist_result *res = malloc((nq ? nq : 1) * sizeof *res);
     if (!res) {
-        free_queries(qs, nq);
+        cli_free_pairs(qs, nq);
         rve_err_set(&err, RVE_ENOMEM, name, "out of memory");
         return cli_fail(cmd, &err);
     }
@@ -161,8 +149,12 @@ static int run(int argc, char **argv)
     long reps = repeat > 0 ? repeat : 1;
     size_t ncap = 0, nrange = 0;
     for (size_t i = 0; i < nq; i++) {
-        for (long k = 0; k < reps; k++)
-            rve_gjk_dist(&qs[i].a, &qs[i].b, &opts, NULL, &res[i]);
+        for (long k = 0; k < reps; k++) {
+            if (qs[i].ca || qs[i].cb)
+                dist_compound(&qs[i], &res[i]);
+            else
+                rve_gjk_dist(&qs[i].a, &qs[i].b, &opts, NULL, &res[i]);
+        }
         if (res[i].status == RVE_GJK_CAP)
             ncap++;
         if (res[i].status == RVE_GJK_RANGE)
@@ -172,7 +164,7 @@ static int run(int argc, char **argv)
     }
     double elapsed = rve_now() - t0;
     rve_progress_finish(&prog);
-    free_queries(qs, nq);
+    cli_free_pairs(qs, nq);
 
     if (com.json) {
         rve_json j;

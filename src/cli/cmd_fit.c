@@ -56,6 +56,9 @@ const cli_command cli_cmd_fit = {
     "      --rounds N         rounds of surrogate, classifier and polishing, each from the\n"
     "                         best state so far (default 1); the way to spend more effort:\n"
     "                         a run with more rounds never ends lower than one with fewer\n"
+    "      --no-open          keep the tiny cells as found (default: cells below half\n"
+    "                         their grain's volume or below 8 voxels are grown, losing\n"
+    "                         at most 1e-4 of the voxels; see docs/fit.md)\n"
     "      --max-time S       wall-time cap in seconds (default: none)\n"
     "      --sub sv|johnson   GJK sub-algorithm (default sv: signed volumes)\n"
     "      --exact-dist       GJK distances unrounded (default: rounded to a 2^-32\n"
@@ -65,6 +68,7 @@ const cli_command cli_cmd_fit = {
     "  -q, --quiet / -v, --verbose\n"
     "      --json             print a JSON summary on stdout\n"
     "  -h, --help\n"
+    "\n"
     CLI_MAP_HELP
     "\n"
     "Examples:\n"
@@ -88,6 +92,7 @@ enum {
     OPT_MAXTIME,
     OPT_SUB,
     OPT_EXACTDIST,
+    OPT_NOOPEN,
     OPT_VSIZE,
     OPT_RAW
 };
@@ -105,6 +110,8 @@ static void on_progress(void *ctx, int stage, int sweep, double frac, double obj
     char extra[96];
     if (stage == 2 || stage == 3)
         snprintf(extra, sizeof extra, "%s acc=%.2f%%", stage == 2 ? "classify" : "hinge", 100 * acc);
+    else if (isnan(obj)) /* the polishing sweeps do not evaluate Eq. 6.5 */
+        snprintf(extra, sizeof extra, "%s acc=%.2f%%", stage ? "polish" : "eq6.5", 100 * acc);
     else
         snprintf(extra, sizeof extra, "%s O=%.4f acc=%.2f%%", stage ? "polish" : "eq6.5", obj, 100 * acc);
     /* the classifier stops early (patience): its share of the bar follows frac */
@@ -135,14 +142,14 @@ static rve_status write_history(const char *path, const rve_fit_result *r, rve_e
     /* every row is an exact state; "best" rows close a stage (sweep = the
      * stage closed: 1 eq6.5, 3 classify, 2 polish) with the state the fit
      * would return there; objective empty where not computed */
-    static const char *names[6] = {"initial", "eq6.5", "polish", "classify", "best", "hinge"};
+    static const char *names[7] = {"initial", "eq6.5", "polish", "classify", "best", "hinge", "open"};
     fprintf(fp, "stage,sweep,objective,voxel_accuracy,seconds,evaluations,gjk_calls\n");
     for (int i = 0; i < r->nhist; i++) {
         const rve_fit_hist *h = &r->hist[i];
         char ob[32] = "";
         if (!isnan(h->objective))
             snprintf(ob, sizeof ob, "%.9g", h->objective);
-        fprintf(fp, "%s,%d,%s,%.9f,%.3f,%ld,%ld\n", names[h->stage < 0 || h->stage > 5 ? 4 : h->stage], h->sweep,
+        fprintf(fp, "%s,%d,%s,%.9f,%.3f,%ld,%ld\n", names[h->stage < 0 || h->stage > 6 ? 4 : h->stage], h->sweep,
                 ob, 1.0 - h->misassigned, h->seconds, h->evals, h->gjk_calls);
     }
     return rve_afile_commit(af, err);
@@ -160,80 +167,6 @@ static rve_status write_tess(const char *path, const rve_map *m, const rve_fit_r
     return st;
 }
 
-/* The outputs of a finished fit: its tessellation (unless written
- * already), history, report pictures, summary line and JSON summary. */
-static rve_status fit_write(const cli_common *cc, const char *mapf, const rve_map *m, const rve_fit_opts *fo,
-                            const rve_fit_result *r, const cli_fit_outputs *to, rve_err *err)
-{
-    const char *out = to->tess, *hist = to->history, *report = to->report;
-    rve_status st;
-    if (!to->tess_written && (st = write_tess(out, m, r, err)) != RVE_OK)
-        return st;
-    if (hist && (st = write_history(hist, r, err)) != RVE_OK)
-        return st;
-    if (report && (st = cli_fit_report(report, m, r, err)) != RVE_OK)
-        return st;
-    cli_info(cc, "fit: %d cells, objective %.4f -> %.4f, voxel accuracy %.2f%% -> %.2f%% (Eq. 6.5 stage %.2f%%), "
-                  "%d empty, %.1f s",
-             r->n, r->obj_init, r->obj_final, 100 * r->acc_init, 100 * r->acc_final, 100 * r->acc_stage1,
-             r->empty_cells, r->seconds);
-    FILE *jout = to->json;
-    if (jout && (cc->json || jout != stdout)) {
-        rve_json j;
-        rve_json_init(&j, jout);
-        rve_json_begin_object(&j);
-        rve_json_kv_string(&j, "map", mapf);
-        rve_json_kv_string(&j, "output", out);
-        rve_json_kv_int(&j, "cells", r->n);
-        rve_json_kv_int(&j, "control_points", r->ncontrol);
-        rve_json_kv_string(&j, "sub", fo->sub == RVE_FIT_SUB_JOHNSON ? "johnson" : "sv");
-        rve_json_kv_number(&j, "objective_initial", r->obj_init);
-        rve_json_kv_number(&j, "objective_eq65_stage", r->obj_stage1);
-        rve_json_kv_number(&j, "objective_final", r->obj_final);
-        rve_json_kv_number(&j, "voxel_accuracy_initial", r->acc_init);
-        rve_json_kv_number(&j, "voxel_accuracy_eq65_stage", r->acc_stage1);
-        rve_json_kv_number(&j, "voxel_accuracy_classify", r->acc_classify);
-        rve_json_kv_int(&j, "classify_epochs", r->classify_epochs);
-        rve_json_kv_int(&j, "hinge_iterations", r->hinge_iters);
-        rve_json_kv_int(&j, "rounds", r->rounds);
-        rve_json_kv_number(&j, "voxel_accuracy_final", r->acc_final);
-        /* per stage: the exact figures of the state returned had the fit stopped there */
-        rve_json_key(&j, "stages");
-        rve_json_begin_array(&j);
-        const char *sn[4] = {"initial", "eq6.5", "classify", "polish"};
-        double sa[4] = {r->acc_init, r->acc_stage1, r->acc_classify, r->acc_polish};
-        double so[4] = {r->obj_init, r->obj_stage1, r->obj_classify, r->obj_polish};
-        for (int q = 0; q < 4; q++) {
-            rve_json_begin_object(&j);
-            rve_json_kv_string(&j, "stage", sn[q]);
-            rve_json_kv_number(&j, "voxel_accuracy", sa[q]);
-            rve_json_kv_number(&j, "objective", so[q]);
-            rve_json_end_object(&j);
-        }
-        rve_json_end_array(&j);
-        rve_json_kv_number(&j, "iou_min", r->iou_min);
-        rve_json_kv_number(&j, "iou_median", r->iou_median);
-        rve_json_kv_int(&j, "empty_cells", r->empty_cells);
-        rve_json_kv_int(&j, "iterations", r->sweeps + r->polish_sweeps);
-        rve_json_kv_int(&j, "sweeps_eq65", r->sweeps);
-        rve_json_kv_int(&j, "sweeps_polish", r->polish_sweeps);
-        rve_json_kv_int(&j, "evaluations", r->evals);
-        rve_json_kv_int(&j, "gjk_calls", r->gjk_calls);
-        rve_json_kv_number(&j, "seconds", r->seconds);
-        rve_json_kv_string(&j, "stopped_by", r->stopped_by == 0 ? "tolerance" : r->stopped_by == 1 ? "sweep cap" : "time cap");
-        rve_json_kv_int(&j, "threads", fo->threads);
-        rve_json_end_object(&j);
-        fputc('\n', jout);
-    }
-    return RVE_OK;
-}
-
-int cli_fit_write(const cli_common *cc, const char *mapf, const rve_map *m, const rve_fit_opts *fo,
-                  const rve_fit_result *r, const cli_fit_outputs *to, rve_err *err)
-{
-    return fit_write(cc, mapf, m, fo, r, to, err) == RVE_OK ? 0 : -1;
-}
-
 static int run(int argc, char **argv)
 {
     return fit_main(argc, argv, NULL);
@@ -244,12 +177,18 @@ int cli_fit_main(int argc, char **argv, const cli_fit_outputs *to)
     return fit_main(argc, argv, to);
 }
 
-/* to != NULL: rve run's fit, whose outputs are fixed (options that would
- * move or drop them are refused) and whose summary goes to to->json. */
-static int fit_main(int argc, char **argv, const cli_fit_outputs *to)
+/* the parsed command line of rve fit */
+typedef struct {
+    cli_common cc;
+    rve_fit_opts fo;
+    const char *out, *hist, *report;
+    int noreport;
+    rve_map_load_opts lo; /* --dims, --in-bytes, --voxel-size, ... (cli_map.h); --raw */
+} fit_args;
+
+/* Parses the options into A; returns -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, const cli_fit_outputs *to, const cli_command *me, fit_args *A)
 {
-    /* messages name `rve run` when it parses its --fit-options */
-    const cli_command *me = to ? &cli_cmd_run : &cli_cmd_fit;
     static const struct option lopts[] = {
         CLI_COMMON_LONG,
         {"output", required_argument, NULL, 'o'},
@@ -267,18 +206,15 @@ static int fit_main(int argc, char **argv, const cli_fit_outputs *to)
         {"max-time", required_argument, NULL, OPT_MAXTIME},
         {"sub", required_argument, NULL, OPT_SUB},
         {"exact-dist", no_argument, NULL, OPT_EXACTDIST},
+        {"no-open", no_argument, NULL, OPT_NOOPEN},
         {"raw", required_argument, NULL, OPT_RAW},
         CLI_MAP_LONG,
         {NULL, 0, NULL, 0},
     };
-    cli_common cc;
-    cli_common_init(&cc);
-    rve_fit_opts fo;
-    rve_fit_opts_init(&fo);
-    const char *out = NULL, *hist = NULL, *report = NULL;
-    int noreport = 0;
-    rve_map_load_opts lo;
-    cli_map_opts_init(&lo);
+    memset(A, 0, sizeof *A);
+    cli_common_init(&A->cc);
+    rve_fit_opts_init(&A->fo);
+    cli_map_opts_init(&A->lo);
     cli_getopt_reset();
     int opt;
     long lv;
@@ -286,7 +222,7 @@ static int fit_main(int argc, char **argv, const cli_fit_outputs *to)
     while ((opt = getopt_long(argc, argv, CLI_COMMON_SHORT "o:", lopts, NULL)) != -1) {
         if (to && opt == 'h')
             return cli_usage_error(me, "--fit-options: --help is no fit option; see rve help fit");
-        int c = cli_common_option(&cc, me, opt, optarg);
+        int c = cli_common_option(&A->cc, me, opt, optarg);
         if (c == 1)
             continue;
         if (c == 2)
@@ -298,86 +234,183 @@ static int fit_main(int argc, char **argv, const cli_fit_outputs *to)
                                    "its outputs are fixed (see rve help run)",
                                    opt == 'o' ? "-o" : opt == OPT_HISTORY ? "--history"
                                    : opt == OPT_REPORT ? "--report" : "--no-report");
-        if ((c = cli_map_option(me, &lo, opt, optarg)) != 0) {
-            if (c < 0)
-                return 2;
+        int mc = cli_map_option(me, &A->lo, opt, optarg);
+        if (mc < 0)
+            return 2;
+        if (mc > 0)
             continue;
-        }
         switch (opt) {
-        case 'o': out = optarg; break;
-        case OPT_HISTORY: hist = optarg; break;
-        case OPT_REPORT: report = optarg; break;
-        case OPT_NOREPORT: noreport = 1; break;
+        case 'o': A->out = optarg; break;
+        case OPT_HISTORY: A->hist = optarg; break;
+        case OPT_REPORT: A->report = optarg; break;
+        case OPT_NOREPORT: A->noreport = 1; break;
         case OPT_RES:
             if (rve_parse_int_range(optarg, 1, 64, &lv) != RVE_OK)
                 return cli_usage_error(me, "--res: expected an integer from 1 to 64, got '%s'", optarg);
-            fo.res = (int)lv;
+            A->fo.res = (int)lv;
             break;
         case OPT_TOL:
             if (rve_parse_double(optarg, &dv) != RVE_OK || dv < 0)
                 return cli_usage_error(me, "--tol: expected a number >= 0, got '%s'", optarg);
-            fo.tol = dv;
+            A->fo.tol = dv;
             break;
         case OPT_SWEEPS:
             if (rve_parse_int_range(optarg, 0, 100000, &lv) != RVE_OK)
                 return cli_usage_error(me, "--sweeps: expected an integer from 0 to 100000, got '%s'", optarg);
-            fo.max_sweeps = (int)lv;
+            A->fo.max_sweeps = (int)lv;
             break;
         case OPT_EVALS:
             if (rve_parse_int_range(optarg, 5, 100000, &lv) != RVE_OK)
                 return cli_usage_error(me, "--evals: expected an integer from 5 to 100000, got '%s'", optarg);
-            fo.max_evals = (int)lv;
+            A->fo.max_evals = (int)lv;
             break;
         case OPT_POLISH:
             if (rve_parse_int_range(optarg, 0, 100000, &lv) != RVE_OK)
                 return cli_usage_error(me, "--polish: expected an integer from 0 to 100000, got '%s'", optarg);
-            fo.polish = (int)lv;
+            A->fo.polish = (int)lv;
             break;
         case OPT_CLASSIFY:
             if (rve_parse_int_range(optarg, 0, 100000, &lv) != RVE_OK)
                 return cli_usage_error(me, "--classify: expected an integer from 0 to 100000, got '%s'", optarg);
-            fo.classify = (int)lv;
+            A->fo.classify = (int)lv;
             break;
         case OPT_HINGE:
             if (rve_parse_int_range(optarg, 0, 100000, &lv) != RVE_OK)
                 return cli_usage_error(&cli_cmd_fit, "--hinge: expected an integer from 0 to 100000, got '%s'", optarg);
-            fo.hinge = (int)lv;
+            A->fo.hinge = (int)lv;
             break;
         case OPT_ROUNDS:
             if (rve_parse_int_range(optarg, 1, 100000, &lv) != RVE_OK)
                 return cli_usage_error(&cli_cmd_fit, "--rounds: expected an integer from 1 to 100000, got '%s'", optarg);
-            fo.rounds = (int)lv;
+            A->fo.rounds = (int)lv;
             break;
         case OPT_MAXTIME:
             if (rve_parse_double(optarg, &dv) != RVE_OK || dv <= 0)
                 return cli_usage_error(me, "--max-time: expected seconds > 0, got '%s'", optarg);
-            fo.max_seconds = dv;
+            A->fo.max_seconds = dv;
             break;
         case OPT_SUB:
             if (!strcmp(optarg, "sv"))
-                fo.sub = RVE_FIT_SUB_SV;
+                A->fo.sub = RVE_FIT_SUB_SV;
             else if (!strcmp(optarg, "johnson"))
-                fo.sub = RVE_FIT_SUB_JOHNSON;
+                A->fo.sub = RVE_FIT_SUB_JOHNSON;
             else
                 return cli_usage_error(me, "--sub: expected sv or johnson, got '%s'", optarg);
             break;
-        case OPT_EXACTDIST: fo.exact_dist = 1; break;
+        case OPT_EXACTDIST: A->fo.exact_dist = 1; break;
+        case OPT_NOOPEN: A->fo.open_tiny = 0; break;
         case OPT_RAW: {
             double v[4];
             int nv = 0;
             if (rve_parse_list(optarg, v, 4, &nv) != RVE_OK || nv < 3 || v[0] < 1 || v[1] < 1 || v[2] < 1 ||
                 (nv == 4 && v[3] != 1 && v[3] != 2 && v[3] != 4))
                 return cli_usage_error(me, "--raw: expected NX,NY,NZ[,BYTES], got '%s'", optarg);
-            lo.fmt = RVE_MAP_RAW;
-            lo.raw.nx = (int)v[0];
-            lo.raw.ny = (int)v[1];
-            lo.raw.nz = (int)v[2];
-            lo.raw.bytes = nv == 4 ? (int)v[3] : 2;
+            A->lo.fmt = RVE_MAP_RAW;
+            A->lo.raw.nx = (int)v[0];
+            A->lo.raw.ny = (int)v[1];
+            A->lo.raw.nz = (int)v[2];
+            A->lo.raw.bytes = nv == 4 ? (int)v[3] : 2;
             break;
         }
         default: return cli_bad_option(me, argc, argv);
         }
     }
+    return -1;
+}
+
+/* the JSON summary of a fit */
+static void print_json(FILE *jout, const char *mapf, const char *out, const rve_fit_opts *fo,
+                       const rve_fit_result *rr)
+{
+    rve_json j;
+    rve_json_init(&j, jout);
+    rve_json_begin_object(&j);
+    rve_json_kv_string(&j, "map", mapf);
+    rve_json_kv_string(&j, "output", out);
+    rve_json_kv_int(&j, "cells", rr->n);
+    rve_json_kv_int(&j, "control_points", rr->ncontrol);
+    rve_json_kv_string(&j, "sub", fo->sub == RVE_FIT_SUB_JOHNSON ? "johnson" : "sv");
+    rve_json_kv_number(&j, "objective_initial", rr->obj_init);
+    rve_json_kv_number(&j, "objective_eq65_stage", rr->obj_stage1);
+    rve_json_kv_number(&j, "objective_final", rr->obj_final);
+    rve_json_kv_number(&j, "voxel_accuracy_initial", rr->acc_init);
+    rve_json_kv_number(&j, "voxel_accuracy_eq65_stage", rr->acc_stage1);
+    rve_json_kv_number(&j, "voxel_accuracy_classify", rr->acc_classify);
+    rve_json_kv_int(&j, "classify_epochs", rr->classify_epochs);
+    rve_json_kv_int(&j, "hinge_iterations", rr->hinge_iters);
+    rve_json_kv_int(&j, "rounds", rr->rounds);
+    rve_json_kv_number(&j, "voxel_accuracy_final", rr->acc_final);
+    /* per stage: the exact figures of the state returned had the fit stopped there */
+    rve_json_key(&j, "stages");
+    rve_json_begin_array(&j);
+    const char *sn[4] = {"initial", "eq6.5", "classify", "polish"};
+    double sa[4] = {rr->acc_init, rr->acc_stage1, rr->acc_classify, rr->acc_polish};
+    double so[4] = {rr->obj_init, rr->obj_stage1, rr->obj_classify, rr->obj_polish};
+    for (int q = 0; q < 4; q++) {
+        rve_json_begin_object(&j);
+        rve_json_kv_string(&j, "stage", sn[q]);
+        rve_json_kv_number(&j, "voxel_accuracy", sa[q]);
+        rve_json_kv_number(&j, "objective", so[q]);
+        rve_json_end_object(&j);
+    }
+    rve_json_end_array(&j);
+    rve_json_kv_number(&j, "iou_min", rr->iou_min);
+    rve_json_kv_number(&j, "iou_median", rr->iou_median);
+    rve_json_kv_int(&j, "empty_cells", rr->empty_cells);
+    rve_json_kv_int(&j, "iterations", rr->sweeps + rr->polish_sweeps);
+    rve_json_kv_int(&j, "sweeps_eq65", rr->sweeps);
+    rve_json_kv_int(&j, "sweeps_polish", rr->polish_sweeps);
+    rve_json_kv_int(&j, "evaluations", rr->evals);
+    rve_json_kv_int(&j, "gjk_calls", rr->gjk_calls);
+    rve_json_kv_number(&j, "seconds", rr->seconds);
+    rve_json_kv_string(&j, "stopped_by", rr->stopped_by == 0 ? "tolerance" : rr->stopped_by == 1 ? "sweep cap" : "time cap");
+    rve_json_kv_int(&j, "threads", fo->threads);
+    rve_json_end_object(&j);
+    fputc('\n', jout);
+}
+
+/* The outputs of a finished fit: its tessellation (unless written
+ * already), history, report pictures, summary line and JSON summary. */
+static rve_status fit_write(const cli_common *cc, const char *mapf, const rve_map *m, const rve_fit_opts *fo,
+                            const rve_fit_result *r, const cli_fit_outputs *to, rve_err *err)
+{
+    const char *out = to->tess, *hist = to->history, *report = to->report;
+    rve_status st;
+    if (!to->tess_written && (st = write_tess(out, m, r, err)) != RVE_OK)
+        return st;
+    if (hist && (st = write_history(hist, r, err)) != RVE_OK)
+        return st;
+    if (report && (st = cli_fit_report(report, m, r, err)) != RVE_OK)
+        return st;
+    cli_info(cc, "fit: %d cells, objective %.4f -> %.4f, voxel accuracy %.2f%% -> %.2f%% (Eq. 6.5 stage %.2f%%), "
+                 "%d empty, %.1f s",
+             r->n, r->obj_init, r->obj_final, 100 * r->acc_init, 100 * r->acc_final, 100 * r->acc_stage1,
+             r->empty_cells, r->seconds);
+    if (to->json && (cc->json || to->json != stdout))
+        print_json(to->json, mapf, out, fo, r);
+    return RVE_OK;
+}
+
+int cli_fit_write(const cli_common *cc, const char *mapf, const rve_map *m, const rve_fit_opts *fo,
+                  const rve_fit_result *r, const cli_fit_outputs *to, rve_err *err)
+{
+    return fit_write(cc, mapf, m, fo, r, to, err) == RVE_OK ? 0 : -1;
+}
+
+/* to != NULL: rve run's fit, whose outputs are fixed (options that would
+ * move or drop them are refused) and whose summary goes to to->json. */
+static int fit_main(int argc, char **argv, const cli_fit_outputs *to)
+{
+    /* messages name `rve run` when it parses its --fit-options */
+    const cli_command *me = to ? &cli_cmd_run : &cli_cmd_fit;
+    fit_args A;
+    int prc = parse_args(argc, argv, to, me, &A);
+    if (prc >= 0)
+        return prc;
+    cli_common cc = A.cc;
+    rve_fit_opts fo = A.fo;
+    const char *out = A.out, *hist = A.hist, *report = A.report;
+    int noreport = A.noreport;
     if (optind != argc - 1)
         return cli_usage_error(me, optind >= argc ? "missing the grain map" : "expected one grain map");
     if (to) {
@@ -398,7 +431,7 @@ static int fit_main(int argc, char **argv, const cli_fit_outputs *to)
     if (to && to->parsed) {
         /* rve run: the options only; the pipeline fits */
         to->parsed->fo = fo;
-        to->parsed->lo = lo;
+        to->parsed->lo = A.lo;
         return 0;
     }
 
@@ -426,7 +459,7 @@ static int fit_main(int argc, char **argv, const cli_fit_outputs *to)
             return rc;
         }
     }
-    st = rve_map_load(mapf, &lo, &m, &err);
+    st = rve_map_load(mapf, &A.lo, &m, &err);
     if (st != RVE_OK)
         goto fail_early;
 

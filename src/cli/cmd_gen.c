@@ -2,6 +2,7 @@
  * distributions, or cells of prescribed volumes (issue #9). */
 #include "config.h"
 #include "cli/cli.h"
+#include "cli/cli_mpi.h"
 #include "cli/plot.h"
 #include <rve/optim.h>
 #include <rve/tess.h>
@@ -53,6 +54,11 @@ const cli_command cli_cmd_gen = {
     "      --ori SPEC         per-cell crystal orientations in the .tess (as rve tess:\n"
     "                         random, cube, goss, brass, copper, s[:SPREAD deg]; --seed)\n"
     "      --crysym NAME      crystal symmetry of --ori [cubic]\n"
+    "      --count K          K independent RVEs: RVE k (1..K) is what --seed S+k-1\n"
+    "                         gives, written to OUT (and --values, --plot) with _k\n"
+    "                         before the extension (gg.tess -> gg_1.tess ...); under\n"
+    "                         mpirun (configure --with-mpi) spread over the ranks,\n"
+    "                         nothing written unless every RVE succeeded\n"
     "  -o, --output FILE      output tessellation (.tess, or .vtk)\n"
     "      --values FILE      per-cell table: id x y z w volume diameq sphericity\n"
     "      --plot FILE.png    target vs achieved cumulative distributions\n"
@@ -60,12 +66,13 @@ const cli_command cli_cmd_gen = {
     "\n"
     "Example:\n"
     "  rve gen -n 1000 --domain 1,1,1 --morpho gg -o gg.tess --plot gg.png --json\n"
-    "  rve gen --volumes vols.txt --domain 10,10,10 --periodic --lloyd 10 -o cells.tess\n",
+    "  rve gen --volumes vols.txt --domain 10,10,10 --periodic --lloyd 10 -o cells.tess\n"
+    "  mpirun -np 4 rve gen -n 500 --morpho gg --count 16 -o gg.tess\n",
     run,
 };
 
 enum { OPT_PERIODIC = CLI_OPT_FIRST, OPT_VOLUMES, OPT_SEEDS, OPT_TOL, OPT_MAXIT, OPT_TLIM, OPT_SEED, OPT_VALUES,
-       OPT_PLOT, OPT_LLOYD, OPT_SIZECORR, OPT_ORI, OPT_CRYSYM };
+       OPT_PLOT, OPT_LLOYD, OPT_SIZECORR, OPT_ORI, OPT_CRYSYM, OPT_COUNT };
 
 /* Read one positive number per line ('#' comments, blank lines skipped). */
 static rve_status read_volumes(const char *path, double **out, size_t *n, rve_err *err)
@@ -155,10 +162,67 @@ static rve_status write_values(const char *path, size_t n, const double *seeds, 
     return rve_afile_commit(af, err);
 }
 
-static int run(int argc, char **argv)
+/* The command line, parsed. */
+typedef struct {
+    const char *morpho, *out, *volumes, *seedfile, *valfile, *plotfile, *ori, *crysym;
+    long ncells, maxit, seed, lloyd, count;
+    double domain[3], tol, tlim, sizecorr;
+    int periodic;
+} gen_args;
+
+/* What one RVE needs and produces. */
+typedef struct {
+    rve_morpho m;
+    size_t n;
+    double *seeds, *w, *vals, *target, *vol, *deq, *sph, *s4;
+    rve_tess *t;
+    rve_gen_info gi;
+    rve_pvol_info pi;
+} gen_work;
+
+static void work_free(gen_work *g)
 {
-    cli_common com;
-    cli_common_init(&com);
+    rve_tess_free(g->t);
+    rve_morpho_free(&g->m);
+    free(g->seeds), free(g->w), free(g->vals), free(g->target);
+    free(g->vol), free(g->deq), free(g->sph), free(g->s4);
+}
+
+/* Consistency of the options: -1 to go on, else the exit status. */
+static int check_args(const gen_args *a)
+{
+    const cli_command *cmd = &cli_cmd_gen;
+    if (!a->out)
+        return cli_usage_error(cmd, "missing -o OUT.tess");
+    if (!a->morpho == !a->volumes)
+        return cli_usage_error(cmd, "give exactly one of --morpho and --volumes");
+    if (a->morpho && a->ncells <= 0)
+        return cli_usage_error(cmd, "--morpho needs -n N");
+    if (a->seedfile && !a->volumes)
+        return cli_usage_error(cmd, "--seeds goes with --volumes");
+    if (a->crysym && !a->ori)
+        return cli_usage_error(cmd, "--crysym goes with --ori");
+    if (a->ori && rve_path_has_ext(a->out, ".vtk"))
+        return cli_usage_error(cmd, "--ori: orientations go to a .tess output");
+    if (a->lloyd && !a->volumes)
+        return cli_usage_error(cmd, "--lloyd goes with --volumes");
+    if (a->sizecorr > 0 && !a->morpho)
+        return cli_usage_error(cmd, "--size-corr goes with --morpho");
+    if (a->plotfile && !a->morpho)
+        return cli_usage_error(cmd, "--plot needs --morpho");
+    if (a->count && a->seedfile)
+        return cli_usage_error(cmd, "--count: the RVEs differ by their random seeds, not with --seeds FILE");
+    if (!a->count && cli_mpi_size() > 1)
+        return cli_usage_error(cmd, "under mpirun, give --count K (K RVEs spread over the ranks)");
+    const char *ins[2] = {a->volumes, a->seedfile}, *outs[3] = {a->out, a->valfile, a->plotfile};
+    if (cli_check_paths(cmd, ins, 2, outs, 3))
+        return 2;
+    return -1;
+}
+
+/* Parse and check the options: -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, gen_args *a, cli_common *com)
+{
     static const struct option longs[] = {
         CLI_COMMON_LONG,
         {"cells", required_argument, NULL, 'n'},
@@ -178,16 +242,17 @@ static int run(int argc, char **argv)
         {"size-corr", required_argument, NULL, OPT_SIZECORR},
         {"ori", required_argument, NULL, OPT_ORI},
         {"crysym", required_argument, NULL, OPT_CRYSYM},
+        {"count", required_argument, NULL, OPT_COUNT},
         {NULL, 0, NULL, 0},
     };
-    const char *morpho = NULL, *out = NULL, *volumes = NULL, *seedfile = NULL, *valfile = NULL, *plotfile = NULL;
-    const char *ori = NULL, *crysym = NULL;
-    long ncells = 0, maxit = 200, seed = 1, lloyd = 0;
-    double domain[3] = {1, 1, 1}, tol = 1e-3, tlim = 0, sizecorr = 0;
-    int periodic = 0, opt;
+    const cli_command *cmd = &cli_cmd_gen;
+    memset(a, 0, sizeof *a);
+    a->maxit = 200, a->seed = 1, a->tol = 1e-3;
+    a->domain[0] = a->domain[1] = a->domain[2] = 1;
+    int opt;
     cli_getopt_reset();
     while ((opt = getopt_long(argc, argv, "n:d:m:o:" CLI_COMMON_SHORT, longs, NULL)) != -1) {
-        int r = cli_common_option(&com, &cli_cmd_gen, opt, optarg);
+        int r = cli_common_option(com, cmd, opt, optarg);
         if (r == 2)
             return 0;
         if (r < 0)
@@ -196,390 +261,471 @@ static int run(int argc, char **argv)
             continue;
         switch (opt) {
         case 'n':
-            if (rve_parse_int_range(optarg, 1, 100000000, &ncells) != RVE_OK)
-                return cli_usage_error(&cli_cmd_gen, "-n: expected a positive cell count, got '%s'", optarg);
+            if (rve_parse_int_range(optarg, 1, 100000000, &a->ncells) != RVE_OK)
+                return cli_usage_error(cmd, "-n: expected a positive cell count, got '%s'", optarg);
             break;
         case 'd':
-            if (rve_parse_triplet(optarg, domain, 1) != RVE_OK || !(domain[0] > 0 && domain[1] > 0 && domain[2] > 0))
-                return cli_usage_error(&cli_cmd_gen, "--domain: expected LX,LY,LZ > 0, got '%s'", optarg);
+            if (rve_parse_triplet(optarg, a->domain, 1) != RVE_OK ||
+                !(a->domain[0] > 0 && a->domain[1] > 0 && a->domain[2] > 0))
+                return cli_usage_error(cmd, "--domain: expected LX,LY,LZ > 0, got '%s'", optarg);
             break;
-        case 'm': morpho = optarg; break;
-        case 'o': out = optarg; break;
-        case OPT_PERIODIC: periodic = 1; break;
-        case OPT_VOLUMES: volumes = optarg; break;
-        case OPT_SEEDS: seedfile = optarg; break;
-        case OPT_VALUES: valfile = optarg; break;
-        case OPT_PLOT: plotfile = optarg; break;
-        case OPT_ORI: ori = optarg; break;
-        case OPT_CRYSYM: crysym = optarg; break;
+        case 'm': a->morpho = optarg; break;
+        case 'o': a->out = optarg; break;
+        case OPT_PERIODIC: a->periodic = 1; break;
+        case OPT_VOLUMES: a->volumes = optarg; break;
+        case OPT_SEEDS: a->seedfile = optarg; break;
+        case OPT_VALUES: a->valfile = optarg; break;
+        case OPT_PLOT: a->plotfile = optarg; break;
+        case OPT_ORI: a->ori = optarg; break;
+        case OPT_CRYSYM: a->crysym = optarg; break;
         case OPT_LLOYD:
-            if (rve_parse_int_range(optarg, 0, 1000000, &lloyd) != RVE_OK)
-                return cli_usage_error(&cli_cmd_gen, "--lloyd: expected a count >= 0, got '%s'", optarg);
+            if (rve_parse_int_range(optarg, 0, 1000000, &a->lloyd) != RVE_OK)
+                return cli_usage_error(cmd, "--lloyd: expected a count >= 0, got '%s'", optarg);
             break;
         case OPT_TOL:
-            if (rve_parse_double(optarg, &tol) != RVE_OK || !(tol > 0 && tol < 1))
-                return cli_usage_error(&cli_cmd_gen, "--tol: expected a number in (0, 1), got '%s'", optarg);
+            if (rve_parse_double(optarg, &a->tol) != RVE_OK || !(a->tol > 0 && a->tol < 1))
+                return cli_usage_error(cmd, "--tol: expected a number in (0, 1), got '%s'", optarg);
             break;
         case OPT_MAXIT:
-            if (rve_parse_int_range(optarg, 0, 100000000, &maxit) != RVE_OK)
-                return cli_usage_error(&cli_cmd_gen, "--max-iter: expected a count >= 0, got '%s'", optarg);
+            if (rve_parse_int_range(optarg, 0, 100000000, &a->maxit) != RVE_OK)
+                return cli_usage_error(cmd, "--max-iter: expected a count >= 0, got '%s'", optarg);
             break;
         case OPT_SIZECORR:
-            if (rve_parse_double(optarg, &sizecorr) != RVE_OK || !(sizecorr >= 0 && sizecorr <= 1e6))
-                return cli_usage_error(&cli_cmd_gen, "--size-corr: expected a length >= 0, got '%s'", optarg);
+            if (rve_parse_double(optarg, &a->sizecorr) != RVE_OK || !(a->sizecorr >= 0 && a->sizecorr <= 1e6))
+                return cli_usage_error(cmd, "--size-corr: expected a length >= 0, got '%s'", optarg);
             break;
         case OPT_TLIM:
-            if (rve_parse_double(optarg, &tlim) != RVE_OK || tlim < 0)
-                return cli_usage_error(&cli_cmd_gen, "--time-limit: expected seconds >= 0, got '%s'", optarg);
+            if (rve_parse_double(optarg, &a->tlim) != RVE_OK || a->tlim < 0)
+                return cli_usage_error(cmd, "--time-limit: expected seconds >= 0, got '%s'", optarg);
             break;
         case OPT_SEED:
-            if (rve_parse_int_range(optarg, 0, 2147483647L, &seed) != RVE_OK)
-                return cli_usage_error(&cli_cmd_gen, "--seed: expected an integer >= 0, got '%s'", optarg);
+            if (rve_parse_int_range(optarg, 0, 2147483647L, &a->seed) != RVE_OK)
+                return cli_usage_error(cmd, "--seed: expected an integer >= 0, got '%s'", optarg);
             break;
-        default: return cli_bad_option(&cli_cmd_gen, argc, argv);
+        case OPT_COUNT:
+            if (rve_parse_int_range(optarg, 1, 1000000, &a->count) != RVE_OK)
+                return cli_usage_error(cmd, "--count: expected a count from 1 to 1000000, got '%s'", optarg);
+            break;
+        default: return cli_bad_option(cmd, argc, argv);
         }
     }
     if (optind < argc)
-        return cli_usage_error(&cli_cmd_gen, "unexpected argument '%s'", argv[optind]);
-    if (!out)
-        return cli_usage_error(&cli_cmd_gen, "missing -o OUT.tess");
-    if (!morpho == !volumes)
-        return cli_usage_error(&cli_cmd_gen, "give exactly one of --morpho and --volumes");
-    if (morpho && ncells <= 0)
-        return cli_usage_error(&cli_cmd_gen, "--morpho needs -n N");
-    if (seedfile && !volumes)
-        return cli_usage_error(&cli_cmd_gen, "--seeds goes with --volumes");
-    if (crysym && !ori)
-        return cli_usage_error(&cli_cmd_gen, "--crysym goes with --ori");
-    if (ori && rve_path_has_ext(out, ".vtk"))
-        return cli_usage_error(&cli_cmd_gen, "--ori: orientations go to a .tess output");
-    if (lloyd && !volumes)
-        return cli_usage_error(&cli_cmd_gen, "--lloyd goes with --volumes");
-    if (sizecorr > 0 && !morpho)
-        return cli_usage_error(&cli_cmd_gen, "--size-corr goes with --morpho");
-    if (plotfile && !morpho)
-        return cli_usage_error(&cli_cmd_gen, "--plot needs --morpho");
-    {
-        const char *ins[2] = {volumes, seedfile}, *outs[3] = {out, valfile, plotfile};
-        if (cli_check_paths(&cli_cmd_gen, ins, 2, outs, 3))
-            return 2;
-    }
-    cli_common_apply(&com);
+        return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    return check_args(a);
+}
 
+/* The targets: the morphology (checked for reachable sphericities) or the
+ * prescribed volumes. */
+static rve_status step_targets(const gen_args *a, const cli_common *com, gen_work *g, rve_err *err)
+{
+    if (!a->morpho) {
+        rve_status st = read_volumes(a->volumes, &g->target, &g->n, err);
+        if (st == RVE_OK && a->ncells > 0 && (size_t)a->ncells != g->n)
+            st = rve_err_set(err, RVE_EUSAGE, "", "-n %ld but %s has %zu volumes", a->ncells, a->volumes, g->n);
+        return st;
+    }
+    rve_status st = rve_morpho_parse(a->morpho, &g->m, err);
+    if (st != RVE_OK)
+        return st;
+    /* a sphericity above 1 (a sphere) is out of reach of any cell: a
+     * target mostly there cannot be approached, only reported as missed */
+    const rve_morpho *m = &g->m;
+    double above = m->has[RVE_PROP_SPHERICITY] ? 1 - rve_distrib_cdf(&m->dist[RVE_PROP_SPHERICITY], 1)
+                   : m->has[RVE_PROP_1MSPHERICITY] ? rve_distrib_cdf(&m->dist[RVE_PROP_1MSPHERICITY], 0)
+                                                    : 0;
+    if (above > 0.5)
+        return rve_err_set(err, RVE_EUSAGE, "", "--morpho %s: %.0f %% of the target sphericities are above 1, "
+                           "which no cell reaches (a sphere has 1; Voronoi cells stay below about 0.92)",
+                           a->morpho, 100 * above);
+    if (above > 0.01)
+        cli_info(com, "rve gen: warning: %.1f %% of the target sphericities are above 1 (unreachable)", 100 * above);
+    g->n = (size_t)a->ncells;
+    return RVE_OK;
+}
+
+static rve_status step_alloc(gen_work *g, rve_err *err)
+{
+    size_t n = g->n;
+    g->seeds = malloc(3 * n * sizeof *g->seeds);
+    g->w = calloc(n, sizeof *g->w);
+    g->vals = malloc(RVE_PROP_COUNT * n * sizeof *g->vals);
+    g->vol = malloc(n * sizeof *g->vol);
+    g->deq = malloc(n * sizeof *g->deq);
+    g->sph = malloc(n * sizeof *g->sph);
+    g->s4 = malloc(4 * n * sizeof *g->s4);
+    if (!g->seeds || !g->w || !g->vals || !g->vol || !g->deq || !g->sph || !g->s4)
+        return rve_err_set(err, RVE_ENOMEM, "", "out of memory (%zu cells)", n);
+    return RVE_OK;
+}
+
+/* --morpho: rve_gen (sizes by prescribed volumes, shapes by local search). */
+static rve_status step_morpho(const gen_args *a, const cli_common *com, unsigned long seed, gen_work *g,
+                              rve_err *err)
+{
+    rve_gen_params gp;
+    rve_gen_params_default(&gp);
+    gp.n = g->n;
+    memcpy(gp.domain, a->domain, sizeof gp.domain);
+    gp.periodic = a->periodic;
+    gp.seed = seed;
+    gp.max_iter = (int)a->maxit;
+    gp.time_limit = a->tlim;
+    gp.size_corr = a->sizecorr;
+    gp.tol = a->tol;
+    prog_ctx pc;
+    rve_progress_start(&pc.bar, "gen", (double)a->maxit, com->verbosity);
+    gp.progress = on_progress;
+    gp.progress_ctx = &pc;
+    rve_status st = rve_gen(&g->m, &gp, g->seeds, g->w, g->vals, &g->gi, err);
+    rve_progress_finish(&pc.bar);
+    return st;
+}
+
+/* --volumes: the initial seeds, from --seeds FILE or random (a splitmix64
+ * stream from the seed). */
+static rve_status step_initial_seeds(const gen_args *a, unsigned long seed, gen_work *g, rve_err *err)
+{
+    size_t n = g->n;
+    if (!a->seedfile) {
+        unsigned long long z = (unsigned long long)seed * 0x9E3779B97F4A7C15ULL + 12345;
+        for (size_t i = 0; i < 3 * n; i++) {
+            z += 0x9E3779B97F4A7C15ULL;
+            unsigned long long q = z;
+            q = (q ^ (q >> 30)) * 0xBF58476D1CE4E5B9ULL;
+            q = (q ^ (q >> 27)) * 0x94D049BB133111EBULL;
+            q ^= q >> 31;
+            g->seeds[i] = ((q >> 11) + 0.5) * (1.0 / 9007199254740992.0) * a->domain[i % 3];
+        }
+        return RVE_OK;
+    }
+    double *sf = NULL;
+    int ns = 0;
+    rve_status st = rve_tess_read_seeds(a->seedfile, &sf, &ns, err);
+    if (st != RVE_OK)
+        return st;
+    if ((size_t)ns != n)
+        st = rve_err_set(err, RVE_EDATA, a->seedfile, "%d seeds but %zu volumes in %s", ns, n, a->volumes);
+    for (size_t i = 0; st == RVE_OK && i < n; i++) {
+        for (int k = 0; st == RVE_OK && k < 3; k++) {
+            double x = sf[4 * i + k];
+            if (a->periodic) {
+                x = fmod(x, a->domain[k]);
+                if (x < 0)
+                    x += a->domain[k];
+            } else if (!(x >= 0 && x <= a->domain[k]))
+                st = rve_err_set(err, RVE_EDATA, a->seedfile, "seed %zu lies outside the domain", i + 1);
+            g->seeds[3 * i + k] = x;
+        }
+        g->w[i] = sf[4 * i + 3];
+        if (!(g->w[i] >= 0))
+            g->w[i] = 0;
+    }
+    free(sf);
+    return st;
+}
+
+static void pack_seeds(gen_work *g)
+{
+    for (size_t i = 0; i < g->n; i++) {
+        g->s4[4 * i] = g->seeds[3 * i];
+        g->s4[4 * i + 1] = g->seeds[3 * i + 1];
+        g->s4[4 * i + 2] = g->seeds[3 * i + 2];
+        g->s4[4 * i + 3] = g->w[i];
+    }
+}
+
+/* One Lloyd step: seeds to their cells' centroids (volumes re-solved after). */
+static rve_status lloyd_step(const gen_args *a, gen_work *g, rve_err *err)
+{
+    rve_tess *tl = NULL;
+    rve_tess_opts o;
+    rve_tess_opts_default(&o);
+    o.topology = 0;
+    o.keep_container = 0;
+    double lo[3] = {0, 0, 0};
+    int per[3] = {a->periodic, a->periodic, a->periodic};
+    pack_seeds(g);
+    rve_status st = rve_tess_build(g->s4, (int)g->n, lo, a->domain, per, &o, &tl, err);
+    if (st != RVE_OK)
+        return st;
+    for (size_t i = 0; i < g->n; i++)
+        for (int k = 0; k < 3; k++) {
+            double x = tl->cells[i].vol > 0 ? tl->cells[i].centroid[k] : g->seeds[3 * i + k];
+            if (a->periodic) {
+                x = fmod(x, a->domain[k]);
+                if (x < 0)
+                    x += a->domain[k];
+            }
+            g->seeds[3 * i + k] = x;
+        }
+    rve_tess_free(tl);
+    return RVE_OK;
+}
+
+/* --volumes: the transport solve, then --lloyd steps each followed by one. */
+static rve_status step_volumes(const gen_args *a, const cli_common *com, unsigned long seed, gen_work *g,
+                               rve_err *err)
+{
+    rve_status st = step_initial_seeds(a, seed, g, err);
+    if (st != RVE_OK)
+        return st;
+    rve_pvol_params pp;
+    rve_pvol_params_default(&pp);
+    pp.tol = a->tol;
+    st = rve_pvol_solve(g->n, g->seeds, a->domain, a->periodic, g->target, g->w, &pp, &g->pi, err);
+    if (st != RVE_OK)
+        return st;
+    double secs = g->pi.seconds;
+    int its = g->pi.iterations;
+    rve_progress bar;
+    rve_progress_start(&bar, "lloyd", (double)a->lloyd, com->verbosity);
+    for (long k = 0; st == RVE_OK && k < a->lloyd; k++) {
+        st = lloyd_step(a, g, err);
+        if (st == RVE_OK)
+            st = rve_pvol_solve(g->n, g->seeds, a->domain, a->periodic, g->target, g->w, &pp, &g->pi, err);
+        secs += g->pi.seconds;
+        its += g->pi.iterations;
+        rve_progress_update(&bar, (double)(k + 1), NULL);
+    }
+    rve_progress_finish(&bar);
+    g->pi.seconds = secs;
+    g->pi.iterations = its;
+    return st;
+}
+
+/* The final tessellation, its per-cell values and the output files. */
+static rve_status step_output(const gen_args *a, unsigned long seed, const char *out, const char *valfile,
+                              const char *plotfile, gen_work *g, rve_err *err)
+{
+    pack_seeds(g);
+    rve_tess_opts o;
+    rve_tess_opts_default(&o);
+    o.keep_container = 0;
+    double lo[3] = {0, 0, 0};
+    int per[3] = {a->periodic, a->periodic, a->periodic};
+    rve_status st = rve_tess_build(g->s4, (int)g->n, lo, a->domain, per, &o, &g->t, err);
+    if (st != RVE_OK)
+        return st;
+    for (size_t i = 0; i < g->n; i++) {
+        g->vol[i] = g->t->cells[i].vol;
+        g->deq[i] = rve_tess_cell_eqd(g->t, (int)i);
+        g->sph[i] = rve_tess_cell_sphericity(g->t, (int)i);
+    }
+    if (a->ori)
+        st = rve_tess_set_ori_texture(g->t, a->ori, a->crysym ? a->crysym : "cubic", (uint64_t)seed, err);
+    if (st == RVE_OK && rve_path_has_ext(out, ".vtk"))
+        st = rve_tess_write_vtk(g->t, out, NULL, err);
+    else if (st == RVE_OK)
+        st = rve_tess_write_tess(g->t, out, NULL, err);
+    if (st == RVE_OK && valfile)
+        st = write_values(valfile, g->n, g->seeds, g->w, g->vol, g->deq, g->sph, err);
+    if (st == RVE_OK && plotfile)
+        st = cli_gen_plot_png(plotfile, &g->m, g->n, g->vals, err);
+    return st;
+}
+
+static void report_info(const gen_args *a, const cli_common *com, const gen_work *g)
+{
+    const rve_gen_info *gi = &g->gi;
+    if (!a->morpho) {
+        cli_info(com, "rve gen: %zu cells, max relative volume error %.3g after %d Newton iterations in %.2f s", g->n,
+                 g->pi.max_rel_err, g->pi.iterations, g->pi.seconds);
+        return;
+    }
+    cli_info(com, "rve gen: %zu cells in %.2f s (%d shape iterations, %d tessellations, %ld moves, %ld kept)", g->n,
+             gi->seconds, gi->iterations, gi->tess_calls, gi->moves, gi->moves_accepted);
+    cli_info(com, "  neighbour log-volume correlation %.3f", gi->nb_size_corr);
+    for (int p = 0; p < RVE_PROP_COUNT; p++)
+        if (g->m.has[p] && gi->max_dev[p] >= 0)
+            cli_info(com, "  %-12s constant %g: largest relative deviation %.3g", rve_prop_name(p), g->m.dist[p].p1,
+                     gi->max_dev[p]);
+        else if (g->m.has[p])
+            cli_info(com, "  %-12s KS distance %.4f (p-value %.3g)", rve_prop_name(p), gi->ks[p], gi->pvalue[p]);
+}
+
+static void json_properties(rve_json *j, const gen_work *g)
+{
+    rve_json_key(j, "properties");
+    rve_json_begin_object(j);
+    for (int p = 0; p < RVE_PROP_COUNT; p++) {
+        if (!g->m.has[p])
+            continue;
+        double s1 = 0, s2 = 0;
+        for (size_t i = 0; i < g->n; i++) {
+            double x = g->vals[RVE_PROP_COUNT * i + p];
+            s1 += x;
+            s2 += x * x;
+        }
+        double mean = s1 / g->n, var = s2 / g->n - mean * mean;
+        rve_json_key(j, rve_prop_name(p));
+        rve_json_begin_object(j);
+        if (g->gi.max_dev[p] >= 0) {
+            rve_json_kv_number(j, "max_rel_dev", g->gi.max_dev[p]);
+        } else {
+            rve_json_kv_number(j, "ks", g->gi.ks[p]);
+            rve_json_kv_number(j, "ks_pvalue", g->gi.pvalue[p]);
+        }
+        rve_json_kv_number(j, "target_mean", rve_distrib_mean(&g->m.dist[p]));
+        rve_json_kv_number(j, "mean", mean);
+        rve_json_kv_number(j, "sd", var > 0 ? sqrt(var) : 0);
+        rve_json_end_object(j);
+    }
+    rve_json_end_object(j);
+}
+
+static void report_json(const gen_args *a, const char *out, const gen_work *g)
+{
+    rve_json j;
+    rve_json_init(&j, stdout);
+    rve_json_begin_object(&j);
+    rve_json_kv_string(&j, "command", "gen");
+    rve_json_kv_int(&j, "cells", (long long)g->n);
+    rve_json_key(&j, "domain");
+    rve_json_begin_array(&j);
+    for (int k = 0; k < 3; k++)
+        rve_json_number(&j, a->domain[k]);
+    rve_json_end_array(&j);
+    rve_json_kv_bool(&j, "periodic", a->periodic);
+    rve_json_kv_string(&j, "output", out);
+    if (a->volumes) {
+        double vmax = 0, tsum = 0, dv = a->domain[0] * a->domain[1] * a->domain[2];
+        for (size_t i = 0; i < g->n; i++)
+            tsum += g->target[i];
+        for (size_t i = 0; i < g->n; i++) {
+            double e = fabs(g->vol[i] - g->target[i] * dv / tsum) / (g->target[i] * dv / tsum);
+            if (e > vmax)
+                vmax = e;
+        }
+        rve_json_kv_string(&j, "volumes", a->volumes);
+        rve_json_kv_number(&j, "max_rel_volume_error", vmax);
+        rve_json_kv_int(&j, "newton_iterations", g->pi.iterations);
+        rve_json_kv_int(&j, "tessellations", g->pi.tess_calls);
+        rve_json_kv_number(&j, "seconds", g->pi.seconds);
+    } else {
+        const rve_gen_info *gi = &g->gi;
+        rve_json_kv_string(&j, "morpho", a->morpho);
+        rve_json_kv_int(&j, "iterations", gi->iterations);
+        rve_json_kv_int(&j, "tessellations", gi->tess_calls);
+        rve_json_kv_int(&j, "moves", gi->moves);
+        rve_json_kv_int(&j, "moves_accepted", gi->moves_accepted);
+        rve_json_kv_number(&j, "size_corr", a->sizecorr);
+        rve_json_kv_number(&j, "neighbour_size_correlation", gi->nb_size_corr);
+        rve_json_kv_number(&j, "objective", gi->objective);
+        rve_json_kv_number(&j, "max_rel_volume_error", gi->max_vol_err);
+        rve_json_kv_number(&j, "seconds", gi->seconds);
+        json_properties(&j, g);
+    }
+    rve_json_end_object(&j);
+}
+
+/* One RVE from the random seed `seed` into out (and valfile, plotfile). */
+static rve_status gen_one(const gen_args *a, const cli_common *com, unsigned long seed, const char *out,
+                          const char *valfile, const char *plotfile, int json, rve_err *err)
+{
+    gen_work g;
+    memset(&g, 0, sizeof g);
+    rve_status st = step_targets(a, com, &g, err);
+    if (st == RVE_OK)
+        st = step_alloc(&g, err);
+    if (st == RVE_OK)
+        st = a->morpho ? step_morpho(a, com, seed, &g, err) : step_volumes(a, com, seed, &g, err);
+    if (st == RVE_OK)
+        st = step_output(a, seed, out, valfile, plotfile, &g, err);
+    if (st == RVE_OK) {
+        report_info(a, com, &g);
+        if (json)
+            report_json(a, out, &g);
+    }
+    work_free(&g);
+    return st;
+}
+
+static int fail(const rve_err *err)
+{
+    if (err->code == RVE_EUSAGE && !err->file[0])
+        return cli_usage_error(&cli_cmd_gen, "%s", err->msg);
+    return cli_fail(&cli_cmd_gen, err);
+}
+
+/* PATH with the RVE number k (1..K, zero-padded to K's digits) before its
+ * extension: gg.tess -> gg_07.tess; NULL stays NULL. */
+static char *indexed_name(const char *path, long k, long K)
+{
+    if (!path)
+        return NULL;
+    int width = snprintf(NULL, 0, "%ld", K);
+    const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+    if (!dot || (slash && dot < slash) || dot == (slash ? slash + 1 : path))
+        dot = path + strlen(path);
+    size_t n = strlen(path) + (size_t)width + 32;
+    char *s = malloc(n);
+    if (s)
+        snprintf(s, n, "%.*s_%0*ld%s", (int)(dot - path), path, width, k, dot);
+    return s;
+}
+
+/* --count K: RVE k (1..K) is the one --seed S+k-1 gives, written to the
+ * indexed names; under mpirun rank r makes the RVEs k with (k-1) % P == r.
+ * Outputs are committed only when every RVE of every rank succeeded. */
+static int ensemble(const gen_args *a, const cli_common *com)
+{
+    int rank = cli_mpi_rank(), size = cli_mpi_size();
     rve_err err;
     rve_err_clear(&err);
-    rve_morpho m;
-    memset(&m, 0, sizeof m);
-    double *seeds = NULL, *w = NULL, *vals = NULL, *target = NULL, *vol = NULL, *deq = NULL, *sph = NULL, *s4 = NULL;
-    rve_tess *t = NULL;
-    int rc = 0;
-    size_t n = 0;
-    rve_gen_info gi;
-    rve_pvol_info pi;
-    memset(&gi, 0, sizeof gi);
-    memset(&pi, 0, sizeof pi);
-    rve_status st;
-    if (morpho) {
-        st = rve_morpho_parse(morpho, &m, &err);
-        if (st != RVE_OK) {
-            rc = cli_fail(&cli_cmd_gen, &err);
-            goto done;
-        }
-        /* a sphericity above 1 (a sphere) is out of reach of any cell: a
-         * target mostly there cannot be approached, only reported as missed */
-        double above = m.has[RVE_PROP_SPHERICITY] ? 1 - rve_distrib_cdf(&m.dist[RVE_PROP_SPHERICITY], 1)
-                       : m.has[RVE_PROP_1MSPHERICITY] ? rve_distrib_cdf(&m.dist[RVE_PROP_1MSPHERICITY], 0)
-                                                      : 0;
-        if (above > 0.5) {
-            rc = cli_usage_error(&cli_cmd_gen, "--morpho %s: %.0f %% of the target sphericities are above 1, "
-                                 "which no cell reaches (a sphere has 1; Voronoi cells stay below about 0.92)",
-                                 morpho, 100 * above);
-            goto done;
-        }
-        if (above > 0.01)
-            cli_info(&com, "rve gen: warning: %.1f %% of the target sphericities are above 1 (unreachable)",
-                     100 * above);
-        n = (size_t)ncells;
-    } else {
-        st = read_volumes(volumes, &target, &n, &err);
-        if (st != RVE_OK) {
-            rc = cli_fail(&cli_cmd_gen, &err);
-            goto done;
-        }
-        if (ncells > 0 && (size_t)ncells != n) {
-            rc = cli_usage_error(&cli_cmd_gen, "-n %ld but %s has %zu volumes", ncells, volumes, n);
-            goto done;
-        }
+    rve_status st = RVE_OK;
+    long mine = 0;
+    double t0 = rve_now();
+    for (long k = 1 + rank; st == RVE_OK && k <= a->count; k += size) {
+        char *o = indexed_name(a->out, k, a->count), *v = indexed_name(a->valfile, k, a->count);
+        char *p = indexed_name(a->plotfile, k, a->count);
+        if (!o || (a->valfile && !v) || (a->plotfile && !p))
+            st = rve_err_set(&err, RVE_ENOMEM, "", "out of memory");
+        else
+            st = gen_one(a, com, (unsigned long)a->seed + (unsigned long)(k - 1), o, v, p, 0, &err);
+        if (st == RVE_OK)
+            cli_info(com, "rve gen: RVE %ld of %ld (seed %ld) -> %s", k, a->count, a->seed + k - 1, o);
+        free(o), free(v), free(p);
+        mine++;
     }
-    seeds = malloc(3 * n * sizeof *seeds);
-    w = calloc(n, sizeof *w);
-    vals = malloc(RVE_PROP_COUNT * n * sizeof *vals);
-    vol = malloc(n * sizeof *vol);
-    deq = malloc(n * sizeof *deq);
-    sph = malloc(n * sizeof *sph);
-    s4 = malloc(4 * n * sizeof *s4);
-    if (!seeds || !w || !vals || !vol || !deq || !sph || !s4) {
-        rve_err_set(&err, RVE_ENOMEM, "", "out of memory (%zu cells)", n);
-        rc = cli_fail(&cli_cmd_gen, &err);
-        goto done;
-    }
-    if (morpho) {
-        rve_gen_params gp;
-        rve_gen_params_default(&gp);
-        gp.n = n;
-        memcpy(gp.domain, domain, sizeof gp.domain);
-        gp.periodic = periodic;
-        gp.seed = (unsigned long)seed;
-        gp.max_iter = (int)maxit;
-        gp.time_limit = tlim;
-        gp.size_corr = sizecorr;
-        gp.tol = tol;
-        prog_ctx pc;
-        rve_progress_start(&pc.bar, "gen", (double)maxit, com.verbosity);
-        gp.progress = on_progress;
-        gp.progress_ctx = &pc;
-        st = rve_gen(&m, &gp, seeds, w, vals, &gi, &err);
-        rve_progress_finish(&pc.bar);
-        if (st != RVE_OK) {
-            rc = cli_fail(&cli_cmd_gen, &err);
-            goto done;
-        }
-    } else {
-        if (seedfile) {
-            double *sf = NULL;
-            int ns = 0;
-            st = rve_tess_read_seeds(seedfile, &sf, &ns, &err);
-            if (st != RVE_OK) {
-                rc = cli_fail(&cli_cmd_gen, &err);
-                goto done;
-            }
-            if ((size_t)ns != n) {
-                free(sf);
-                rve_err_set(&err, RVE_EDATA, seedfile, "%d seeds but %zu volumes in %s", ns, n, volumes);
-                rc = cli_fail(&cli_cmd_gen, &err);
-                goto done;
-            }
-            for (size_t i = 0; i < n; i++) {
-                for (int a = 0; a < 3; a++) {
-                    double x = sf[4 * i + a];
-                    if (periodic) {
-                        x = fmod(x, domain[a]);
-                        if (x < 0)
-                            x += domain[a];
-                    } else if (!(x >= 0 && x <= domain[a])) {
-                        free(sf);
-                        rve_err_set(&err, RVE_EDATA, seedfile, "seed %zu lies outside the domain", i + 1);
-                        rc = cli_fail(&cli_cmd_gen, &err);
-                        goto done;
-                    }
-                    seeds[3 * i + a] = x;
-                }
-                w[i] = sf[4 * i + 3];
-                if (!(w[i] >= 0))
-                    w[i] = 0;
-            }
-            free(sf);
-        } else {
-            /* random seeds (splitmix64 stream from --seed) */
-            unsigned long long z = (unsigned long long)seed * 0x9E3779B97F4A7C15ULL + 12345;
-            for (size_t i = 0; i < 3 * n; i++) {
-                z += 0x9E3779B97F4A7C15ULL;
-                unsigned long long q = z;
-                q = (q ^ (q >> 30)) * 0xBF58476D1CE4E5B9ULL;
-                q = (q ^ (q >> 27)) * 0x94D049BB133111EBULL;
-                q ^= q >> 31;
-                seeds[i] = ((q >> 11) + 0.5) * (1.0 / 9007199254740992.0) * domain[i % 3];
-            }
-        }
-        rve_pvol_params pp;
-        rve_pvol_params_default(&pp);
-        pp.tol = tol;
-        st = rve_pvol_solve(n, seeds, domain, periodic, target, w, &pp, &pi, &err);
-        if (st != RVE_OK) {
-            rc = cli_fail(&cli_cmd_gen, &err);
-            goto done;
-        }
-        double secs = pi.seconds;
-        int its = pi.iterations;
-        rve_progress bar;
-        rve_progress_start(&bar, "lloyd", (double)lloyd, com.verbosity);
-        for (long k = 0; k < lloyd; k++) { /* Lloyd: seeds to centroids, volumes re-solved */
-            rve_tess *tl = NULL;
-            rve_tess_opts o;
-            rve_tess_opts_default(&o);
-            o.topology = 0;
-            o.keep_container = 0;
-            double lo[3] = {0, 0, 0};
-            int per[3] = {periodic, periodic, periodic};
-            for (size_t i = 0; i < n; i++) {
-                s4[4 * i] = seeds[3 * i];
-                s4[4 * i + 1] = seeds[3 * i + 1];
-                s4[4 * i + 2] = seeds[3 * i + 2];
-                s4[4 * i + 3] = w[i];
-            }
-            st = rve_tess_build(s4, (int)n, lo, domain, per, &o, &tl, &err);
-            if (st != RVE_OK) {
-                rve_progress_finish(&bar);
-                rc = cli_fail(&cli_cmd_gen, &err);
-                goto done;
-            }
-            for (size_t i = 0; i < n; i++)
-                for (int a = 0; a < 3; a++) {
-                    double x = tl->cells[i].vol > 0 ? tl->cells[i].centroid[a] : seeds[3 * i + a];
-                    if (periodic) {
-                        x = fmod(x, domain[a]);
-                        if (x < 0)
-                            x += domain[a];
-                    }
-                    seeds[3 * i + a] = x;
-                }
-            rve_tess_free(tl);
-            st = rve_pvol_solve(n, seeds, domain, periodic, target, w, &pp, &pi, &err);
-            if (st != RVE_OK) {
-                rve_progress_finish(&bar);
-                rc = cli_fail(&cli_cmd_gen, &err);
-                goto done;
-            }
-            secs += pi.seconds;
-            its += pi.iterations;
-            rve_progress_update(&bar, (double)(k + 1), NULL);
-        }
-        rve_progress_finish(&bar);
-        pi.seconds = secs;
-        pi.iterations = its;
-    }
-    /* final tessellation, per-cell values and output */
-    for (size_t i = 0; i < n; i++) {
-        s4[4 * i] = seeds[3 * i];
-        s4[4 * i + 1] = seeds[3 * i + 1];
-        s4[4 * i + 2] = seeds[3 * i + 2];
-        s4[4 * i + 3] = w[i];
-    }
-    {
-        rve_tess_opts o;
-        rve_tess_opts_default(&o);
-        o.keep_container = 0;
-        double lo[3] = {0, 0, 0};
-        int per[3] = {periodic, periodic, periodic};
-        st = rve_tess_build(s4, (int)n, lo, domain, per, &o, &t, &err);
-        if (st != RVE_OK) {
-            rc = cli_fail(&cli_cmd_gen, &err);
-            goto done;
-        }
-        for (size_t i = 0; i < n; i++) {
-            vol[i] = t->cells[i].vol;
-            deq[i] = rve_tess_cell_eqd(t, (int)i);
-            sph[i] = rve_tess_cell_sphericity(t, (int)i);
-        }
-        if (ori)
-            st = rve_tess_set_ori_texture(t, ori, crysym ? crysym : "cubic", (uint64_t)seed, &err);
-        if (st == RVE_OK && rve_path_has_ext(out, ".vtk"))
-            st = rve_tess_write_vtk(t, out, NULL, &err);
-        else if (st == RVE_OK)
-            st = rve_tess_write_tess(t, out, NULL, &err);
-        if (st != RVE_OK) {
-            rc = cli_fail(&cli_cmd_gen, &err);
-            goto done;
-        }
-    }
-    if (valfile && (st = write_values(valfile, n, seeds, w, vol, deq, sph, &err)) != RVE_OK) {
-        rc = cli_fail(&cli_cmd_gen, &err);
-        goto done;
-    }
-    if (plotfile && (st = cli_gen_plot_png(plotfile, &m, n, vals, &err)) != RVE_OK) {
-        rc = cli_fail(&cli_cmd_gen, &err);
-        goto done;
-    }
-    if (morpho) {
-        cli_info(&com, "rve gen: %zu cells in %.2f s (%d shape iterations, %d tessellations, %ld moves, %ld kept)", n,
-                 gi.seconds, gi.iterations, gi.tess_calls, gi.moves, gi.moves_accepted);
-        cli_info(&com, "  neighbour log-volume correlation %.3f", gi.nb_size_corr);
-        for (int p = 0; p < RVE_PROP_COUNT; p++)
-            if (m.has[p] && gi.max_dev[p] >= 0)
-                cli_info(&com, "  %-12s constant %g: largest relative deviation %.3g", rve_prop_name(p),
-                         m.dist[p].p1, gi.max_dev[p]);
-            else if (m.has[p])
-                cli_info(&com, "  %-12s KS distance %.4f (p-value %.3g)", rve_prop_name(p), gi.ks[p], gi.pvalue[p]);
-    } else
-        cli_info(&com, "rve gen: %zu cells, max relative volume error %.3g after %d Newton iterations in %.2f s", n,
-                 pi.max_rel_err, pi.iterations, pi.seconds);
-    if (com.json) {
-        rve_json j;
-        rve_json_init(&j, stdout);
+#ifdef RVE_HAVE_MPI
+    if (cli_mpi_running())
+        st = rve_mpi_agree(MPI_COMM_WORLD, st, &err);
+#endif
+    if (st != RVE_OK)
+        return fail(&err);
+    rve_json j;
+    rve_json_init(&j, stdout);
+    if (com->json && rank == 0) {
         rve_json_begin_object(&j);
         rve_json_kv_string(&j, "command", "gen");
-        rve_json_kv_int(&j, "cells", (long long)n);
-        rve_json_key(&j, "domain");
-        rve_json_begin_array(&j);
-        for (int a = 0; a < 3; a++)
-            rve_json_number(&j, domain[a]);
-        rve_json_end_array(&j);
-        rve_json_kv_bool(&j, "periodic", periodic);
-        rve_json_kv_string(&j, "output", out);
-        double vmax = 0, tsum = 0, dv = domain[0] * domain[1] * domain[2];
-        if (volumes) {
-            for (size_t i = 0; i < n; i++)
-                tsum += target[i];
-            for (size_t i = 0; i < n; i++) {
-                double e = fabs(vol[i] - target[i] * dv / tsum) / (target[i] * dv / tsum);
-                if (e > vmax)
-                    vmax = e;
-            }
-            rve_json_kv_string(&j, "volumes", volumes);
-            rve_json_kv_number(&j, "max_rel_volume_error", vmax);
-            rve_json_kv_int(&j, "newton_iterations", pi.iterations);
-            rve_json_kv_int(&j, "tessellations", pi.tess_calls);
-            rve_json_kv_number(&j, "seconds", pi.seconds);
-        } else {
-            rve_json_kv_string(&j, "morpho", morpho);
-            rve_json_kv_int(&j, "iterations", gi.iterations);
-            rve_json_kv_int(&j, "tessellations", gi.tess_calls);
-            rve_json_kv_int(&j, "moves", gi.moves);
-            rve_json_kv_int(&j, "moves_accepted", gi.moves_accepted);
-            rve_json_kv_number(&j, "size_corr", sizecorr);
-            rve_json_kv_number(&j, "neighbour_size_correlation", gi.nb_size_corr);
-            rve_json_kv_number(&j, "objective", gi.objective);
-            rve_json_kv_number(&j, "max_rel_volume_error", gi.max_vol_err);
-            rve_json_kv_number(&j, "seconds", gi.seconds);
-            rve_json_key(&j, "properties");
-            rve_json_begin_object(&j);
-            for (int p = 0; p < RVE_PROP_COUNT; p++) {
-                if (!m.has[p])
-                    continue;
-                double s1 = 0, s2 = 0;
-                for (size_t i = 0; i < n; i++) {
-                    double x = vals[RVE_PROP_COUNT * i + p];
-                    s1 += x;
-                    s2 += x * x;
-                }
-                double mean = s1 / n, var = s2 / n - mean * mean;
-                rve_json_key(&j, rve_prop_name(p));
-                rve_json_begin_object(&j);
-                if (gi.max_dev[p] >= 0) {
-                    rve_json_kv_number(&j, "max_rel_dev", gi.max_dev[p]);
-                } else {
-                    rve_json_kv_number(&j, "ks", gi.ks[p]);
-                    rve_json_kv_number(&j, "ks_pvalue", gi.pvalue[p]);
-                }
-                rve_json_kv_number(&j, "target_mean", rve_distrib_mean(&m.dist[p]));
-                rve_json_kv_number(&j, "mean", mean);
-                rve_json_kv_number(&j, "sd", var > 0 ? sqrt(var) : 0);
-                rve_json_end_object(&j);
-            }
-            rve_json_end_object(&j);
-        }
-        rve_json_end_object(&j);
+        rve_json_kv_int(&j, "count", a->count);
+        rve_json_kv_int(&j, "ranks", size);
+        rve_json_kv_int(&j, "first_seed", a->seed);
+        rve_json_kv_number(&j, "seconds", rve_now() - t0);
     }
-done:
-    rve_tess_free(t);
-    rve_morpho_free(&m);
-    free(seeds);
-    free(w);
-    free(vals);
-    free(target);
-    free(vol);
-    free(deq);
-    free(sph);
-    free(s4);
-    return rc;
+#ifdef RVE_HAVE_MPI
+    if (com->json && cli_mpi_running())
+        cli_mpi_json_ranks(&j);
+#endif
+    if (com->json && rank == 0)
+        rve_json_end_object(&j);
+    return 0;
+}
+
+static int run(int argc, char **argv)
+{
+    cli_common com;
+    cli_common_init(&com);
+    gen_args a;
+    int rc = parse_args(argc, argv, &a, &com);
+    if (rc >= 0)
+        return rc;
+    cli_common_apply(&com);
+    if (a.count)
+        return ensemble(&a, &com);
+    rve_err err;
+    rve_err_clear(&err);
+    if (gen_one(&a, &com, (unsigned long)a.seed, a.out, a.valfile, a.plotfile, com.json, &err) != RVE_OK)
+        return fail(&err);
+    return 0;
 }

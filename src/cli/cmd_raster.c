@@ -2,6 +2,7 @@
 #include "config.h"
 #define _POSIX_C_SOURCE 200809L
 #include "cli/cli.h"
+#include "cli/cli_mpi.h"
 #include "cli/vti_out.h"
 #include <rve/raster.h>
 #include <rve/tess.h>
@@ -22,7 +23,10 @@ const cli_command cli_cmd_raster = {
     "Options:\n"
     "  --like MAP          use the grid of MAP (.tif, .tesr; size, voxel size, origin)\n"
     "  --grid NX,NY,NZ     or a grid of NX x NY x NZ voxels over the tessellation's domain\n"
-    "  -o, --output OUT    output map (.tif, .tesr or .raw, from the extension), or\n"
+    "  -o, --output OUT    output map (.tif, .tesr, .raw or .dream3d/.h5, from the\n"
+    "                      extension; under mpirun (configure --with-mpi) each process\n"
+    "                      labels one z slab of a .dream3d/.h5 written collectively,\n"
+    "                      docs/mpi.md), or\n"
     "                      .vti: DAMASK grid solver input (VTK image data with the\n"
     "                      0-based cell array `material`) plus material.yaml beside it\n"
     "                      (one material per cell with its *ori orientation and a phase\n"
@@ -222,6 +226,14 @@ static int run(int argc, char **argv)
     rve_map *m = NULL;
     double dt = 0;
     rve_status st = cell_labels(a.tess, &t, &lab, &err);
+#ifdef RVE_HAVE_MPI
+    if (st == RVE_OK && cli_mpi_running()) { /* distributed: slab by slab into one HDF5 file (docs/mpi.md) */
+        r = cli_mpi_raster_tess(cmd, &a.com, t, lab, a.like, a.grid, a.out);
+        free(lab);
+        rve_tess_free(t);
+        return r;
+    }
+#endif
     if (st == RVE_OK)
         st = make_grid(&a, t, &m, &err);
     if (st == RVE_OK) {

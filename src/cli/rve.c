@@ -2,6 +2,7 @@
 #include "config.h"
 #define _POSIX_C_SOURCE 200809L
 #include "cli/cli.h"
+#include "cli/cli_mpi.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +49,8 @@ static void print_help(FILE *fp)
             "Exit status: 0 success, 1 bad data or failed input/output, 2 bad usage.\n");
 }
 
+static int rve_main(int argc, char **argv);
+
 int main(int argc, char **argv)
 {
     /* Idle OpenMP workers must sleep instead of spinning between the many
@@ -58,6 +61,16 @@ int main(int argc, char **argv)
      * user set wins. */
     if (!getenv("OMP_WAIT_POLICY") && setenv("OMP_WAIT_POLICY", "PASSIVE", 0) == 0)
         execv("/proc/self/exe", argv); /* on failure: go on, merely slower under load */
+    /* under mpirun (MPI build): one process of a distributed run (docs/mpi.md) */
+    if (cli_mpi_begin(&argc, &argv) != 0)
+        return 1;
+    int rc = rve_main(argc, argv);
+    cli_mpi_end();
+    return rc;
+}
+
+static int rve_main(int argc, char **argv)
+{
     if (argc < 2) {
         print_help(stderr);
         return 2;
@@ -89,6 +102,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "rve: no subcommand '%s'; 'rve --help' lists them\n", sub);
         return 2;
     }
+    if (cli_mpi_refuse(cmd))
+        return 2;
     cli_getopt_reset();
     /* Every output of the subcommand is staged and committed together at the
      * end, or removed on failure and on SIGINT/SIGTERM/SIGHUP. */
@@ -107,6 +122,8 @@ int main(int argc, char **argv)
                     strerror(errno ? errno : EIO));
         rc = rc ? rc : 1;
     }
+    /* distributed: no rank commits unless every rank succeeded */
+    rc = cli_mpi_agree_rc(rc);
     if (rc != 0) {
         rve_afile_txn_abort();
         return rc;

@@ -33,6 +33,7 @@
 #include "config.h"
 #include <rve/dist.h>
 #include "util/vec3.h"
+#include "dist/dist_internal.h"
 #include "dist/contact_internal.h"
 
 #include <float.h>
@@ -90,7 +91,7 @@ static int check_inputs(const rve_polyhedron *A, const rve_polyhedron *B, rve_co
 #define CUNDALL_OUTER_MAX 64
 #define CUNDALL_STEPS_MAX 200000
 
-rve_status rve_contact_cundall(const rve_polyhedron *A, const rve_polyhedron *B, rve_contact *out, rve_err *err)
+static rve_status cundall_run(const rve_polyhedron *A, const rve_polyhedron *B, rve_contact *out, rve_err *err)
 {
     if (!check_inputs(A, B, out, err))
         return RVE_EUSAGE;
@@ -273,7 +274,7 @@ static void try_plane(const rve_polyhedron *A, const rve_polyhedron *B, const do
     }
 }
 
-rve_status rve_contact_nezami(const rve_polyhedron *A, const rve_polyhedron *B, rve_contact *out, rve_err *err)
+static rve_status nezami_run(const rve_polyhedron *A, const rve_polyhedron *B, rve_contact *out, rve_err *err)
 {
     if (!check_inputs(A, B, out, err))
         return RVE_EUSAGE;
@@ -518,4 +519,36 @@ void rve_contact_witness(const rve_polyhedron *A, const rve_polyhedron *B, const
     }
     c->s = gb - ha;
     v3_copy(c->n, n);
+}
+
+/* ------------------------------------------------- extreme magnitudes */
+typedef rve_status (*cp_kernel)(const rve_polyhedron *, const rve_polyhedron *, rve_contact *, rve_err *);
+
+/* pairs beyond 2^+-200 run on copies scaled by a power of two (exact) */
+static rve_status cp_scaled(cp_kernel kernel, const rve_polyhedron *A, const rve_polyhedron *B, rve_contact *out,
+                            rve_err *err)
+{
+    if (!A || !B || !out)
+        return kernel(A, B, out, err);
+    dist_scaled_poly S;
+    int k = dist_poly_scale(A, B, NULL, &S);
+    if (k < 0)
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory (scaled copies)");
+    if (k == 0)
+        return kernel(A, B, out, err);
+    rve_status st = kernel(&S.a, &S.b, out, err);
+    dist_poly_scale_free(&S);
+    if (!dist_contact_unscale(out, S.sc) && (st == RVE_OK || st == RVE_ECAP))
+        st = rve_err_set(err, RVE_EDATA, NULL, "the signed distance exceeds the double range");
+    return st;
+}
+
+rve_status rve_contact_cundall(const rve_polyhedron *A, const rve_polyhedron *B, rve_contact *out, rve_err *err)
+{
+    return cp_scaled(cundall_run, A, B, out, err);
+}
+
+rve_status rve_contact_nezami(const rve_polyhedron *A, const rve_polyhedron *B, rve_contact *out, rve_err *err)
+{
+    return cp_scaled(nezami_run, A, B, out, err);
 }

@@ -13,6 +13,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <rve/dist.h>
 #include "util/vec3.h"
+#include "dist/dist_internal.h"
 #include "dist/contact_internal.h"
 
 #include <libqhull_r/qhull_ra.h>
@@ -21,6 +22,24 @@
 #include <string.h>
 
 /* ---------------------------------------------------------- Chebyshev centre */
+/* simplex pivot of the 4-row tableau T (ncol columns) on (leave, enter) */
+static void lp_pivot(double *T, double rhs[4], size_t ncol, int leave, size_t enter)
+{
+    double piv = T[leave * ncol + enter];
+    for (size_t j = 0; j < ncol; j++)
+        T[leave * ncol + j] /= piv;
+    rhs[leave] /= piv;
+    for (int r = 0; r < 4; r++)
+        if (r != leave) {
+            double f = T[r * ncol + enter];
+            if (f != 0) {
+                for (size_t j = 0; j < ncol; j++)
+                    T[r * ncol + j] -= f * T[leave * ncol + j];
+                rhs[r] -= f * rhs[leave];
+            }
+        }
+}
+
 /* max t s.t. N_i.x + t <= D_i (unit N_i), via the dual: min D.l s.t.
  * sum l_i (N_i, 1) = (0, 0, 0, 1), l >= 0 (Bland's rule, two phases).
  * Returns 0 on success with x and t filled. */
@@ -81,19 +100,7 @@ static int cheb_centre(const double *N, const double *D, size_t m, double x[3], 
             }
             if (leave < 0)
                 break; /* unbounded dual: cannot happen for a bounded intersection */
-            double piv = T[leave * ncol + enter];
-            for (size_t j = 0; j < ncol; j++)
-                T[leave * ncol + j] /= piv;
-            rhs[leave] /= piv;
-            for (int r = 0; r < 4; r++)
-                if (r != leave) {
-                    double f = T[r * ncol + enter];
-                    if (f != 0) {
-                        for (size_t j = 0; j < ncol; j++)
-                            T[r * ncol + j] -= f * T[leave * ncol + j];
-                        rhs[r] -= f * rhs[leave];
-                    }
-                }
+            lp_pivot(T, rhs, ncol, leave, enter);
             basis[leave] = enter;
         }
         if (it == cap)
@@ -194,8 +201,124 @@ static void empty_result(rve_intersection *out, const rve_contact *c)
         out->point[j] = 0.5 * (c->p[j] + c->q[j]);
 }
 
+/* gap: extent of the intersection (vertices V relative to its interior
+ * point) along the normal n, then Solfec's check by moving A by -|g| n and
+ * B by +|g| n and measuring their distance */
+static double solfec_gap(const rve_polyhedron *A, const rve_polyhedron *B, const double nsum[3], const double *V,
+                         size_t nvert)
+{
+    double nmin = INFINITY, nmax = -INFINITY;
+    for (size_t i = 0; i < nvert; i++) {
+        double s = v3_dot(nsum, V + 3 * i);
+        if (s < nmin)
+            nmin = s;
+        if (s > nmax)
+            nmax = s;
+    }
+    double g = nmin - nmax, ag = fabs(g);
+    rve_shape sa, sb;
+    rve_shape_polytope(&sa, A->v, (int)A->nv, NULL);
+    rve_shape_polytope(&sb, B->v, (int)B->nv, NULL);
+    double q1[4] = {1, 0, 0, 0}, pa[3], pb[3];
+    v3_scale(pa, nsum, -ag);
+    v3_scale(pb, nsum, ag);
+    rve_shape_set_pose(&sa, pa, q1);
+    rve_shape_set_pose(&sb, pb, q1);
+    rve_dist_result dr;
+    rve_gjk_dist(&sa, &sb, NULL, NULL, &dr);
+    double d2 = dr.status == RVE_GJK_INTERSECT ? 0 : dr.d;
+    return fmin(d2 - 2 * ag, 0);
+}
+
+/* area fa and area-weighted centroid tw of the primal face of a dual hull
+ * vertex (its facets in cyclic order; fa >= 0, orientation fixed by nf) */
+static void face_polygon(qhT *qh, vertexT *vertex, const double *V, const size_t *fidx, const double nf[3],
+                         double *fa_out, double tw[3])
+{
+    facetT *neighbor, **neighborp;
+    double fa = 0, first[3] = {0, 0, 0}, prev[3] = {0, 0, 0};
+    size_t cnt = 0;
+    v3_set(tw, 0, 0, 0);
+    (void)qh;
+    FOREACHneighbor_(vertex)
+    {
+        const double *p = V + 3 * fidx[neighbor->id];
+        if (cnt == 0)
+            v3_copy(first, p);
+        else if (cnt >= 2) {
+            double e1[3], e2[3], cr[3];
+            v3_sub(e1, prev, first);
+            v3_sub(e2, p, first);
+            v3_cross(cr, e1, e2);
+            double a = 0.5 * v3_dot(cr, nf); /* signed by the outward normal */
+            fa += a;
+            for (int j = 0; j < 3; j++)
+                tw[j] += a * (first[j] + prev[j] + p[j]) / 3;
+        }
+        v3_copy(prev, p);
+        cnt++;
+    }
+    if (fa < 0) { /* the order ran clockwise */
+        fa = -fa;
+        for (int j = 0; j < 3; j++)
+            tw[j] = -tw[j];
+    }
+    *fa_out = fa;
+}
+
+/* primal vertices (relative to the interior point): one per dual facet;
+ * fidx maps a facet id to its vertex.  -1 when out of memory. */
+static int primal_vertices(qhT *qh, double **Vout, size_t **fidx_out, size_t *nvert)
+{
+    facetT *facet;
+    size_t nfac = 0, n = 0;
+    FORALLfacets nfac++;
+    double *V = malloc(3 * (nfac ? nfac : 1) * sizeof *V);
+    size_t *fidx = malloc((qh->facet_id + 1) * sizeof *fidx);
+    *Vout = V;
+    *fidx_out = fidx;
+    if (!V || !fidx)
+        return -1;
+    FORALLfacets
+    {
+        double off = -facet->offset; /* facet: normal.y + offset = 0, offset < 0 */
+        for (int j = 0; j < 3; j++)
+            V[3 * n + j] = facet->normal[j] / off;
+        fidx[facet->id] = n;
+        n++;
+    }
+    *nvert = n;
+    return 0;
+}
+
+static rve_status cvi_run(const rve_polyhedron *A, const rve_polyhedron *B, rve_intersection *out,
+                          rve_polyhedron **poly, rve_err *err);
+
+/* extreme magnitudes: the pair scaled by a power of two (exact); lengths,
+ * areas and volumes multiplied back (a volume beyond the double range is inf) */
 rve_status rve_polyhedra_intersection(const rve_polyhedron *A, const rve_polyhedron *B, rve_intersection *out,
                                       rve_polyhedron **poly, rve_err *err)
+{
+    dist_scaled_poly C;
+    int k = A && B && out ? dist_poly_scale(A, B, NULL, &C) : 0;
+    if (k < 0)
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory (scaled copies)");
+    if (k == 0)
+        return cvi_run(A, B, out, poly, err);
+    rve_status st = cvi_run(&C.a, &C.b, out, poly, err);
+    dist_poly_scale_free(&C);
+    out->volume = ldexp(out->volume, 3 * C.sc);
+    out->area = ldexp(out->area, 2 * C.sc);
+    out->gap = ldexp(out->gap, C.sc);
+    for (int j = 0; j < 3; j++)
+        out->point[j] = ldexp(out->point[j], C.sc);
+    if (poly && *poly)
+        dist_poly_unscale(*poly, C.sc);
+    return st;
+}
+
+static rve_status cvi_run(const rve_polyhedron *A, const rve_polyhedron *B, rve_intersection *out,
+                          rve_polyhedron **poly, rve_err *err)
 {
     memset(out, 0, sizeof *out);
     if (poly)
@@ -264,30 +387,14 @@ rve_status rve_polyhedra_intersection(const rve_polyhedron *A, const rve_polyhed
         st = rve_err_set(err, RVE_EINTERNAL, NULL, "qhull failed on the dual points");
         goto done;
     }
-    /* primal vertices: one per dual facet */
-    facetT *facet;
     vertexT *vertex;
-    facetT *neighbor, **neighborp;
-    size_t nfac = 0;
-    FORALLfacets nfac++;
-    V = malloc(3 * (nfac ? nfac : 1) * sizeof *V);
-    fidx = malloc((qh->facet_id + 1) * sizeof *fidx);
-    if (!V || !fidx) {
+    if (primal_vertices(qh, &V, &fidx, &nvert) != 0) {
         st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
         goto done;
-    }
-    FORALLfacets
-    {
-        double off = -facet->offset; /* facet: normal.y + offset = 0, offset < 0 */
-        for (int j = 0; j < 3; j++)
-            V[3 * nvert + j] = facet->normal[j] / off; /* relative to x */
-        fidx[facet->id] = nvert;
-        nvert++;
     }
     /* faces: dual hull vertices, their facets in cyclic order */
     qh_vertexneighbors(qh);
     double sq_area = 0, area = 0, vol = 0, pc[3] = {0, 0, 0}, nsum[3] = {0, 0, 0};
-    double nmin = INFINITY, nmax = -INFINITY;
     size_t nfaces = 0;
     FORALLvertices
     {
@@ -299,33 +406,8 @@ rve_status rve_polyhedra_intersection(const rve_polyhedron *A, const rve_polyhed
         if (k < 3)
             continue;
         const double *nf = N + 3 * (size_t)id;
-        /* polygon vertices in order; orientation fixed by the plane normal */
-        double fa = 0, fc[3] = {0, 0, 0}, first[3] = {0, 0, 0}, prev[3] = {0, 0, 0};
-        size_t cnt = 0;
-        double tw[3] = {0, 0, 0};
-        FOREACHneighbor_(vertex)
-        {
-            const double *p = V + 3 * fidx[neighbor->id];
-            if (cnt == 0)
-                v3_copy(first, p);
-            else if (cnt >= 2) {
-                double e1[3], e2[3], cr[3];
-                v3_sub(e1, prev, first);
-                v3_sub(e2, p, first);
-                v3_cross(cr, e1, e2);
-                double a = 0.5 * v3_dot(cr, nf); /* signed by the outward normal */
-                fa += a;
-                for (int j = 0; j < 3; j++)
-                    tw[j] += a * (first[j] + prev[j] + p[j]) / 3;
-            }
-            v3_copy(prev, p);
-            cnt++;
-        }
-        if (fa < 0) { /* the order ran clockwise */
-            fa = -fa;
-            for (int j = 0; j < 3; j++)
-                tw[j] = -tw[j];
-        }
+        double fa, tw[3], fc[3];
+        face_polygon(qh, vertex, V, fidx, nf, &fa, tw);
         if (!(fa > 0))
             continue;
         for (int j = 0; j < 3; j++)
@@ -355,30 +437,7 @@ rve_status rve_polyhedra_intersection(const rve_polyhedron *A, const rve_polyhed
     v3_copy(out->normal, nsum);
     out->nverts = nvert;
     out->nfaces = nfaces;
-    /* gap: extent of the intersection along the normal, then Solfec's check by
-     * moving A by -|g| n and B by +|g| n and measuring their distance */
-    for (size_t i = 0; i < nvert; i++) {
-        double s = v3_dot(nsum, V + 3 * i);
-        if (s < nmin)
-            nmin = s;
-        if (s > nmax)
-            nmax = s;
-    }
-    {
-        double g = nmin - nmax, ag = fabs(g);
-        rve_shape sa, sb;
-        rve_shape_polytope(&sa, A->v, (int)A->nv, NULL);
-        rve_shape_polytope(&sb, B->v, (int)B->nv, NULL);
-        double q1[4] = {1, 0, 0, 0}, pa[3], pb[3];
-        v3_scale(pa, nsum, -ag);
-        v3_scale(pb, nsum, ag);
-        rve_shape_set_pose(&sa, pa, q1);
-        rve_shape_set_pose(&sb, pb, q1);
-        rve_dist_result dr;
-        rve_gjk_dist(&sa, &sb, NULL, NULL, &dr);
-        double d2 = dr.status == RVE_GJK_INTERSECT ? 0 : dr.d;
-        out->gap = fmin(d2 - 2 * ag, 0);
-    }
+    out->gap = solfec_gap(A, B, nsum, V, nvert);
     if (poly) {
         double *P = malloc(3 * nvert * sizeof *P);
         if (!P) {

@@ -139,13 +139,18 @@ static rve_status finish(rve_polyhedron *P, rve_err *err)
     P->volume = (double)vol;
     for (int j = 0; j < 3; j++)
         P->centroid[j] = (double)(o[j] + c[j] / vol);
-    double r2 = 0;
+    /* in long double: the squares of coordinates beyond 1e154 overflow a double */
+    long double r2 = 0;
     for (size_t i = 0; i < P->nv; i++) {
-        double d2 = v3_dist2(P->v + 3 * i, P->centroid);
+        long double d2 = 0;
+        for (int j = 0; j < 3; j++) {
+            long double t = (long double)P->v[3 * i + j] - P->centroid[j];
+            d2 += t * t;
+        }
         if (d2 > r2)
             r2 = d2;
     }
-    P->radius = sqrt(r2);
+    P->radius = (double)sqrtl(r2);
     return RVE_OK;
 }
 
@@ -192,8 +197,15 @@ rve_status rve_polyhedron_alloc(rve_polyhedron **out, const double *pts, size_t 
     coordT *coords = malloc(3 * n * sizeof *coords);
     if (!coords)
         return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    /* qhull works on the points times 2^-sc (exact), max|coordinate| in
+     * [1, 2): its squares and determinants overflow beyond about 1e150 and
+     * underflow below 1e-150; the polyhedron keeps the caller's values */
+    double L = 0;
     for (size_t i = 0; i < 3 * n; i++)
-        coords[i] = pts[i];
+        L = fmax(L, fabs(pts[i]));
+    int sc = L > 0 ? ilogb(L) : 0;
+    for (size_t i = 0; i < 3 * n; i++)
+        coords[i] = ldexp(pts[i], -sc);
     char *errbuf = NULL;
     size_t errlen = 0;
     FILE *ferr = open_memstream(&errbuf, &errlen);
@@ -283,7 +295,12 @@ rve_status rve_polyhedron_alloc(rve_polyhedron **out, const double *pts, size_t 
         size_t m = k - s;
         double nn[3] = {0, 0, 0};
         for (size_t i = 0; i < m; i++) {
-            const double *a = P->v + 3 * P->fvert[s + i], *b = P->v + 3 * P->fvert[s + (i + 1) % m];
+            const double *a0 = P->v + 3 * P->fvert[s + i], *b0 = P->v + 3 * P->fvert[s + (i + 1) % m];
+            double a[3], b[3]; /* in qhull's units: no overflow */
+            for (int j = 0; j < 3; j++) {
+                a[j] = ldexp(a0[j], -sc);
+                b[j] = ldexp(b0[j], -sc);
+            }
             nn[0] += (a[1] - b[1]) * (a[2] + b[2]);
             nn[1] += (a[2] - b[2]) * (a[0] + b[0]);
             nn[2] += (a[0] - b[0]) * (a[1] + b[1]);

@@ -166,8 +166,41 @@ static void plane_contact(const rve_shape *s, const dist_frame *f, const double 
     v3_axpy(out->q, x, out->s, n);
 }
 
+static rve_status ph_run(const rve_polyhedron *P, const rve_shape *S, rve_contact *out, int *pcase, rve_err *err);
+
+/* extreme magnitudes: the pair scaled by a power of two (exact), as for Wellmann */
 rve_status rve_contact_polyhedron_superquadric(const rve_polyhedron *P, const rve_shape *S, rve_contact *out,
                                                int *pcase, rve_err *err)
+{
+    dist_scaled_poly C;
+    int k = P && S && out ? dist_poly_scale(P, NULL, S, &C) : 0;
+    if (k < 0)
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory (scaled copies)");
+    if (k == 0)
+        return ph_run(P, S, out, pcase, err);
+    rve_status st = ph_run(&C.a, &C.s, out, pcase, err);
+    dist_poly_scale_free(&C);
+    if (!dist_contact_unscale(out, C.sc) && st == RVE_OK)
+        st = rve_err_set(err, RVE_EDATA, NULL, "the signed distance exceeds the double range");
+    return st;
+}
+
+/* the face whose outward normal is most aligned with dir */
+static size_t ph_best_face(const rve_polyhedron *P, const double dir[3])
+{
+    size_t face = 0;
+    double bd = -INFINITY;
+    for (size_t i = 0; i < P->nf; i++) {
+        double t = v3_dot(P->plane + 4 * i, dir);
+        if (t > bd) {
+            bd = t;
+            face = i;
+        }
+    }
+    return face;
+}
+
+static rve_status ph_run(const rve_polyhedron *P, const rve_shape *S, rve_contact *out, int *pcase, rve_err *err)
 {
     memset(out, 0, sizeof *out);
     if (pcase)
@@ -181,16 +214,7 @@ rve_status rve_contact_polyhedron_superquadric(const rve_polyhedron *P, const rv
     sq_centre(S, &f, cs);
     v3_sub(dir, cs, P->centroid);
     /* initial face: normal most aligned with the centre line */
-    size_t face = 0, initial;
-    double bd = -INFINITY;
-    for (size_t i = 0; i < P->nf; i++) {
-        double t = v3_dot(P->plane + 4 * i, dir);
-        if (t > bd) {
-            bd = t;
-            face = i;
-        }
-    }
-    initial = face;
+    size_t face = ph_best_face(P, dir), initial = face;
     unsigned char *visited = NULL;
     unsigned char vis_small[256];
     if (P->nf <= sizeof vis_small) {
@@ -437,6 +461,72 @@ rve_status rve_contact_superellipsoids(const rve_shape *A, const rve_shape *B, c
     return st;
 }
 
+/* the pair, the frame (e1 along the centre line) and the size scale */
+static double sep_init(sep_ctx *C, const rve_shape *A, const rve_shape *B)
+{
+    C->A = A;
+    C->B = B;
+    dist_frame_init(&C->fa, A);
+    dist_frame_init(&C->fb, B);
+    double ca[3], cb[3];
+    sq_centre(A, &C->fa, ca);
+    sq_centre(B, &C->fb, cb);
+    v3_sub(C->e1, cb, ca);
+    if (v3_normalize(C->e1) == 0)
+        v3_set(C->e1, 1, 0, 0);
+    double a[3] = {0, 0, 0};
+    int k = fabs(C->e1[0]) < fabs(C->e1[1]) ? (fabs(C->e1[0]) < fabs(C->e1[2]) ? 0 : 2)
+                                            : (fabs(C->e1[1]) < fabs(C->e1[2]) ? 1 : 2);
+    a[k] = 1;
+    v3_cross(C->e2, C->e1, a);
+    v3_normalize(C->e2);
+    v3_cross(C->e3, C->e1, C->e2);
+    double scale = 0;
+    for (int i = 0; i < 3; i++) {
+        scale = fmax(scale, A->kind == RVE_SHAPE_SPHERE ? A->radius : A->axes[i]);
+        scale = fmax(scale, B->kind == RVE_SHAPE_SPHERE ? B->radius : B->axes[i]);
+    }
+    return scale;
+}
+
+/* the angles of a given start direction c0 (NULL: keep al) */
+static void sep_start(const sep_ctx *C, const double c0[3], double al[2])
+{
+    if (!c0)
+        return;
+    double c[3];
+    v3_copy(c, c0);
+    if (v3_normalize(c) > 0) {
+        double x = v3_dot(c, C->e1), y = v3_dot(c, C->e2), z = v3_dot(c, C->e3);
+        al[0] = atan2(y, x);
+        al[1] = asin(fmax(-1, fmin(1, z)));
+    }
+}
+
+/* Gauss-Newton normal equations at al: g = J^T d, H = J^T J, with the
+ * Jacobian of d by central differences */
+static void sep_normal_eq(const sep_ctx *C, const double al[2], const double d[3], double g[2], double H[2][2])
+{
+    double J[3][2], h = 1e-6;
+    for (int k = 0; k < 2; k++) {
+        double ap[2] = {al[0], al[1]}, am[2] = {al[0], al[1]}, dp[3], dm[3], t1[3], t2[3], t3[3];
+        ap[k] += h;
+        am[k] -= h;
+        dist_vec(C, ap, dp, t1, t2, t3);
+        dist_vec(C, am, dm, t1, t2, t3);
+        for (int j = 0; j < 3; j++)
+            J[j][k] = (dp[j] - dm[j]) / (2 * h);
+    }
+    g[0] = g[1] = 0;
+    H[0][0] = H[0][1] = H[1][0] = H[1][1] = 0;
+    for (int j = 0; j < 3; j++)
+        for (int k = 0; k < 2; k++) {
+            g[k] += J[j][k] * d[j];
+            for (int l = 0; l < 2; l++)
+                H[k][l] += J[j][k] * J[j][l];
+        }
+}
+
 static rve_status sep_shapes(const rve_shape *A, const rve_shape *B, const double c0[3], const rve_sep_opts *opts,
                              rve_contact *out, rve_sep_info *info, rve_err *err)
 {
@@ -451,41 +541,10 @@ static rve_status sep_shapes(const rve_shape *A, const rve_shape *B, const doubl
     int maxrs = opts && opts->max_restarts > 0 ? opts->max_restarts : 15;
     int exclude = opts ? !opts->no_early_exit : 1;
     sep_ctx C;
-    C.A = A;
-    C.B = B;
-    dist_frame_init(&C.fa, A);
-    dist_frame_init(&C.fb, B);
-    double ca[3], cb[3];
-    sq_centre(A, &C.fa, ca);
-    sq_centre(B, &C.fb, cb);
-    v3_sub(C.e1, cb, ca);
-    if (v3_normalize(C.e1) == 0)
-        v3_set(C.e1, 1, 0, 0);
-    {
-        double a[3] = {0, 0, 0};
-        int k = fabs(C.e1[0]) < fabs(C.e1[1]) ? (fabs(C.e1[0]) < fabs(C.e1[2]) ? 0 : 2)
-                                              : (fabs(C.e1[1]) < fabs(C.e1[2]) ? 1 : 2);
-        a[k] = 1;
-        v3_cross(C.e2, C.e1, a);
-        v3_normalize(C.e2);
-        v3_cross(C.e3, C.e1, C.e2);
-    }
-    double scale = 0;
-    for (int i = 0; i < 3; i++) {
-        scale = fmax(scale, A->kind == RVE_SHAPE_SPHERE ? A->radius : A->axes[i]);
-        scale = fmax(scale, B->kind == RVE_SHAPE_SPHERE ? B->radius : B->axes[i]);
-    }
+    double scale = sep_init(&C, A, B);
     /* start: the given direction or the centre line (alpha = 0) */
     double al[2] = {0, 0};
-    if (c0) {
-        double c[3];
-        v3_copy(c, c0);
-        if (v3_normalize(c) > 0) {
-            double x = v3_dot(c, C.e1), y = v3_dot(c, C.e2), z = v3_dot(c, C.e3);
-            al[0] = atan2(y, x);
-            al[1] = asin(fmax(-1, fmin(1, z)));
-        }
-    }
+    sep_start(&C, c0, al);
     uint64_t rng = 0x9E3779B97F4A7C15ull;
     double d[3], p1[3], p2[3], c[3];
     int total = 0, best_valid = -1;
@@ -502,24 +561,8 @@ static rve_status sep_shapes(const rve_shape *A, const rve_shape *B, const doubl
                 inf.excluded = 1;
                 break;
             }
-            /* Jacobian of d by central differences */
-            double J[3][2], h = 1e-6;
-            for (int k = 0; k < 2; k++) {
-                double ap[2] = {al[0], al[1]}, am[2] = {al[0], al[1]}, dp[3], dm[3], t1[3], t2[3], t3[3];
-                ap[k] += h;
-                am[k] -= h;
-                dist_vec(&C, ap, dp, t1, t2, t3);
-                dist_vec(&C, am, dm, t1, t2, t3);
-                for (int j = 0; j < 3; j++)
-                    J[j][k] = (dp[j] - dm[j]) / (2 * h);
-            }
-            double g[2] = {0, 0}, H[2][2] = {{0, 0}, {0, 0}};
-            for (int j = 0; j < 3; j++)
-                for (int k = 0; k < 2; k++) {
-                    g[k] += J[j][k] * d[j];
-                    for (int l = 0; l < 2; l++)
-                        H[k][l] += J[j][k] * J[j][l];
-                }
+            double g[2], H[2][2];
+            sep_normal_eq(&C, al, d, g, H);
             double gn = hypot(g[0], g[1]), f0 = v3_norm2(d);
             if (gn <= tol * scale * scale)
                 break;

@@ -250,6 +250,64 @@ int dist_exact_tri_value(const double s1[3], const double s2[3], const double s3
     return exp_sign(n, acc);
 }
 
+/* n = (s2 - s1) x (s3 - s1), each component the exact value rounded (its
+ * expansion summed from the smallest component: a few eps relative).  For
+ * a sliver (nearly parallel edges) the double cross product loses
+ * eps / sin(angle) relative and tilts the face normal. */
+void dist_exact_normal(const double s1[3], const double s2[3], const double s3[3], double n[3])
+{
+    double E1[3][2], E2[3][2], x[16];
+    int n1[3], n2[3];
+    for (int i = 0; i < 3; i++) {
+        n1[i] = exp_diff(s2[i], s1[i], E1[i]);
+        n2[i] = exp_diff(s3[i], s1[i], E2[i]);
+    }
+    for (int i = 0; i < 3; i++) {
+        int j = (i + 1) % 3, k = (i + 2) % 3;
+        int nx = exp_cross1(n1[j], E1[j], n2[k], E2[k], n1[k], E1[k], n2[j], E2[j], x);
+        double t = 0;
+        for (int q = 0; q < nx; q++)
+            t += x[q];
+        n[i] = t;
+    }
+}
+
+/* The same normal from the bodies' points, y_i = a_i - b_i (b may be NULL:
+ * y = a): the edges (a_j - a_i) - (b_j - b_i) are exact expansions of up to
+ * four components, so the rounding of y itself (eps |y| per point, which a
+ * sliver's normal amplifies by its aspect ratio) does not enter. */
+static int exp_edge(const double *a1, const double *a2, const double *b1, const double *b2, int i, double *h)
+{
+    double da[2], db[2];
+    int na = exp_diff(a2[i], a1[i], da);
+    if (!b1)
+        return exp_sum(na, da, 0, da, h);
+    int nb = exp_diff(b1[i], b2[i], db);
+    return exp_sum(na, da, nb, db, h);
+}
+
+void dist_exact_normal_ab(const double *const a[3], const double *const b[3], double n[3])
+{
+    double E1[3][4], E2[3][4], p[32], q[32], x[64];
+    int n1[3], n2[3];
+    for (int i = 0; i < 3; i++) {
+        n1[i] = exp_edge(a[0], a[1], b ? b[0] : NULL, b ? b[1] : NULL, i, E1[i]);
+        n2[i] = exp_edge(a[0], a[2], b ? b[0] : NULL, b ? b[2] : NULL, i, E2[i]);
+    }
+    for (int i = 0; i < 3; i++) {
+        int j = (i + 1) % 3, k = (i + 2) % 3;
+        int np = exp_mul(n1[j], E1[j], n2[k], E2[k], p);
+        int nq = exp_mul(n1[k], E1[k], n2[j], E2[j], q);
+        for (int t = 0; t < nq; t++)
+            q[t] = -q[t];
+        int nx = exp_sum(np, p, nq, q, x);
+        double t = 0;
+        for (int r = 0; r < nx; r++)
+            t += x[r];
+        n[i] = t;
+    }
+}
+
 /* The expansion routines themselves, for the tests (exact sum of products
  * sum_i a_i b_i; returns the sign and the rounded-to-nearest-ish estimate). */
 int dist_exact_dot_sign(int n, const double *a, const double *b, double *approx)

@@ -55,6 +55,8 @@ int dist_exact_det3(const double a[3], const double b[3], const double c[3]);
 int dist_exact_orient3(const double a[3], const double b[3], const double c[3], const double d[3]);
 int dist_exact_tri(const double s1[3], const double s2[3], const double s3[3], const double sj[3],
                    const double sk[3]);
+void dist_exact_normal(const double s1[3], const double s2[3], const double s3[3], double n[3]);
+void dist_exact_normal_ab(const double *const a[3], const double *const b[3], double n[3]);
 int dist_exact_tri_value(const double s1[3], const double s2[3], const double s3[3], const double sj[3],
                          const double sk[3], double *approx);
 
@@ -169,6 +171,18 @@ int dist_pair_scale(const rve_shape *A, const rve_shape *B, dist_scaled_pair *P)
 void dist_pair_scale_free(dist_scaled_pair *P);
 /* s, p, q times 2^sc; 0 when s overflows. */
 int dist_contact_unscale(rve_contact *c, int sc);
+/* The same for polyhedra (B and S may be NULL): shallow copies with scaled
+ * vertices, planes, centroid, volume and radius; topology shared. */
+typedef struct {
+    rve_polyhedron a, b;
+    rve_shape s;
+    double *bufa, *bufb, *bufs;
+    int sc;
+} dist_scaled_poly;
+int dist_poly_scale(const rve_polyhedron *A, const rve_polyhedron *B, const rve_shape *S, dist_scaled_poly *P);
+void dist_poly_scale_free(dist_scaled_poly *P);
+/* a polyhedron the kernel built in scaled units, times 2^sc in place */
+void dist_poly_unscale(rve_polyhedron *P, int sc);
 
 void dist_superquadric_support(const rve_shape *s, const double d[3], double out[3]);
 

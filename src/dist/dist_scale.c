@@ -81,3 +81,75 @@ int dist_contact_unscale(rve_contact *c, int sc)
     }
     return isfinite(c->s);
 }
+
+/* ------------------------------------------------------------ polyhedra */
+static double poly_extent(const rve_polyhedron *P)
+{
+    double e = 0;
+    for (size_t i = 0; i < 3 * P->nv; i++)
+        e = fmax(e, fabs(P->v[i]));
+    return e;
+}
+
+/* shallow copy times 2^k: vertices, plane offsets, centroid, volume and
+ * radius scaled; the topology arrays are shared (read-only) */
+static int scale_poly(const rve_polyhedron *P, int k, rve_polyhedron *o, double **buf)
+{
+    *o = *P;
+    *buf = malloc(sizeof(double) * (3 * P->nv + 4 * P->nf));
+    if (!*buf)
+        return -1;
+    o->v = *buf;
+    o->plane = *buf + 3 * P->nv;
+    for (size_t i = 0; i < 3 * P->nv; i++)
+        o->v[i] = ldexp(P->v[i], k);
+    for (size_t f = 0; f < P->nf; f++) {
+        memcpy(o->plane + 4 * f, P->plane + 4 * f, 3 * sizeof(double));
+        o->plane[4 * f + 3] = ldexp(P->plane[4 * f + 3], k);
+    }
+    for (int j = 0; j < 3; j++)
+        o->centroid[j] = ldexp(P->centroid[j], k);
+    o->volume = ldexp(P->volume, 3 * k);
+    o->radius = ldexp(P->radius, k);
+    return 0;
+}
+
+int dist_poly_scale(const rve_polyhedron *A, const rve_polyhedron *B, const rve_shape *S, dist_scaled_poly *P)
+{
+    P->sc = 0;
+    P->bufa = P->bufb = P->bufs = NULL;
+    double L = poly_extent(A);
+    if (B)
+        L = fmax(L, poly_extent(B));
+    if (S)
+        L = fmax(L, extent(S));
+    if (!(L > 0) || !isfinite(L) || (L >= 0x1p-200 && L <= 0x1p200))
+        return 0;
+    P->sc = ilogb(L);
+    if (scale_poly(A, -P->sc, &P->a, &P->bufa) || (B && scale_poly(B, -P->sc, &P->b, &P->bufb)) ||
+        (S && scale_shape(S, -P->sc, &P->s, &P->bufs))) {
+        dist_poly_scale_free(P);
+        return -1;
+    }
+    return 1;
+}
+
+void dist_poly_scale_free(dist_scaled_poly *P)
+{
+    free(P->bufa);
+    free(P->bufb);
+    free(P->bufs);
+    P->bufa = P->bufb = P->bufs = NULL;
+}
+
+void dist_poly_unscale(rve_polyhedron *P, int sc)
+{
+    for (size_t i = 0; i < 3 * P->nv; i++)
+        P->v[i] = ldexp(P->v[i], sc);
+    for (size_t f = 0; f < P->nf; f++)
+        P->plane[4 * f + 3] = ldexp(P->plane[4 * f + 3], sc);
+    for (int j = 0; j < 3; j++)
+        P->centroid[j] = ldexp(P->centroid[j], sc);
+    P->volume = ldexp(P->volume, 3 * sc);
+    P->radius = ldexp(P->radius, sc);
+}

@@ -1,6 +1,6 @@
 # Module dist: sources, public header, tests and benchmarks.
 # RVE_DIST_SOURCES: the kernels, in librve and in the kernel-only librve-dist.
-RVE_DIST_SOURCES = src/dist/shape.c src/dist/gjk.c src/dist/graph.c src/dist/dist_exact.c src/dist/dist_scale.c src/dist/dist_internal.h
+RVE_DIST_SOURCES = src/dist/shape.c src/dist/gjk.c src/dist/gjk_sv.c src/dist/gjk_internal.h src/dist/graph.c src/dist/dist_exact.c src/dist/dist_scale.c src/dist/dist_internal.h
 
 UNIT_TESTS += tests/test_dist
 tests_test_dist_SOURCES = tests/test_dist.c tests/dist_oracle.h tests/dist_rng.h
@@ -40,7 +40,7 @@ endif
 RVE_DIST_SOURCES += src/dist/contact_internal.h src/dist/contact_poly.c src/dist/contact_cp.c \
 	src/dist/contact_epa.c src/dist/contact_cvi.c src/dist/contact_sq.c
 UNIT_TESTS += tests/test_contact
-tests_test_contact_SOURCES = tests/test_contact.c tests/contact_oracle.c tests/contact_oracle.h
+tests_test_contact_SOURCES = tests/test_contact.c tests/contact_oracle.c tests/contact_oracle.h tests/ph_oracle.h
 tests_test_contact_CFLAGS = $(TEST_CFLAGS)
 tests_test_contact_LDADD = $(TEST_LIBS) $(QHULL_LIBS)
 dist_check_SCRIPTS += tests/test_contact.sh

@@ -566,6 +566,8 @@ static rve_status extract(const rve_cx *c, const surfmap *sm, int order, rve_mes
     m->tets = malloc(cap * (size_t)tn * sizeof(size_t));
     m->tet_grain = malloc(cap * sizeof(int));
     m->ntets = 0;
+    if (!m->tets || !m->tet_grain)
+        st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
     for (int k = 0; k < c->nc && st == RVE_OK; k++) {
         if (!sm->cellvol[k])
             continue;
@@ -604,6 +606,8 @@ static rve_status extract(const rve_cx *c, const surfmap *sm, int order, rve_mes
     m->tris = malloc(tcap * (size_t)fn * sizeof(size_t));
     m->tri_tag = malloc(tcap * sizeof(int));
     m->ntris = 0;
+    if (st == RVE_OK && (!m->tris || !m->tri_tag))
+        st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
     for (int f = 0; f < c->nf && st == RVE_OK; f++)
         for (int i = c->foff[f]; i < c->foff[f + 1] && st == RVE_OK; i++) {
             if (!sm->fsurf[i])

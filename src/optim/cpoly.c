@@ -52,6 +52,52 @@ static inline double pseudo_angle(double x, double y)
     return 2.0 - r;
 }
 
+/* the cap face of a clip: the cut points ordered by angle around their
+ * centroid in the plane un . x = ud, face id `id` */
+static void add_cap(cpoly *Q, int *cap, int ncap, const double un[3], double ud, int id)
+{
+    if (Q->nf >= CP_MAXF || Q->ni + ncap > CP_MAXI) {
+        Q->overflow = 1;
+        return;
+    }
+    /* order the cap points by angle around their centroid */
+    double c[3] = {0, 0, 0}, e1[3], e2[3];
+    for (int j = 0; j < ncap; j++)
+        v3_add(c, c, Q->v[cap[j]]);
+    v3_scale(c, c, 1.0 / ncap);
+    double ax[3] = {0, 0, 0};
+    int k = fabs(un[0]) < fabs(un[1]) ? (fabs(un[0]) < fabs(un[2]) ? 0 : 2) : (fabs(un[1]) < fabs(un[2]) ? 1 : 2);
+    ax[k] = 1;
+    v3_cross(e1, un, ax);
+    v3_normalize(e1);
+    v3_cross(e2, un, e1);
+    double ang[CP_MAXV];
+    for (int j = 0; j < ncap; j++) {
+        double r[3];
+        v3_sub(r, Q->v[cap[j]], c);
+        ang[j] = pseudo_angle(v3_dot(r, e1), v3_dot(r, e2));
+    }
+    for (int j = 1; j < ncap; j++) { /* insertion sort (few points) */
+        double a = ang[j];
+        int ci = cap[j], l = j - 1;
+        while (l >= 0 && ang[l] > a) {
+            ang[l + 1] = ang[l];
+            cap[l + 1] = cap[l];
+            l--;
+        }
+        ang[l + 1] = a;
+        cap[l + 1] = ci;
+    }
+    int g = Q->nf++;
+    Q->fid[g] = id;
+    v3_copy(Q->fn[g], un);
+    Q->fd[g] = ud;
+    Q->fs[g] = Q->ni;
+    Q->fc[g] = ncap;
+    memcpy(Q->fvi + Q->ni, cap, (size_t)ncap * sizeof(int));
+    Q->ni += ncap;
+}
+
 int cpoly_clip(const cpoly *P, cpoly *Q, const double n[3], double d, int id)
 {
     double nn = v3_norm(n);
@@ -166,48 +212,8 @@ int cpoly_clip(const cpoly *P, cpoly *Q, const double n[3], double d, int id)
         memcpy(Q->fvi + Q->ni, poly, (size_t)w * sizeof(int));
         Q->ni += w;
     }
-    if (ncap >= 3) {
-        if (Q->nf >= CP_MAXF || Q->ni + ncap > CP_MAXI) {
-            Q->overflow = 1;
-            return 1;
-        }
-        /* order the cap points by angle around their centroid */
-        double c[3] = {0, 0, 0}, e1[3], e2[3];
-        for (int j = 0; j < ncap; j++)
-            v3_add(c, c, Q->v[cap[j]]);
-        v3_scale(c, c, 1.0 / ncap);
-        double ax[3] = {0, 0, 0};
-        int k = fabs(un[0]) < fabs(un[1]) ? (fabs(un[0]) < fabs(un[2]) ? 0 : 2) : (fabs(un[1]) < fabs(un[2]) ? 1 : 2);
-        ax[k] = 1;
-        v3_cross(e1, un, ax);
-        v3_normalize(e1);
-        v3_cross(e2, un, e1);
-        double ang[CP_MAXV];
-        for (int j = 0; j < ncap; j++) {
-            double r[3];
-            v3_sub(r, Q->v[cap[j]], c);
-            ang[j] = pseudo_angle(v3_dot(r, e1), v3_dot(r, e2));
-        }
-        for (int j = 1; j < ncap; j++) { /* insertion sort (few points) */
-            double a = ang[j];
-            int ci = cap[j], l = j - 1;
-            while (l >= 0 && ang[l] > a) {
-                ang[l + 1] = ang[l];
-                cap[l + 1] = cap[l];
-                l--;
-            }
-            ang[l + 1] = a;
-            cap[l + 1] = ci;
-        }
-        int g = Q->nf++;
-        Q->fid[g] = id;
-        v3_copy(Q->fn[g], un);
-        Q->fd[g] = ud;
-        Q->fs[g] = Q->ni;
-        Q->fc[g] = ncap;
-        memcpy(Q->fvi + Q->ni, cap, (size_t)ncap * sizeof(int));
-        Q->ni += ncap;
-    }
+    if (ncap >= 3)
+        add_cap(Q, cap, ncap, un, ud, id);
     return 1;
 }
 

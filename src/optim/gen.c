@@ -18,17 +18,16 @@
  * Kolmogorov-Smirnov distances are reported as the independent measure. */
 #include "config.h"
 #include "optim/synth.h"
+#include "optim/gen_internal.h"
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define GEN_PI 3.14159265358979323846
 /* Lloyd steps stop when the objective stops decreasing, usually after a
  * handful; the cap only bounds the loop */
 #define GEN_LLOYD_MAX 50
-#define GEN_WFLOOR 0.05
 /* the search stops when its objective is at most this multiple of the one expected
  * of n independent draws from the target: as close to the target as a random
  * sample of it, typically (KS 0.02-0.03 at n = 1000) */
@@ -170,10 +169,6 @@ static void report_ks(const rve_morpho *m, size_t n, const double *vals, double 
     }
 }
 
-typedef struct {
-    double v;
-    size_t i;
-} keyed;
 
 static int cmp_keyed(const void *a, const void *b)
 {
@@ -193,358 +188,10 @@ static void assign_by_rank(const rve_tess *t, size_t n, const double *sorted, do
         target[order[r].i] = sorted[r];
 }
 
-static double gauss(gsl_rng *r)
+double gen_gauss(gsl_rng *r)
 {
     double u = gsl_rng_uniform_pos(r), v = gsl_rng_uniform(r);
     return sqrt(-2 * log(u)) * cos(2 * GEN_PI * v);
-}
-
-/* ---------------------------------------------------------------------------
- * Incremental local search.  The state is one tessellation that keeps its
- * voro++ container, so a trial move of one seed (or weight) costs one
- * rve_tess_update (the cell and its neighbours) and, when rejected, an
- * rve_tess_undo (no recomputation), instead of a rebuild of the whole
- * diagram.
- *
- * Objective (what the search lowers), for each prescribed property:
- *   E_p = sum_r w_r (x_(r) - q_r)^2
- * with x_(r) the sorted cell values and q_r the target quantiles at
- * (r + 1/2)/n: a weighted L2 distance between the empirical and target
- * quantile functions, zero exactly when the sorted values sit on the
- * quantiles.  w_r is the squared target density at q_r (over the squared
- * spread), so that a deviation counts as the CDF error it causes, which is
- * what KS measures.  Sizes enter the same way (x = cube root of the volume):
- * cells may trade sizes during the search (a small cell that cannot get round
- * where it is can grow, a large one shrink), and the volumes are re-solved
- * every sweep to the size quantiles *in the current rank order*, which moves
- * the diagram little.  The sorted arrays are kept up to date by moving the
- * changed entries; each E_p is recomputed in O(n) per trial (cheap next to
- * the update itself).
- * ------------------------------------------------------------------------ */
-typedef struct {
-    size_t n;
-    keyed *srt;     /* (value, cell) ascending, ties by cell */
-    size_t *pos;    /* position of cell i in srt */
-    double *val;    /* per-cell value */
-    const double *q; /* target quantiles, ascending */
-    const double *w; /* per-rank weights */
-} rankset;
-
-typedef struct {
-    size_t n;
-    rve_tess *t;
-    rankset sph, size; /* size.n == 0: no size term */
-    double wsize;      /* weight of the size term */
-} inc_state;
-
-static int keyed_less(double v, size_t i, const keyed *k)
-{
-    return v < k->v || (v == k->v && i < k->i);
-}
-
-static int keyed_cmp_full(const void *a, const void *b)
-{
-    const keyed *x = a, *y = b;
-    if (x->v != y->v)
-        return (x->v > y->v) - (x->v < y->v);
-    return (x->i > y->i) - (x->i < y->i);
-}
-
-static double cell_sph(const rve_tess_poly *p)
-{
-    double v = p->vol > 0 ? p->vol : 0;
-    return (v > 0 && p->area > 0) ? cbrt(GEN_PI) * pow(6 * v, 2.0 / 3.0) / p->area : 0;
-}
-
-/* Give cell i the value v, moving its entry to keep srt sorted. */
-static void rank_set(rankset *s, size_t i, double v)
-{
-    size_t p = s->pos[i], n = s->n;
-    while (p + 1 < n && !keyed_less(v, i, &s->srt[p + 1])) {
-        s->srt[p] = s->srt[p + 1];
-        s->pos[s->srt[p].i] = p;
-        p++;
-    }
-    while (p > 0 && keyed_less(v, i, &s->srt[p - 1])) {
-        s->srt[p] = s->srt[p - 1];
-        s->pos[s->srt[p].i] = p;
-        p--;
-    }
-    s->srt[p].v = v;
-    s->srt[p].i = i;
-    s->pos[i] = p;
-    s->val[i] = v;
-}
-
-static void rank_init(rankset *s)
-{
-    for (size_t i = 0; i < s->n; i++) {
-        s->srt[i].v = s->val[i];
-        s->srt[i].i = i;
-    }
-    qsort(s->srt, s->n, sizeof *s->srt, keyed_cmp_full);
-    for (size_t r = 0; r < s->n; r++)
-        s->pos[s->srt[r].i] = r;
-}
-
-static double rank_term(const rankset *s)
-{
-    double e = 0;
-    for (size_t r = 0; r < s->n; r++) {
-        double d = s->srt[r].v - s->q[r];
-        e += s->w[r] * d * d;
-    }
-    return e;
-}
-
-/* Weighted squared deviation of cell i from the quantile at its rank. */
-static double rank_dev2(const rankset *s, size_t i)
-{
-    size_t r = s->pos[i];
-    double d = s->val[i] - s->q[r];
-    return s->w[r] * d * d;
-}
-
-/* w_r = squared target density at q_r (from the quantile spacing),
- * normalised to mean 1, floored (the tails still count), over spread^2.
- * Returns the expected rank_term of n independent draws from the target
- * (order statistic x_(r) has variance u (1 - u) / (n f^2), f the density at
- * q_r, u = (r + 1/2)/n):
- * the scale against which the search judges that it is done. */
-static double rank_weights(const double *q, size_t n, double *w)
-{
-    double wsum = 0;
-    for (size_t r = 0; r < n; r++) {
-        size_t a = r > 0 ? r - 1 : r, b = r + 1 < n ? r + 1 : r;
-        double gap = q[b] - q[a];
-        double g = gap > 0 ? (double)(b - a) / gap : 0;
-        w[r] = g * g;
-        wsum += w[r];
-    }
-    double spread = n > 1 ? q[(size_t)(0.84 * (double)n)] - q[(size_t)(0.16 * (double)n)] : 0;
-    if (!(spread > 0))
-        spread = 1;
-    double ref = 0;
-    for (size_t r = 0; r < n; r++) {
-        double g2 = w[r], u = (r + 0.5) / (double)n;
-        w[r] = wsum > 0 ? w[r] * (double)n / wsum : 1;
-        if (w[r] < GEN_WFLOOR)
-            w[r] = GEN_WFLOOR;
-        w[r] /= spread * spread;
-        if (g2 > 0)
-            ref += w[r] * u * (1 - u) * (double)n / g2; /* g is n times the density */
-    }
-    return ref;
-}
-
-static void inc_refresh(inc_state *s, size_t i)
-{
-    const rve_tess_poly *p = &s->t->cells[i];
-    rank_set(&s->sph, i, cell_sph(p));
-    if (s->size.n)
-        rank_set(&s->size, i, cbrt(p->vol > 0 ? p->vol : 0));
-}
-
-static void inc_init(inc_state *s)
-{
-    for (size_t i = 0; i < s->n; i++) {
-        const rve_tess_poly *p = &s->t->cells[i];
-        s->sph.val[i] = cell_sph(p);
-        if (s->size.n)
-            s->size.val[i] = cbrt(p->vol > 0 ? p->vol : 0);
-    }
-    rank_init(&s->sph);
-    if (s->size.n)
-        rank_init(&s->size);
-}
-
-static double inc_energy(const inc_state *s)
-{
-    return rank_term(&s->sph) + (s->size.n ? s->wsize * rank_term(&s->size) : 0);
-}
-
-/* Diagonal of the volume Hessian for cell i: sum over its faces of
- * area / (2 |s_i - s_j|) (see pvol.c); 0 when it has no neighbour. */
-static double inc_lii(const synth_ctx *c, const rve_tess *t, const double *seeds, size_t i)
-{
-    const rve_tess_poly *p = &t->cells[i];
-    double d = 0;
-    for (int f = 0; f < p->nf; f++) {
-        int j = p->fnbr[f];
-        if (j < 0 || (size_t)j == i)
-            continue;
-        double d2 = synth_face_dist2(c, seeds, i, p, f);
-        if (d2 > 0)
-            d += p->farea[f] / (2 * sqrt(d2));
-    }
-    return d;
-}
-
-typedef struct {
-    long trials, accepted;
-    int resolves, sweeps;
-} inc_stats;
-
-/* Target volumes = the size quantiles in the current rank order of the
- * volumes (q are cube roots of volumes). */
-static void inc_targets(const inc_state *s, double *target)
-{
-    for (size_t i = 0; i < s->n; i++) {
-        double x = s->size.q[s->size.pos[i]];
-        target[i] = x * x * x;
-    }
-}
-
-/* Run the incremental search for at most `sweeps` x n trial moves, until
- * the objective (after the volume re-solve) is at most `stop` or the
- * deadline passes.  seeds/psi in/out; s->t is the current diagram (with
- * container), replaced at each volume re-solve (target, when not NULL,
- * receives the volumes in the current rank order and is solved for). */
-static rve_status inc_search(synth_ctx *c, inc_state *s, double *seeds, double *psi, double *target,
-                             const rve_pvol_params *ip, int it0, int sweeps, double stop, double deadline, gsl_rng *rng,
-                             const rve_gen_params *gp, double *step, int *changed, double *oldv, inc_stats *stats,
-                             rve_err *err)
-{
-    size_t n = s->n;
-    rve_status st = RVE_OK;
-    double pmin = HUGE_VAL;
-    for (size_t i = 0; i < n; i++)
-        if (psi[i] < pmin)
-            pmin = psi[i];
-    double cellv = c->domain[0] * c->domain[1] * c->domain[2] / (double)n;
-    double E = inc_energy(s);
-    for (int sw = 0; sw < sweeps; sw++) {
-        if (deadline > 0 && rve_now() > deadline)
-            break;
-        for (size_t k = 0; k < n; k++) {
-            /* a sweep of 10^4 cells takes seconds: honour the deadline within it */
-            if (deadline > 0 && (k & 255) == 255 && rve_now() > deadline)
-                break;
-            /* tournament: the worst of three random cells, so the cells far
-             * from their rank targets get most moves without starving the
-             * rest */
-            size_t i = 0;
-            double worst = -1;
-            for (int tk = 0; tk < 3; tk++) {
-                size_t j = (size_t)gsl_rng_uniform_int(rng, n);
-                double sc = rank_dev2(&s->sph, j) + (s->size.n ? s->wsize * rank_dev2(&s->size, j) : 0);
-                if (sc > worst) {
-                    worst = sc;
-                    i = j;
-                }
-            }
-            const rve_tess_poly *p = &s->t->cells[i];
-            double ns[4], os[4];
-            for (int a = 0; a < 4; a++)
-                os[a] = s->t->seeds[4 * i + a];
-            double npsi = psi[i], vol = p->vol > 0 ? p->vol : 0;
-            double vt = 0;
-            if (s->size.n) {
-                vt = s->size.q[s->size.pos[i]];
-                vt = vt * vt * vt;
-            }
-            int wmove = s->size.n && fabs(vol / vt - 1) > 0.01 && gsl_rng_uniform(rng) < 0.3;
-            if (wmove) {
-                /* one Newton step on this cell's volume alone, towards the
-                 * size quantile at its rank */
-                double lii = inc_lii(c, s->t, seeds, i);
-                if (!(lii > 0))
-                    continue;
-                npsi = psi[i] + (vt - vol) / lii * (0.5 + 0.5 * gsl_rng_uniform(rng));
-                if (npsi < pmin)
-                    npsi = pmin;
-                for (int a = 0; a < 3; a++)
-                    ns[a] = os[a];
-            } else {
-                double sc = step[i] * cbrt(vol > 0 ? vol : cellv);
-                /* a cell that must get rounder is pulled towards its centroid */
-                double pull = (p->nv > 0 && s->sph.val[i] < s->sph.q[s->sph.pos[i]]) ? gsl_rng_uniform(rng) : 0;
-                int out = 0;
-                for (int a = 0; a < 3; a++) {
-                    double x = seeds[3 * i + a] + pull * (p->centroid[a] - seeds[3 * i + a]) + sc * gauss(rng);
-                    double L = c->domain[a];
-                    if (c->periodic) {
-                        x = fmod(x, L);
-                        if (x < 0)
-                            x += L;
-                    } else if (!(x > 1e-9 * L && x < L * (1 - 1e-9)))
-                        out = 1;
-                    ns[a] = x;
-                }
-                if (out) {
-                    step[i] = fmax(0.005, step[i] * 0.8);
-                    continue;
-                }
-            }
-            ns[3] = npsi > pmin ? sqrt(npsi - pmin) : 0;
-            int id = (int)i, nch = 0;
-            stats->trials++;
-            st = rve_tess_update(s->t, 1, &id, ns, changed, &nch, err);
-            if (st != RVE_OK)
-                return st;
-            for (int u = 0; u < nch; u++) {
-                size_t j = (size_t)changed[u];
-                oldv[2 * u] = s->sph.val[j];
-                oldv[2 * u + 1] = s->size.n ? s->size.val[j] : 0;
-                inc_refresh(s, j);
-            }
-            double En = s->t->nempty > 0 ? HUGE_VAL : inc_energy(s);
-            if (En < E) {
-                E = En;
-                stats->accepted++;
-                for (int a = 0; a < 3; a++)
-                    seeds[3 * i + a] = s->t->seeds[4 * i + a];
-                psi[i] = npsi;
-                if (!wmove)
-                    step[i] = fmin(0.5, step[i] * 1.3);
-            } else {
-                /* back to the saved values (the sorted order is a function
-                 * of the values alone), then to the old diagram: the update
-                 * kept the old polyhedra, so nothing is recomputed */
-                for (int u = 0; u < nch; u++) {
-                    size_t j = (size_t)changed[u];
-                    rank_set(&s->sph, j, oldv[2 * u]);
-                    if (s->size.n)
-                        rank_set(&s->size, j, oldv[2 * u + 1]);
-                }
-                st = rve_tess_undo(s->t, err);
-                if (st != RVE_OK)
-                    return st;
-                if (!wmove)
-                    step[i] = fmax(0.005, step[i] * 0.8);
-            }
-        }
-        if (gp->progress)
-            gp->progress(gp->progress_ctx, it0 + sw + 1, gp->max_iter, E);
-        /* re-solve the volumes every sweep, to the size quantiles in the
-         * current rank order: the size term only keeps the volumes near
-         * them, one-cell weight steps cannot make them exact, and the next
-         * sweep should start from a diagram whose sizes are right */
-        if (target && ip) {
-            inc_targets(s, target);
-            rve_tess_free(s->t);
-            s->t = NULL;
-            st = synth_pvol(c, seeds, target, psi, ip, NULL, &s->t, err);
-            if (st == RVE_ECAP && s->t)
-                st = RVE_OK;
-            if (st != RVE_OK)
-                return st;
-            st = rve_tess_undo_enable(s->t, 1, err);
-            if (st != RVE_OK)
-                return st;
-            stats->resolves++;
-            pmin = HUGE_VAL;
-            for (size_t i = 0; i < n; i++)
-                if (psi[i] < pmin)
-                    pmin = psi[i];
-            inc_init(s);
-            E = inc_energy(s);
-        }
-        stats->sweeps = sw + 1;
-        if (E <= stop)
-            break;
-    }
-    return RVE_OK;
 }
 
 /* ---------------------------------------------------------------------------
@@ -654,268 +301,317 @@ static double nb_size_corr(const rve_tess *t, size_t n)
     return var > 0 ? (sxy / (double)np - m * m) / var : 0;
 }
 
+/* The working state of one rve_gen run. */
+typedef struct {
+    const rve_morpho *m;
+    const rve_gen_params *p;
+    rve_gen_info *info;
+    size_t n;
+    int sizep, sphp;     /* the size and sphericity properties prescribed, or -1 */
+    double t0, dvol, f;  /* start time, domain volume, current objective */
+    synth_ctx c;
+    gsl_rng *rng;
+    rve_tess *t;         /* the current diagram */
+    rve_pvol_params pp;  /* volume solves at the requested tolerance */
+    objective_ctx oc;
+    double *seeds, *target, *psi, *vals, *col, *try_s, *try_psi, *sph_t, *sorted_t, *vals2, *step, *qsize, *wsize,
+        *wsph, *oldv;
+    int *changed;
+    size_t *pos, *pos2;
+    keyed *order, *order2;
+} gen_ws;
+
+static void ws_free(gen_ws *w)
+{
+    rve_tess_free(w->t);
+    if (w->rng)
+        gsl_rng_free(w->rng);
+    free(w->target), free(w->psi), free(w->vals), free(w->col), free(w->try_s), free(w->try_psi);
+    free(w->sph_t), free(w->sorted_t), free(w->vals2), free(w->step), free(w->changed), free(w->pos);
+    free(w->pos2), free(w->order2), free(w->qsize), free(w->wsize), free(w->wsph), free(w->oldv), free(w->order);
+}
+
+static rve_status ws_alloc(gen_ws *w, rve_err *err)
+{
+    size_t n = w->n;
+    w->rng = gsl_rng_alloc(gsl_rng_mt19937);
+    w->target = malloc(n * sizeof *w->target), w->psi = calloc(n, sizeof *w->psi);
+    w->vals = malloc(RVE_PROP_COUNT * n * sizeof *w->vals), w->col = malloc(n * sizeof *w->col);
+    w->try_s = malloc(3 * n * sizeof *w->try_s), w->try_psi = malloc(n * sizeof *w->try_psi);
+    w->sph_t = malloc(n * sizeof *w->sph_t), w->sorted_t = malloc(n * sizeof *w->sorted_t);
+    w->vals2 = malloc(RVE_PROP_COUNT * n * sizeof *w->vals2), w->step = malloc(n * sizeof *w->step);
+    w->changed = malloc(n * sizeof *w->changed);
+    w->pos = malloc(n * sizeof *w->pos), w->pos2 = malloc(n * sizeof *w->pos2);
+    w->order2 = malloc(n * sizeof *w->order2);
+    w->qsize = malloc(n * sizeof *w->qsize), w->wsize = malloc(n * sizeof *w->wsize);
+    w->wsph = malloc(n * sizeof *w->wsph);
+    w->oldv = malloc(2 * n * sizeof *w->oldv);
+    w->order = malloc(n * sizeof *w->order);
+    if (!w->rng || !w->target || !w->psi || !w->vals || !w->col || !w->try_s || !w->try_psi || !w->sph_t ||
+        !w->sorted_t || !w->order || !w->vals2 || !w->step || !w->changed || !w->pos || !w->oldv || !w->pos2 ||
+        !w->order2 || !w->qsize || !w->wsize || !w->wsph)
+        return rve_err_set(err, RVE_ENOMEM, "", "out of memory (%zu cells)", n);
+    return RVE_OK;
+}
+
+/* Size stage: target volumes at the size quantiles, given to the seeds by
+ * the rank of their Voronoi volumes or of a correlated field, then reached
+ * by the volume solve. */
+static rve_status stage_sizes(gen_ws *w, rve_err *err)
+{
+    size_t n = w->n;
+    const rve_morpho *m = w->m;
+    if (w->sizep < 0)
+        return synth_tess(&w->c, w->seeds, w->psi, &w->t, err);
+    double s = 0;
+    for (size_t k = 0; k < n; k++) {
+        double x = rve_distrib_quantile(&m->dist[w->sizep], (k + 0.5) / (double)n);
+        if (!(x > 0))
+            return rve_err_set(err, RVE_EUSAGE, "", "the %s distribution has non-positive values; truncate it (from=...)",
+                               rve_prop_name(w->sizep));
+        w->target[k] = w->sizep == RVE_PROP_DIAMEQ ? x * x * x : x;
+    }
+    for (size_t k = 0; k < n; k++)
+        s += w->target[k];
+    for (size_t k = 0; k < n; k++) {
+        w->target[k] *= w->dvol / s;
+        w->sorted_t[k] = w->target[k]; /* ascending: quantiles increase */
+    }
+    double lambda = w->p->size_corr;
+    rve_status st = RVE_OK;
+    if (lambda > 0) {
+        size_field fld;
+        field_init(&fld, w->p->domain, lambda * cbrt(w->dvol / (double)n), w->rng);
+        field_seeds(&fld, &m->dist[w->sizep], w->sizep == RVE_PROP_DIAMEQ, n, w->p->domain, w->rng, w->seeds, w->col);
+        for (size_t i = 0; i < n; i++) {
+            w->order[i].v = w->col[i];
+            w->order[i].i = i;
+        }
+        qsort(w->order, n, sizeof *w->order, cmp_keyed);
+        for (size_t r = 0; r < n; r++)
+            w->target[w->order[r].i] = w->sorted_t[r];
+    } else {
+        /* Give the large volumes to the seeds with large Voronoi cells
+         * (seeds in sparse regions): the weights then stay moderate. */
+        st = synth_tess(&w->c, w->seeds, w->psi, &w->t, err);
+        if (st != RVE_OK)
+            return st;
+        assign_by_rank(w->t, n, w->sorted_t, w->target, w->order);
+        rve_tess_free(w->t);
+        w->t = NULL;
+    }
+    st = synth_pvol(&w->c, w->seeds, w->target, w->psi, &w->pp, NULL, &w->t, err);
+    w->info->max_vol_err = w->c.max_rel_err;
+    return st;
+}
+
+/* The seeds moved to their cells' centroids (kept inside a closed box). */
+static void centroid_seeds(const gen_ws *w, double *out)
+{
+    for (size_t i = 0; i < w->n; i++) {
+        const rve_tess_poly *q = &w->t->cells[i];
+        for (int k = 0; k < 3; k++) {
+            double x = q->vol > 0 ? q->centroid[k] : w->seeds[3 * i + k];
+            double L = w->p->domain[k];
+            if (w->p->periodic) {
+                x = fmod(x, L);
+                if (x < 0)
+                    x += L;
+            } else {
+                if (x < 1e-9 * L)
+                    x = 1e-9 * L;
+                if (x > L * (1 - 1e-9))
+                    x = L * (1 - 1e-9);
+            }
+            out[3 * i + k] = x;
+        }
+    }
+}
+
+/* Shape phase A: plain Lloyd steps (volumes re-solved) while the objective
+ * decreases: cheap, global, and makes the cells rounder overall.  *it
+ * counts them. */
+static rve_status lloyd_phase(gen_ws *w, const rve_pvol_params *ip, int *it, rve_err *err)
+{
+    size_t n = w->n;
+    const rve_gen_params *p = w->p;
+    for (*it = 0; *it < GEN_LLOYD_MAX && *it < p->max_iter; (*it)++) {
+        if (p->time_limit > 0 && rve_now() - w->t0 > p->time_limit)
+            break;
+        centroid_seeds(w, w->try_s);
+        memcpy(w->try_psi, w->psi, n * sizeof *w->psi);
+        rve_tess *tn = NULL;
+        rve_err e2;
+        rve_err_clear(&e2);
+        rve_status s2 = w->sizep >= 0 ? synth_pvol(&w->c, w->try_s, w->target, w->try_psi, ip, NULL, &tn, &e2)
+                                      : synth_tess(&w->c, w->try_s, w->try_psi, &tn, &e2);
+        if (s2 == RVE_ENOMEM) {
+            rve_tess_free(tn);
+            return rve_err_set(err, RVE_ENOMEM, "", "out of memory");
+        }
+        int better = 0;
+        double fn = w->f;
+        if ((s2 == RVE_OK || s2 == RVE_ECAP) && tn && tn->nempty == 0) {
+            values_from_tess(tn, n, w->m, w->vals);
+            fn = objective(&w->oc, w->vals);
+            better = fn < w->f;
+        }
+        if (!better) {
+            rve_tess_free(tn);
+            values_from_tess(w->t, n, w->m, w->vals);
+            break;
+        }
+        memcpy(w->seeds, w->try_s, 3 * n * sizeof *w->seeds);
+        memcpy(w->psi, w->try_psi, n * sizeof *w->psi);
+        rve_tess_free(w->t);
+        w->t = tn;
+        w->f = fn;
+    }
+    return RVE_OK;
+}
+
+/* Shape phase B: the incremental local search (gen_search.c) on a diagram
+ * that keeps its container, for the sweeps left after phase A. */
+static rve_status search_phase(gen_ws *w, const rve_pvol_params *ip, int *it, rve_err *err)
+{
+    size_t n = w->n;
+    const rve_gen_params *p = w->p;
+    int sweeps = p->max_iter - *it;
+    if (sweeps <= 0 || (p->time_limit > 0 && rve_now() - w->t0 > p->time_limit))
+        return RVE_OK;
+    rve_tess_free(w->t);
+    w->t = NULL;
+    w->c.keep = 1;
+    rve_status st = synth_tess(&w->c, w->seeds, w->psi, &w->t, err);
+    if (st == RVE_OK)
+        st = rve_tess_undo_enable(w->t, 1, err);
+    if (st != RVE_OK)
+        return st;
+    rankset rs = {n, w->order, w->pos, w->col, w->sph_t, w->wsph};
+    rankset rz = {0, NULL, NULL, NULL, NULL, NULL};
+    if (w->sizep >= 0) {
+        for (size_t r = 0; r < n; r++)
+            w->qsize[r] = cbrt(w->sorted_t[r]);
+        (void)gen_rank_weights(w->qsize, n, w->wsize);
+        rz = (rankset){n, w->order2, w->pos2, w->vals2, w->qsize, w->wsize};
+    }
+    double eref = gen_rank_weights(w->sph_t, n, w->wsph);
+    inc_state is = {n, w->t, rs, rz, 1.0};
+    gen_inc_init(&is);
+    for (size_t i = 0; i < n; i++)
+        w->step[i] = 0.1;
+    inc_stats stats = {0, 0, 0, 0};
+    st = gen_inc_search(&w->c, &is, w->seeds, w->psi, w->sizep >= 0 ? w->target : NULL, w->sizep >= 0 ? ip : NULL,
+                        *it, sweeps, GEN_STOP * eref, p->time_limit > 0 ? w->t0 + p->time_limit : 0, w->rng, p,
+                        w->step, w->changed, w->oldv, &stats, err);
+    if (w->sizep >= 0 && st == RVE_OK)
+        gen_inc_targets(&is, w->target);
+    w->t = is.t;
+    w->c.keep = 0;
+    if (st != RVE_OK)
+        return st;
+    w->info->moves = stats.trials;
+    w->info->moves_accepted = stats.accepted;
+    *it += stats.sweeps;
+    return RVE_OK;
+}
+
+/* Shape stage (a sphericity distribution prescribed): phases A and B, then
+ * the final volume solve at the requested tolerance (the solves inside the
+ * loops use a looser one). */
+static rve_status stage_shape(gen_ws *w, rve_err *err)
+{
+    size_t n = w->n;
+    const rve_morpho *m = w->m;
+    int sphp = w->sphp;
+    if (sphp < 0 || m->dist[sphp].kind == RVE_DISTRIB_DIRAC)
+        return RVE_OK;
+    /* target sphericity by rank of sphericity (ascending) */
+    for (size_t r = 0; r < n; r++) {
+        double u = (r + 0.5) / (double)n;
+        w->sph_t[r] = sphp == RVE_PROP_SPHERICITY ? rve_distrib_quantile(&m->dist[sphp], u)
+                                                  : 1 - rve_distrib_quantile(&m->dist[sphp], 1 - u);
+    }
+    rve_pvol_params ip = w->pp;
+    ip.tol = w->p->tol > 1e-2 ? w->p->tol : 1e-2;
+    int it = 0;
+    rve_status st = lloyd_phase(w, &ip, &it, err);
+    w->info->iterations = it;
+    if (st == RVE_OK)
+        st = search_phase(w, &ip, &it, err);
+    if (st != RVE_OK)
+        return st;
+    w->info->iterations = it;
+    rve_tess_free(w->t);
+    w->t = NULL;
+    if (w->sizep >= 0) {
+        st = synth_pvol(&w->c, w->seeds, w->target, w->psi, &w->pp, NULL, &w->t, err);
+        w->info->max_vol_err = w->c.max_rel_err;
+    } else
+        st = synth_tess(&w->c, w->seeds, w->psi, &w->t, err);
+    if (st != RVE_OK)
+        return st;
+    values_from_tess(w->t, n, m, w->vals);
+    w->f = objective(&w->oc, w->vals);
+    return RVE_OK;
+}
+
 rve_status rve_gen(const rve_morpho *m, const rve_gen_params *p, double *seeds, double *weights, double *values,
                    rve_gen_info *info, rve_err *err)
 {
-    double t0 = rve_now();
-    size_t n = p->n;
     rve_gen_info dummy;
     if (!info)
         info = &dummy;
     memset(info, 0, sizeof *info);
-    if (n < 1)
+    if (p->n < 1)
         return rve_err_set(err, RVE_EUSAGE, "", "the number of cells must be positive");
     for (int a = 0; a < 3; a++)
         if (!(p->domain[a] > 0 && isfinite(p->domain[a])))
             return rve_err_set(err, RVE_EUSAGE, "", "the domain size must be positive");
-    double dvol = p->domain[0] * p->domain[1] * p->domain[2];
-    int sizep = m->has[RVE_PROP_DIAMEQ] ? RVE_PROP_DIAMEQ : m->has[RVE_PROP_SIZE] ? RVE_PROP_SIZE : -1;
-    int sphp = m->has[RVE_PROP_SPHERICITY] ? RVE_PROP_SPHERICITY : m->has[RVE_PROP_1MSPHERICITY] ? RVE_PROP_1MSPHERICITY : -1;
-
-    synth_ctx c;
-    rve_status st = synth_ctx_init(&c, n, p->domain, p->periodic, err);
+    gen_ws w;
+    memset(&w, 0, sizeof w);
+    w.m = m, w.p = p, w.info = info, w.n = p->n, w.seeds = seeds, w.t0 = rve_now();
+    w.dvol = p->domain[0] * p->domain[1] * p->domain[2];
+    w.sizep = m->has[RVE_PROP_DIAMEQ] ? RVE_PROP_DIAMEQ : m->has[RVE_PROP_SIZE] ? RVE_PROP_SIZE : -1;
+    w.sphp = m->has[RVE_PROP_SPHERICITY] ? RVE_PROP_SPHERICITY : m->has[RVE_PROP_1MSPHERICITY] ? RVE_PROP_1MSPHERICITY : -1;
+    rve_status st = synth_ctx_init(&w.c, w.n, p->domain, p->periodic, err);
     if (st != RVE_OK)
         return st;
-    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-    double *target = malloc(n * sizeof *target), *psi = malloc(n * sizeof *psi);
-    double *vals = malloc(RVE_PROP_COUNT * n * sizeof *vals), *col = malloc(n * sizeof *col);
-    double *try_s = malloc(3 * n * sizeof *try_s), *try_psi = malloc(n * sizeof *try_psi);
-    double *sph_t = malloc(n * sizeof *sph_t), *sorted_t = malloc(n * sizeof *sorted_t);
-    double *vals2 = malloc(RVE_PROP_COUNT * n * sizeof *vals2), *step = malloc(n * sizeof *step);
-    int *changed = malloc(n * sizeof *changed);
-    size_t *pos = malloc(n * sizeof *pos), *pos2 = malloc(n * sizeof *pos2);
-    keyed *order2 = malloc(n * sizeof *order2);
-    double *qsize = malloc(n * sizeof *qsize), *wsize = malloc(n * sizeof *wsize), *wsph = malloc(n * sizeof *wsph);
-    double *oldv = malloc(2 * n * sizeof *oldv);
-    keyed *order = malloc(n * sizeof *order);
-    rve_tess *t = NULL;
-    if (!rng || !target || !psi || !vals || !col || !try_s || !try_psi || !sph_t || !sorted_t || !order || !vals2 || !step || !changed || !pos || !oldv || !pos2 || !order2 || !qsize || !wsize || !wsph) {
-        st = rve_err_set(err, RVE_ENOMEM, "", "out of memory (%zu cells)", n);
-        goto done;
+    size_t n = w.n;
+    st = ws_alloc(&w, err);
+    if (st == RVE_OK) {
+        gsl_rng_set(w.rng, p->seed);
+        for (size_t i = 0; i < 3 * n; i++)
+            seeds[i] = gsl_rng_uniform(w.rng) * p->domain[i % 3];
+        rve_pvol_params_default(&w.pp);
+        w.pp.tol = p->tol;
+        st = stage_sizes(&w, err);
     }
-    gsl_rng_set(rng, p->seed);
-    for (size_t i = 0; i < 3 * n; i++)
-        seeds[i] = gsl_rng_uniform(rng) * p->domain[i % 3];
-    for (size_t i = 0; i < n; i++)
-        psi[i] = 0;
-
-    /* ---- size stage ---- */
-    rve_pvol_params pp;
-    rve_pvol_params_default(&pp);
-    pp.tol = p->tol;
-    if (sizep >= 0) {
-        double s = 0;
-        for (size_t k = 0; k < n; k++) {
-            double x = rve_distrib_quantile(&m->dist[sizep], (k + 0.5) / (double)n);
-            if (!(x > 0)) {
-                st = rve_err_set(err, RVE_EUSAGE, "", "the %s distribution has non-positive values; truncate it (from=...)",
-                                 rve_prop_name(sizep));
-                goto done;
-            }
-            target[k] = sizep == RVE_PROP_DIAMEQ ? x * x * x : x;
-        }
-        for (size_t k = 0; k < n; k++)
-            s += target[k];
-        for (size_t k = 0; k < n; k++) {
-            target[k] *= dvol / s;
-            sorted_t[k] = target[k]; /* ascending: quantiles increase */
-        }
-        double lambda = p->size_corr;
-        if (lambda > 0) {
-            size_field fld;
-            field_init(&fld, p->domain, lambda * cbrt(dvol / (double)n), rng);
-            field_seeds(&fld, &m->dist[sizep], sizep == RVE_PROP_DIAMEQ, n, p->domain, rng, seeds, col);
-            for (size_t i = 0; i < n; i++) {
-                order[i].v = col[i];
-                order[i].i = i;
-            }
-            qsort(order, n, sizeof *order, cmp_keyed);
-            for (size_t r = 0; r < n; r++)
-                target[order[r].i] = sorted_t[r];
-        } else {
-            /* Give the large volumes to the seeds with large Voronoi cells
-             * (seeds in sparse regions): the weights then stay moderate. */
-            st = synth_tess(&c, seeds, psi, &t, err);
-            if (st != RVE_OK)
-                goto done;
-            assign_by_rank(t, n, sorted_t, target, order);
-            rve_tess_free(t);
-            t = NULL;
-        }
-        st = synth_pvol(&c, seeds, target, psi, &pp, NULL, &t, err);
-        if (st != RVE_OK)
-            goto done;
-        info->max_vol_err = c.max_rel_err;
-    } else {
-        st = synth_tess(&c, seeds, psi, &t, err);
-        if (st != RVE_OK)
-            goto done;
+    if (st == RVE_OK) {
+        values_from_tess(w.t, n, m, w.vals);
+        w.oc = (objective_ctx){m, n, {0}, w.col};
+        for (int q = 0; q < RVE_PROP_COUNT; q++)
+            if (m->has[q])
+                w.oc.h[q] = bandwidth(&m->dist[q], n);
+        w.f = objective(&w.oc, w.vals);
+        st = stage_shape(&w, err);
     }
-    values_from_tess(t, n, m, vals);
-
-    objective_ctx oc = {m, n, {0}, col};
-    for (int q = 0; q < RVE_PROP_COUNT; q++)
-        if (m->has[q])
-            oc.h[q] = bandwidth(&m->dist[q], n);
-    double f = objective(&oc, vals);
-
-    /* ---- shape stage ---- */
-    if (sphp >= 0 && m->dist[sphp].kind != RVE_DISTRIB_DIRAC) {
-        /* target sphericity by rank of sphericity (ascending) */
-        for (size_t r = 0; r < n; r++) {
-            double u = (r + 0.5) / (double)n;
-            sph_t[r] = sphp == RVE_PROP_SPHERICITY ? rve_distrib_quantile(&m->dist[sphp], u)
-                                                   : 1 - rve_distrib_quantile(&m->dist[sphp], 1 - u);
-        }
-        rve_pvol_params ip = pp;
-        ip.tol = p->tol > 1e-2 ? p->tol : 1e-2; /* looser inside the loop, final solve below */
-        /* phase A: plain Lloyd steps (volumes re-solved) while the objective
-         * decreases: cheap, global, and makes the cells rounder overall */
-        int it;
-        for (it = 0; it < GEN_LLOYD_MAX && it < p->max_iter; it++) {
-            if (p->time_limit > 0 && rve_now() - t0 > p->time_limit)
-                break;
-            for (size_t i = 0; i < n; i++) {
-                const rve_tess_poly *q = &t->cells[i];
-                for (int k = 0; k < 3; k++) {
-                    double s = seeds[3 * i + k];
-                    double x = q->vol > 0 ? q->centroid[k] : s;
-                    double L = p->domain[k];
-                    if (p->periodic) {
-                        x = fmod(x, L);
-                        if (x < 0)
-                            x += L;
-                    } else {
-                        if (x < 1e-9 * L)
-                            x = 1e-9 * L;
-                        if (x > L * (1 - 1e-9))
-                            x = L * (1 - 1e-9);
-                    }
-                    try_s[3 * i + k] = x;
-                }
-            }
-            memcpy(try_psi, psi, n * sizeof *psi);
-            rve_tess *tn = NULL;
-            rve_err e2;
-            rve_err_clear(&e2);
-            rve_status s2 = sizep >= 0 ? synth_pvol(&c, try_s, target, try_psi, &ip, NULL, &tn, &e2)
-                                       : synth_tess(&c, try_s, try_psi, &tn, &e2);
-            if (s2 == RVE_ENOMEM) {
-                rve_tess_free(tn);
-                st = rve_err_set(err, RVE_ENOMEM, "", "out of memory");
-                goto done;
-            }
-            int better = 0;
-            double fn = f;
-            if ((s2 == RVE_OK || s2 == RVE_ECAP) && tn && tn->nempty == 0) {
-                values_from_tess(tn, n, m, vals);
-                fn = objective(&oc, vals);
-                better = fn < f;
-            }
-            if (!better) {
-                rve_tess_free(tn);
-                values_from_tess(t, n, m, vals);
-                break;
-            }
-            memcpy(seeds, try_s, 3 * n * sizeof *seeds);
-            memcpy(psi, try_psi, n * sizeof *psi);
-            rve_tess_free(t);
-            t = tn;
-            f = fn;
-        }
-        info->iterations = it;
-        /* phase B: incremental local search on a diagram that keeps its
-         * container */
-        int sweeps = p->max_iter - it;
-        if (sweeps > 0 && !(p->time_limit > 0 && rve_now() - t0 > p->time_limit)) {
-            rve_tess_free(t);
-            t = NULL;
-            c.keep = 1;
-            st = synth_tess(&c, seeds, psi, &t, err);
-            if (st == RVE_OK)
-                st = rve_tess_undo_enable(t, 1, err);
-            if (st != RVE_OK)
-                goto done;
-            rankset rs = {n, order, pos, col, sph_t, wsph};
-            rankset rz = {0, NULL, NULL, NULL, NULL, NULL};
-            if (sizep >= 0) {
-                for (size_t r = 0; r < n; r++)
-                    qsize[r] = cbrt(sorted_t[r]);
-                (void)rank_weights(qsize, n, wsize);
-                rz = (rankset){n, order2, pos2, vals2, qsize, wsize};
-            }
-            double eref = rank_weights(sph_t, n, wsph);
-            inc_state is = {n, t, rs, rz, 1.0};
-            inc_init(&is);
-            for (size_t i = 0; i < n; i++)
-                step[i] = 0.1;
-            inc_stats stats = {0, 0, 0, 0};
-            st = inc_search(&c, &is, seeds, psi, sizep >= 0 ? target : NULL, sizep >= 0 ? &ip : NULL, it, sweeps,
-                            GEN_STOP * eref,
-                            p->time_limit > 0 ? t0 + p->time_limit : 0, rng, p, step, changed, oldv, &stats, err);
-            if (sizep >= 0 && st == RVE_OK)
-                inc_targets(&is, target);
-            t = is.t;
-            c.keep = 0;
-            if (st != RVE_OK)
-                goto done;
-            info->moves = stats.trials;
-            info->moves_accepted = stats.accepted;
-            it += stats.sweeps;
-        }
-        info->iterations = it;
-        /* final volume solve at the requested tolerance (the solves inside
-         * the loops use a looser one) */
-        rve_tess_free(t);
-        t = NULL;
-        if (sizep >= 0) {
-            st = synth_pvol(&c, seeds, target, psi, &pp, NULL, &t, err);
-            info->max_vol_err = c.max_rel_err;
-        } else
-            st = synth_tess(&c, seeds, psi, &t, err);
-        if (st != RVE_OK)
-            goto done;
-        values_from_tess(t, n, m, vals);
-        f = objective(&oc, vals);
-    }
-    info->nb_size_corr = nb_size_corr(t, n);
-    info->objective = f;
-    report_ks(m, n, vals, col, info);
-    {
+    if (st == RVE_OK) {
+        info->nb_size_corr = nb_size_corr(w.t, n);
+        info->objective = w.f;
+        report_ks(m, n, w.vals, w.col, info);
         double pmin = HUGE_VAL;
         for (size_t i = 0; i < n; i++)
-            if (psi[i] < pmin)
-                pmin = psi[i];
+            if (w.psi[i] < pmin)
+                pmin = w.psi[i];
         for (size_t i = 0; i < n; i++)
-            weights[i] = sqrt(psi[i] - pmin);
+            weights[i] = sqrt(w.psi[i] - pmin);
+        if (values)
+            memcpy(values, w.vals, RVE_PROP_COUNT * n * sizeof *w.vals);
     }
-    if (values)
-        memcpy(values, vals, RVE_PROP_COUNT * n * sizeof *vals);
-done:
-    info->tess_calls = c.tess_calls;
-    info->seconds = rve_now() - t0;
-    rve_tess_free(t);
-    if (rng)
-        gsl_rng_free(rng);
-    free(target);
-    free(psi);
-    free(vals);
-    free(col);
-    free(try_s);
-    free(try_psi);
-    free(sph_t);
-    free(sorted_t);
-    free(vals2);
-    free(step);
-    free(changed);
-    free(pos);
-    free(pos2);
-    free(order2);
-    free(qsize);
-    free(wsize);
-    free(wsph);
-    free(oldv);
-    free(order);
-    synth_ctx_free(&c);
+    info->tess_calls = w.c.tess_calls;
+    info->seconds = rve_now() - w.t0;
+    ws_free(&w);
+    synth_ctx_free(&w.c);
     return st;
 }

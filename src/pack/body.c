@@ -267,6 +267,8 @@ typedef struct {
     int *t;
     size_t nt, capt;
     int *owner;
+    int *piece;    /* piece of a compound body (0 for convex bodies) */
+    int cur_piece; /* piece of the triangles being added */
 } mesh_acc;
 
 static int acc_point(mesh_acc *m, const double x[3])
@@ -295,7 +297,10 @@ static int acc_tri(mesh_acc *m, int a, int b, int c, int owner)
             m->t = nt_;
         if (no_)
             m->owner = no_;
-        if (!nt_ || !no_)
+        int *pc_ = nt_ && no_ ? realloc(m->piece, sizeof(int) * cap) : NULL;
+        if (pc_)
+            m->piece = pc_;
+        if (!nt_ || !no_ || !pc_)
             return -1;
         m->capt = cap;
     }
@@ -303,6 +308,7 @@ static int acc_tri(mesh_acc *m, int a, int b, int c, int owner)
     m->t[3 * m->nt + 1] = b;
     m->t[3 * m->nt + 2] = c;
     m->owner[m->nt] = owner;
+    m->piece[m->nt] = m->cur_piece;
     m->nt++;
     return 0;
 }
@@ -328,7 +334,9 @@ static int body_surface(const rve_pack_body *b, int id, mesh_acc *m, rve_err *er
                 v3_qrot(w + 3 * i, s.quat, s.verts + 3 * i);
                 v3_add(w + 3 * i, w + 3 * i, s.pos);
             }
+            m->cur_piece = (int)k;
             int st = hull_surface(w, s.nv, id, m, err);
+            m->cur_piece = 0;
             free(w);
             if (st != RVE_OK)
                 return st;
@@ -410,17 +418,24 @@ rve_status rve_pack_set_write_vtk(const rve_pack_set *s, FILE *fp, rve_err *err)
         st = body_surface(&s->b[i], (int)i, &m, err);
     if (st == RVE_OK) {
         fprintf(fp, "# vtk DataFile Version 3.0\nrve pack: %zu bodies in a %.17g x %.17g x %.17g %s box\n"
-                    "ASCII\nDATASET POLYDATA\nPOINTS %zu double\n",
+                    "ASCII\nDATASET UNSTRUCTURED_GRID\nPOINTS %zu double\n",
                 s->n, s->L[0], s->L[1], s->L[2], s->periodic ? "periodic" : "walled", m.np);
         for (size_t k = 0; k < m.np; k++)
             fprintf(fp, "%.17g %.17g %.17g\n", m.p[3 * k], m.p[3 * k + 1], m.p[3 * k + 2]);
-        fprintf(fp, "POLYGONS %zu %zu\n", m.nt, 4 * m.nt);
+        fprintf(fp, "CELLS %zu %zu\n", m.nt, 4 * m.nt);
         for (size_t k = 0; k < m.nt; k++)
             fprintf(fp, "3 %d %d %d\n", m.t[3 * k], m.t[3 * k + 1], m.t[3 * k + 2]);
+        fprintf(fp, "CELL_TYPES %zu\n", m.nt);
+        for (size_t k = 0; k < m.nt; k++)
+            fputs("5\n", fp); /* VTK_TRIANGLE */
         fprintf(fp, "CELL_DATA %zu\nSCALARS body int 1\nLOOKUP_TABLE default\n", m.nt);
         for (size_t k = 0; k < m.nt; k++)
             fprintf(fp, "%d\n", m.owner[k]);
+        fprintf(fp, "SCALARS piece int 1\nLOOKUP_TABLE default\n");
+        for (size_t k = 0; k < m.nt; k++)
+            fprintf(fp, "%d\n", m.piece[k]);
     }
+    free(m.piece);
     free(m.p);
     free(m.t);
     free(m.owner);

@@ -28,8 +28,7 @@ static void scale_all(rve_pack_set *s, double f)
         v3_scale(s->b[i].x, s->b[i].x, f);
 }
 
-/* One Monte Carlo sweep at fixed sizes; *acc_t, *acc_r acceptance rates. */
-static rve_status sweep(pack_ctx *c, double gap, double *dt, double *dr)
+rve_status pack_mc_sweep(pack_ctx *c, double gap, double *dt, double *dr, double kT)
 {
     rve_pack_set *s = c->s;
     int n = (int)s->n;
@@ -58,6 +57,12 @@ static rve_status sweep(pack_ctx *c, double gap, double *dt, double *dr)
                 b->x[k] += (2 * rve_pack_rng_uniform(&c->rng) - 1) * *dt;
             pack_wrap_body(s, b);
             ttry++;
+            /* gravity along -z: a rise dz is accepted with probability exp(-dz / kT) */
+            double dz = b->x[2] - old.x[2];
+            if (kT > 0 && dz > 0 && rve_pack_rng_uniform(&c->rng) >= exp(-dz / kT)) {
+                *b = old;
+                continue;
+            }
         }
         if (!s->periodic && pack_wall_clearance(b, s->L) <= gap) {
             *b = old;
@@ -206,7 +211,7 @@ rve_status pack_compress(pack_ctx *c, double target)
     if (!save || !disp || !moved)
         st = rve_err_set(c->err, RVE_ENOMEM, NULL, "out of memory");
     for (long k = 0; k < maxsweeps && st == RVE_OK; k++) {
-        if ((st = sweep(c, gap, &dt, &dr)) != RVE_OK)
+        if ((st = pack_mc_sweep(c, gap, &dt, &dr, 0)) != RVE_OK)
             break;
         c->res->steps++;
         double phi = c->vsolid / (s->L[0] * s->L[1] * s->L[2]);

@@ -38,90 +38,72 @@ rve_status pack_gjk_separation(const rve_pack_body *A, const rve_pack_body *B, c
     }
 }
 
-rve_status pack_gjk_normal(const rve_pack_body *A, const rve_pack_body *B, const double t[3],
-                           double *sep, int *overlap, double n[3])
+/* The compounds and poses of a pair of which one at least is a compound
+ * (B shifted by t); a convex body becomes a one-piece compound (built
+ * here, freed by cpair_free). */
+typedef struct {
+    const rve_compound *c[2];
+    rve_compound *tmp[2];
+    rve_pose pose[2];
+} cpair;
+
+static void cpair_free(cpair *cp)
 {
-    static const double zero[3] = {0, 0, 0};
-    rve_shape sa, sb;
-    pack_body_shape(A, zero, &sa);
-    pack_body_shape(B, t, &sb);
-    rve_dist_result r;
-    rve_gjk_status gs = rve_gjk_dist(&sa, &sb, NULL, NULL, &r);
-    if (gs == RVE_GJK_DEGENERATE) {
-        *sep = NAN;
-        *overlap = 1;
-        return RVE_EDATA;
-    }
-    if (gs == RVE_GJK_CONVERGED && r.d > 0) {
-        *sep = r.d;
-        *overlap = 0;
-        v3_sub(n, r.q, r.p);
-        v3_scale(n, n, 1.0 / v3_norm(n));
-        return RVE_OK;
-    }
-    *sep = 0;
-    *overlap = 1;
-    return RVE_OK;
+    rve_compound_free(cp->tmp[0]);
+    rve_compound_free(cp->tmp[1]);
 }
 
-rve_status pack_epa(const rve_pack_body *A, const rve_pack_body *B, const double t[3], double *depth,
-                    double n[3], double cp[3])
+static rve_status cpair_init(cpair *cp, const rve_pack_body *A, const rve_pack_body *B, const double t[3])
 {
-    static const double zero[3] = {0, 0, 0};
-    rve_shape sa, sb;
-    pack_body_shape(A, zero, &sa);
-    pack_body_shape(B, t, &sb);
-    rve_contact ct;
-    rve_err err;
-    rve_status st = rve_contact_epa(&sa, &sb, NULL, &ct, &err);
-    if (st != RVE_OK || !isfinite(ct.s) || !(v3_norm2(ct.n) > 0.5))
-        return st != RVE_OK ? st : RVE_EDATA;
-    *depth = -ct.s;
-    v3_copy(n, ct.n);
-    for (int k = 0; k < 3; k++)
-        cp[k] = 0.5 * (ct.p[k] + ct.q[k]);
-    return RVE_OK;
+    const rve_pack_body *b[2] = {A, B};
+    rve_status st = RVE_OK;
+    memset(cp, 0, sizeof *cp);
+    for (int k = 0; k < 2 && st == RVE_OK; k++) {
+        if (b[k]->pieces) {
+            cp->c[k] = b[k]->pieces->cmp;
+        } else {
+            rve_shape sh;
+            rve_err e;
+            pack_body_shape(b[k], NULL, &sh);
+            st = rve_compound_build(&sh, 1, &cp->tmp[k], &e);
+            cp->c[k] = cp->tmp[k];
+        }
+        v3_copy(cp->pose[k].pos, b[k]->x);
+        if (k == 1)
+            v3_add(cp->pose[k].pos, b[k]->x, t);
+        memcpy(cp->pose[k].quat, b[k]->q, sizeof cp->pose[k].quat);
+    }
+    if (st != RVE_OK)
+        cpair_free(cp);
+    return st;
 }
 
-/* A convex body as a one-piece compound (mixed pairs; allocates). */
-static rve_status as_compound(const rve_pack_body *b, rve_compound **out)
+rve_status pack_compound_dist(const rve_pack_body *A, const rve_pack_body *B, const double t[3],
+                              rve_compound_result *r)
 {
-    rve_shape s;
-    pack_body_shape(b, NULL, &s);
+    cpair cp;
+    rve_status st = cpair_init(&cp, A, B, t);
+    if (st != RVE_OK)
+        return st;
     rve_err e;
-    return rve_compound_build(&s, 1, out, &e);
+    st = rve_compound_dist(cp.c[0], &cp.pose[0], cp.c[1], &cp.pose[1], NULL, r, &e);
+    cpair_free(&cp);
+    return st;
 }
 
 rve_status pack_compound_separation(const rve_pack_body *A, const rve_pack_body *B, const double t[3],
                                     double *sep, int *overlap)
 {
-    rve_compound *ca = A->pieces ? A->pieces->cmp : NULL, *cb = B->pieces ? B->pieces->cmp : NULL;
-    rve_compound *ta = NULL, *tb = NULL;
-    rve_status st = RVE_OK;
-    if (!ca && (st = as_compound(A, &ta)) == RVE_OK)
-        ca = ta;
-    if (st == RVE_OK && !cb && (st = as_compound(B, &tb)) == RVE_OK)
-        cb = tb;
-    if (st == RVE_OK) {
-        rve_pose pa, pb;
-        v3_copy(pa.pos, A->x);
-        memcpy(pa.quat, A->q, sizeof pa.quat);
-        v3_add(pb.pos, B->x, t);
-        memcpy(pb.quat, B->q, sizeof pb.quat);
-        rve_compound_result r;
-        rve_err e;
-        st = rve_compound_dist(ca, &pa, cb, &pb, NULL, &r, &e);
-        if (st == RVE_OK && r.status == RVE_GJK_CONVERGED && r.d > 0) {
-            *sep = r.d;
-            *overlap = 0;
-        } else {
-            /* overlap, or not certified (cap): never accepted */
-            *sep = 0;
-            *overlap = 1;
-        }
+    rve_compound_result r;
+    rve_status st = pack_compound_dist(A, B, t, &r);
+    if (st == RVE_OK && r.status == RVE_GJK_CONVERGED && r.d > 0) {
+        *sep = r.d;
+        *overlap = 0;
+    } else {
+        /* overlap, or not certified (cap): never accepted */
+        *sep = 0;
+        *overlap = 1;
     }
-    rve_compound_free(ta);
-    rve_compound_free(tb);
     return st;
 }
 
@@ -130,102 +112,126 @@ rve_status pack_compound_separation(const rve_pack_body *A, const rve_pack_body 
  * compound is involved, Wellmann's common normal for pairs of smooth
  * superellipsoids (ellipsoids, superquadrics), Peng & Hanley for a
  * polyhedron against a superquadric, EPA otherwise (and whenever a special
- * kernel gives no answer). */
+ * kernel gives no answer).  ct gets s (-depth), n (A to B), p on A, q on B;
+ * piece (may be NULL) the piece pair (0 for convex bodies). */
+static rve_status compound_overlap(const rve_pack_body *A, const rve_pack_body *B, const double t[3],
+                                   rve_contact *ct, size_t piece[2])
+{
+    cpair cp;
+    rve_status st = cpair_init(&cp, A, B, t);
+    if (st != RVE_OK)
+        return st;
+    rve_compound_contact cc;
+    rve_err e;
+    st = rve_compound_penetration(cp.c[0], &cp.pose[0], cp.c[1], &cp.pose[1], NULL, &cc, NULL, 0, NULL, NULL, &e);
+    if (st == RVE_ECAP)
+        st = RVE_OK; /* best estimate: the resolution iterates anyway */
+    *ct = cc.c;
+    if (piece) {
+        piece[0] = cc.ia;
+        piece[1] = cc.ib;
+    }
+    cpair_free(&cp);
+    return st;
+}
+
+/* Peng & Hanley: the polyhedron P (shifted by tp) against the superquadric
+ * Q (shifted by tq); 1 when the kernel answered. */
+static int poly_superquadric(const rve_pack_body *P, const double tp[3], const rve_pack_body *Q,
+                             const double tq[3], rve_contact *ct)
+{
+    rve_err e;
+    double *w = malloc(sizeof(double) * 3 * (size_t)P->nv);
+    rve_polyhedron *PP = NULL;
+    if (w) {
+        for (int k = 0; k < P->nv; k++) {
+            rve_pack_body_vertex(P, k, w + 3 * k);
+            v3_add(w + 3 * k, w + 3 * k, tp);
+        }
+        rve_polyhedron_alloc(&PP, w, (size_t)P->nv, &e);
+        free(w);
+    }
+    if (!PP)
+        return 0;
+    rve_shape sq;
+    pack_body_shape(Q, tq, &sq);
+    rve_status st = rve_contact_polyhedron_superquadric(PP, &sq, ct, NULL, &e);
+    rve_polyhedron_free(PP);
+    return st == RVE_OK && isfinite(ct->s) && v3_norm2(ct->n) > 0.5;
+}
+
+rve_status pack_overlap_contact(const rve_pack_body *A, const rve_pack_body *B, const double t[3],
+                                rve_contact *ct, size_t piece[2])
+{
+    static const double zero[3] = {0, 0, 0};
+    double d[3];
+    memset(ct, 0, sizeof *ct);
+    if (piece)
+        piece[0] = piece[1] = 0;
+    for (int k = 0; k < 3; k++)
+        d[k] = B->x[k] + t[k] - A->x[k];
+    double len = v3_norm(d);
+    if (A->shape == RVE_PACK_SPHERE && B->shape == RVE_PACK_SPHERE) {
+        ct->s = len - A->a[0] - B->a[0];
+        if (len > 0)
+            v3_scale(ct->n, d, 1 / len);
+        else
+            v3_set(ct->n, 1, 0, 0);
+        for (int k = 0; k < 3; k++) {
+            ct->p[k] = A->x[k] + A->a[0] * ct->n[k];
+            ct->q[k] = B->x[k] + t[k] - B->a[0] * ct->n[k];
+        }
+        return RVE_OK;
+    }
+    if (A->shape == RVE_PACK_COMPOUND || B->shape == RVE_PACK_COMPOUND) {
+        rve_status st = compound_overlap(A, B, t, ct, piece);
+        if (st == RVE_OK && !(v3_norm2(ct->n) > 0.5)) /* touching pieces without a normal: the centre line */
+            v3_scale(ct->n, d, len > 0 ? 1 / len : 0);
+        return st;
+    }
+    rve_err e;
+    int smooth_a = A->shape == RVE_PACK_ELLIPSOID || A->shape == RVE_PACK_SUPERQUADRIC;
+    int smooth_b = B->shape == RVE_PACK_ELLIPSOID || B->shape == RVE_PACK_SUPERQUADRIC;
+    rve_shape sa, sb;
+    pack_body_shape(A, zero, &sa);
+    pack_body_shape(B, t, &sb);
+    if (smooth_a && smooth_b) {
+        rve_sep_opts so;
+        memset(&so, 0, sizeof so);
+        rve_status st = rve_contact_superellipsoids(&sa, &sb, NULL, &so, ct, NULL, &e);
+        if (st == RVE_OK && isfinite(ct->s) && v3_norm2(ct->n) > 0.5)
+            return RVE_OK;
+    }
+    int sq_a = smooth_a || A->shape == RVE_PACK_SPHERE, sq_b = smooth_b || B->shape == RVE_PACK_SPHERE;
+    if (A->shape == RVE_PACK_POLY && sq_b && poly_superquadric(A, zero, B, t, ct))
+        return RVE_OK;
+    if (B->shape == RVE_PACK_POLY && sq_a && poly_superquadric(B, t, A, zero, ct)) {
+        /* the kernel's A is our B: flip the normal and the witnesses */
+        double tmp[3];
+        v3_scale(ct->n, ct->n, -1.0);
+        v3_copy(tmp, ct->p);
+        v3_copy(ct->p, ct->q);
+        v3_copy(ct->q, tmp);
+        return RVE_OK;
+    }
+    rve_status st = rve_contact_epa(&sa, &sb, NULL, ct, &e);
+    if (st == RVE_ECAP)
+        st = RVE_OK; /* EPA's best estimate at its cap (as for compounds) */
+    if (st != RVE_OK || !isfinite(ct->s) || !(v3_norm2(ct->n) > 0.5))
+        return st != RVE_OK ? st : RVE_EDATA;
+    return RVE_OK;
+}
+
 rve_status pack_penetration(const rve_pack_body *A, const rve_pack_body *B, const double t[3], double *depth,
                             double n[3])
 {
-    double d[3];
-    for (int k = 0; k < 3; k++)
-        d[k] = B->x[k] + t[k] - A->x[k];
-    if (A->shape == RVE_PACK_SPHERE && B->shape == RVE_PACK_SPHERE) {
-        double len = v3_norm(d);
-        *depth = A->a[0] + B->a[0] - len;
-        if (len > 0)
-            v3_scale(n, d, 1 / len);
-        else
-            v3_set(n, 1, 0, 0);
-        return RVE_OK;
+    rve_contact ct;
+    rve_status st = pack_overlap_contact(A, B, t, &ct, NULL);
+    if (st == RVE_OK) {
+        *depth = -ct.s;
+        v3_copy(n, ct.n);
     }
-    rve_err e;
-    if (A->shape == RVE_PACK_COMPOUND || B->shape == RVE_PACK_COMPOUND) {
-        rve_compound *ca = A->pieces ? A->pieces->cmp : NULL, *cb = B->pieces ? B->pieces->cmp : NULL;
-        rve_compound *ta = NULL, *tb = NULL;
-        rve_status st = RVE_OK;
-        if (!ca && (st = as_compound(A, &ta)) == RVE_OK)
-            ca = ta;
-        if (st == RVE_OK && !cb && (st = as_compound(B, &tb)) == RVE_OK)
-            cb = tb;
-        if (st == RVE_OK) {
-            rve_pose pa, pb;
-            v3_copy(pa.pos, A->x);
-            memcpy(pa.quat, A->q, sizeof pa.quat);
-            v3_add(pb.pos, B->x, t);
-            memcpy(pb.quat, B->q, sizeof pb.quat);
-            rve_compound_contact cc;
-            st = rve_compound_penetration(ca, &pa, cb, &pb, NULL, &cc, NULL, 0, NULL, NULL, &e);
-            if (st == RVE_ECAP)
-                st = RVE_OK; /* best estimate: the resolution iterates anyway */
-            *depth = -cc.c.s;
-            v3_copy(n, cc.c.n);
-        }
-        rve_compound_free(ta);
-        rve_compound_free(tb);
-        if (st == RVE_OK && !(v3_norm2(n) > 0.5)) {
-            /* touching pieces without a normal: the centre line */
-            double len = v3_norm(d);
-            v3_scale(n, d, len > 0 ? 1 / len : 0);
-        }
-        return st;
-    }
-    int smooth_a = A->shape == RVE_PACK_ELLIPSOID || A->shape == RVE_PACK_SUPERQUADRIC;
-    int smooth_b = B->shape == RVE_PACK_ELLIPSOID || B->shape == RVE_PACK_SUPERQUADRIC;
-    if (smooth_a && smooth_b) {
-        static const double zero[3] = {0, 0, 0};
-        rve_shape sa, sb;
-        pack_body_shape(A, zero, &sa);
-        pack_body_shape(B, t, &sb);
-        rve_contact ct;
-        rve_sep_opts so;
-        memset(&so, 0, sizeof so);
-        rve_status st = rve_contact_superellipsoids(&sa, &sb, NULL, &so, &ct, NULL, &e);
-        if (st == RVE_OK && isfinite(ct.s) && v3_norm2(ct.n) > 0.5) {
-            *depth = -ct.s;
-            v3_copy(n, ct.n);
-            return RVE_OK;
-        }
-    }
-    int sq_a = smooth_a || A->shape == RVE_PACK_SPHERE, sq_b = smooth_b || B->shape == RVE_PACK_SPHERE;
-    if ((A->shape == RVE_PACK_POLY && sq_b) || (B->shape == RVE_PACK_POLY && sq_a)) {
-        /* Peng & Hanley: the polyhedron (posed) against the superquadric */
-        int swap = A->shape != RVE_PACK_POLY;
-        const rve_pack_body *P = swap ? B : A, *Q = swap ? A : B;
-        double tp[3] = {0, 0, 0}, tq[3] = {0, 0, 0};
-        v3_copy(swap ? tp : tq, t);
-        double *w = malloc(sizeof(double) * 3 * (size_t)P->nv);
-        rve_polyhedron *PP = NULL;
-        if (w) {
-            for (int k = 0; k < P->nv; k++) {
-                rve_pack_body_vertex(P, k, w + 3 * k);
-                v3_add(w + 3 * k, w + 3 * k, tp);
-            }
-            rve_polyhedron_alloc(&PP, w, (size_t)P->nv, &e);
-            free(w);
-        }
-        if (PP) {
-            rve_shape sq;
-            pack_body_shape(Q, tq, &sq);
-            rve_contact ct;
-            rve_status st = rve_contact_polyhedron_superquadric(PP, &sq, &ct, NULL, &e);
-            rve_polyhedron_free(PP);
-            if (st == RVE_OK && isfinite(ct.s) && v3_norm2(ct.n) > 0.5) {
-                *depth = -ct.s;
-                v3_scale(n, ct.n, swap ? -1.0 : 1.0);
-                return RVE_OK;
-            }
-        }
-    }
-    double cp[3];
-    return pack_epa(A, B, t, depth, n, cp);
+    return st;
 }
 
 int pack_bodies_overlap(const rve_pack_body *A, const rve_pack_body *B, const double t[3])
@@ -238,19 +244,11 @@ int pack_bodies_overlap(const rve_pack_body *A, const rve_pack_body *B, const do
         return v3_norm2(d) <= r * r;
     }
     if (A->shape == RVE_PACK_COMPOUND || B->shape == RVE_PACK_COMPOUND) {
-        rve_compound *ca = A->pieces ? A->pieces->cmp : NULL, *cb = B->pieces ? B->pieces->cmp : NULL;
-        rve_compound *ta = NULL, *tb = NULL;
-        int r = -1;
-        if ((ca || as_compound(A, &ta) == RVE_OK) && (cb || as_compound(B, &tb) == RVE_OK)) {
-            rve_pose pa, pb;
-            v3_copy(pa.pos, A->x);
-            memcpy(pa.quat, A->q, sizeof pa.quat);
-            v3_add(pb.pos, B->x, t);
-            memcpy(pb.quat, B->q, sizeof pb.quat);
-            r = rve_compound_intersect(ca ? ca : ta, &pa, cb ? cb : tb, &pb, NULL, NULL);
-        }
-        rve_compound_free(ta);
-        rve_compound_free(tb);
+        cpair cp;
+        if (cpair_init(&cp, A, B, t) != RVE_OK)
+            return -1;
+        int r = rve_compound_intersect(cp.c[0], &cp.pose[0], cp.c[1], &cp.pose[1], NULL, NULL);
+        cpair_free(&cp);
         return r;
     }
     static const double zero[3] = {0, 0, 0};

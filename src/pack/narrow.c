@@ -1,5 +1,5 @@
 /* Narrow phase (exact sphere formula, GJK distance of rve/dist.h for other
- * shapes), wall clearances and packing metrics. */
+ * shapes) and wall clearances; the metrics are in contact.c. */
 #include "config.h"
 #include <rve/pack.h>
 #include "pack/pack_internal.h"
@@ -66,59 +66,4 @@ void pack_wrap(rve_pack_set *s)
                 x = 0;
             s->b[i].x[k] = x;
         }
-}
-
-rve_status rve_pack_measure(const rve_pack_set *s, double contact_tol, rve_pack_metrics *m, rve_err *err)
-{
-    memset(m, 0, sizeof *m);
-    double vbox = s->L[0] * s->L[1] * s->L[2];
-    double vs = rve_pack_set_volume_solid(s);
-    m->fraction = vs / vbox;
-    m->void_ratio = vs > 0 ? (vbox - vs) / vs : INFINITY;
-    m->all_pairs = (long)s->n * ((long)s->n - 1) / 2;
-    if (s->n == 0)
-        return RVE_OK;
-    rve_pack_pair *pairs = NULL;
-    size_t np = 0, cap = 0;
-    rve_status st = rve_pack_broad_phase(s, contact_tol > 0 ? contact_tol : 0, &pairs, &np, &cap, err);
-    if (st != RVE_OK)
-        return st;
-    int *deg = calloc(s->n, sizeof(int));
-    if (!deg) {
-        free(pairs);
-        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-    }
-    for (size_t k = 0; k < np; k++) {
-        double sep;
-        int ov;
-        st = rve_pack_separation(s, pairs[k].i, pairs[k].j, pairs[k].shift, &sep, &ov);
-        if (st != RVE_OK) {
-            rve_err_set(err, st, NULL, "narrow phase failed on bodies %d and %d", pairs[k].i + 1, pairs[k].j + 1);
-            break;
-        }
-        m->narrow_calls++;
-        if (sep <= contact_tol || ov) {
-            m->contacts++;
-            deg[pairs[k].i]++;
-            deg[pairs[k].j]++;
-        }
-        if (sep < 0 || ov) {
-            m->overlaps++;
-            if (-sep > m->max_overlap)
-                m->max_overlap = -sep;
-        }
-    }
-    for (size_t i = 0; i < s->n; i++)
-        if (deg[i] == 0)
-            m->rattlers++;
-    m->z = 2.0 * m->contacts / s->n;
-    if (!s->periodic)
-        for (size_t i = 0; i < s->n; i++) {
-            double c = pack_wall_clearance(&s->b[i], s->L);
-            if (-c > m->wall_overlap)
-                m->wall_overlap = -c;
-        }
-    free(deg);
-    free(pairs);
-    return st;
 }

@@ -223,9 +223,11 @@ rve_status rve_pack_run(rve_pack_set *s, const rve_pack_params *p, rve_pack_resu
     rve_pack_method method = p->method;
     if (method == RVE_PACK_AUTO)
         method = any_compound ? RVE_PACK_COMPRESS : RVE_PACK_SOFT;
-    if (any_compound && method != RVE_PACK_COMPRESS)
+    if (any_compound && method != RVE_PACK_COMPRESS && method != RVE_PACK_LID)
         return rve_err_set(err, RVE_EUSAGE, NULL,
-                           "compound (non-convex) bodies keep their size: only the compress method packs them");
+                           "compound (non-convex) bodies keep their size: only the compress and lid methods pack them");
+    if (method == RVE_PACK_LID && s->periodic)
+        return rve_err_set(err, RVE_EUSAGE, NULL, "the lid method packs into a walled box: no --periodic");
     (void)all_spheres;
     res->method = method;
     pack_ctx c;
@@ -272,6 +274,8 @@ rve_status rve_pack_run(rve_pack_set *s, const rve_pack_params *p, rve_pack_resu
     }
     if (method == RVE_PACK_COMPRESS) {
         st = run_compress(&c, target, asp);
+    } else if (method == RVE_PACK_LID) {
+        st = pack_lid(&c, target, asp);
     } else if (method == RVE_PACK_SOFT) {
         /* start dilute: insert at fraction 0.25 (or the target if lower) */
         double phi0 = target > 0 ? fmin(0.25, target) : 0.25;

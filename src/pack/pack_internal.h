@@ -18,6 +18,11 @@ struct rve_pack_pieces {
 rve_status pack_body_compound(rve_pack_body *b, int np, double **pv, const int *pn, const double hs[3],
                               rve_err *err);
 
+/* Distance of two bodies of which one at least is a compound (B shifted by
+ * t; a convex body taken as a one-piece compound): rve_compound_dist. */
+rve_status pack_compound_dist(const rve_pack_body *A, const rve_pack_body *B, const double t[3],
+                              rve_compound_result *r);
+
 /* Separation of two bodies of which one at least is a compound: the
  * hierarchy's distance (rve_compound_dist); overlap: sep 0, *overlap 1. */
 rve_status pack_compound_separation(const rve_pack_body *A, const rve_pack_body *B, const double t[3],
@@ -32,6 +37,19 @@ int pack_bodies_overlap(const rve_pack_body *A, const rve_pack_body *B, const do
  * the exact kernel of the pair (see gjk.c). */
 rve_status pack_penetration(const rve_pack_body *A, const rve_pack_body *B, const double t[3], double *depth,
                             double n[3]);
+
+/* The exact kernels' contact of two bodies believed to overlap (see
+ * gjk.c): s (-depth, or the distance when they turn out apart), unit n from
+ * A to B, p on A, q on B; piece (may be NULL) the piece pair of compounds. */
+rve_status pack_overlap_contact(const rve_pack_body *A, const rve_pack_body *B, const double t[3],
+                                rve_contact *ct, size_t piece[2]);
+
+/* Contact of any pair of bodies (B shifted by t) from the kernels: the
+ * distance and witnesses (GJK, the compound hierarchy, closed form for
+ * spheres) when apart, pack_overlap_contact when they overlap or touch.
+ * Fills c->s, n, p, q, ia, ib (not i, j, shift). */
+rve_status pack_pair_contact(const rve_pack_body *A, const rve_pack_body *B, const double t[3],
+                             rve_pack_contact *c);
 
 /* The body as a shape of rve/dist.h: in its own frame (t NULL), or posed
  * and translated by t.  Polytopes point to b->v (not copied). */
@@ -50,21 +68,6 @@ rve_status pack_separation_bodies(const rve_pack_body *A, const rve_pack_body *B
  * the distance kernel is not available. */
 rve_status pack_gjk_separation(const rve_pack_body *A, const rve_pack_body *B, const double t[3],
                                double *sep, int *overlap);
-
-/* Same, also returning for disjoint bodies the unit direction from the
- * witness point on A to the one on B (a separating direction). */
-rve_status pack_gjk_normal(const rve_pack_body *A, const rve_pack_body *B, const double t[3],
-                           double *sep, int *overlap, double n[3]);
-
-/* Boolean overlap test (touching counts): 1, 0, or -1 for invalid bodies.
- * Cheaper than a distance: the kernels stop at the first separating plane
- * (GJK) or the first overlapping piece pair (compounds). */
-int pack_bodies_overlap(const rve_pack_body *A, const rve_pack_body *B, const double t[3]);
-
-/* Penetration depth (> 0 when overlapping), unit normal from A to B and a
- * contact point, by the EPA kernel of rve/dist.h. */
-rve_status pack_epa(const rve_pack_body *A, const rve_pack_body *B, const double t[3], double *depth,
-                    double n[3], double cp[3]);
 
 /* Image shift vector shift*L. */
 static inline void pack_shift_vec(const rve_pack_set *s, const int shift[3], double t[3])
@@ -152,5 +155,12 @@ rve_status pack_soft(pack_ctx *c, double target);
 rve_status pack_mc(pack_ctx *c, double lam_target, int open_ended);
 /* compress.c: Monte Carlo at fixed sizes, certified box shrinking. */
 rve_status pack_compress(pack_ctx *c, double target);
+/* compress.c: one hard-particle Monte Carlo sweep at fixed sizes (n trial
+ * translations or rotations, each checked by the boolean overlap kernels
+ * and the walls, kept at gap); step sizes adapted to about 30 % acceptance.
+ * kT > 0: gravity along -z, a rise dz accepted with probability exp(-dz/kT). */
+rve_status pack_mc_sweep(pack_ctx *c, double gap, double *dt, double *dr, double kT);
+/* lid.c: deposition under gravity in a walled box closed by a lid. */
+rve_status pack_lid(pack_ctx *c, double target, const double asp[3]);
 
 #endif

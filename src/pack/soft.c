@@ -14,13 +14,16 @@
 #define M_PI 3.14159265358979323846
 #endif
 
-/* Every near pair carries a contact normal n (from A to B): the GJK witness
- * direction of the last time the pair was apart, or the centre line.  The
- * overlap along n, o = h_A(n) + h_B(-n) - (c_B - c_A).n (support functions),
- * bounds the penetration depth from above and vanishes exactly when n
- * separates the pair; the energy sum o^2/2 is relaxed by FIRE with forces
- * o n along the normal at the contact point (mid-point of the two support
- * points) and their torques.  Spheres use the exact centre-line overlap. */
+/* Every near pair carries a cached normal n (from A to B): the last
+ * contact normal of the pair, or the centre line.  The overlap of the
+ * support functions along n, along the centre line and along the face
+ * normals is only a filter: an axis with no overlap separates the pair
+ * (no contact).  A pair that no axis separates gets its contact from the
+ * exact kernels (pack_pair_contact: GJK distance and witnesses when apart;
+ * EPA, Peng-Hanley or Wellmann when overlapping): the energy sum depth^2/2
+ * is relaxed by FIRE with forces depth n along the kernel's normal at the
+ * contact point (the mid-point of the two witnesses) and their torques.
+ * Spheres use the exact centre-line overlap. */
 typedef struct {
     uint64_t key;
     double n[3];
@@ -38,13 +41,12 @@ typedef struct {
     double skin;
     int rotate;
     long gjk_calls;
+    long fallbacks;           /* pairs the exact kernels gave no contact for (support axis used) */
     double tol;               /* overlaps accepted at the end of a stage */
     old_normal *old;          /* normals of the previous pair list, sorted by key */
     size_t nold, capold;
     double *wv;               /* world vertices of the polyhedra (offsets woff) */
     size_t *woff;
-    unsigned char *age;       /* per pair: steps since the last full axis scan */
-    int use_epa;              /* contact normals from EPA for overlapping pairs */
 } soft_ws;
 
 static void body_sync(pack_ctx *c, soft_ws *w)
@@ -202,33 +204,24 @@ static double soft_forces(pack_ctx *c, soft_ws *w, double *energy)
         v3_copy(nv, bn);
         if (best <= 0)
             continue; /* a separating axis */
-        if (w->age[k] < 8) {
-            /* found overlapping lately and still no separating face axis:
-             * skip the GJK confirmation for a few steps */
-            w->age[k]++;
-            o = axis_overlap(w, i, j, A, B, t, nv, pa, pb);
-            goto force;
-        }
-        double sep;
-        int ov;
+        /* no separating axis among the cached normal, the centre line and
+         * the face normals: the pair's contact from the exact kernels
+         * (GJK distance; EPA, Peng-Hanley or Wellmann when overlapping) */
         w->gjk_calls++;
-        double nn[3];
-        if (pack_gjk_normal(A, B, t, &sep, &ov, nn) != RVE_OK)
-            return -1;
-        if (!ov) {
-            v3_copy(nv, nn); /* apart: keep the separating direction */
-            continue;
+        rve_pack_contact pc;
+        if (pack_pair_contact(A, B, t, &pc) == RVE_OK) {
+            v3_copy(nv, pc.n);
+            if (pc.s > 0)
+                continue; /* apart: keep the separating direction */
+            o = -pc.s;
+            v3_copy(pa, pc.p);
+            v3_copy(pb, pc.q);
+        } else {
+            /* no answer from the kernel (a degenerate touch): the least
+             * overlap axis found above, this step only */
+            w->fallbacks++;
+            o = axis_overlap(w, i, j, A, B, t, nv, pa, pb);
         }
-        o = axis_overlap(w, i, j, A, B, t, nv, pa, pb);
-        if (w->use_epa) {
-            double dep, en[3], ecp[3];
-            if (pack_epa(A, B, t, &dep, en, ecp) == RVE_OK && dep >= 0) {
-                v3_copy(nv, en);
-                o = axis_overlap(w, i, j, A, B, t, nv, pa, pb);
-            }
-        }
-        w->age[k] = 0;
-    force:
         maxov = fmax(maxov, o);
         e += 0.5 * o * o;
         double F[3], mF[3], cp[3], cb[3];
@@ -297,20 +290,15 @@ static rve_status soft_neighbours(pack_ctx *c, soft_ws *w)
     if (w->np > w->capn) {
         double *nn = realloc(w->nrm, sizeof(double) * 3 * w->capp);
         char *ok = realloc(w->nrm_ok, w->capp);
-        unsigned char *ag = realloc(w->age, w->capp);
         if (nn)
             w->nrm = nn;
         if (ok)
             w->nrm_ok = ok;
-        if (ag)
-            w->age = ag;
-        if (!nn || !ok || !ag)
+        if (!nn || !ok)
             return rve_err_set(c->err, RVE_ENOMEM, NULL, "out of memory");
         w->capn = w->capp;
     }
     /* carry the cached normals over from the previous list */
-    if (w->np)
-        memset(w->age, 255, w->np);
     for (size_t k = 0; k < w->np; k++) {
         w->nrm_ok[k] = 0;
         if (w->nold == 0)
@@ -648,7 +636,6 @@ rve_status pack_soft(pack_ctx *c, double target)
         if (s->b[i].shape != RVE_PACK_SPHERE)
             w.rotate = 1;
     }
-    w.use_epa = 0; /* EPA normals converged worse than the face axes in trials */
     w.skin = 0.3 * c->rmean;
     /* overlaps left at the end of a stage (opened exactly at the end) */
     w.tol = (w.rotate ? 1e-4 : 1e-6) * c->rmean;
@@ -698,8 +685,8 @@ rve_status pack_soft(pack_ctx *c, double target)
             memcpy(s->L, Lsave, sizeof Lsave);
             dphi *= 0.5;
         }
-        char extra[64];
-        snprintf(extra, sizeof extra, "step %.1e", dphi);
+        char extra[96];
+        snprintf(extra, sizeof extra, "step %.1e, support-axis fallbacks %ld", dphi, w.fallbacks);
         pack_report(c, phi, target, extra);
     }
     pack_wrap(s);
@@ -725,7 +712,6 @@ done:
     free(w.old);
     free(w.wv);
     free(w.woff);
-    free(w.age);
     free(w.pairs);
     free(save);
     return st;

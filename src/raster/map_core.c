@@ -148,16 +148,20 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Sorted distinct non-zero labels of m: *out (malloc'd), *k of them. */
-static rve_status distinct_labels(const rve_map *m, uint32_t **out, uint32_t *k, rve_err *err)
+/* Sorted distinct non-zero labels of m and of b (NULL: none): *out
+ * (malloc'd), *k of them. */
+static rve_status distinct_labels(const rve_map *m, const rve_map *b, uint32_t **out, uint32_t *k, rve_err *err)
 {
-    size_t n = rve_map_nvox(m), j = 0;
-    uint32_t *u = malloc((n ? n : 1) * sizeof *u);
+    size_t n = rve_map_nvox(m), nb = b ? rve_map_nvox(b) : 0, j = 0;
+    uint32_t *u = malloc((n + nb ? n + nb : 1) * sizeof *u);
     if (!u)
         return rve_err_set(err, RVE_ENOMEM, "", "out of memory (distinct labels)");
     for (size_t v = 0; v < n; v++)
         if (m->lab[v])
             u[j++] = m->lab[v];
+    for (size_t v = 0; v < nb; v++)
+        if (b->lab[v])
+            u[j++] = b->lab[v];
     qsort(u, j, sizeof *u, cmp_u32);
     size_t w = 0;
     for (size_t i = 0; i < j; i++)
@@ -172,7 +176,7 @@ uint32_t rve_map_ngrains(const rve_map *m)
 {
     if (labels_sparse(m)) {
         uint32_t *u, k;
-        if (distinct_labels(m, &u, &k, NULL) != RVE_OK)
+        if (distinct_labels(m, NULL, &u, &k, NULL) != RVE_OK)
             return 0;
         free(u);
         return k;
@@ -187,43 +191,72 @@ uint32_t rve_map_ngrains(const rve_map *m)
     return k;
 }
 
+/* Relabel m through the sorted table u[0..k) (every label of m is in it):
+ * label u[i] becomes i + 1; ids, orientations, phases and spreads follow
+ * (zero for a table label m does not have). */
+static rve_status relabel_by_table(rve_map *m, const uint32_t *u, uint32_t k, rve_err *err)
+{
+    const size_t kk = (size_t)k + 1;
+    uint32_t *ids = malloc(kk * sizeof *ids);
+    double *ori = m->ori && m->ori_n > 0 ? calloc((size_t)m->ori_n * kk, sizeof *ori) : NULL;
+    int *phase = m->phase ? calloc(kk, sizeof *phase) : NULL;
+    double *gos = m->gos ? calloc(kk, sizeof *gos) : NULL;
+    if (!ids || (m->ori && m->ori_n > 0 && !ori) || (m->phase && !phase) || (m->gos && !gos)) {
+        free(ids), free(ori), free(phase), free(gos);
+        return rve_err_set(err, RVE_ENOMEM, "", "out of memory (renumbering)");
+    }
+    ids[0] = 0;
+    for (uint32_t i = 0; i < k; i++) {
+        const uint32_t l = u[i];
+        const int has = l <= m->nlabels;
+        ids[i + 1] = has ? rve_map_id(m, l) : l;
+        if (has && ori)
+            memcpy(ori + (size_t)m->ori_n * i, m->ori + (size_t)m->ori_n * (l - 1), (size_t)m->ori_n * sizeof *ori);
+        if (has && phase)
+            phase[i] = m->phase[l - 1];
+        if (has && gos)
+            gos[i] = m->gos[l - 1];
+    }
+    const size_t n = rve_map_nvox(m);
+    for (size_t v = 0; v < n; v++)
+        if (m->lab[v]) {
+            const uint32_t *p = bsearch(&m->lab[v], u, k, sizeof *u, cmp_u32);
+            m->lab[v] = p ? (uint32_t)(p - u) + 1 : 0; /* always found: u holds every label */
+        }
+    free(m->ids), m->ids = ids;
+    if (ori)
+        free(m->ori), m->ori = ori;
+    if (phase)
+        free(m->phase), m->phase = phase;
+    if (gos)
+        free(m->gos), m->gos = gos;
+    m->nlabels = k;
+    return RVE_OK;
+}
+
 /* rve_map_renumber for sparse labels: new label = rank among the distinct
  * labels (binary search), in increasing order as in the dense path. */
 static rve_status renumber_sparse(rve_map *m, rve_err *err)
 {
     uint32_t *u, k;
-    rve_status s = distinct_labels(m, &u, &k, err);
+    rve_status s = distinct_labels(m, NULL, &u, &k, err);
+    if (s == RVE_OK)
+        s = relabel_by_table(m, u, k, err);
+    free(u);
+    return s;
+}
+
+rve_status rve_map_renumber_pair(rve_map *a, rve_map *b, rve_err *err)
+{
+    uint32_t *u, k;
+    rve_status s = distinct_labels(a, b, &u, &k, err);
     if (s != RVE_OK)
         return s;
-    uint32_t *ids = malloc(((size_t)k + 1) * sizeof *ids);
-    double *ori = NULL;
-    if (!ids || (m->ori && m->ori_n > 0 && !(ori = malloc((size_t)m->ori_n * (k ? k : 1) * sizeof *ori)))) {
-        free(ids);
-        free(u);
-        return rve_err_set(err, RVE_ENOMEM, "", "out of memory (renumbering)");
-    }
-    ids[0] = 0;
-    for (uint32_t i = 0; i < k; i++) {
-        ids[i + 1] = rve_map_id(m, u[i]);
-        if (ori)
-            memcpy(ori + (size_t)m->ori_n * i, m->ori + (size_t)m->ori_n * (u[i] - 1),
-                   (size_t)m->ori_n * sizeof *ori);
-    }
-    size_t n = rve_map_nvox(m);
-    for (size_t v = 0; v < n; v++)
-        if (m->lab[v]) {
-            const uint32_t *p = bsearch(&m->lab[v], u, k, sizeof *u, cmp_u32);
-            m->lab[v] = (uint32_t)(p - u) + 1;
-        }
+    s = relabel_by_table(a, u, k, err);
+    if (s == RVE_OK)
+        s = relabel_by_table(b, u, k, err);
     free(u);
-    free(m->ids);
-    m->ids = ids;
-    if (ori) {
-        free(m->ori);
-        m->ori = ori;
-    }
-    m->nlabels = k;
-    return RVE_OK;
+    return s;
 }
 
 rve_status rve_map_renumber(rve_map *m, rve_err *err)

@@ -16,38 +16,7 @@
 #include <string.h>
 
 #include "map_internal.h"
-
-#define H5_MAX_RANK 8
-#define PATH_MAX_LEN 512
-#define MAX_PHASES 256
-#define PBUF (2 * PATH_MAX_LEN + 64) /* a group path plus a name */
-#define MAX_FEATURES ((size_t)1 << 28) /* feature-table rows read at most */
-
-/* What a layout reader extracts, before it becomes an rve_map. */
-typedef struct {
-    int nx, ny, nz;
-    double h[3], origin[3];
-    int has_res;
-    uint32_t *lab;              /* x fastest */
-    double *vori;               /* per-voxel orientation values, vori_n per voxel, or NULL */
-    int vori_n;
-    rve_ori_spec vspec;
-    char vpath[PBUF];
-    double *fori;               /* per-feature values (row = grain id), or NULL */
-    size_t nfeat;
-    int fori_n;
-    rve_ori_spec fspec;
-    char fpath[PBUF];
-    int *vphase, *fphase;       /* per voxel / per feature (row = id), or NULL */
-    rve_laue laue[MAX_PHASES];  /* symmetry of each phase number */
-    unsigned char known[MAX_PHASES]; /* the file gave laue[ph] (else: triclinic by default) */
-} h5grains;
-
-typedef struct {
-    hid_t f;
-    const char *file;
-    rve_err *err;
-} h5r;
+#include "map_hdf5_internal.h"
 
 static void grains_free(h5grains *g)
 {
@@ -56,7 +25,7 @@ static void grains_free(h5grains *g)
 
 /* ------------------------------------------------------------ HDF5 helpers */
 /* Does every component of path exist (H5Lexists needs the parents)? */
-static int h5_exists(hid_t loc, const char *path)
+int h5m_exists(hid_t loc, const char *path)
 {
     char buf[PATH_MAX_LEN];
     size_t n = strlen(path);
@@ -75,9 +44,9 @@ static int h5_exists(hid_t loc, const char *path)
     return 1;
 }
 
-static rve_status ds_shape(h5r *r, const char *path, int *rank, hsize_t dims[H5_MAX_RANK])
+rve_status h5m_ds_shape(h5r *r, const char *path, int *rank, hsize_t dims[H5_MAX_RANK])
 {
-    if (!h5_exists(r->f, path))
+    if (!h5m_exists(r->f, path))
         return rve_err_set(r->err, RVE_EDATA, r->file, "dataset %s is missing", path);
     hid_t d = H5Dopen2(r->f, path, H5P_DEFAULT);
     if (d < 0)
@@ -95,7 +64,7 @@ static rve_status ds_shape(h5r *r, const char *path, int *rank, hsize_t dims[H5_
 }
 
 /* Read a whole dataset of exactly `expect` elements into memory type mt. */
-static rve_status ds_read(h5r *r, const char *path, hid_t mt, size_t expect, void **out)
+rve_status h5m_ds_read(h5r *r, const char *path, hid_t mt, size_t expect, void **out)
 {
     *out = NULL;
     hid_t d = H5Dopen2(r->f, path, H5P_DEFAULT);
@@ -126,9 +95,9 @@ static rve_status ds_read(h5r *r, const char *path, hid_t mt, size_t expect, voi
 
 /* Numeric attribute `name` of object `obj` into v (at most nmax values);
  * returns the count, -1 when absent or not numeric. */
-static int attr_doubles(hid_t loc, const char *obj, const char *name, double *v, int nmax)
+int h5m_attr_doubles(hid_t loc, const char *obj, const char *name, double *v, int nmax)
 {
-    if (!h5_exists(loc, obj) && strcmp(obj, "/") && strcmp(obj, "."))
+    if (!h5m_exists(loc, obj) && strcmp(obj, "/") && strcmp(obj, "."))
         return -1;
     if (H5Aexists_by_name(loc, obj, name, H5P_DEFAULT) <= 0)
         return -1;
@@ -145,7 +114,7 @@ static int attr_doubles(hid_t loc, const char *obj, const char *name, double *v,
 }
 
 /* Refuse absurd sizes before any allocation. */
-static rve_status check_dims(h5r *r, const char *path, const hsize_t *d, int n)
+rve_status h5m_check_dims(h5r *r, const char *path, const hsize_t *d, int n)
 {
     double tot = 1;
     for (int i = 0; i < n; i++) {
@@ -160,10 +129,10 @@ static rve_status check_dims(h5r *r, const char *path, const hsize_t *d, int n)
 }
 
 /* Labels from any integer type; negative values are void. */
-static rve_status read_labels(h5r *r, const char *path, size_t n, uint32_t **out)
+rve_status h5m_read_labels(h5r *r, const char *path, size_t n, uint32_t **out)
 {
     long long *t;
-    rve_status s = ds_read(r, path, H5T_NATIVE_LLONG, n, (void **)&t);
+    rve_status s = h5m_ds_read(r, path, H5T_NATIVE_LLONG, n, (void **)&t);
     if (s != RVE_OK)
         return s;
     uint32_t *l = malloc((n ? n : 1) * sizeof *l);
@@ -173,9 +142,9 @@ static rve_status read_labels(h5r *r, const char *path, size_t n, uint32_t **out
     }
     for (size_t i = 0; i < n; i++) {
         if (t[i] > (long long)RVE_MAP_LABEL_MAX) {
+            long long big = t[i]; /* read before t is freed */
             free(t), free(l);
-            return rve_err_set(r->err, RVE_EDATA, r->file, "dataset %s: grain id %lld too large", path,
-                               t[i]);
+            return rve_err_set(r->err, RVE_EDATA, r->file, "dataset %s: grain id %lld too large", path, big);
         }
         l[i] = t[i] > 0 ? (uint32_t)t[i] : 0;
     }
@@ -184,9 +153,9 @@ static rve_status read_labels(h5r *r, const char *path, size_t n, uint32_t **out
     return RVE_OK;
 }
 
-static rve_status read_ints(h5r *r, const char *path, size_t n, int **out)
+rve_status h5m_read_ints(h5r *r, const char *path, size_t n, int **out)
 {
-    return ds_read(r, path, H5T_NATIVE_INT, n, (void **)out);
+    return h5m_ds_read(r, path, H5T_NATIVE_INT, n, (void **)out);
 }
 
 /* ------------------------------------------------------- symmetry helpers */
@@ -207,7 +176,7 @@ static rve_laue laue_dream3d(unsigned c)
     }
 }
 
-static rve_laue laue_spacegroup(int sg)
+rve_laue h5m_laue_spacegroup(int sg)
 {
     if (sg >= 207) return RVE_LAUE_CUBIC;
     if (sg >= 195) return RVE_LAUE_ORTHORHOMBIC;
@@ -333,11 +302,19 @@ static rve_status grains_to_map(h5r *r, h5grains *g, rve_map **out)
     if (g->fori && g->nfeat <= nl)
         s = rve_err_set(r->err, RVE_EDATA, r->file, "dataset %s has %zu rows, fewer than the largest grain id %zu + 1",
                         g->fpath, g->nfeat, nl);
+    /* ids far above the voxel count: the per-label tables below are sized
+     * by the grains present (labels renumbered, ids kept; feature tables
+     * are read by id) */
+    if (s == RVE_OK && nl > 2 * nv + 4096 && (g->fphase || g->vphase || g->fori || g->vori)) {
+        s = rve_map_renumber(m, r->err);
+        nl = m->nlabels;
+    }
     if (s == RVE_OK && (g->fphase || g->vphase) && nl) {
         if (!(m->phase = calloc(nl, sizeof *m->phase)))
             s = rve_err_set(r->err, RVE_ENOMEM, r->file, "out of memory");
-        for (size_t l = 1; s == RVE_OK && g->fphase && l <= nl && l < g->nfeat; l++)
-            m->phase[l - 1] = g->fphase[l];
+        for (size_t l = 1; s == RVE_OK && g->fphase && l <= nl; l++)
+            if (rve_map_id(m, (uint32_t)l) < g->nfeat)
+                m->phase[l - 1] = g->fphase[rve_map_id(m, (uint32_t)l)];
         for (size_t v = 0; s == RVE_OK && !g->fphase && v < nv; v++) /* last voxel's phase wins */
             if (m->lab[v])
                 m->phase[m->lab[v] - 1] = g->vphase[v];
@@ -359,7 +336,7 @@ static rve_status grains_to_map(h5r *r, h5grains *g, rve_map **out)
                 mq[0] = 1, mq[1] = mq[2] = mq[3] = 0;
                 continue;
             }
-            s = one_ori(r, &g->fspec, g->fori + (size_t)g->fori_n * l, g->fpath, l, mq);
+            s = one_ori(r, &g->fspec, g->fori + (size_t)g->fori_n * rve_map_id(m, (uint32_t)l), g->fpath, l, mq);
         }
         free(present);
         if (s == RVE_OK && !g->fori)
@@ -370,170 +347,6 @@ static rve_status grains_to_map(h5r *r, h5grains *g, rve_map **out)
         return s;
     }
     *out = m;
-    return RVE_OK;
-}
-
-/* ------------------------------------------------------------- pymicro */
-/* pymicro stores images indexed [x, y, z] (C order: z fastest). */
-static void transpose_xyz(const void *src, void *dst, size_t es, int nx, int ny, int nz)
-{
-    const char *s = src;
-    char *d = dst;
-    for (int i = 0; i < nx; i++)
-        for (int j = 0; j < ny; j++)
-            for (int k = 0; k < nz; k++)
-                memcpy(d + es * ((size_t)i + (size_t)nx * ((size_t)j + (size_t)ny * k)),
-                       s + es * (((size_t)i * ny + j) * nz + k), es);
-}
-
-/* pymicro's phase_map, when it is a full array (files hold 1-element
- * placeholders): voxel phases. */
-static rve_status pymicro_phase_map(h5r *r, const rve_hdf5_opts *o, const hsize_t *d, h5grains *g)
-{
-    const char *pp = o && o->phase ? o->phase : "/CellData/phase_map";
-    int pr;
-    hsize_t pd[H5_MAX_RANK];
-    if (!h5_exists(r->f, pp) || ds_shape(r, pp, &pr, pd) != RVE_OK || pr < 2 || pd[0] != d[0] ||
-        pd[1] != d[1] || (pr == 2 ? 1 : pd[2]) != d[2]) {
-        rve_err_clear(r->err);
-        return RVE_OK;
-    }
-    size_t nv = (size_t)d[0] * d[1] * d[2];
-    int *pv;
-    rve_status s = read_ints(r, pp, nv, &pv);
-    if (s != RVE_OK)
-        return s;
-    if (!(g->vphase = malloc(nv * sizeof *g->vphase))) {
-        free(pv);
-        return rve_err_set(r->err, RVE_ENOMEM, r->file, "out of memory");
-    }
-    transpose_xyz(pv, g->vphase, sizeof *pv, g->nx, g->ny, g->nz);
-    free(pv);
-    return RVE_OK;
-}
-
-static rve_status read_pymicro(h5r *r, const rve_hdf5_opts *o, h5grains *g)
-{
-    const char *gm = o && o->ids ? o->ids : "/CellData/grain_map";
-    int rank;
-    hsize_t d[H5_MAX_RANK];
-    rve_status s = ds_shape(r, gm, &rank, d);
-    if (s != RVE_OK)
-        return s;
-    if (rank < 2 || rank > 3)
-        return rve_err_set(r->err, RVE_EDATA, r->file, "dataset %s: expected 2 or 3 dimensions, found %d", gm, rank);
-    if (rank == 2)
-        d[2] = 1;
-    if ((s = check_dims(r, gm, d, 3)) != RVE_OK)
-        return s;
-    g->nx = (int)d[0], g->ny = (int)d[1], g->nz = (int)d[2];
-    size_t nv = (size_t)d[0] * d[1] * d[2];
-    uint32_t *t;
-    if ((s = read_labels(r, gm, nv, &t)) != RVE_OK)
-        return s;
-    if (!(g->lab = malloc(nv * sizeof *g->lab))) {
-        free(t);
-        return rve_err_set(r->err, RVE_ENOMEM, r->file, "out of memory");
-    }
-    transpose_xyz(t, g->lab, sizeof *t, g->nx, g->ny, g->nz);
-    free(t);
-    /* the mask, when it is a full array (files hold 1-element placeholders) */
-    int mr;
-    hsize_t md[H5_MAX_RANK];
-    const char *mk = o && o->mask ? o->mask : "/CellData/mask";
-    if (h5_exists(r->f, mk) && ds_shape(r, mk, &mr, md) == RVE_OK && mr >= 2 &&
-        md[0] == d[0] && md[1] == d[1] && (mr == 2 ? 1 : md[2]) == d[2]) {
-        int *mv, *mt = malloc(nv * sizeof *mt);
-        if (!mt || (s = read_ints(r, mk, nv, &mv)) != RVE_OK) {
-            free(mt);
-            return s != RVE_OK ? s : rve_err_set(r->err, RVE_ENOMEM, r->file, "out of memory");
-        }
-        transpose_xyz(mv, mt, sizeof *mv, g->nx, g->ny, g->nz);
-        for (size_t v = 0; v < nv; v++)
-            if (!mt[v])
-                g->lab[v] = 0;
-        free(mv), free(mt);
-    }
-    if ((s = pymicro_phase_map(r, o, d, g)) != RVE_OK)
-        return s;
-    double sp[3];
-    int n = attr_doubles(r->f, "/CellData", "spacing", sp, 3);
-    if (n == 1)
-        sp[1] = sp[2] = sp[0];
-    if (n == 1 || n == 3) {
-        if (!(sp[0] > 0 && sp[1] > 0 && sp[2] > 0))
-            return rve_err_set(r->err, RVE_EDATA, r->file, "/CellData attribute spacing is not positive");
-        memcpy(g->h, sp, sizeof sp);
-        g->has_res = 1;
-    }
-    if (attr_doubles(r->f, "/CellData", "origin", sp, 3) == 3)
-        memcpy(g->origin, sp, sizeof sp);
-    /* grain table: idnumber, orientation (Rodrigues, passive), phase */
-    const char *tp = o && o->feature_ori ? o->feature_ori : "/GrainData/GrainDataTable";
-    if (!h5_exists(r->f, tp))
-        return RVE_OK;
-    hid_t ds = H5Dopen2(r->f, tp, H5P_DEFAULT);
-    hid_t ft = H5Dget_type(ds);
-    if (H5Tget_class(ft) != H5T_COMPOUND || H5Tget_member_index(ft, "idnumber") < 0 ||
-        H5Tget_member_index(ft, "orientation") < 0) {
-        H5Tclose(ft), H5Dclose(ds);
-        return rve_err_set(r->err, RVE_EDATA, r->file, "dataset %s: no idnumber and orientation columns", tp);
-    }
-    int has_phase = H5Tget_member_index(ft, "phase") >= 0;
-    H5Tclose(ft);
-    struct row { int id; double ori[3]; int phase; };
-    hsize_t three = 3;
-    hid_t at = H5Tarray_create2(H5T_NATIVE_DOUBLE, 1, &three);
-    hid_t mt = H5Tcreate(H5T_COMPOUND, sizeof(struct row));
-    H5Tinsert(mt, "idnumber", offsetof(struct row, id), H5T_NATIVE_INT);
-    H5Tinsert(mt, "orientation", offsetof(struct row, ori), at);
-    if (has_phase)
-        H5Tinsert(mt, "phase", offsetof(struct row, phase), H5T_NATIVE_INT);
-    H5Dclose(ds);
-    int tr;
-    hsize_t td[H5_MAX_RANK];
-    struct row *rows = NULL;
-    s = ds_shape(r, tp, &tr, td);
-    if (s == RVE_OK && (tr != 1 || td[0] > (hsize_t)MAX_FEATURES))
-        s = rve_err_set(r->err, RVE_EDATA, r->file, "dataset %s: not a table", tp);
-    if (s == RVE_OK)
-        s = ds_read(r, tp, mt, (size_t)td[0], (void **)&rows);
-    H5Tclose(mt), H5Tclose(at);
-    if (s != RVE_OK)
-        return s;
-    /* rows for ids above the map's largest label are not needed: sizing the
-     * table by them would let one bad id allocate gigabytes */
-    size_t maxid = 0;
-    for (size_t v = 0; v < nv; v++)
-        maxid = g->lab[v] > maxid ? g->lab[v] : maxid;
-    g->nfeat = maxid + 1, g->fori_n = 3;
-    g->fspec = (rve_ori_spec){RVE_ORI_RODRIGUES, RVE_ORI_PASSIVE, 0};
-    snprintf(g->fpath, sizeof g->fpath, "%s", tp);
-    g->fori = malloc(g->nfeat * 3 * sizeof *g->fori);
-    g->fphase = has_phase ? calloc(g->nfeat, sizeof *g->fphase) : NULL;
-    char *seen = calloc(g->nfeat, 1);
-    if (!g->fori || !seen || (has_phase && !g->fphase)) {
-        free(rows), free(seen);
-        return rve_err_set(r->err, RVE_ENOMEM, r->file, "out of memory");
-    }
-    for (size_t i = 0; i < g->nfeat * 3; i++)
-        g->fori[i] = NAN; /* ids missing from the table are refused if used */
-    for (size_t i = 0; i < td[0]; i++)
-        if (rows[i].id > 0 && (size_t)rows[i].id <= maxid) {
-            memcpy(g->fori + 3 * rows[i].id, rows[i].ori, sizeof rows[i].ori);
-            if (has_phase)
-                g->fphase[rows[i].id] = rows[i].phase;
-            seen[rows[i].id] = 1;
-        }
-    free(rows);
-    /* a grain of the map that the table lacks */
-    for (size_t v = 0; v < nv; v++)
-        if (g->lab[v] && (g->lab[v] >= g->nfeat || !seen[g->lab[v]])) {
-            uint32_t l = g->lab[v];
-            free(seen);
-            return rve_err_set(r->err, RVE_EDATA, r->file, "dataset %s has no row for grain %u of %s", tp, l, gm);
-        }
-    free(seen);
     return RVE_OK;
 }
 
@@ -587,12 +400,12 @@ static int find_dataset(h5r *r, const char *base, const char *name, int nx, int 
 }
 
 /* A cell array shaped (Z, Y, X[, ncomp]) -> doubles, x fastest. */
-static rve_status read_cell(h5r *r, const char *path, const h5grains *g, int ncomp, hid_t mt,
+rve_status h5m_read_cell(h5r *r, const char *path, const h5grains *g, int ncomp, hid_t mt,
                             void **out)
 {
     int rank;
     hsize_t d[H5_MAX_RANK];
-    rve_status s = ds_shape(r, path, &rank, d);
+    rve_status s = h5m_ds_shape(r, path, &rank, d);
     if (s != RVE_OK)
         return s;
     int ok = rank >= 3 && d[0] == (hsize_t)g->nz && d[1] == (hsize_t)g->ny && d[2] == (hsize_t)g->nx &&
@@ -601,29 +414,29 @@ static rve_status read_cell(h5r *r, const char *path, const h5grains *g, int nco
         return rve_err_set(r->err, RVE_EDATA, r->file,
                            "dataset %s: shape does not match the grain ids (%d x %d x %d x %d)", path,
                            g->nz, g->ny, g->nx, ncomp);
-    return ds_read(r, path, mt, rve_map_nvox(&(rve_map){.nx = g->nx, .ny = g->ny, .nz = g->nz}) * (size_t)ncomp, out);
+    return h5m_ds_read(r, path, mt, rve_map_nvox(&(rve_map){.nx = g->nx, .ny = g->ny, .nz = g->nz}) * (size_t)ncomp, out);
 }
 
 /* Grain ids found by name and shape: the dataset fixes nx, ny, nz. */
-static rve_status read_ids_zyx(h5r *r, const char *path, h5grains *g)
+rve_status h5m_read_ids_zyx(h5r *r, const char *path, h5grains *g)
 {
     int rank;
     hsize_t d[H5_MAX_RANK];
-    rve_status s = ds_shape(r, path, &rank, d);
+    rve_status s = h5m_ds_shape(r, path, &rank, d);
     if (s != RVE_OK)
         return s;
     if (rank < 3 || (rank == 4 && d[3] != 1) || rank > 4)
         return rve_err_set(r->err, RVE_EDATA, r->file, "dataset %s: expected (Z, Y, X[, 1]) grain ids", path);
-    if ((s = check_dims(r, path, d, 3)) != RVE_OK)
+    if ((s = h5m_check_dims(r, path, d, 3)) != RVE_OK)
         return s;
     g->nz = (int)d[0], g->ny = (int)d[1], g->nx = (int)d[2];
-    return read_labels(r, path, (size_t)d[0] * d[1] * d[2], &g->lab);
+    return h5m_read_labels(r, path, (size_t)d[0] * d[1] * d[2], &g->lab);
 }
 
-static rve_status apply_mask(h5r *r, const char *path, h5grains *g)
+rve_status h5m_apply_mask(h5r *r, const char *path, h5grains *g)
 {
     int *mk;
-    rve_status s = read_cell(r, path, g, 1, H5T_NATIVE_INT, (void **)&mk);
+    rve_status s = h5m_read_cell(r, path, g, 1, H5T_NATIVE_INT, (void **)&mk);
     if (s != RVE_OK)
         return s;
     size_t nv = (size_t)g->nx * g->ny * g->nz;
@@ -687,23 +500,23 @@ static rve_status dream3d_geometry(h5r *r, const char *dc, int nx_layout, double
     char p[PBUF];
     int nd, ns;
     if (nx_layout) {
-        nd = attr_doubles(r->f, dc, "_DIMENSIONS", dim, 3);
-        attr_doubles(r->f, dc, "_ORIGIN", org, 3);
-        ns = attr_doubles(r->f, dc, "_SPACING", sp, 3);
+        nd = h5m_attr_doubles(r->f, dc, "_DIMENSIONS", dim, 3);
+        h5m_attr_doubles(r->f, dc, "_ORIGIN", org, 3);
+        ns = h5m_attr_doubles(r->f, dc, "_SPACING", sp, 3);
     } else {
         double *v;
         snprintf(p, sizeof p, "%s/_SIMPL_GEOMETRY/DIMENSIONS", dc);
         nd = -1;
-        if (h5_exists(r->f, p) && ds_read(r, p, H5T_NATIVE_DOUBLE, 3, (void **)&v) == RVE_OK)
+        if (h5m_exists(r->f, p) && h5m_ds_read(r, p, H5T_NATIVE_DOUBLE, 3, (void **)&v) == RVE_OK)
             memcpy(dim, v, 3 * sizeof *dim), free(v), nd = 3;
         snprintf(p, sizeof p, "%s/_SIMPL_GEOMETRY/ORIGIN", dc);
-        if (h5_exists(r->f, p) && ds_read(r, p, H5T_NATIVE_DOUBLE, 3, (void **)&v) == RVE_OK)
+        if (h5m_exists(r->f, p) && h5m_ds_read(r, p, H5T_NATIVE_DOUBLE, 3, (void **)&v) == RVE_OK)
             memcpy(org, v, sizeof org), free(v);
         ns = -1;
         snprintf(p, sizeof p, "%s/_SIMPL_GEOMETRY/SPACING", dc);
-        if (!h5_exists(r->f, p)) /* older files */
+        if (!h5m_exists(r->f, p)) /* older files */
             snprintf(p, sizeof p, "%s/_SIMPL_GEOMETRY/RESOLUTION", dc);
-        if (h5_exists(r->f, p) && ds_read(r, p, H5T_NATIVE_DOUBLE, 3, (void **)&v) == RVE_OK)
+        if (h5m_exists(r->f, p) && h5m_ds_read(r, p, H5T_NATIVE_DOUBLE, 3, (void **)&v) == RVE_OK)
             memcpy(sp, v, sizeof sp), free(v), ns = 3;
     }
     rve_err_clear(r->err);
@@ -749,28 +562,28 @@ static rve_status dream3d_features(h5r *r, const rve_hdf5_opts *o, const char *d
         if (!find_dataset(r, dc, names[k], 0, 0, 0, g->fpath))
             continue;
         int quat = ends_with(names[k], "Quats"), nc = quat ? 4 : 3;
-        if ((s = ds_shape(r, g->fpath, &rank, d)) != RVE_OK)
+        if ((s = h5m_ds_shape(r, g->fpath, &rank, d)) != RVE_OK)
             return s;
         if (rank != 2 || d[1] != (hsize_t)nc || d[0] > (hsize_t)MAX_FEATURES)
             return rve_err_set(r->err, RVE_EDATA, r->file, "dataset %s: expected (features, %d), at most 2^28 rows",
                                g->fpath, nc);
         g->nfeat = (size_t)d[0], g->fori_n = nc;
         g->fspec = (rve_ori_spec){quat ? RVE_ORI_QUATERNION : RVE_ORI_EULER_BUNGE, RVE_ORI_PASSIVE, 0};
-        if ((s = ds_read(r, g->fpath, H5T_NATIVE_DOUBLE, g->nfeat * nc, (void **)&g->fori)) != RVE_OK)
+        if ((s = h5m_ds_read(r, g->fpath, H5T_NATIVE_DOUBLE, g->nfeat * nc, (void **)&g->fori)) != RVE_OK)
             return s;
         if (quat)
             xyzw_to_wxyz(g->fori, g->nfeat);
         dirname_of(g->fpath, p);
         strncat(p, "/Phases", sizeof p - strlen(p) - 1);
-        if (h5_exists(r->f, p) && (s = read_ints(r, p, g->nfeat, &g->fphase)) != RVE_OK)
+        if (h5m_exists(r->f, p) && (s = h5m_read_ints(r, p, g->nfeat, &g->fphase)) != RVE_OK)
             return s;
         break;
     }
-    if (find_dataset(r, dc, "CrystalStructures", 0, 0, 0, p) && ds_shape(r, p, &rank, d) == RVE_OK &&
+    if (find_dataset(r, dc, "CrystalStructures", 0, 0, 0, p) && h5m_ds_shape(r, p, &rank, d) == RVE_OK &&
         d[0] <= MAX_PHASES) {
         unsigned *cs;
         size_t n = (size_t)d[0] * (rank > 1 ? d[1] : 1);
-        if ((s = ds_read(r, p, H5T_NATIVE_UINT, n, (void **)&cs)) != RVE_OK)
+        if ((s = h5m_ds_read(r, p, H5T_NATIVE_UINT, n, (void **)&cs)) != RVE_OK)
             return s;
         for (size_t i = 0; i < n && i < MAX_PHASES; i++) {
             g->laue[i] = laue_dream3d(cs[i]);
@@ -801,7 +614,7 @@ static rve_status read_dream3d(h5r *r, const rve_hdf5_opts *o, h5grains *g, int 
     if (!find_dataset(r, dc, idn, nx, ny, nz, p) && !find_dataset(r, dc, idn, nz, ny, nx, p) &&
         !find_dataset(r, dc, idn, 0, 0, 0, p))
         return rve_err_set(r->err, RVE_EDATA, r->file, "%s: no dataset %s", dc, idn);
-    if ((s = read_ids_zyx(r, p, g)) != RVE_OK)
+    if ((s = h5m_read_ids_zyx(r, p, g)) != RVE_OK)
         return s;
     if (!(nx == g->nx && ny == g->ny && nz == g->nz) && !(nz == g->nx && ny == g->ny && nx == g->nz))
         return rve_err_set(r->err, RVE_EDATA, r->file,
@@ -816,23 +629,23 @@ static rve_status read_dream3d(h5r *r, const rve_hdf5_opts *o, h5grains *g, int 
     const char *nm3[3] = {mkn, phn, orn};
     for (int i = 0; i < 3; i++) {
         snprintf(p, sizeof p, "%.400s/%.400s", cell, nm3[i]);
-        if (named[i] && !h5_exists(r->f, p))
+        if (named[i] && !h5m_exists(r->f, p))
             return rve_err_set(r->err, RVE_EDATA, r->file, "dataset %s is missing", p);
     }
     snprintf(p, sizeof p, "%.400s/%.400s", cell, mkn);
-    if (h5_exists(r->f, p) && (s = apply_mask(r, p, g)) != RVE_OK)
+    if (h5m_exists(r->f, p) && (s = h5m_apply_mask(r, p, g)) != RVE_OK)
         return s;
     snprintf(p, sizeof p, "%.400s/%.400s", cell, phn);
-    if (h5_exists(r->f, p) && (s = read_cell(r, p, g, 1, H5T_NATIVE_INT, (void **)&g->vphase)) != RVE_OK)
+    if (h5m_exists(r->f, p) && (s = h5m_read_cell(r, p, g, 1, H5T_NATIVE_INT, (void **)&g->vphase)) != RVE_OK)
         return s;
     snprintf(g->vpath, sizeof g->vpath, "%.400s/%.400s", cell, orn);
-    if (!(o && o->ori) && !h5_exists(r->f, g->vpath)) /* no Euler angles: quaternions? */
+    if (!(o && o->ori) && !h5m_exists(r->f, g->vpath)) /* no Euler angles: quaternions? */
         snprintf(g->vpath, sizeof g->vpath, "%.400s/Quats", cell);
-    if (h5_exists(r->f, g->vpath)) {
+    if (h5m_exists(r->f, g->vpath)) {
         int quat = ends_with(g->vpath, "Quats");
         g->vori_n = quat ? 4 : 3;
         g->vspec = (rve_ori_spec){quat ? RVE_ORI_QUATERNION : RVE_ORI_EULER_BUNGE, RVE_ORI_PASSIVE, 0};
-        if ((s = read_cell(r, g->vpath, g, g->vori_n, H5T_NATIVE_DOUBLE, (void **)&g->vori)) != RVE_OK)
+        if ((s = h5m_read_cell(r, g->vpath, g, g->vori_n, H5T_NATIVE_DOUBLE, (void **)&g->vori)) != RVE_OK)
             return s;
         if (quat)
             xyzw_to_wxyz(g->vori, (size_t)g->nx * g->ny * g->nz);
@@ -840,96 +653,12 @@ static rve_status read_dream3d(h5r *r, const rve_hdf5_opts *o, h5grains *g, int 
     return dream3d_features(r, o, dc, g);
 }
 
-/* ---------------------------------------------------- GrainMapper3D LabDCT */
-/* GrainMapper3D's orientation arrays hold the numbers of rve's (Rowenhorst
- * passive) convention: Xnovo's own reader (gm3dh5) turns them into
- * quaternions without inversion (EulerZXZ as qz(phi1) qx(Phi) qz(phi2), in
- * radians) and exports them to Neper as "rodrigues:passive". */
-#define LABDCT_CONV RVE_ORI_PASSIVE
-
-static rve_status read_labdct(h5r *r, const rve_hdf5_opts *o, h5grains *g)
-{
-    const char *ip = o && o->ids ? o->ids : "/LabDCT/Data/GrainId";
-    rve_status s = read_ids_zyx(r, ip, g);
-    if (s != RVE_OK)
-        return s;
-    double sp[3], c[3], ext[3];
-    int n = attr_doubles(r->f, "/LabDCT", "Spacing", sp, 3);
-    double *v;
-    if (n < 0 && h5_exists(r->f, "/LabDCT/Spacing") && ds_read(r, "/LabDCT/Spacing", H5T_NATIVE_DOUBLE, 3, (void **)&v) == RVE_OK)
-        memcpy(sp, v, sizeof sp), free(v), n = 3;
-    else if (n < 0 && h5_exists(r->f, "/LabDCT/Spacing") &&
-             ds_read(r, "/LabDCT/Spacing", H5T_NATIVE_DOUBLE, 1, (void **)&v) == RVE_OK)
-        sp[0] = sp[1] = sp[2] = v[0], free(v), n = 3;
-    rve_err_clear(r->err);
-    if (n == 1)
-        sp[1] = sp[2] = sp[0];
-    if (n == 1 || n == 3) {
-        if (!(sp[0] > 0 && sp[1] > 0 && sp[2] > 0))
-            return rve_err_set(r->err, RVE_EDATA, r->file, "/LabDCT/Spacing is not positive");
-        memcpy(g->h, sp, sizeof sp), g->has_res = 1;
-    }
-    int hc = h5_exists(r->f, "/LabDCT/Center") && ds_read(r, "/LabDCT/Center", H5T_NATIVE_DOUBLE, 3, (void **)&v) == RVE_OK;
-    if (hc)
-        memcpy(c, v, sizeof c), free(v);
-    int he = h5_exists(r->f, "/LabDCT/Extent") && ds_read(r, "/LabDCT/Extent", H5T_NATIVE_DOUBLE, 3, (void **)&v) == RVE_OK;
-    if (he)
-        memcpy(ext, v, sizeof ext), free(v);
-    rve_err_clear(r->err);
-    int dims[3] = {g->nx, g->ny, g->nz};
-    for (int a = 0; hc && a < 3; a++) /* the volume is centred on Center */
-        g->origin[a] = c[a] - 0.5 * (he ? ext[a] : dims[a] * g->h[a]);
-    if (h5_exists(r->f, "/LabDCT/Data/Mask") && (s = apply_mask(r, "/LabDCT/Data/Mask", g)) != RVE_OK)
-        return s;
-    const char *pp = o && o->phase ? o->phase : "/LabDCT/Data/PhaseId";
-    if (h5_exists(r->f, pp) && (s = read_cell(r, pp, g, 1, H5T_NATIVE_INT, (void **)&g->vphase)) != RVE_OK)
-        return s;
-    static const struct { const char *name; rve_ori_des des; int n, deg; } arr[] = {
-        {"/LabDCT/Data/Rodrigues", RVE_ORI_RODRIGUES, 3, 0},
-        {"/LabDCT/Data/Quaternion", RVE_ORI_QUATERNION, 4, 0},
-        {"/LabDCT/Data/EulerZXZ", RVE_ORI_EULER_BUNGE, 3, 0},
-        {"/LabDCT/Data/EulerZYZ", RVE_ORI_EULER_ROE, 3, 0}, /* qz qy qz: Roe's angles */
-    };
-    for (int ph = 1; ph < MAX_PHASES; ph++) {
-        char p[64];
-        snprintf(p, sizeof p, "/PhaseInfo/Phase%02d/SpaceGroup", ph);
-        if (!h5_exists(r->f, p))
-            continue;
-        int *sg;
-        if (ds_read(r, p, H5T_NATIVE_INT, 1, (void **)&sg) == RVE_OK)
-            g->laue[ph] = laue_spacegroup(*sg), g->known[ph] = 1, free(sg);
-        rve_err_clear(r->err);
-    }
-    /* the first array present; a named one is told by its name's ending
-     * (Rodrigues unless it ends like another array) */
-    int pick = -1;
-    if (o && o->ori) {
-        pick = 0;
-        for (int i = 1; i < 4; i++) {
-            const char *b = strrchr(arr[i].name, '/') + 1;
-            size_t lo = strlen(o->ori), lb = strlen(b);
-            if (lo >= lb && !strcmp(o->ori + lo - lb, b))
-                pick = i;
-        }
-        if (!h5_exists(r->f, o->ori))
-            return rve_err_set(r->err, RVE_EDATA, r->file, "dataset %s is missing", o->ori);
-    }
-    for (int i = 0; i < 4; i++) {
-        const char *nm = pick >= 0 ? o->ori : arr[i].name;
-        if ((pick >= 0 && i != pick) || !h5_exists(r->f, nm))
-            continue;
-        snprintf(g->vpath, sizeof g->vpath, "%s", nm);
-        g->vori_n = arr[i].n;
-        g->vspec = (rve_ori_spec){arr[i].des, LABDCT_CONV, arr[i].deg};
-        return read_cell(r, nm, g, g->vori_n, H5T_NATIVE_DOUBLE, (void **)&g->vori);
-    }
-    return RVE_OK;
-}
-
 /* ---------------------------------------------------------------- reader */
+/* the 8 bytes an HDF5 file starts with */
+static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
+
 int rve_map_is_hdf5(const char *path)
 {
-    static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
     unsigned char b[8];
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -939,35 +668,29 @@ int rve_map_is_hdf5(const char *path)
     return ok;
 }
 
-rve_status rve_map_read_hdf5(const char *path, const rve_hdf5_opts *o, rve_map **out, rve_err *err)
+/* The reader proper, from path opened with the file-access list fapl. */
+static rve_status read_hdf5_fapl(const char *path, hid_t fapl, const rve_hdf5_opts *o, rve_map **out,
+                                 rve_err *err)
 {
-    *out = NULL;
-    if (!rve_map_is_hdf5(path)) {
-        FILE *t = fopen(path, "rb");
-        if (!t)
-            return rve_err_set(err, RVE_EIO, path, "cannot open");
-        fclose(t);
-        return rve_err_set(err, RVE_EDATA, path, "not an HDF5 file");
-    }
     /* the HDF5 library prints its error stack by default: not from a library */
     H5E_auto2_t efunc;
     void *edata;
     H5Eget_auto2(H5E_DEFAULT, &efunc, &edata);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    h5r r = {H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT), path, err};
+    h5r r = {H5Fopen(path, H5F_ACC_RDONLY, fapl), path, err};
     h5grains g;
     memset(&g, 0, sizeof g);
     g.h[0] = g.h[1] = g.h[2] = 1;
     rve_status s;
     if (r.f < 0)
         s = rve_err_set(err, RVE_EDATA, path, "HDF5 file cannot be opened");
-    else if (h5_exists(r.f, "/CellData/grain_map") || (o && o->ids && h5_exists(r.f, "/CellData")))
-        s = read_pymicro(&r, o, &g);
-    else if (h5_exists(r.f, "/LabDCT/Data"))
-        s = read_labdct(&r, o, &g);
-    else if (h5_exists(r.f, "/DataStructure"))
+    else if (h5m_exists(r.f, "/CellData/grain_map") || (o && o->ids && h5m_exists(r.f, "/CellData")))
+        s = h5m_read_pymicro(&r, o, &g);
+    else if (h5m_exists(r.f, "/LabDCT/Data"))
+        s = h5m_read_labdct(&r, o, &g);
+    else if (h5m_exists(r.f, "/DataStructure"))
         s = read_dream3d(&r, o, &g, 1);
-    else if (h5_exists(r.f, "/DataContainers"))
+    else if (h5m_exists(r.f, "/DataContainers"))
         s = read_dream3d(&r, o, &g, 0);
     else
         s = rve_err_set(err, RVE_EDATA, path,
@@ -981,270 +704,33 @@ rve_status rve_map_read_hdf5(const char *path, const rve_hdf5_opts *o, rve_map *
     return s;
 }
 
-/* ---------------------------------------------------------------- writer */
-static void put_str_attr(hid_t obj, const char *name, const char *val)
+rve_status rve_map_read_hdf5(const char *path, const rve_hdf5_opts *o, rve_map **out, rve_err *err)
 {
-    hid_t t = H5Tcopy(H5T_C_S1);
-    H5Tset_size(t, strlen(val) + 1);
-    hid_t s = H5Screate(H5S_SCALAR);
-    hid_t a = H5Acreate2(obj, name, t, s, H5P_DEFAULT, H5P_DEFAULT);
-    H5Awrite(a, t, val);
-    H5Aclose(a), H5Sclose(s), H5Tclose(t);
+    *out = NULL;
+    if (!rve_map_is_hdf5(path)) {
+        FILE *t = fopen(path, "rb");
+        if (!t)
+            return rve_err_set(err, RVE_EIO, path, "cannot open");
+        fclose(t);
+        return rve_err_set(err, RVE_EDATA, path, "not an HDF5 file");
+    }
+    return read_hdf5_fapl(path, H5P_DEFAULT, o, out, err);
 }
 
-static void put_attr(hid_t obj, const char *name, hid_t ft, hid_t mt, int n, const void *v)
+rve_status rve_map_read_hdf5_mem(const void *buf, size_t n, const char *name, const rve_hdf5_opts *o,
+                                 rve_map **out, rve_err *err)
 {
-    hsize_t d = (hsize_t)n;
-    hid_t s = H5Screate_simple(1, &d, NULL);
-    hid_t a = H5Acreate2(obj, name, ft, s, H5P_DEFAULT, H5P_DEFAULT);
-    H5Awrite(a, mt, v);
-    H5Aclose(a), H5Sclose(s);
-}
-
-/* A DREAM3D data array: dataset plus the attributes SIMPL reads back. */
-static herr_t put_array(hid_t grp, const char *name, hid_t ft, hid_t mt, int rank, const hsize_t *dims,
-                        const uint64_t *tdims, int ntd, uint64_t ncomp, const char *objtype, const void *v)
-{
-    hid_t s = H5Screate_simple(rank, dims, NULL);
-    /* cell arrays (Z, Y, X, ncomp) deflated in chunks of one slice (at most
-     * 256 x 256), bytes shuffled: grain maps are runs of equal values, several
-     * times smaller */
-    hid_t pl = H5P_DEFAULT;
-    if (rank == 4 && H5Zfilter_avail(H5Z_FILTER_DEFLATE) > 0 && (pl = H5Pcreate(H5P_DATASET_CREATE)) >= 0) {
-        hsize_t ch[4] = {1, dims[1] < 256 ? dims[1] : 256, dims[2] < 256 ? dims[2] : 256, dims[3]};
-        if (H5Pset_chunk(pl, 4, ch) < 0 || H5Pset_deflate(pl, 6) < 0)
-            H5Pclose(pl), pl = H5P_DEFAULT;
+    *out = NULL;
+    if (n < 8 || memcmp(buf, sig, 8) != 0)
+        return rve_err_set(err, RVE_EDATA, name, "not an HDF5 file");
+    /* the core driver reads the image in memory; no backing store */
+    hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+    if (fapl < 0 || H5Pset_fapl_core(fapl, 1 << 16, 0) < 0 || H5Pset_file_image(fapl, (void *)buf, n) < 0) {
+        if (fapl >= 0)
+            H5Pclose(fapl);
+        return rve_err_set(err, RVE_ENOMEM, name, "cannot set up an in-memory HDF5 file");
     }
-    hid_t d = H5Dcreate2(grp, name, ft, s, H5P_DEFAULT, pl, H5P_DEFAULT);
-    if (pl != H5P_DEFAULT)
-        H5Pclose(pl);
-    herr_t e = d < 0 ? -1 : H5Dwrite(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, v);
-    if (d >= 0) {
-        int ver = 2;
-        put_attr(d, "ComponentDimensions", H5T_STD_U64LE, H5T_NATIVE_UINT64, 1, &ncomp);
-        put_attr(d, "DataArrayVersion", H5T_STD_I32LE, H5T_NATIVE_INT, 1, &ver);
-        put_str_attr(d, "ObjectType", objtype);
-        put_attr(d, "TupleDimensions", H5T_STD_U64LE, H5T_NATIVE_UINT64, ntd, tdims);
-        H5Dclose(d);
-    }
-    H5Sclose(s);
-    return e;
-}
-
-static hid_t put_matrix(hid_t parent, const char *name, uint32_t type, int ntd, const uint64_t *td)
-{
-    hid_t g = H5Gcreate2(parent, name, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    put_attr(g, "AttributeMatrixType", H5T_STD_U32LE, H5T_NATIVE_UINT32, 1, &type);
-    put_attr(g, "TupleDimensions", H5T_STD_U64LE, H5T_NATIVE_UINT64, ntd, td);
-    return g;
-}
-
-/* The XDMF companion ParaView opens (DREAM3D writes the same shape). */
-static rve_status write_xdmf(const rve_map *m, const char *path, int has_phase, rve_err *err)
-{
-    size_t n = strlen(path) + 6;
-    char *xp = malloc(n);
-    if (!xp)
-        return rve_err_set(err, RVE_ENOMEM, path, "out of memory");
-    snprintf(xp, n, "%s.xdmf", path);
-    const char *base = strrchr(path, '/');
-    base = base ? base + 1 : path;
-    rve_afile *af = rve_afile_open(xp, 0, err);
-    free(xp);
-    if (!af)
-        return err ? err->code : RVE_EIO;
-    FILE *f = rve_afile_fp(af);
-    fprintf(f, "<?xml version=\"1.0\"?>\n<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\"[]>\n"
-               "<Xdmf xmlns:xi=\"http://www.w3.org/2003/XInclude\" Version=\"2.2\">\n <Domain>\n"
-               "  <Grid Name=\"ImageDataContainer\" GridType=\"Uniform\">\n"
-               "   <Topology TopologyType=\"3DCoRectMesh\" Dimensions=\"%d %d %d \"></Topology>\n"
-               "   <Geometry Type=\"ORIGIN_DXDYDZ\">\n"
-               "    <DataItem Format=\"XML\" Dimensions=\"3\">%.17g %.17g %.17g</DataItem>\n"
-               "    <DataItem Format=\"XML\" Dimensions=\"3\">%.17g %.17g %.17g</DataItem>\n"
-               "   </Geometry>\n",
-            m->nz + 1, m->ny + 1, m->nx + 1, m->origin[2], m->origin[1], m->origin[0], m->h[2], m->h[1], m->h[0]);
-    const char *arrs[2] = {"FeatureIds", "Phases"};
-    for (int i = 0; i < 1 + has_phase; i++)
-        fprintf(f, "   <Attribute Name=\"%s\" AttributeType=\"Scalar\" Center=\"Cell\">\n"
-                   "    <DataItem Format=\"HDF\" Dimensions=\"%d %d %d \" NumberType=\"Int\" Precision=\"4\">\n"
-                   "     %s:/DataContainers/ImageDataContainer/CellData/%s\n    </DataItem>\n   </Attribute>\n",
-                arrs[i], m->nz, m->ny, m->nx, base, arrs[i]);
-    fprintf(f, "  </Grid>\n </Domain>\n</Xdmf>\n");
-    return rve_afile_commit(af, err);
-}
-
-/* DREAM3D's CrystalStructures code of a map's symmetry (999: unknown) */
-static uint32_t dream3d_code(const char *crysym)
-{
-    static const uint32_t code[RVE_LAUE_N] = {4, 5, 6, 10, 8, 0, 1}; /* rve_laue order */
-    rve_laue g;
-    return crysym && rve_laue_parse(crysym, &g) == RVE_OK ? code[g] : 999;
-}
-
-/* CellEnsembleData: CrystalStructures (the map's one symmetry for every
- * phase, 999 when unknown) and PhaseName, which DAMASK's load_DREAM3D reads
- * by default. */
-static hid_t write_ensemble(hid_t dc, int maxph, const char *crysym, herr_t *e)
-{
-    uint64_t te = (uint64_t)maxph + 1;
-    hid_t ens = put_matrix(dc, "CellEnsembleData", 11, 1, &te);
-    uint32_t *cs = malloc(te * sizeof *cs);
-    char *names = malloc(te * 32);
-    char **np = malloc(te * sizeof *np);
-    if (!cs || !names || !np) {
-        free(cs), free(names), free(np);
-        *e = -1;
-        return ens;
-    }
-    for (size_t i = 0; i < te; i++) {
-        cs[i] = i ? dream3d_code(crysym) : 999;
-        np[i] = names + 32 * i;
-        if (i)
-            snprintf(np[i], 32, "Phase %d", (int)i); /* i <= MAX_PHASES */
-        else
-            snprintf(np[i], 32, "Invalid Phase"); /* DREAM3D's name of row 0 */
-    }
-    hsize_t e1[2] = {te, 1};
-    *e |= put_array(ens, "CrystalStructures", H5T_STD_U32LE, H5T_NATIVE_UINT32, 2, e1, &te, 1, 1,
-                    "DataArray<uint32_t>", cs);
-    hid_t st = H5Tcopy(H5T_C_S1);
-    H5Tset_size(st, H5T_VARIABLE);
-    *e |= put_array(ens, "PhaseName", st, st, 1, e1, &te, 1, 1, "StringDataArray", np);
-    H5Tclose(st);
-    free(cs), free(names), free(np);
-    return ens;
-}
-
-static herr_t write_simpl(hid_t f, const rve_map *m, const double *eu, const double *qx, const int *ph,
-                          const int *vph, const float *veu, const int32_t *ids)
-{
-    size_t nl = m->nlabels;
-    herr_t e = 0;
-    put_str_attr(f, "FileVersion", "7.0");
-    put_str_attr(f, "DREAM3D Version", "6.5.171 (written by rve)");
-    hid_t dcs = H5Gcreate2(f, "DataContainers", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    hid_t dc = H5Gcreate2(dcs, "ImageDataContainer", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    hid_t geo = H5Gcreate2(dc, "_SIMPL_GEOMETRY", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    uint32_t gt = 0; /* ImageGeometry */
-    put_str_attr(geo, "GeometryName", "ImageGeometry");
-    put_attr(geo, "GeometryType", H5T_STD_U32LE, H5T_NATIVE_UINT32, 1, &gt);
-    put_attr(geo, "SpatialDimensionality", H5T_STD_U32LE, H5T_NATIVE_UINT32, 1, &(uint32_t){3});
-    put_attr(geo, "UnitDimensionality", H5T_STD_U32LE, H5T_NATIVE_UINT32, 1, &(uint32_t){3});
-    hsize_t three = 3;
-    int64_t dim[3] = {m->nx, m->ny, m->nz};
-    float org[3] = {(float)m->origin[0], (float)m->origin[1], (float)m->origin[2]};
-    float sp[3] = {(float)m->h[0], (float)m->h[1], (float)m->h[2]};
-    hid_t s3 = H5Screate_simple(1, &three, NULL);
-    hid_t d;
-    d = H5Dcreate2(geo, "DIMENSIONS", H5T_STD_I64LE, s3, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    e |= H5Dwrite(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, dim), H5Dclose(d);
-    d = H5Dcreate2(geo, "ORIGIN", H5T_IEEE_F32LE, s3, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    e |= H5Dwrite(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, org), H5Dclose(d);
-    d = H5Dcreate2(geo, "SPACING", H5T_IEEE_F32LE, s3, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
-    e |= H5Dwrite(d, H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, sp), H5Dclose(d);
-    H5Sclose(s3), H5Gclose(geo);
-    uint64_t tcell[3] = {(uint64_t)m->nx, (uint64_t)m->ny, (uint64_t)m->nz};
-    hsize_t c1[4] = {(hsize_t)m->nz, (hsize_t)m->ny, (hsize_t)m->nx, 1};
-    hsize_t c3[4] = {(hsize_t)m->nz, (hsize_t)m->ny, (hsize_t)m->nx, 3};
-    hid_t cell = put_matrix(dc, "CellData", 3, 3, tcell);
-    e |= put_array(cell, "FeatureIds", H5T_STD_I32LE, H5T_NATIVE_INT32, 4, c1, tcell, 3, 1, "DataArray<int32_t>", ids);
-    if (vph)
-        e |= put_array(cell, "Phases", H5T_STD_I32LE, H5T_NATIVE_INT, 4, c1, tcell, 3, 1, "DataArray<int32_t>", vph);
-    if (veu)
-        e |= put_array(cell, "EulerAngles", H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, 4, c3, tcell, 3, 3, "DataArray<float>", veu);
-    H5Gclose(cell);
-    uint64_t tf = nl + 1;
-    hsize_t f3[2] = {nl + 1, 3}, f4[2] = {nl + 1, 4}, f1[2] = {nl + 1, 1};
-    hid_t feat = put_matrix(dc, "CellFeatureData", 7, 1, &tf);
-    if (eu) {
-        e |= put_array(feat, "AvgEulerAngles", H5T_IEEE_F32LE, H5T_NATIVE_DOUBLE, 2, f3, &tf, 1, 3, "DataArray<float>", eu);
-        e |= put_array(feat, "AvgQuats", H5T_IEEE_F32LE, H5T_NATIVE_DOUBLE, 2, f4, &tf, 1, 4, "DataArray<float>", qx);
-    }
-    if (ph)
-        e |= put_array(feat, "Phases", H5T_STD_I32LE, H5T_NATIVE_INT, 2, f1, &tf, 1, 1, "DataArray<int32_t>", ph);
-    H5Gclose(feat);
-    int maxph = 1;
-    for (size_t l = 0; ph && l <= nl; l++)
-        maxph = ph[l] > maxph ? ph[l] : maxph;
-    hid_t ens = write_ensemble(dc, maxph, m->crysym, &e);
-    H5Gclose(ens), H5Gclose(dc), H5Gclose(dcs);
-    return e;
-}
-
-rve_status rve_map_write_hdf5(const rve_map *m, const char *path, rve_err *err)
-{
-    size_t nv = rve_map_nvox(m), nl = m->nlabels;
-    if (nl > (size_t)INT32_MAX)
-        return rve_err_set(err, RVE_EUSAGE, path, "labels above 2^31 - 1 do not fit DREAM3D's int32 FeatureIds");
-    for (size_t l = 0; m->phase && l < nl; l++)
-        if (m->phase[l] < 0 || m->phase[l] >= MAX_PHASES)
-            return rve_err_set(err, RVE_EUSAGE, path, "grain %zu: phase %d outside 0..%d", l + 1,
-                               m->phase[l], MAX_PHASES - 1);
-    int has_ori = m->ori && m->ori_n > 0 && m->ori_des;
-    rve_ori_spec sp = {RVE_ORI_QUATERNION, RVE_ORI_PASSIVE, 0};
-    if (has_ori && rve_map_ori_spec(m, &sp, err) != RVE_OK)
-        return rve_err_set(err, RVE_EDATA, path, "orientation descriptor '%s' with %d values per grain "
-                           "not understood", m->ori_des, m->ori_n);
-    int32_t *ids = malloc((nv ? nv : 1) * sizeof *ids);
-    int *ph = m->phase ? calloc(nl + 1, sizeof *ph) : NULL, *vph = m->phase ? malloc(nv * sizeof *vph) : NULL;
-    double *eu = has_ori ? calloc((nl + 1) * 3, sizeof *eu) : NULL;
-    double *qx = has_ori ? calloc((nl + 1) * 4, sizeof *qx) : NULL;
-    float *veu = has_ori ? malloc(nv * 3 * sizeof *veu) : NULL;
-    rve_status st = RVE_OK;
-    if (!ids || (m->phase && (!ph || !vph)) || (has_ori && (!eu || !qx || !veu)))
-        st = rve_err_set(err, RVE_ENOMEM, path, "out of memory");
-    for (size_t l = 1; st == RVE_OK && l <= nl; l++) {
-        if (ph)
-            ph[l] = m->phase[l - 1];
-        if (!has_ori)
-            continue;
-        double q[4];
-        if (rve_ori_to_quat(&sp, m->ori + (size_t)m->ori_n * (l - 1), q, err) != RVE_OK) {
-            st = rve_err_set(err, RVE_EDATA, path, "grain %zu: %s", l, err ? err->msg : "bad orientation");
-            break;
-        }
-        rve_ori_qu2eu(q, eu + 3 * l);
-        /* DREAM3D stores quaternions vector part first: (x, y, z, w) */
-        qx[4 * l] = q[1], qx[4 * l + 1] = q[2], qx[4 * l + 2] = q[3], qx[4 * l + 3] = q[0];
-    }
-    if (qx)
-        qx[3] = 1; /* background: identity */
-    for (size_t v = 0; st == RVE_OK && v < nv; v++) {
-        uint32_t l = m->lab[v];
-        ids[v] = (int32_t)l;
-        if (vph)
-            vph[v] = l ? ph[l] : 0;
-        for (int c = 0; veu && c < 3; c++)
-            veu[3 * v + c] = (float)eu[3 * l + c];
-    }
-    if (st == RVE_OK) {
-        size_t n = strlen(path) + 16;
-        char *tmp = malloc(n);
-        H5E_auto2_t efunc;
-        void *edata;
-        H5Eget_auto2(H5E_DEFAULT, &efunc, &edata);
-        H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-        hid_t f = -1;
-        if (tmp) { /* temporary file beside the target, renamed when complete */
-            snprintf(tmp, n, "%s.rve-tmp", path);
-            f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
-        }
-        if (f < 0)
-            st = rve_err_set(err, RVE_EIO, path, "cannot create the HDF5 file");
-        else {
-            herr_t e = write_simpl(f, m, eu, qx, ph, vph, veu, ids);
-            if (H5Fclose(f) < 0 || e < 0)
-                st = rve_err_set(err, RVE_EIO, path, "HDF5 write failed");
-            if (st == RVE_OK && rename(tmp, path) != 0)
-                st = rve_err_set(err, RVE_EIO, path, "cannot rename the temporary file");
-            if (st != RVE_OK)
-                remove(tmp);
-        }
-        H5Eset_auto2(H5E_DEFAULT, efunc, edata);
-        free(tmp);
-    }
-    if (st == RVE_OK)
-        st = write_xdmf(m, path, m->phase != NULL, err);
-    free(ids), free(ph), free(vph), free(eu), free(qx), free(veu);
-    return st;
+    rve_status s = read_hdf5_fapl(name, fapl, o, out, err);
+    H5Pclose(fapl);
+    return s;
 }

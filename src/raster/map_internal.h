@@ -24,6 +24,11 @@ rve_status rve_map_read_tesr_mem_capped(const char *buf, size_t n, const char *n
                                         const char *dir, size_t maxvox, rve_map **out,
                                         rve_err *err);
 
+/* The HDF5 grain-map reader on a file image in memory (the core driver);
+ * name is used in messages.  For the fuzz target. */
+rve_status rve_map_read_hdf5_mem(const void *buf, size_t n, const char *name, const rve_hdf5_opts *o,
+                                 rve_map **out, rve_err *err);
+
 /* Convert n samples of the given width (1, 2, 4 bytes; swapped if swap)
  * into labels; returns the largest value (for range checks). */
 uint32_t rve_map_unpack(uint32_t *dst, const unsigned char *src, size_t n, int bytes, int swap);

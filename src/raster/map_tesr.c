@@ -368,8 +368,12 @@ static int tesr_rd_data_head(tesr_rd *R, size_t maxvox, char *extname, size_t ex
             snprintf(extname, extcap, "%s", t->tok);
         else
             snprintf(extname, extcap, "%s/%s", R->dir, t->tok);
+        /* read no more than the header allows: binary data is exactly
+         * nvox x bytes; an ASCII value takes at most 10 digits, and some
+         * room is left for generous separators */
+        size_t most = R->fmt_bytes > 0 ? R->nvox * (size_t)R->fmt_bytes : 32 * R->nvox + 65536;
         rve_err e2;
-        if (rve_read_file(extname, &R->ext, &R->ndata, &e2) != RVE_OK)
+        if (rve_read_file_max(extname, most, &R->ext, &R->ndata, &e2) != RVE_OK)
             RFAIL(R, RVE_EDATA, "*file %s: cannot read the data file: %s", t->tok, e2.msg);
         R->data = R->ext;
     }

@@ -190,10 +190,11 @@ static int tile_candidates(const seedgrid *g, const double a[3], const double b[
     return m;
 }
 
-rve_status rve_tess_rasterize_seeds(const double *seeds, int n, const uint32_t *labels,
-                                    rve_map *map, rve_err *err)
+rve_status rve_tess_rasterize_seeds_layers(const double *seeds, int n, const uint32_t *labels,
+                                           const rve_map *map, int kz0, int kz1, uint32_t *lab,
+                                           double *power, rve_err *err)
 {
-    if (!map || !map->lab || map->nx < 1 || map->ny < 1 || map->nz < 1)
+    if (!map || !lab || map->nx < 1 || map->ny < 1 || map->nz < 1 || kz0 < 0 || kz1 > map->nz || kz0 >= kz1)
         return rve_err_set(err, RVE_EUSAGE, "", "rasterize: no voxel grid");
     if (n < 1 || !seeds)
         return rve_err_set(err, RVE_EDATA, "", "rasterize: no seeds");
@@ -209,6 +210,9 @@ rve_status rve_tess_rasterize_seeds(const double *seeds, int n, const uint32_t *
         lo[a] = map->origin[a];
         hi[a] = map->origin[a] + nn[a] * map->h[a];
     }
+    lo[2] = map->origin[2] + kz0 * map->h[2];
+    hi[2] = map->origin[2] + kz1 * map->h[2];
+    nn[2] = kz1 - kz0; /* tiles over the layers kz0 .. kz1 - 1 */
     /* the bin grid spans the seeds and the map */
     for (int i = 0; i < n; i++)
         for (int a = 0; a < 3; a++) {
@@ -234,10 +238,10 @@ rve_status rve_tess_rasterize_seeds(const double *seeds, int n, const uint32_t *
 #pragma omp for schedule(dynamic, 4)
             for (long t = 0; t < ntiles; t++) {
                 int tx = (int)(t % nt[0]), ty = (int)((t / nt[0]) % nt[1]), tz = (int)(t / ((long)nt[0] * nt[1]));
-                int i0 = tx * TILE, j0 = ty * TILE, k0 = tz * TILE;
+                int i0 = tx * TILE, j0 = ty * TILE, k0 = kz0 + tz * TILE;
                 int i1 = i0 + TILE < map->nx ? i0 + TILE : map->nx;
                 int j1 = j0 + TILE < map->ny ? j0 + TILE : map->ny;
-                int k1 = k0 + TILE < map->nz ? k0 + TILE : map->nz;
+                int k1 = k0 + TILE < kz1 ? k0 + TILE : kz1;
                 double a[3], b[3];
                 rve_map_voxel_centre(map, i0, j0, k0, a);
                 rve_map_voxel_centre(map, i1 - 1, j1 - 1, k1 - 1, b);
@@ -266,7 +270,9 @@ rve_status rve_tess_rasterize_seeds(const double *seeds, int n, const uint32_t *
                                 }
                             }
                             int s = nc > 0 ? cand[bi] : 0;
-                            map->lab[rve_map_index(map, i, j, k)] = labels ? labels[s] : (uint32_t)s + 1;
+                            size_t v = rve_map_index(map, i, j, k - kz0);
+                            lab[v] = labels ? labels[s] : (uint32_t)s + 1;
+                            if (power) power[v] = best;
                         }
             }
         }
@@ -276,6 +282,16 @@ rve_status rve_tess_rasterize_seeds(const double *seeds, int n, const uint32_t *
     }
     grid_free(&g);
     if (fail) return rve_err_set(err, RVE_ENOMEM, "", "rasterize: out of memory");
+    return RVE_OK;
+}
+
+rve_status rve_tess_rasterize_seeds(const double *seeds, int n, const uint32_t *labels,
+                                    rve_map *map, rve_err *err)
+{
+    if (!map || !map->lab || map->nx < 1 || map->ny < 1 || map->nz < 1)
+        return rve_err_set(err, RVE_EUSAGE, "", "rasterize: no voxel grid");
+    rve_status st = rve_tess_rasterize_seeds_layers(seeds, n, labels, map, 0, map->nz, map->lab, NULL, err);
+    if (st != RVE_OK) return st;
     uint32_t mx = 0;
     size_t nv = (size_t)map->nx * map->ny * map->nz;
     for (size_t v = 0; v < nv; v++)

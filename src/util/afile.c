@@ -428,8 +428,9 @@ static rve_status txn_push(rve_afile *af, rve_err *err)
         size_t c = txn.cap ? 2 * txn.cap : 16;
         rve_afile **f = realloc(txn.files, c * sizeof *f);
         if (!f) {
-            rve_afile_abort(af);
-            return rve_err_set(err, RVE_ENOMEM, af->path, "out of memory");
+            rve_err_set(err, RVE_ENOMEM, af->path, "out of memory");
+            rve_afile_abort(af); /* frees af->path: the message is set first */
+            return RVE_ENOMEM;
         }
         txn.files = f;
         txn.cap = c;
@@ -480,19 +481,101 @@ static void txn_reset(void)
     memset(&txn, 0, sizeof txn);
 }
 
+/* A hard link to the file a rename is about to replace (NULL when there is
+ * none, or no link can be made): a later failed rename of the same
+ * transaction puts it back. */
+static char *keep_old(const rve_afile *af)
+{
+    struct stat st;
+    if (af->kind != AF_TEMP || lstat(af->target, &st) != 0 || !S_ISREG(st.st_mode))
+        return NULL;
+    size_t m = strlen(af->tmp) + 5;
+    char *b = malloc(m);
+    if (!b)
+        return NULL;
+    snprintf(b, m, "%s.old", af->tmp);
+    if (link(af->target, b) != 0) {
+        free(b);
+        return NULL;
+    }
+    return b;
+}
+
+/* Rename every temporary onto its target; when one fails, the targets
+ * renamed before it get their previous file back (or are removed when there
+ * was none), so that the outputs are all new or all as they were. */
+static rve_status txn_rename_all(char **bak, size_t *ndone, rve_err *err)
+{
+    size_t i = 0;
+    for (; i < txn.n; i++) {
+        rve_afile *af = txn.files[i];
+        if (af && rename(af->tmp, af->target) != 0) {
+            rve_err_set(err, RVE_EIO, af->path, "cannot replace output file: %s", strerror(errno));
+            break;
+        }
+    }
+    *ndone = i;
+    if (i == txn.n)
+        return RVE_OK;
+    for (size_t j = 0; j < i; j++) {
+        rve_afile *af = txn.files[j];
+        if (!af)
+            continue;
+        if (bak && bak[j]) {
+            if (rename(bak[j], af->target) == 0) {
+                free(bak[j]);
+                bak[j] = NULL;
+            }
+        } else
+            (void)unlink(af->target);
+    }
+    return RVE_EIO;
+}
+
 rve_status rve_afile_txn_commit(rve_err *err)
 {
-    rve_status st = RVE_OK;
     /* everything is written and synced: only renames are left, and a signal
      * now would leave some outputs old and some new, so signals are ignored
      * from here to the end of the process */
     reg_hold = 1;
+    /* with several outputs, keep the files they replace until all are renamed
+     * (out of memory: no way back, as with a single rename) */
+    char **bak = txn.n > 1 ? calloc(txn.n, sizeof *bak) : NULL;
+    for (size_t i = 0; bak && i < txn.n; i++)
+        bak[i] = keep_old(txn.files[i]);
+    /* streams first: what is written to a device cannot be taken back, so
+     * a failed stream leaves every file as it was */
+    rve_status st = RVE_OK;
     for (size_t i = 0; i < txn.n; i++) {
-        if (st == RVE_OK)
-            st = finish_rename(txn.files[i], err);
-        else
-            rve_afile_abort(txn.files[i]);
+        rve_afile *af = txn.files[i];
+        if (af->kind != AF_TEMP) {
+            if (st == RVE_OK)
+                st = commit_stream(af, err);
+            else
+                rve_afile_abort(af);
+            txn.files[i] = NULL;
+        }
     }
+    size_t ndone = 0;
+    if (st == RVE_OK)
+        st = txn_rename_all(bak, &ndone, err);
+    for (size_t i = 0; i < txn.n; i++) {
+        rve_afile *af = txn.files[i];
+        if (!af)
+            ;
+        else if (i < ndone) { /* renamed (and perhaps put back): the temporary is gone */
+            reg_del(af->slot);
+            if (st == RVE_OK)
+                sync_dir_of(af->target);
+            afile_free(af);
+        } else
+            rve_afile_abort(af);
+        if (bak && bak[i]) {
+            (void)unlink(bak[i]);
+            free(bak[i]);
+        }
+    }
+    free(bak);
     txn.n = 0;
     txn_reset(); /* frees the folder names; the folders hold results now and stay */
     return st;
@@ -583,7 +666,9 @@ size_t rve_read_cap(void)
     return (size_t)1 << 31; /* 2 GiB */
 }
 
-static rve_status read_all(const char *path, int text, char **buf, size_t *n, rve_err *err)
+/* max: 0 for rve_read_cap(), else the most the caller can use (an error
+ * names it when the file is longer). */
+static rve_status read_all(const char *path, int text, size_t max, char **buf, size_t *n, rve_err *err)
 {
     *buf = NULL;
     *n = 0;
@@ -591,7 +676,7 @@ static rve_status read_all(const char *path, int text, char **buf, size_t *n, rv
     FILE *fp = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
     if (!fp)
         return rve_err_set(err, RVE_EIO, path, "cannot open: %s", strerror(errno));
-    size_t cap = 1 << 16, len = 0, limit = rve_read_cap();
+    size_t cap = 1 << 16, len = 0, limit = max ? max : rve_read_cap();
     char *b = malloc(cap);
     rve_status st = b ? RVE_OK : rve_err_set(err, RVE_ENOMEM, path, "out of memory");
     while (st == RVE_OK) {
@@ -615,8 +700,9 @@ static rve_status read_all(const char *path, int text, char **buf, size_t *n, rv
                              (size_t)(z - b));
         len += got;
         if (st == RVE_OK && len > limit)
-            st = rve_err_set(err, RVE_EDATA, name, "longer than the read limit of %zu bytes "
-                             "(endless input? RVE_READ_MAX raises it)", limit);
+            st = max ? rve_err_set(err, RVE_EDATA, name, "longer than the %zu bytes expected", limit)
+                     : rve_err_set(err, RVE_EDATA, name, "longer than the read limit of %zu bytes "
+                                   "(endless input? RVE_READ_MAX raises it)", limit);
         if (got == 0)
             break;
     }
@@ -636,11 +722,17 @@ static rve_status read_all(const char *path, int text, char **buf, size_t *n, rv
 
 rve_status rve_read_file(const char *path, char **buf, size_t *n, rve_err *err)
 {
-    return read_all(path, 0, buf, n, err);
+    return read_all(path, 0, 0, buf, n, err);
+}
+
+rve_status rve_read_file_max(const char *path, size_t max, char **buf, size_t *n, rve_err *err)
+{
+    size_t cap = rve_read_cap();
+    return read_all(path, 0, max && max < cap ? max : cap, buf, n, err);
 }
 
 rve_status rve_read_text_file(const char *path, char **buf, rve_err *err)
 {
     size_t len;
-    return read_all(path, 1, buf, &len, err);
+    return read_all(path, 1, 0, buf, &len, err);
 }

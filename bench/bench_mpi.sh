@@ -1,0 +1,56 @@
+#!/bin/sh
+# bench_mpi.sh - distributed runs of the MPI build (docs/mpi.md): for
+# P = 1, 2, 4 ranks (mpirun --oversubscribe; one OpenMP thread per rank, so
+# that beyond the machine's cores CPU time, not wall time, is the figure):
+#  - raster of N = 10^6 Voronoi cells (seeds streamed, rve tess --grid) to
+#    G^3 = 512^3 voxels in one DREAM3D file written collectively;
+#  - distributed tessellation of 10^6 cells (rve tess -n, volumes and
+#    neighbours written collectively) when this build has it;
+# and prints per-rank CPU seconds (the largest and the sum), cells per
+# CPU-second, peak resident memory per rank (largest) against 1/P of P = 1.
+# RVE_BENCH_MPI_BIG=1 adds the acceptance run: 10^7 cells to 1024^3 with
+# P = 4 (about 9 GB in all; tens of minutes of CPU).  Sizes can be changed
+# with RVE_BENCH_MPI_N, RVE_BENCH_MPI_GRID, RVE_BENCH_MPI_RANKS;
+# RVE_BENCH_MPI_SKIP_TESS=1 runs the raster only.
+# Usage: make bench-mpi, or RVE=build-mpi/rve sh bench/bench_mpi.sh
+set -eu
+RVE=${RVE:-./rve}
+MPIRUN=${RVE_MPIRUN:-mpirun}
+N=${RVE_BENCH_MPI_N:-1000000}
+G=${RVE_BENCH_MPI_GRID:-512}
+RANKS=${RVE_BENCH_MPI_RANKS:-1 2 4}
+command -v "$MPIRUN" >/dev/null 2>&1 || { echo "bench_mpi: no mpirun: skipped"; exit 0; }
+if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+export OMP_NUM_THREADS=1
+T=$(mktemp -d "${TMPDIR:-/tmp}/rve-bench-mpi.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+py=/usr/bin/python3
+summary() { # label P json-file -> one table row (python reads the per-rank arrays)
+    "$py" - "$1" "$2" "$3" <<'PY'
+import json, sys
+label, p, f = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+j = json.load(open(f))
+cpu = j["rank_cpu_seconds"]; rss = j["rank_peak_rss_mb"]
+n = j.get("seeds", j.get("cells", 0))
+print("| %-22s | %d | %8.1f | %8.1f | %10.0f | %8.0f | %8.1f |" % (label, p, max(cpu), sum(cpu), n / sum(cpu), max(rss), j["seconds"]))
+PY
+}
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg)   $(getconf _NPROCESSORS_ONLN) cores, $(free -g | awk '/Mem:/ {print $2}') GiB"
+echo "| run                    | P | CPU max s | CPU sum s | cells/CPU-s | RSS max MB | wall s |"
+echo "|------------------------|---|----------|----------|------------|----------|--------|"
+for p in $RANKS; do
+    "$MPIRUN" --quiet --oversubscribe -np "$p" "$RVE" tess -q -n "$N" --grid "$G,$G,$G" -o "$T/r.dream3d" --json >"$T/r.json"
+    summary "raster $N -> $G^3" "$p" "$T/r.json"
+    rm -f "$T/r.dream3d" "$T/r.dream3d.xdmf"
+    if [ -z "${RVE_BENCH_MPI_SKIP_TESS:-}" ] && "$RVE" help tess | grep -q "cell table"; then
+        "$MPIRUN" --quiet --oversubscribe -np "$p" "$RVE" tess -q -n "$N" -o "$T/c.h5" --json >"$T/c.json"
+        summary "tess $N" "$p" "$T/c.json"
+        rm -f "$T/c.h5"
+    fi
+done
+if [ -n "${RVE_BENCH_MPI_BIG:-}" ]; then
+    "$MPIRUN" --quiet --oversubscribe -np 4 "$RVE" tess -q -n 10000000 --grid 1024,1024,1024 -o "$T/big.dream3d" --json >"$T/big.json"
+    summary "raster 10^7 -> 1024^3" 4 "$T/big.json"
+    echo "file: $(du -h "$T/big.dream3d" | cut -f1)"
+fi
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -1,0 +1,109 @@
+/* rve/mpi.h - distributed rasterisation and tessellation with MPI and
+ * parallel HDF5 (built with configure --with-mpi; docs/mpi.md).
+ *
+ * The serial library (librve) has no MPI in it; this module is the MPI
+ * layer on top of it, linked into the rve program of the MPI build.  Every
+ * function is collective over comm: all processes call it with the same
+ * arguments (except where a field says otherwise) and all return the same
+ * status; on failure every process holds the same rve_err, the one of the
+ * lowest failing rank. */
+#ifndef RVE_MPI_H
+#define RVE_MPI_H
+
+#include <mpi.h>
+#include <rve/raster.h>
+#include <rve/util.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Was this process started by mpirun/mpiexec (OpenMPI or PMIx environment)?
+ * rve calls MPI_Init only then, so that `rve SUB` alone is the serial
+ * program.  Not collective. */
+int rve_mpi_launched(void);
+
+/* Agree on a status: returns RVE_OK when st is RVE_OK on every process,
+ * else the status of the lowest rank that failed, and copies that rank's
+ * err (the one-line message) to every process. */
+rve_status rve_mpi_agree(MPI_Comm comm, rve_status st, rve_err *err);
+
+/* The z layers [*k0, *k1) of rank `rank` among `size` for a map of nz
+ * layers: contiguous blocks, the first nz % size one layer deeper.  Not
+ * collective. */
+void rve_mpi_layers(int nz, int rank, int size, int *k0, int *k1);
+
+/* Where the seeds of a distributed raster come from: every process holds
+ * all seeds (all != NULL, e.g. read from a .tess), or streams them from a
+ * deterministic generator (reset, then next) and keeps only those its slab
+ * needs, so that no process holds the n seeds. */
+typedef struct {
+    long n;                    /* seeds, at most INT32_MAX */
+    const double *all;         /* 4 n doubles x y z w (w: Neper radius, power |x-s|^2 - w^2), or NULL */
+    void (*reset)(void *ctx);  /* restart the stream at seed 0 */
+    void (*next)(void *ctx, double *buf, long count); /* the next count seeds, 4 doubles each */
+    void *ctx;
+    const uint32_t *labels;    /* label of seed i (all != NULL only), NULL: i + 1 */
+} rve_mpi_seeds;
+
+typedef struct {
+    int nx, ny, nz;       /* voxels */
+    double h[3];          /* voxel size */
+    double origin[3];     /* corner of voxel (0, 0, 0) */
+} rve_mpi_grid;
+
+/* What a distributed raster did on this process (not the same on every
+ * process: each reports its own slab). */
+typedef struct {
+    int k0, k1;           /* this rank's layers */
+    long seeds_kept;      /* seeds of its slab and halo */
+    double halo;          /* final halo depth (physical units) */
+    int rounds;           /* halo enlargements + 1 */
+    uint32_t nlabels;     /* largest label of the whole map (same everywhere) */
+    double seconds_raster, seconds_write; /* wall time of the two steps */
+} rve_mpi_raster_info;
+
+/* Label every voxel centre of the grid with the seed of smallest power
+ * distance (ties: lowest seed index), exactly as rve_tess_rasterize_seeds
+ * does on one process, and write the map to the DREAM3D file path
+ * (rve_map_write_hdf5's layout, FeatureIds only) collectively with parallel
+ * HDF5: each process holds only its z slab of voxels and the seeds whose z
+ * lies within the slab plus a halo; the halo grows until every winning
+ * power distance of the slab is below what any seed outside it can reach.
+ * The file is written to a temporary name and renamed by rank 0 after
+ * every process succeeded; on failure no file is left.  The XDMF companion
+ * (rank 0) goes through the rve_afile transaction when one is active.
+ * info may be NULL. */
+rve_status rve_mpi_raster_hdf5(MPI_Comm comm, const rve_mpi_seeds *seeds, const rve_mpi_grid *grid,
+                               const char *path, rve_mpi_raster_info *info, rve_err *err);
+
+/* What a distributed tessellation did on this process. */
+typedef struct {
+    long cells_owned;     /* cells of the seeds of this rank's z slab */
+    long seeds_kept;      /* owned and ghost seeds */
+    double ghost;         /* final ghost depth (physical units) */
+    int rounds;           /* ghost deepenings + 1 */
+    int max_degree;       /* most neighbours of a cell (same everywhere) */
+    double seconds_build, seconds_write;
+} rve_mpi_tess_info;
+
+/* Per-cell volumes and neighbours of the Laguerre tessellation of the box
+ * [lo, hi] (not periodic) by the seeds, written collectively to the HDF5
+ * file path: datasets volume (n doubles), degree (n int32) and neighbours
+ * (n x max_degree int32: the neighbour cells 1..n, ascending, 0 padded),
+ * attributes domain_lo and domain_hi.  Each rank owns the seeds of one z
+ * slab of the box, with ghost seeds deep enough to make every owned cell
+ * exact (checked at its vertices, deepened until so); the rows are sent to
+ * the rank writing their block, so no rank holds all cells.  Volumes equal
+ * those of rve_tess_build on all seeds up to rounding of the polyhedron
+ * clipping order (1e-12 relative, tested); neighbour lists are equal.
+ * Temporary file renamed by rank 0 after a collective success. */
+rve_status rve_mpi_tess_cells(MPI_Comm comm, const rve_mpi_seeds *seeds, const double lo[3], const double hi[3],
+                              const char *path, rve_mpi_tess_info *info, rve_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

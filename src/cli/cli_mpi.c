@@ -1,0 +1,240 @@
+/* cli_mpi.c - start and stop MPI for the rve program (MPI build only). */
+#include "config.h"
+#define _POSIX_C_SOURCE 200809L
+#include "cli/cli_mpi.h"
+#include <fcntl.h>
+#include <rve/mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The subcommands that run distributed under mpirun (docs/mpi.md). */
+static const char *const distributed[] = {"gen", "tess", "raster"};
+
+static int mpi_on(void)
+{
+    int init = 0, fin = 0;
+    MPI_Initialized(&init);
+    MPI_Finalized(&fin);
+    return init && !fin;
+}
+
+int cli_mpi_begin(int *argc, char ***argv)
+{
+    if (!rve_mpi_launched())
+        return 0;
+    int provided;
+    /* MPI is called from the main thread only; OpenMP threads compute */
+    if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+        fprintf(stderr, "rve: MPI_Init failed\n");
+        return 1;
+    }
+    if (cli_mpi_rank() > 0 && !getenv("RVE_MPI_ALL_RANKS_PRINT")) {
+        int fd = open("/dev/null", O_WRONLY);
+        if (fd >= 0) {
+            fflush(stdout), fflush(stderr);
+            dup2(fd, STDOUT_FILENO), dup2(fd, STDERR_FILENO);
+            close(fd);
+        }
+    }
+    return 0;
+}
+
+void cli_mpi_end(void)
+{
+    if (mpi_on())
+        MPI_Finalize();
+}
+
+int cli_mpi_running(void)
+{
+    return mpi_on();
+}
+
+int cli_mpi_rank(void)
+{
+    int r = 0;
+    if (mpi_on())
+        MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    return r;
+}
+
+int cli_mpi_size(void)
+{
+    int s = 1;
+    if (mpi_on())
+        MPI_Comm_size(MPI_COMM_WORLD, &s);
+    return s;
+}
+
+int cli_mpi_refuse(const cli_command *cmd)
+{
+    if (cli_mpi_size() < 2)
+        return 0;
+    for (size_t i = 0; i < sizeof distributed / sizeof distributed[0]; i++)
+        if (strcmp(cmd->name, distributed[i]) == 0)
+            return 0;
+    fprintf(stderr, "rve %s: does not run distributed; run it without mpirun, or with -np 1 "
+            "(distributed: rve gen, tess, raster; docs/mpi.md)\n", cmd->name);
+    return 2;
+}
+
+int cli_mpi_agree_rc(int rc)
+{
+    if (!mpi_on())
+        return rc;
+    int all = rc;
+    MPI_Allreduce(&rc, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return all;
+}
+
+#include <sys/resource.h>
+
+void cli_mpi_json_ranks(rve_json *j)
+{
+    struct rusage ru;
+    double mine[2] = {0, 0};
+    if (getrusage(RUSAGE_SELF, &ru) == 0) {
+        mine[0] = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
+                  ru.ru_stime.tv_usec * 1e-6;
+        mine[1] = (double)ru.ru_maxrss / 1024.0; /* kB on Linux */
+    }
+    int size = cli_mpi_size(), rank = cli_mpi_rank();
+    double *all = rank == 0 ? malloc(sizeof(double) * 2 * (size_t)size) : NULL;
+    if (mpi_on())
+        MPI_Gather(mine, 2, MPI_DOUBLE, all, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    else if (all)
+        memcpy(all, mine, sizeof mine);
+    if (rank != 0 || !all)
+        return;
+    static const char *const keys[2] = {"rank_cpu_seconds", "rank_peak_rss_mb"};
+    for (int k = 0; k < 2; k++) {
+        rve_json_key(j, keys[k]);
+        rve_json_begin_array(j);
+        for (int r = 0; r < size; r++)
+            rve_json_number(j, all[2 * r + k]);
+        rve_json_end_array(j);
+    }
+    free(all);
+}
+
+int cli_mpi_raster(const cli_command *cmd, const cli_common *com, const rve_mpi_seeds *seeds,
+                   const rve_mpi_grid *grid, const char *out)
+{
+    rve_err err;
+    rve_err_clear(&err);
+    rve_mpi_raster_info info;
+    double t0 = MPI_Wtime();
+    rve_status st = rve_mpi_raster_hdf5(MPI_COMM_WORLD, seeds, grid, out, &info, &err);
+    double dt = MPI_Wtime() - t0;
+    if (st != RVE_OK)
+        return cli_fail(cmd, &err);
+    /* the largest slab figures, for the summary */
+    long kept = info.seeds_kept, kmax = kept;
+    double halo = info.halo, hmax = halo;
+    int rounds = info.rounds, rmax = rounds;
+    MPI_Reduce(&kept, &kmax, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&halo, &hmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&rounds, &rmax, 1, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD);
+    cli_info(com, "rve %s: %ld seeds on %d x %d x %d voxels, %d ranks (at most %ld seeds, halo %g, %d round%s "
+             "per rank) in %.3f s -> %s", cmd->name, seeds->n, grid->nx, grid->ny, grid->nz, cli_mpi_size(), kmax,
+             hmax, rmax, rmax > 1 ? "s" : "", dt, out);
+    rve_json j;
+    rve_json_init(&j, stdout);
+    if (com->json && cli_mpi_rank() == 0) {
+        rve_json_begin_object(&j);
+        rve_json_kv_string(&j, "output", out);
+        rve_json_kv_int(&j, "ranks", cli_mpi_size());
+        rve_json_kv_int(&j, "seeds", seeds->n);
+        rve_json_kv_int(&j, "labels", info.nlabels);
+        rve_json_kv_int(&j, "seeds_kept_max", kmax);
+        rve_json_kv_number(&j, "halo_max", hmax);
+        rve_json_kv_int(&j, "halo_rounds_max", rmax);
+        rve_json_kv_number(&j, "seconds", dt);
+    }
+    if (com->json)
+        cli_mpi_json_ranks(&j);
+    if (com->json && cli_mpi_rank() == 0)
+        rve_json_end_object(&j);
+    return 0;
+}
+
+#include <rve/tess.h>
+
+int cli_mpi_raster_tess(const cli_command *cmd, const cli_common *com, const rve_tess *t, const uint32_t *lab,
+                        const char *like, const double g[3], const char *out)
+{
+    rve_err err;
+    rve_err_clear(&err);
+    rve_status st = RVE_OK;
+    if (t->periodic[0] || t->periodic[1] || t->periodic[2])
+        st = rve_err_set(&err, RVE_EUSAGE, "", "a periodic tessellation is rasterised on one process (run "
+                         "without mpirun)");
+    else if (rve_map_format_from_path(out) != RVE_MAP_HDF5)
+        st = rve_err_set(&err, RVE_EUSAGE, out, "under mpirun the map is written with parallel HDF5 (.dream3d, .h5)");
+    rve_mpi_grid grid;
+    memset(&grid, 0, sizeof grid);
+    if (st == RVE_OK && like) { /* every rank reads the reference grid (small next to the output) */
+        rve_map *ref = NULL;
+        st = rve_map_read(like, RVE_MAP_AUTO, NULL, &ref, &err);
+        if (st == RVE_OK) {
+            grid.nx = ref->nx, grid.ny = ref->ny, grid.nz = ref->nz;
+            memcpy(grid.h, ref->h, sizeof grid.h);
+            memcpy(grid.origin, ref->origin, sizeof grid.origin);
+        }
+        rve_map_free(ref);
+    } else if (st == RVE_OK) {
+        grid.nx = (int)g[0], grid.ny = (int)g[1], grid.nz = (int)g[2];
+        for (int a = 0; a < 3; a++) {
+            grid.origin[a] = t->lo[a];
+            grid.h[a] = (t->hi[a] - t->lo[a]) / g[a]; /* as rve raster's serial path */
+        }
+    }
+    st = rve_mpi_agree(MPI_COMM_WORLD, st, &err);
+    if (st != RVE_OK)
+        return cli_fail(cmd, &err);
+    rve_mpi_seeds src = {t->n, t->seeds, NULL, NULL, NULL, lab};
+    return cli_mpi_raster(cmd, com, &src, &grid, out);
+}
+
+int cli_mpi_tess(const cli_command *cmd, const cli_common *com, const rve_mpi_seeds *seeds, const double L[3],
+                 const char *out)
+{
+    rve_err err;
+    rve_err_clear(&err);
+    rve_mpi_tess_info info;
+    double lo[3] = {0, 0, 0};
+    double t0 = MPI_Wtime();
+    rve_status st = rve_mpi_tess_cells(MPI_COMM_WORLD, seeds, lo, L, out, &info, &err);
+    double dt = MPI_Wtime() - t0;
+    if (st != RVE_OK)
+        return cli_fail(cmd, &err);
+    long kept = info.seeds_kept, kmax = kept;
+    double ghost = info.ghost, gmax = ghost;
+    int rounds = info.rounds, rmax = rounds;
+    MPI_Reduce(&kept, &kmax, 1, MPI_LONG, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&ghost, &gmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&rounds, &rmax, 1, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD);
+    cli_info(com, "rve %s: %ld cells on %d ranks (at most %ld seeds with ghosts, ghost depth %g, %d round%s per "
+             "rank) in %.3f s -> %s", cmd->name, seeds->n, cli_mpi_size(), kmax, gmax, rmax, rmax > 1 ? "s" : "", dt,
+             out);
+    rve_json j;
+    rve_json_init(&j, stdout);
+    if (com->json && cli_mpi_rank() == 0) {
+        rve_json_begin_object(&j);
+        rve_json_kv_string(&j, "output", out);
+        rve_json_kv_int(&j, "ranks", cli_mpi_size());
+        rve_json_kv_int(&j, "cells", seeds->n);
+        rve_json_kv_int(&j, "max_degree", info.max_degree);
+        rve_json_kv_int(&j, "seeds_kept_max", kmax);
+        rve_json_kv_number(&j, "ghost_max", gmax);
+        rve_json_kv_int(&j, "ghost_rounds_max", rmax);
+        rve_json_kv_number(&j, "seconds", dt);
+    }
+    if (com->json)
+        cli_mpi_json_ranks(&j);
+    if (com->json && cli_mpi_rank() == 0)
+        rve_json_end_object(&j);
+    return 0;
+}

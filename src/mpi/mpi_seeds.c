@@ -1,0 +1,71 @@
+/* mpi_seeds.c - the seeds one rank keeps: those whose z lies in a window,
+ * in ascending global order, from an array every rank holds or from a
+ * stream that every rank replays (no rank holds all seeds then). */
+#include "config.h"
+#include <rve/mpi.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_internal.h"
+
+#define CHUNK 65536
+
+static int keep_push(mpi_kept *k, const double *p, uint32_t label)
+{
+    if (k->m == k->cap) {
+        long nc = k->cap ? 2 * k->cap : 4096;
+        double *s = realloc(k->s, (size_t)nc * 4 * sizeof *s);
+        if (!s)
+            return -1;
+        k->s = s;
+        uint32_t *l = realloc(k->lab, (size_t)nc * sizeof *l);
+        if (!l)
+            return -1;
+        k->lab = l;
+        k->cap = nc;
+    }
+    memcpy(k->s + 4 * k->m, p, 4 * sizeof *p);
+    k->lab[k->m++] = label;
+    return 0;
+}
+
+/* The seeds with z in [zlo, zhi], in ascending order, and the largest w^2. */
+rve_status mpi_select_seeds(const rve_mpi_seeds *src, double zlo, double zhi, mpi_kept *k, rve_err *err)
+{
+    k->m = 0;
+    k->wmax2 = 0;
+    double *buf = src->all ? NULL : malloc(CHUNK * 4 * sizeof *buf);
+    if (!src->all && !buf)
+        return rve_err_set(err, RVE_ENOMEM, "", "out of memory");
+    if (!src->all)
+        src->reset(src->ctx);
+    for (long i0 = 0; i0 < src->n; i0 += CHUNK) {
+        long cnt = src->n - i0 < CHUNK ? src->n - i0 : CHUNK;
+        const double *b = src->all ? src->all + 4 * i0 : buf;
+        if (!src->all)
+            src->next(src->ctx, buf, cnt);
+        for (long c = 0; c < cnt; c++) {
+            const double *p = b + 4 * c;
+            if (p[3] * p[3] > k->wmax2)
+                k->wmax2 = p[3] * p[3];
+            if (!(p[2] >= zlo && p[2] <= zhi))
+                continue;
+            uint32_t l = src->labels && src->all ? src->labels[i0 + c] : (uint32_t)(i0 + c + 1);
+            if (keep_push(k, p, l) != 0) {
+                free(buf);
+                return rve_err_set(err, RVE_ENOMEM, "", "out of memory");
+            }
+        }
+    }
+    free(buf);
+    return RVE_OK;
+}
+
+
+void mpi_kept_free(mpi_kept *k)
+{
+    free(k->s);
+    free(k->lab);
+    memset(k, 0, sizeof *k);
+}

@@ -1,0 +1,137 @@
+#!/bin/sh
+# Distributed paths of the MPI build (issue 20, docs/mpi.md), each run with
+# mpirun --oversubscribe -np 1, 2, 3 and 4:
+#  - raster of seeds (rve tess --grid) and of a .tess (rve raster): the
+#    HDF5 datasets and attributes equal those of the serial program's file
+#    (h5py, every object), and the labels equal a brute-force numpy raster
+#    (power distance, ties to the lowest seed) of seeds with weights;
+#  - ensembles (rve gen --count): files equal K serial runs;
+#  - faults: a failing rank stops every rank with one line and no file;
+#    a subcommand that does not run distributed is refused;
+#  - without mpirun the MPI build is the serial program (same bytes).
+. "${RVE_SRCDIR:-..}/tests/lib.sh"
+lib_init mpi
+MPIRUN=${RVE_MPIRUN:-mpirun}
+command -v "$MPIRUN" >/dev/null 2>&1 || { echo "SKIP mpi: no mpirun"; exit 77; }
+lib_python mpi "h5py, numpy"
+# OpenMPI refuses root unless told (CI runs as root); 2 cores: oversubscribe
+if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_hwloc_base_binding_policy=none
+mpi() { # np, rve arguments...
+    np=$1; shift
+    "$MPIRUN" --quiet --oversubscribe -np "$np" "$RVE" "$@"
+}
+cd "$T" || exit 1
+
+# --- an independent reader and oracle (h5py, numpy)
+cat >h5same.py <<'PY'
+import sys, h5py, numpy as np
+def objects(f):
+    out = {}
+    with h5py.File(f, "r") as h:
+        out["/"] = (None, dict(h.attrs))
+        h.visititems(lambda n, o: out.__setitem__(n, (o[()] if isinstance(o, h5py.Dataset) else None, dict(o.attrs))))
+    return out
+a = objects(sys.argv[1]); b = objects(sys.argv[2])
+if sorted(a) != sorted(b): sys.exit("objects differ: %s" % sorted(set(a) ^ set(b)))
+for k in a:
+    (va, aa), (vb, ab) = a[k], b[k]
+    if (va is None) != (vb is None): sys.exit(k + ": kind differs")
+    if va is not None and (va.dtype != vb.dtype or va.shape != vb.shape or not np.array_equal(va, vb)):
+        sys.exit(k + ": data differ")
+    if sorted(aa) != sorted(ab) or any(not np.array_equal(aa[x], ab[x]) for x in aa):
+        sys.exit(k + ": attributes differ")
+PY
+cat >oracle.py <<'PY'
+# brute-force power-distance raster of seeds.txt on n voxels over [0, L)
+import sys, h5py, numpy as np
+n = [int(v) for v in sys.argv[2].split(",")]; L = [float(v) for v in sys.argv[3].split(",")]
+s = np.loadtxt(sys.argv[4])
+h = [L[a] / n[a] for a in range(3)]
+c = [(np.arange(n[a]) + 0.5) * h[a] for a in range(3)]
+z, y, x = np.meshgrid(c[2], c[1], c[0], indexing="ij")
+best = np.full(z.shape, np.inf); lab = np.zeros(z.shape, dtype=np.int64)
+for i, (sx, sy, sz, w) in enumerate(s):
+    dx = x - sx; dy = y - sy; dz = z - sz
+    p = dx * dx + dy * dy + dz * dz - w * w
+    m = p < best
+    best[m] = p[m]; lab[m] = i + 1
+with h5py.File(sys.argv[1], "r") as f:
+    got = f["DataContainers/ImageDataContainer/CellData/FeatureIds"][()][..., 0]
+    dims = f["DataContainers/ImageDataContainer/_SIMPL_GEOMETRY/DIMENSIONS"][()]
+if list(dims) != n: sys.exit("DIMENSIONS %s" % dims)
+if got.shape != lab.shape or not np.array_equal(got, lab):
+    sys.exit("labels differ from brute force at %d voxels" % int(np.sum(got != lab)))
+PY
+h5same() { # description, file a, file b
+    if "$PY" h5same.py "$2" "$3" >h5.err 2>&1; then ok; else ko "$1: $(cat h5.err)"; fi
+}
+oracle() { # description, file, grid, domain, seed file
+    if "$PY" oracle.py "$2" "$3" "$4" "$5" >or.err 2>&1; then ok; else ko "$1: $(cat or.err)"; fi
+}
+
+# --- raster of generated seeds: serial file against P = 1..4
+check "serial tess --grid" 0 "$RVE" tess -n 400 --rng-seed 3 --domain 1,1.2,0.9 --grid 27,31,23 -o s.dream3d
+for p in 1 2 3 4; do
+    check "tess --grid -np $p" 0 mpi $p tess -n 400 --rng-seed 3 --domain 1,1.2,0.9 --grid 27,31,23 -o m$p.dream3d --json
+    h5same "tess --grid -np $p equals serial" s.dream3d m$p.dream3d
+    grep_f "tess --grid -np $p json ranks" "\"ranks\":$p" "$T/out"
+    absent "no temporary left (-np $p)" m$p.dream3d.rve-tmp
+done
+ok "xdmf written by rank 0" '[ -s m4.dream3d.xdmf ]'
+# more ranks than layers: idle ranks take part in the collective write
+check "tess --grid -np 4, 3 layers" 0 mpi 4 tess -n 50 --grid 9,8,3 -o thin.dream3d
+check "serial, 3 layers" 0 "$RVE" tess -n 50 --grid 9,8,3 -o thin_s.dream3d
+h5same "3 layers on 4 ranks equals serial" thin_s.dream3d thin.dream3d
+
+# --- Laguerre seeds with weights against brute force, serial and P = 1..4
+"$PY" -c "
+import numpy as np
+r = np.random.default_rng(11)
+s = np.column_stack([r.random((150, 3)) * [1.0, 0.8, 1.1], r.random(150) * 0.08])
+s[7, :3] = s[3, :3]; s[7, 3] = s[3, 3]  # a duplicate: the tie goes to seed 4
+np.savetxt('seeds.txt', s, fmt='%.17g')"
+check "serial --seeds --grid" 0 "$RVE" tess --seeds seeds.txt --domain 1,0.8,1.1 --grid 20,17,23 -o ls.dream3d
+oracle "serial Laguerre raster equals brute force" ls.dream3d 20,17,23 1,0.8,1.1 seeds.txt
+for p in 1 2 3 4; do
+    check "--seeds --grid -np $p" 0 mpi $p tess --seeds seeds.txt --domain 1,0.8,1.1 --grid 20,17,23 -o l$p.dream3d
+    oracle "Laguerre raster -np $p equals brute force" l$p.dream3d 20,17,23 1,0.8,1.1 seeds.txt
+    h5same "Laguerre raster -np $p equals serial" ls.dream3d l$p.dream3d
+done
+
+# --- rve raster of a .tess (labels from its cells)
+sed 8d seeds.txt >seeds2.txt # without the duplicate, which a .tess refuses
+check "tess file" 0 "$RVE" tess --seeds seeds2.txt --domain 1,0.8,1.1 -o c.tess
+check "serial raster" 0 "$RVE" raster c.tess --grid 20,17,23 -o rs.dream3d
+oracle "serial raster of the .tess equals brute force" rs.dream3d 20,17,23 1,0.8,1.1 seeds2.txt
+for p in 1 2 3 4; do
+    check "raster -np $p" 0 mpi $p raster c.tess --grid 20,17,23 -o r$p.dream3d
+    h5same "raster -np $p equals serial" rs.dream3d r$p.dream3d
+done
+check "raster -np 2 refuses a TIFF output" 2 mpi 2 raster c.tess --grid 20,17,23 -o r.tif
+one_line "refusal is one line"
+absent "no TIFF" r.tif
+
+# --- faults: one failing rank stops all, one line, no file
+for p in 2 3; do
+    RVE_MPI_FAULT_RANK=1 check "rank 1 fails (-np $p)" 1 mpi $p tess -n 100 --grid 10,10,10 -o f$p.dream3d
+    one_line "one line on failure (-np $p)"
+    grep_f "the failing rank is named" "rank 1" "$T/err"
+    absent "no output file (-np $p)" f$p.dream3d
+    absent "no temporary (-np $p)" f$p.dream3d.rve-tmp
+    absent "no xdmf (-np $p)" f$p.dream3d.xdmf
+done
+check "bad seed file on every rank" 1 mpi 3 tess --seeds nowhere.txt --domain 1 --grid 5,5,5 -o g.dream3d
+one_line "bad input: one line"
+absent "bad input: no file" g.dream3d
+check "a serial-only subcommand is refused under -np 2" 2 mpi 2 stat s.dream3d
+one_line "refusal: one line"
+grep_f "refusal names the way out" "without mpirun" "$T/err"
+check "stat under -np 1 runs" 0 mpi 1 stat s.dream3d
+
+# --- without mpirun the MPI build is the serial program
+check "tess without mpirun" 0 "$RVE" tess -n 60 --rng-seed 9 -o a.tess
+check "tess -np 1" 0 mpi 1 tess -n 60 --rng-seed 9 -o b.tess
+same "tess under -np 1 equals the program alone" a.tess b.tess
+
+lib_finish
