@@ -423,16 +423,16 @@ END_TEST
 /* --------------------------------------------------------- progress & misc */
 START_TEST(test_progress_render)
 {
-    rve_progress p;
-    rve_progress_start(&p, "fit", 100, RVE_QUIET);
+    cli_progress p;
+    cli_progress_start(&p, "fit", 100, RVE_QUIET);
     p.t0 = 0;
     p.done = 25;
     char buf[256];
-    rve_progress_render(&p, 5.0, buf, sizeof buf);
+    cli_progress_render(&p, 5.0, buf, sizeof buf);
     /* 25 done in 5 s: 5/s, 75 left: ETA 15 s. */
     ck_assert_str_eq(buf, "fit [######..................]  25% 25/100 5/s ETA 15s");
     snprintf(p.extra, sizeof p.extra, "objective 1.5");
-    rve_progress_render(&p, 5.0, buf, sizeof buf);
+    cli_progress_render(&p, 5.0, buf, sizeof buf);
     ck_assert_str_eq(buf, "fit [######..................]  25% 25/100 5/s ETA 15s objective 1.5");
 }
 END_TEST

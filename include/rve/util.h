@@ -187,6 +187,54 @@ double rve_rng_normal(rve_rng *r);  /* standard normal (Box-Muller) */
 /* Uniformly distributed unit quaternion (w,x,y,z) (Shoemake's method). */
 void rve_rng_quat(rve_rng *r, double q[4]);
 
+/* ------------------------------------------------------------ distributions */
+/* The one distribution type of the project (`rve gen --morpho`, `rve pack
+ * --size`).  Text syntax (rve_distrib_parse), names case-insensitive:
+ *   X or constant(X)     the value X
+ *   normal(MEAN,SD)      normal
+ *   lognormal(MEAN,SD)   lognormal with the mean and standard deviation of the
+ *                        variable itself (as Neper), not of its logarithm
+ *   weibull(K,LAMBDA)    Weibull with shape K and scale LAMBDA
+ *   uniform(LO,HI)       uniform on [LO,HI]
+ *   custom(FILE)         piecewise-linear density through the lines 'x density'
+ * each optionally truncated by ",from=A" and/or ",to=B" inside the
+ * parentheses, e.g. "lognormal(1,0.2,from=0.5,to=2)". */
+typedef enum {
+    RVE_DISTRIB_NORMAL = 0, /* p1 mean, p2 standard deviation */
+    RVE_DISTRIB_LOGNORMAL,  /* p1 mean, p2 standard deviation of the variable (as Neper) */
+    RVE_DISTRIB_WEIBULL,    /* p1 shape k, p2 scale lambda */
+    RVE_DISTRIB_CUSTOM,     /* piecewise-linear density through (x[k], pdf[k]) */
+    RVE_DISTRIB_DIRAC,      /* p1 the only value ("constant") */
+    RVE_DISTRIB_UNIFORM     /* p1 lower, p2 upper bound */
+} rve_distrib_kind;
+
+typedef struct {
+    rve_distrib_kind kind;
+    double p1, p2;
+    double lo, hi;       /* truncation bounds (-HUGE_VAL / HUGE_VAL when none) */
+    size_t npts;         /* custom: number of points */
+    double *x, *pdf;     /* custom: abscissae (increasing) and density values */
+    double *cdf;         /* custom: cumulative values at x (internal) */
+    double flo, fhi;     /* untruncated CDF at lo and hi (internal) */
+} rve_distrib;
+
+/* Parse s into d (free with rve_distrib_free: custom() allocates).
+ * RVE_EUSAGE naming the problem (bad syntax or parameters, a truncation
+ * interval without probability); custom files: RVE_EDATA naming the file. */
+rve_status rve_distrib_parse(const char *s, rve_distrib *d, rve_err *err);
+void rve_distrib_free(rve_distrib *d);
+/* The canonical text form (snprintf semantics; custom: its point count). */
+int rve_distrib_format(const rve_distrib *d, char *buf, size_t n);
+/* CDF, quantile (inverse CDF) and mean of the truncated distribution. */
+double rve_distrib_cdf(const rve_distrib *d, double x);
+double rve_distrib_quantile(const rve_distrib *d, double u);
+double rve_distrib_mean(const rve_distrib *d);
+/* Closed-form mean and standard deviation of the untruncated distribution. */
+double rve_distrib_base_mean(const rve_distrib *d);
+double rve_distrib_base_sd(const rve_distrib *d);
+/* One sample; truncation by rejection (at most 10000 tries, then RVE_ECAP). */
+rve_status rve_distrib_sample(const rve_distrib *d, rve_rng *rng, double *x);
+
 /* -------------------------------------------------------------------- misc */
 /* Path helpers. */
 const char *rve_path_ext(const char *path);      /* ".tif" or "" */

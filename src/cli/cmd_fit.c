@@ -98,7 +98,7 @@ enum {
 };
 
 typedef struct {
-    rve_progress *pb;
+    cli_progress *pb;
     int total1, total2, total3; /* bar shares of the Eq. 6.5, polishing and classifier stages */
 } prog_ctx;
 
@@ -116,7 +116,7 @@ static void on_progress(void *ctx, int stage, int sweep, double frac, double obj
         snprintf(extra, sizeof extra, "%s O=%.4f acc=%.2f%%", stage ? "polish" : "eq6.5", obj, 100 * acc);
     /* the classifier stops early (patience): its share of the bar follows frac */
     double done = stage == 0 ? sweep : stage >= 2 ? p->total1 + frac * p->total3 : p->total1 + p->total3 + sweep;
-    rve_progress_update(p->pb, done, extra);
+    cli_progress_update(p->pb, done, extra);
 }
 
 /* path without a trailing .tess, plus suffix */
@@ -463,14 +463,14 @@ static int fit_main(int argc, char **argv, const cli_fit_outputs *to)
     if (st != RVE_OK)
         goto fail_early;
 
-    rve_progress pb;
+    cli_progress pb;
     prog_ctx pc = {&pb, fo.max_sweeps, fo.polish, fo.classify > 0 ? 10 : 0};
-    rve_progress_start(&pb, "fit", fo.max_sweeps + pc.total3 + fo.polish, cc.verbosity);
+    cli_progress_start(&pb, "fit", fo.max_sweeps + pc.total3 + fo.polish, cc.verbosity);
     fo.progress = on_progress;
     fo.progress_ctx = &pc;
     rve_fit_result r;
     st = rve_fit(m, &fo, &r, &err);
-    rve_progress_finish(&pb);
+    cli_progress_finish(&pb);
     if (st != RVE_OK) {
         if (!err.file[0])
             snprintf(err.file, sizeof err.file, "%s", mapf);

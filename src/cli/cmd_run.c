@@ -273,7 +273,7 @@ static int fit_options(const run_args *a, cli_fit_parsed *fp)
 /* ---------------------------------------------------------- progress */
 typedef struct {
     const run_args *a;
-    rve_progress pb;
+    cli_progress pb;
     int stage; /* bar open for this stage, -1 none */
 } bars;
 
@@ -284,13 +284,13 @@ static void on_progress(void *ctx, const rve_pipeline_progress *p)
     static const char *what[RVE_PIPELINE_NSTAGES] = {"fitting", "synthesising", "regularising", "meshing"};
     if (p->done == 0 && (int)p->stage != b->stage) {
         if (b->stage >= 0)
-            rve_progress_finish(&b->pb);
+            cli_progress_finish(&b->pb);
         cli_info(&b->a->com, "rve run: [%d/3] %s%s%s", p->stage <= RVE_PIPELINE_GEN ? 1 : (int)p->stage,
                  what[p->stage], p->stage <= RVE_PIPELINE_GEN ? " " : "",
                  p->stage > RVE_PIPELINE_GEN ? "" : b->a->map ? b->a->map : b->a->gen);
         b->stage = p->stage == RVE_PIPELINE_MESH ? -1 : (int)p->stage;
         if (b->stage >= 0)
-            rve_progress_start(&b->pb, label[p->stage], p->total, b->a->com.verbosity);
+            cli_progress_start(&b->pb, label[p->stage], p->total, b->a->com.verbosity);
         return;
     }
     if ((int)p->stage != b->stage || p->done >= p->total)
@@ -307,7 +307,7 @@ static void on_progress(void *ctx, const rve_pipeline_progress *p)
         snprintf(extra, sizeof extra, "%zu moves, accuracy %.2f%%", p->moves, 100 * p->accuracy);
     else if (p->stage == RVE_PIPELINE_REG)
         snprintf(extra, sizeof extra, "%zu moves", p->moves);
-    rve_progress_update(&b->pb, p->done, extra);
+    cli_progress_update(&b->pb, p->done, extra);
 }
 
 /* --------------------------------------------------- after each stage */
@@ -339,7 +339,7 @@ static rve_status on_stage(void *ctx, rve_pipeline_stage s, const rve_pipeline_r
 {
     hook_ctx *h = ctx;
     if (h->b->stage >= 0) {
-        rve_progress_finish(&h->b->pb);
+        cli_progress_finish(&h->b->pb);
         h->b->stage = -1;
     }
     if (s == RVE_PIPELINE_FIT)
@@ -521,7 +521,7 @@ static int run(int argc, char **argv)
     if (st == RVE_OK && (st = run_pipeline(&a, &h, &r, &err)) != RVE_OK && !err.file[0])
         snprintf(err.file, sizeof err.file, "%s", a.map ? a.map : a.gen);
     if (b.stage >= 0)
-        rve_progress_finish(&b.pb);
+        cli_progress_finish(&b.pb);
     if (st == RVE_OK) {
         cli_info(&a.com, "rve run: done in %.1f s (%s %.1f s, regularisation %.2f s, mesh %.1f s) -> %s/",
                  r.seconds_total, a.map ? "fit" : "synthesis", r.seconds[a.map ? RVE_PIPELINE_FIT : RVE_PIPELINE_GEN],

@@ -20,12 +20,12 @@ typedef struct {
     double interval;   /* seconds between non-tty lines */
     char extra[96];    /* e.g. "objective 1.234" */
     int printed;
-} rve_progress;
+} cli_progress;
 
-void rve_progress_start(rve_progress *p, const char *label, double total, rve_verbosity v);
-void rve_progress_update(rve_progress *p, double done, const char *extra);
-void rve_progress_finish(rve_progress *p);
+void cli_progress_start(cli_progress *p, const char *label, double total, rve_verbosity v);
+void cli_progress_update(cli_progress *p, double done, const char *extra);
+void cli_progress_finish(cli_progress *p);
 /* Render the bar text (no terminal codes) into buf; used by the tty path and tests. */
-void rve_progress_render(const rve_progress *p, double now, char *buf, size_t n);
+void cli_progress_render(const cli_progress *p, double now, char *buf, size_t n);
 
 #endif

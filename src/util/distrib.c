@@ -384,8 +384,8 @@ static rve_status parse_call(char *t, rve_distrib *d, const char *s, rve_err *er
         if (strcasecmp(name, kind_names[k]) == 0)
             kind = k;
     if (kind < 0)
-        return rve_err_set(err, RVE_EUSAGE, NULL, "distribution '%s': unknown '%s' (normal, lognormal, weibull, "
-                           "uniform, constant, custom)", s, name);
+        return rve_err_set(err, RVE_EUSAGE, NULL, "distribution '%s': unknown distribution '%s' (normal, lognormal, "
+                           "weibull, uniform, constant, custom)", s, name);
     d->kind = (rve_distrib_kind)kind;
     int need = kind == RVE_DISTRIB_DIRAC ? 1 : kind == RVE_DISTRIB_CUSTOM ? 0 : 2;
     double num[2] = {0, 0};
