@@ -427,8 +427,13 @@ rve_status rve_distrib_parse(const char *s, rve_distrib *d, rve_err *err)
     distrib_init(d);
     if (!s)
         return rve_err_set(err, RVE_EUSAGE, NULL, "empty distribution");
-    char *buf = strdup(s);
-    if (!buf)
+    /* a copy to cut up: on the stack for the usual short texts (parsing
+     * allocates nothing then), else on the heap */
+    char small[512], *buf = small;
+    size_t sl = strlen(s);
+    if (sl < sizeof small)
+        memcpy(small, s, sl + 1);
+    else if (!(buf = strdup(s)))
         return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
     char *t = trim(buf);
     size_t tl = strlen(t);
@@ -444,7 +449,8 @@ rve_status rve_distrib_parse(const char *s, rve_distrib *d, rve_err *err)
         t[tl - 1] = '\0';
         st = parse_call(t, d, s, err);
     }
-    free(buf);
+    if (buf != small)
+        free(buf);
     const char *why = st == RVE_OK ? invalid(d) : NULL;
     if (why)
         st = rve_err_set(err, RVE_EUSAGE, NULL, "distribution '%s': %s", s, why);
