@@ -13,6 +13,8 @@ lib_init help_examples
 # fit-reg.tess -> mesh; raster -> fit.tif -> compare)
 SUBS="tess gen convert fit reg mesh raster stat compare run pack dist contact"
 LONG='rve run data/dct/dct.tif -o dct-run
+rve run data/dct/dct.tif -o dct-quick --fit-options "--max-time 5" --no-polish --format msh,inp --json
+rve fit grains.tif -o fit.tess --max-time 10
 rve fit data/dct/dct.tif -o dct.tess --json
 rve gen -n 1000 --domain 1,1,1 --morpho gg -o gg.tess --plot gg.png --json
 rve convert --synth --size 200,200,200 --seeds 2500 big.tif
