@@ -521,18 +521,18 @@ int main(int argc, char **argv)
         n = 2;
     setvbuf(stdout, NULL, _IOLBF, 0);
     rve_err e;
-    rve_pack_rng r;
+    rve_rng r;
     printf("pack benchmark: %d bodies, budget %.0f s per packing\n\n", n, tmax);
 
     /* ---- spheres */
     rve_pack_set *s = rve_pack_set_alloc((size_t)n);
     s->periodic = 1;
-    rve_pack_law law;
-    rve_pack_law_parse("lognormal(1,0.2)", &law, &e);
-    rve_pack_rng_seed(&r, 2024);
+    rve_distrib law;
+    rve_distrib_parse("lognormal(1,0.2)", &law, &e);
+    rve_rng_seed(&r, 2024);
     for (int i = 0; i < n; i++) {
         double x;
-        rve_pack_law_sample(&law, &r, &x);
+        rve_distrib_sample(&law, &r, &x);
         rve_pack_body_sphere(&s->b[i], x, &e);
     }
     rve_pack_params p;
@@ -545,10 +545,10 @@ int main(int argc, char **argv)
 
     /* ---- Voronoi cells */
     double *seeds = malloc(sizeof(double) * 4 * (size_t)n);
-    rve_pack_rng_seed(&r, 77);
+    rve_rng_seed(&r, 77);
     for (int i = 0; i < n; i++) {
         for (int k = 0; k < 3; k++)
-            seeds[4 * i + k] = rve_pack_rng_uniform(&r);
+            seeds[4 * i + k] = rve_rng_uniform(&r);
         seeds[4 * i + 3] = 0;
     }
     double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};

@@ -1,7 +1,7 @@
 /* libFuzzer target: the text parsers of the command line that are not
  * files of their own format: the shape syntax of rve dist / contact / pack
  * --bodies (rve_shape_parse_pair), the size laws of rve pack
- * (rve_pack_law_parse) and the --morpho specs of rve gen (rve_morpho_parse).
+ * (rve_distrib_parse) and the --morpho specs of rve gen (rve_morpho_parse).
  * The first byte picks the parser; the rest is the text (NUL-terminated
  * copy).  Semantic checks: a parsed shape passes rve_shape_check; a parsed
  * law has finite parameters and truncation bounds in order; a failure
@@ -41,14 +41,15 @@ static void fuzz_shapes(const char *text)
 
 static void fuzz_law(const char *text)
 {
-    rve_pack_law law;
+    rve_distrib law;
     rve_err e;
     rve_err_clear(&e);
-    if (rve_pack_law_parse(text, &law, &e) == RVE_OK) {
-        if (!isfinite(law.p1) || !isfinite(law.p2) || !(law.from <= law.to))
+    if (rve_distrib_parse(text, &law, &e) == RVE_OK) {
+        if (!isfinite(law.p1) || !isfinite(law.p2) || !(law.lo <= law.hi))
             __builtin_trap();
         char buf[256];
-        (void)rve_pack_law_format(&law, buf, sizeof buf);
+        (void)rve_distrib_format(&law, buf, sizeof buf);
+        rve_distrib_free(&law);
     } else if (e.msg[0] == 0) {
         __builtin_trap();
     }

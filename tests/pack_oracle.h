@@ -164,16 +164,16 @@ static inline rve_pack_set *random_polys(int n, int periodic, uint64_t seed)
 {
     rve_pack_set *s = rve_pack_set_alloc((size_t)n);
     s->periodic = periodic;
-    rve_pack_rng r;
-    rve_pack_rng_seed(&r, seed);
+    rve_rng r;
+    rve_rng_seed(&r, seed);
     rve_err e;
     for (int i = 0; i < n; i++) {
-        int nv = 6 + (int)(rve_pack_rng_uniform(&r) * 10);
+        int nv = 6 + (int)(rve_rng_uniform(&r) * 10);
         double pts[3 * 16];
-        double sz = 0.6 + 0.8 * rve_pack_rng_uniform(&r);
+        double sz = 0.6 + 0.8 * rve_rng_uniform(&r);
         for (int k = 0; k < nv; k++)
             for (int a = 0; a < 3; a++)
-                pts[3 * k + a] = sz * (a == 2 ? 0.6 : 1.0) * rve_pack_rng_normal(&r);
+                pts[3 * k + a] = sz * (a == 2 ? 0.6 : 1.0) * rve_rng_normal(&r);
         ck_assert_int_eq(rve_pack_body_poly(&s->b[i], nv, pts, &e), RVE_OK);
     }
     return s;

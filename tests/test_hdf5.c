@@ -108,8 +108,8 @@ START_TEST(test_writer_roundtrip)
     m->ori_des = malloc(16);
     strcpy(m->ori_des, "quaternion");
     m->phase = malloc(3 * sizeof *m->phase);
-    rve_pack_rng r;
-    rve_pack_rng_seed(&r, 42);
+    rve_rng r;
+    rve_rng_seed(&r, 42);
     for (int l = 0; l < 3; l++) {
         rve_ori_random(&r, m->ori + 4 * l);
         m->phase[l] = 1 + l % 2;

@@ -62,7 +62,8 @@ C
     unset PKG_CONFIG_SYSROOT_DIR PKG_CONFIG_LIBDIR
     pfx=$(pkg-config --variable=prefix rve)
     fflags=$(pkg-config --define-variable=prefix="$root$pfx" --cflags --libs rve) || ko "pkg-config rve"
-    printf '#include <rve/rve.h>\nint main(void) { rve_err e; rve_err_clear(&e); return rve_status_exit_code(RVE_OK); }\n' >"$T/full.c"
+    # (the pipeline's header and symbols are installed: rve/pipeline.h, in rve.h)
+    printf '#include <rve/rve.h>\nint main(void) { rve_err e; rve_err_clear(&e); rve_pipeline_opts o;\n  rve_pipeline_opts_init(&o); return o.regularise == 1 && o.mesh_enabled == 1 ? rve_status_exit_code(RVE_OK) : 3; }\n' >"$T/full.c"
     # shellcheck disable=SC2086
     check "program built with pkg-config rve" 0 $CC $CFLAGS -std=c11 -o "$T/full" "$T/full.c" $LDFLAGS $fflags
     libdir=$(echo "$fflags" | tr ' ' '\n' | sed -n 's/^-L//p' | head -n 1)

@@ -58,8 +58,8 @@ static double mdist(const double a[9], const double b[9])
 START_TEST(test_roundtrip_all_pairs)
 {
     int n = nscaled(100000);
-    rve_pack_rng r;
-    rve_pack_rng_seed(&r, 12345);
+    rve_rng r;
+    rve_rng_seed(&r, 12345);
     double maxerr = 0;
     for (int it = 0; it < n; it++) {
         double q[4];
@@ -89,11 +89,11 @@ END_TEST
  * crystal c axis in the sample, phi that of the sample Z in the crystal. */
 START_TEST(test_euler_definitions)
 {
-    rve_pack_rng r;
-    rve_pack_rng_seed(&r, 7);
+    rve_rng r;
+    rve_rng_seed(&r, 7);
     for (int it = 0; it < 1000; it++) {
-        double e[3] = {2 * M_PI * rve_pack_rng_uniform(&r), M_PI * rve_pack_rng_uniform(&r),
-                       2 * M_PI * rve_pack_rng_uniform(&r)};
+        double e[3] = {2 * M_PI * rve_rng_uniform(&r), M_PI * rve_rng_uniform(&r),
+                       2 * M_PI * rve_rng_uniform(&r)};
         double a[9], b[9], c[9], t[9], g[9], q[4];
         rz(e[2], a), rx(e[1], b), rz(e[0], c);
         mm(a, b, t), mm(t, c, g);
@@ -170,8 +170,8 @@ END_TEST
 
 START_TEST(test_double_cover)
 {
-    rve_pack_rng r;
-    rve_pack_rng_seed(&r, 99);
+    rve_rng r;
+    rve_rng_seed(&r, 99);
     for (int it = 0; it < 1000; it++) {
         double q[4], m[4], a[9], b[9], f1[4], f2[4];
         rve_ori_random(&r, q);
@@ -236,8 +236,8 @@ END_TEST
  * |r_z| <= 2 - sqrt3 and |r . n| <= 1 for the 2-fold axes n every 30 deg. */
 START_TEST(test_fundamental_zone)
 {
-    rve_pack_rng r;
-    rve_pack_rng_seed(&r, 3);
+    rve_rng r;
+    rve_rng_seed(&r, 3);
     const double eps = 1e-12;
     for (int it = 0; it < nscaled(100000); it++) {
         double q[4], f[4], ro[3];
@@ -297,8 +297,8 @@ static double brute_disori(const double a[4], const double b[4], rve_laue g)
 
 START_TEST(test_disorientation_brute)
 {
-    rve_pack_rng r;
-    rve_pack_rng_seed(&r, 11);
+    rve_rng r;
+    rve_rng_seed(&r, 11);
     for (int g = 0; g < RVE_LAUE_N; g++)
         for (int it = 0; it < 300; it++) {
             double a[4], b[4], ang, ax[3];
@@ -393,8 +393,8 @@ START_TEST(test_mackenzie_ks)
     int n = nscaled(100000);
     double *ang = malloc((size_t)n * sizeof *ang), amax = 0;
     ck_assert_ptr_nonnull(ang);
-    rve_pack_rng r;
-    rve_pack_rng_seed(&r, 2015);
+    rve_rng r;
+    rve_rng_seed(&r, 2015);
     for (int i = 0; i < n; i++) {
         double a[4], b[4];
         rve_ori_random(&r, a);
@@ -427,8 +427,8 @@ START_TEST(test_random_uniform)
     int n = nscaled(100000);
     double *ang = malloc((size_t)n * sizeof *ang);
     ck_assert_ptr_nonnull(ang);
-    rve_pack_rng r;
-    rve_pack_rng_seed(&r, 77);
+    rve_rng r;
+    rve_rng_seed(&r, 77);
     for (int i = 0; i < n; i++) {
         double q[4];
         rve_ori_random(&r, q);
@@ -453,8 +453,8 @@ END_TEST
  * sample is given. */
 START_TEST(test_mean_orientation)
 {
-    rve_pack_rng r;
-    rve_pack_rng_seed(&r, 5);
+    rve_rng r;
+    rve_rng_seed(&r, 5);
     for (int g = 0; g < RVE_LAUE_N; g++)
         for (int rep = 0; rep < 20; rep++) {
             enum { NP = 50 };
@@ -469,7 +469,7 @@ START_TEST(test_mean_orientation)
                 rve_ori_random(&r, u);
                 double nv = sqrt(u[1] * u[1] + u[2] * u[2] + u[3] * u[3]);
                 ax[0] = u[1] / nv, ax[1] = u[2] / nv, ax[2] = u[3] / nv;
-                ax[3] = 8 * DEG * rve_pack_rng_uniform(&r);
+                ax[3] = 8 * DEG * rve_rng_uniform(&r);
                 ang[i] = ax[3];
                 suma += 2 * ax[3];
                 maxa = fmax(maxa, ax[3]);
@@ -477,8 +477,8 @@ START_TEST(test_mean_orientation)
                 rve_ori_qconj(d, dc);
                 for (int h = 0; h < 2; h++) {
                     rve_ori_qmul(c, h ? dc : d, t);
-                    int k = (int)(rve_pack_rng_uniform(&r) * ns);
-                    double sg = rve_pack_rng_uniform(&r) < 0.5 ? -1 : 1;
+                    int k = (int)(rve_rng_uniform(&r) * ns);
+                    double sg = rve_rng_uniform(&r) < 0.5 ? -1 : 1;
                     rve_ori_qmul(t, s + 4 * k, q + 4 * (2 * i + h));
                     for (int cc = 0; cc < 4; cc++)
                         q[4 * (2 * i + h) + cc] *= sg;

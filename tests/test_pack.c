@@ -19,53 +19,53 @@
 /* ------------------------------------------------------------ size laws */
 START_TEST(test_law_parse)
 {
-    rve_pack_law l;
+    rve_distrib l;
     rve_err e;
-    ck_assert_int_eq(rve_pack_law_parse("lognormal(1,0.2)", &l, &e), RVE_OK);
-    ck_assert_int_eq(l.kind, RVE_LAW_LOGNORMAL);
-    ck_assert(l.p1 == 1 && l.p2 == 0.2 && isinf(l.from) && isinf(l.to));
-    ck_assert_int_eq(rve_pack_law_parse(" Normal( 2 , 0.5 ,from=1, to=3 ) ", &l, &e), RVE_OK);
-    ck_assert_int_eq(l.kind, RVE_LAW_NORMAL);
-    ck_assert(l.from == 1 && l.to == 3);
-    ck_assert_int_eq(rve_pack_law_parse("2.5", &l, &e), RVE_OK);
-    ck_assert_int_eq(l.kind, RVE_LAW_CONSTANT);
+    ck_assert_int_eq(rve_distrib_parse("lognormal(1,0.2)", &l, &e), RVE_OK);
+    ck_assert_int_eq(l.kind, RVE_DISTRIB_LOGNORMAL);
+    ck_assert(l.p1 == 1 && l.p2 == 0.2 && isinf(l.lo) && isinf(l.hi));
+    ck_assert_int_eq(rve_distrib_parse(" Normal( 2 , 0.5 ,from=1, to=3 ) ", &l, &e), RVE_OK);
+    ck_assert_int_eq(l.kind, RVE_DISTRIB_NORMAL);
+    ck_assert(l.lo == 1 && l.hi == 3);
+    ck_assert_int_eq(rve_distrib_parse("2.5", &l, &e), RVE_OK);
+    ck_assert_int_eq(l.kind, RVE_DISTRIB_DIRAC);
     ck_assert(l.p1 == 2.5);
-    ck_assert_int_eq(rve_pack_law_parse("weibull(2,3)", &l, &e), RVE_OK);
-    ck_assert_int_eq(rve_pack_law_parse("uniform(1,2)", &l, &e), RVE_OK);
-    ck_assert_int_eq(rve_pack_law_parse("constant(4)", &l, &e), RVE_OK);
+    ck_assert_int_eq(rve_distrib_parse("weibull(2,3)", &l, &e), RVE_OK);
+    ck_assert_int_eq(rve_distrib_parse("uniform(1,2)", &l, &e), RVE_OK);
+    ck_assert_int_eq(rve_distrib_parse("constant(4)", &l, &e), RVE_OK);
     const char *bad[] = {"", "lognormal", "lognormal(1)", "lognormal(1,0.2", "lognormal(-1,0.2)",
                          "lognormal(1,x)", "gauss(1,2)", "normal(1,-1)", "uniform(2,1)",
                          "normal(1,1,from=3,to=2)", "normal(1,1,foo=3)", "normal(1,1)x",
                          "weibull(0,1)", "nan", "normal(nan,1)"};
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
         rve_err_clear(&e);
-        ck_assert_msg(rve_pack_law_parse(bad[k], &l, &e) == RVE_EUSAGE, "accepted '%s'", bad[k]);
+        ck_assert_msg(rve_distrib_parse(bad[k], &l, &e) == RVE_EUSAGE, "accepted '%s'", bad[k]);
         ck_assert(e.msg[0] != '\0');
     }
     char buf[128];
-    rve_pack_law_parse("lognormal(1,0.2,from=0.5)", &l, &e);
-    rve_pack_law_format(&l, buf, sizeof buf);
-    rve_pack_law l2;
-    ck_assert_int_eq(rve_pack_law_parse(buf, &l2, &e), RVE_OK);
-    ck_assert(l2.kind == l.kind && l2.p1 == l.p1 && l2.p2 == l.p2 && l2.from == l.from && isinf(l2.to));
+    rve_distrib_parse("lognormal(1,0.2,from=0.5)", &l, &e);
+    rve_distrib_format(&l, buf, sizeof buf);
+    rve_distrib l2;
+    ck_assert_int_eq(rve_distrib_parse(buf, &l2, &e), RVE_OK);
+    ck_assert(l2.kind == l.kind && l2.p1 == l.p1 && l2.p2 == l.p2 && l2.lo == l.lo && isinf(l2.hi));
 }
 END_TEST
 
 /* Sample moments against the closed forms (5 standard errors). */
 static void check_moments(const char *spec, double mean, double sd)
 {
-    rve_pack_law l;
+    rve_distrib l;
     rve_err e;
-    ck_assert_int_eq(rve_pack_law_parse(spec, &l, &e), RVE_OK);
-    ck_assert_msg(fabs(rve_pack_law_mean(&l) - mean) < 1e-12 * fmax(1, mean), "%s mean", spec);
-    ck_assert_msg(fabs(rve_pack_law_sd(&l) - sd) < 1e-12 * fmax(1, sd), "%s sd", spec);
-    rve_pack_rng r;
-    rve_pack_rng_seed(&r, 42);
+    ck_assert_int_eq(rve_distrib_parse(spec, &l, &e), RVE_OK);
+    ck_assert_msg(fabs(rve_distrib_base_mean(&l) - mean) < 1e-12 * fmax(1, mean), "%s mean", spec);
+    ck_assert_msg(fabs(rve_distrib_base_sd(&l) - sd) < 1e-12 * fmax(1, sd), "%s sd", spec);
+    rve_rng r;
+    rve_rng_seed(&r, 42);
     const int n = 40000;
     double s1 = 0, s2 = 0;
     for (int i = 0; i < n; i++) {
         double x;
-        ck_assert_int_eq(rve_pack_law_sample(&l, &r, &x), RVE_OK);
+        ck_assert_int_eq(rve_distrib_sample(&l, &r, &x), RVE_OK);
         s1 += x;
         s2 += x * x;
     }
@@ -84,32 +84,30 @@ START_TEST(test_law_moments)
     check_moments("weibull(2,3)", 1.5 * sqrt(M_PI), 3 * sqrt(1 - M_PI / 4));
     check_moments("uniform(1,3)", 2, 2 / sqrt(12.0));
     /* truncation */
-    rve_pack_law l;
+    rve_distrib l;
     rve_err e;
-    rve_pack_law_parse("normal(0,1,from=0.5,to=0.7)", &l, &e);
-    rve_pack_rng r;
-    rve_pack_rng_seed(&r, 1);
+    rve_distrib_parse("normal(0,1,from=0.5,to=0.7)", &l, &e);
+    rve_rng r;
+    rve_rng_seed(&r, 1);
     for (int i = 0; i < 1000; i++) {
         double x;
-        ck_assert_int_eq(rve_pack_law_sample(&l, &r, &x), RVE_OK);
+        ck_assert_int_eq(rve_distrib_sample(&l, &r, &x), RVE_OK);
         ck_assert(x >= 0.5 && x <= 0.7);
     }
-    rve_pack_law_parse("normal(0,1,from=100)", &l, &e);
-    double x;
-    ck_assert_int_eq(rve_pack_law_sample(&l, &r, &x), RVE_ECAP);
+    ck_assert_int_eq(rve_distrib_parse("normal(0,1,from=100)", &l, &e), RVE_EUSAGE);
 }
 END_TEST
 
 /* Uniform rotations: unit quaternions, E[R] = 0, E[R_ij^2] = 1/3. */
 START_TEST(test_uniform_quaternions)
 {
-    rve_pack_rng r;
-    rve_pack_rng_seed(&r, 9);
+    rve_rng r;
+    rve_rng_seed(&r, 9);
     const int n = 30000;
     double m[3][3] = {{0}}, m2 = 0;
     for (int i = 0; i < n; i++) {
         double q[4];
-        rve_pack_rng_quat(&r, q);
+        rve_rng_quat(&r, q);
         ck_assert(fabs(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3] - 1) < 1e-14);
         for (int c = 0; c < 3; c++) {
             double ex[3] = {0, 0, 0}, out[3];
@@ -208,8 +206,8 @@ END_TEST
  * pose), else a wall check and GJK could disagree about the same surface. */
 START_TEST(test_support_is_dist_support)
 {
-    rve_pack_rng r;
-    rve_pack_rng_seed(&r, 21);
+    rve_rng r;
+    rve_rng_seed(&r, 21);
     rve_err e;
     double cube[24];
     for (int k = 0; k < 8; k++)
@@ -242,13 +240,13 @@ START_TEST(test_support_is_dist_support)
             rve_shape_polytope(&s, b.v, b.nv, NULL);
             break;
         }
-        rve_pack_rng_quat(&r, b.q);
+        rve_rng_quat(&r, b.q);
         b.x[0] = 1.5;
         b.x[1] = -2;
         b.x[2] = 0.25;
         rve_shape_set_pose(&s, b.x, b.q);
         for (int t = 0; t < 200; t++) {
-            double d[3] = {rve_pack_rng_normal(&r), rve_pack_rng_normal(&r), rve_pack_rng_normal(&r)};
+            double d[3] = {rve_rng_normal(&r), rve_rng_normal(&r), rve_rng_normal(&r)};
             double p1[3], p2[3];
             rve_pack_body_support(&b, d, p1);
             rve_shape_support(&s, d, p2);
@@ -266,18 +264,18 @@ START_TEST(test_support)
 {
     rve_pack_body b;
     rve_err e;
-    rve_pack_rng r;
-    rve_pack_rng_seed(&r, 3);
+    rve_rng r;
+    rve_rng_seed(&r, 3);
     double shapes[][5] = {{1, 0.7, 0.4, 2, 2}, {1, 0.7, 0.4, 4, 3}, {0.5, 1, 2, 10, 2.5}};
     for (int s = 0; s < 3; s++) {
         double *p = shapes[s];
         ck_assert_int_eq(rve_pack_body_superquadric(&b, p[0], p[1], p[2], p[3], p[4], &e), RVE_OK);
-        rve_pack_rng_quat(&r, b.q);
+        rve_rng_quat(&r, b.q);
         b.x[0] = 1;
         b.x[1] = -2;
         b.x[2] = 0.5;
         for (int t = 0; t < 20; t++) {
-            double d[3] = {rve_pack_rng_normal(&r), rve_pack_rng_normal(&r), rve_pack_rng_normal(&r)}, sp[3];
+            double d[3] = {rve_rng_normal(&r), rve_rng_normal(&r), rve_rng_normal(&r)}, sp[3];
             rve_pack_body_support(&b, d, sp);
             /* back to the body frame: on the surface F = 1 */
             double l[3], qc[4] = {b.q[0], -b.q[1], -b.q[2], -b.q[3]};
@@ -331,27 +329,27 @@ static int pair_cmp(const void *a, const void *b)
 
 START_TEST(test_broad_phase_all_pairs)
 {
-    rve_pack_rng r;
-    rve_pack_rng_seed(&r, 11);
+    rve_rng r;
+    rve_rng_seed(&r, 11);
     int reps = (int)(30 * test_scale()) + 2;
     for (int rep = 0; rep < reps; rep++) {
-        int n = 5 + (int)(rve_pack_rng_uniform(&r) * (rep % 3 == 0 ? 20 : 400));
+        int n = 5 + (int)(rve_rng_uniform(&r) * (rep % 3 == 0 ? 20 : 400));
         rve_pack_set *s = rve_pack_set_alloc((size_t)n);
         s->periodic = rep % 2;
         for (int k = 0; k < 3; k++)
-            s->L[k] = 2 + 20 * rve_pack_rng_uniform(&r);
+            s->L[k] = 2 + 20 * rve_rng_uniform(&r);
         rve_err e;
         for (int i = 0; i < n; i++) {
-            ck_assert_int_eq(rve_pack_body_sphere(&s->b[i], 0.2 + rve_pack_rng_uniform(&r), &e), RVE_OK);
+            ck_assert_int_eq(rve_pack_body_sphere(&s->b[i], 0.2 + rve_rng_uniform(&r), &e), RVE_OK);
             /* periodic positions are not always wrapped (the soft relaxation
              * moves bodies freely): every other periodic set has bodies up to
              * two boxes away */
             int unwrapped = s->periodic && rep % 4 == 3;
             for (int k = 0; k < 3; k++)
-                s->b[i].x[k] = s->L[k] * (rve_pack_rng_uniform(&r) +
-                                          (unwrapped ? (int)(rve_pack_rng_next(&r) % 5) - 2 : 0));
+                s->b[i].x[k] = s->L[k] * (rve_rng_uniform(&r) +
+                                          (unwrapped ? (int)(rve_rng_next(&r) % 5) - 2 : 0));
         }
-        double margin = 0.3 * rve_pack_rng_uniform(&r);
+        double margin = 0.3 * rve_rng_uniform(&r);
         rve_pack_pair *p = NULL;
         size_t np = 0, cap = 0;
         ck_assert_int_eq(rve_pack_broad_phase(s, margin, &p, &np, &cap, &e), RVE_OK);
@@ -531,14 +529,14 @@ static rve_pack_set *random_spheres(int n, const char *law_s, int periodic, uint
 {
     rve_pack_set *s = rve_pack_set_alloc((size_t)n);
     s->periodic = periodic;
-    rve_pack_law law;
+    rve_distrib law;
     rve_err e;
-    ck_assert_int_eq(rve_pack_law_parse(law_s, &law, &e), RVE_OK);
-    rve_pack_rng r;
-    rve_pack_rng_seed(&r, seed);
+    ck_assert_int_eq(rve_distrib_parse(law_s, &law, &e), RVE_OK);
+    rve_rng r;
+    rve_rng_seed(&r, seed);
     for (int i = 0; i < n; i++) {
         double x;
-        ck_assert_int_eq(rve_pack_law_sample(&law, &r, &x), RVE_OK);
+        ck_assert_int_eq(rve_distrib_sample(&law, &r, &x), RVE_OK);
         ck_assert_int_eq(rve_pack_body_sphere(&s->b[i], x, &e), RVE_OK);
     }
     return s;

@@ -22,10 +22,10 @@ START_TEST(test_pack_compress_convex)
     rve_err e;
     rve_pack_set *s = rve_pack_set_alloc(30);
     s->periodic = 0;
-    rve_pack_rng r;
-    rve_pack_rng_seed(&r, 5);
+    rve_rng r;
+    rve_rng_seed(&r, 5);
     for (int i = 0; i < 30; i++)
-        ck_assert_int_eq(rve_pack_body_sphere(&s->b[i], 0.5 + rve_pack_rng_uniform(&r), &e), RVE_OK);
+        ck_assert_int_eq(rve_pack_body_sphere(&s->b[i], 0.5 + rve_rng_uniform(&r), &e), RVE_OK);
     rve_pack_params p;
     rve_pack_params_init(&p);
     p.method = RVE_PACK_COMPRESS;
@@ -61,8 +61,8 @@ START_TEST(test_pack_compress_mixed)
     rve_pack_set *s = rve_pack_set_alloc((size_t)n);
     s->periodic = 0; /* walls: the pairs need no images */
     rve_err e;
-    rve_pack_rng r;
-    rve_pack_rng_seed(&r, 17);
+    rve_rng r;
+    rve_rng_seed(&r, 17);
     for (int i = 0; i < n; i++) {
         if (i % 3 == 0)
             ck_assert_int_eq(rve_pack_body_ellipsoid(&s->b[i], 1, 0.6, 0.4, &e), RVE_OK);
@@ -71,7 +71,7 @@ START_TEST(test_pack_compress_mixed)
         else {
             double pts[3 * 10];
             for (int k = 0; k < 30; k++)
-                pts[k] = 0.7 * rve_pack_rng_normal(&r);
+                pts[k] = 0.7 * rve_rng_normal(&r);
             ck_assert_int_eq(rve_pack_body_poly(&s->b[i], 10, pts, &e), RVE_OK);
         }
     }

@@ -591,7 +591,7 @@ END_TEST
  * its 26... no: 6 face neighbours is another non-void label. */
 START_TEST(test_boundary_random)
 {
-    int reps = (int)(20 * test_scale()) + 1;
+    int reps = (int)(20 * test_scale() * (test_long() ? 10 : 1)) + 1;
     for (int r = 0; r < reps; r++) {
         rve_map *m = random_map(6 + r % 3, 5, 4 + r % 2, 3);
         rve_bpoints *b;

@@ -2,14 +2,11 @@
 # The README's library example, compiled and run against the built library:
 # the distance of a unit sphere at the origin to a unit cube centred at x = 3
 # is 3 - 0.5 - 1 = 1.5 exactly (closed form).
-set -u
-src=${RVE_SRCDIR:-.}
-bld=${RVE_BUILDDIR:-.}
-d=$(mktemp -d /tmp/rve-readme.XXXXXX)
-trap 'rm -rf "$d"' EXIT
-pass=0
-fail=0
-ok() { if eval "$2"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi; }
+. "${RVE_SRCDIR:-..}/tests/lib.sh"
+lib_init test_readme
+src=$SRC
+bld=$BUILD
+d=$T
 
 awk '/^## The library/ { inlib = 1 } inlib && /^```c$/ { on = 1; next } on && /^```$/ { exit } on { print }' \
     "$src/README.md" >"$d/ex.c"
@@ -26,5 +23,4 @@ if [ -x "$d/ex" ]; then
     ok "README example exits 0" "[ $? -eq 0 ]"
     ok "README example prints the exact distance 1.5" "grep -qx 'distance 1.5' '$d/out'"
 fi
-echo "test_readme: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+lib_finish

@@ -271,7 +271,7 @@ static void check_points(const rve_tess *t, int per_cell)
 START_TEST(test_random_laguerre)
 {
     double lo[3] = {0, -1, 0.5}, hi[3] = {2, 0, 2};
-    for (int rep = 0; rep < 3; rep++) {
+    for (int rep = 0; rep < (test_long() ? 6 : 3); rep++) {
         int n = (int)(150 + 150 * rep * test_scale());
         double *s = random_seeds(n, lo, hi, rep == 0 ? 0 : 0.15);
         rve_tess *t = NULL;
@@ -796,7 +796,7 @@ START_TEST(test_read_mutated)
     size_t n = fread(orig, 1, sizeof orig - 1, fp);
     fclose(fp);
     static char buf[1 << 20];
-    int iters = (int)(400 * test_scale()), nok = 0;
+    int iters = (int)(400 * test_scale() * (test_long() ? 10 : 1)), nok = 0;
     const char repl[] = "0123456789-+.e *x\n";
     for (int it = 0; it < iters; it++) {
         memcpy(buf, orig, n);
@@ -835,7 +835,7 @@ static Suite *tess_suite(void)
 {
     Suite *s = suite_create("tess");
     TCase *tc = tcase_create("core");
-    tcase_set_timeout(tc, 120);
+    tcase_set_timeout(tc, test_long() ? 1200 : 120);
     tcase_add_test(tc, test_rasterize_brute);
     tcase_add_test(tc, test_random_laguerre);
     tcase_add_test(tc, test_lattice);

@@ -57,4 +57,11 @@ grep_f "random: volume 1" '"volume":1,\|"volume":0.99999999999999\|"volume":1.00
 check "tess periodic" 0 "$RVE" tess -n 100 --periodic -o "$d/p.tess" --json -q
 grep_f "periodic: volume 1" '"volume":1,\|"volume":0.99999999999999\|"volume":1.0000000000000' "$d/out"
 
+# --seed (the spelling of gen, pack and run) and its old alias --rng-seed
+check "tess --seed" 0 "$RVE" tess -n 40 --seed 5 -o "$d/s5.tess" -q
+check "tess --rng-seed" 0 "$RVE" tess -n 40 --rng-seed 5 -o "$d/r5.tess" -q
+check "tess --seed 6" 0 "$RVE" tess -n 40 --seed 6 -o "$d/s6.tess" -q
+same "--seed and --rng-seed are one option" "$d/s5.tess" "$d/r5.tess"
+ok "--seed changes the seeds" "! cmp -s '$d/s5.tess' '$d/s6.tess'"
+
 lib_finish

@@ -3,23 +3,11 @@
 # passes the strict independent reader tests/neper_tess_check.py (written
 # from Neper's documentation, checked here against files Neper wrote), and
 # Neper's files are read, regularised and rasterised as Neper rasterised them.
-set -u
-RVE=${RVE:-./rve}
-CHECK="${RVE_SRCDIR:-${srcdir:-.}}/tests/neper_tess_check.py"
+. "${RVE_SRCDIR:-..}/tests/lib.sh"
+lib_init test_tess_neper.sh
+CHECK="$SRC/tests/neper_tess_check.py"
 command -v python3 >/dev/null 2>&1 || { echo "SKIP: no python3"; exit 77; }
-d=$(mktemp -d /tmp/rve-neper-sh.XXXXXX)
-pass=0
-fail=0
-check() { # description, expected status, command...
-    desc=$1; want=$2; shift 2
-    "$@" >"$d/out" 2>"$d/err"
-    got=$?
-    if [ "$got" -eq "$want" ]; then pass=$((pass + 1)); else
-        fail=$((fail + 1)); echo "FAIL: $desc: exit $got, wanted $want"; cat "$d/err"; fi
-}
-grep_f() { # description, pattern, file
-    if grep -q -- "$2" "$3"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1"; fi
-}
+d=$T
 
 # our outputs: standard, periodic (all axes, two axes), regularised, fitted
 check "tess standard" 0 "$RVE" tess -n 30 --rng-seed 3 -o "$d/std.tess" -q
@@ -67,8 +55,7 @@ else
     skipped=1
 fi
 
-rm -rf "$d"
-echo "test_tess_neper.sh: $pass passed, $fail failed"
-[ "$fail" -eq 0 ] || exit 1
+[ "$fail" -eq 0 ] || { lib_finish; exit 1; }
 # part of the test did not run: report a skip, not a pass
-[ -z "${skipped:-}" ] || exit 77
+[ -z "${skipped:-}" ] || { lib_finish; exit 77; }
+lib_finish

@@ -65,6 +65,14 @@ static inline double test_scale(void)
     return v > 0 ? v : 1.0;
 }
 
+/* Heavy oracles and stress runs: 1 under `make check-long` (RVE_TEST_LONG=1),
+ * where the stress loops run longer; make check runs their fast slice. */
+static inline int test_long(void)
+{
+    const char *s = getenv("RVE_TEST_LONG");
+    return s && strcmp(s, "1") == 0;
+}
+
 /* Run a suite and return the process exit status. */
 static inline int test_run_suite(Suite *s)
 {

@@ -160,28 +160,7 @@ rve_status rve_pvol_solve(size_t n, const double *seeds, const double domain[3],
                           rve_pvol_info *info, rve_err *err);
 
 /* ---- distributions and morphology specifications */
-typedef enum {
-    RVE_DISTRIB_NORMAL = 0, /* p1 mean, p2 standard deviation */
-    RVE_DISTRIB_LOGNORMAL,  /* p1 mean, p2 standard deviation of the variable (as Neper) */
-    RVE_DISTRIB_WEIBULL,    /* p1 shape k, p2 scale lambda */
-    RVE_DISTRIB_CUSTOM,     /* piecewise-linear density through (x[k], pdf[k]) */
-    RVE_DISTRIB_DIRAC       /* p1 the only value */
-} rve_distrib_kind;
-
-typedef struct {
-    rve_distrib_kind kind;
-    double p1, p2;
-    double lo, hi;       /* truncation bounds (-HUGE_VAL / HUGE_VAL when none) */
-    size_t npts;         /* custom: number of points */
-    double *x, *pdf;     /* custom: abscissae (increasing) and density values */
-    double *cdf;         /* custom: cumulative values at x (internal) */
-    double flo, fhi;     /* untruncated CDF at lo and hi (internal) */
-} rve_distrib;
-
-/* CDF, density-free quantile (inverse CDF) and mean of a distribution. */
-double rve_distrib_cdf(const rve_distrib *d, double x);
-double rve_distrib_quantile(const rve_distrib *d, double u);
-double rve_distrib_mean(const rve_distrib *d);
+/* (rve_distrib, its parser, CDF, quantile and mean are in rve/util.h) */
 /* Kolmogorov-Smirnov distance sup |F_n - F| of the n values x (not
  * modified) against d, and the asymptotic p-value of the one-sample test. */
 double rve_ks_distance(const double *x, size_t n, const rve_distrib *d);

@@ -18,7 +18,7 @@
 #define RVE_ORI_H
 
 #include <rve/util.h>
-#include <rve/pack.h> /* rve_pack_rng: the library's one random generator */
+#include <rve/pack.h> /* rve_rng: the library's one random generator */
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -155,7 +155,7 @@ void rve_ori_spread(const double *q, size_t n, rve_laue g, const double mean[4],
                     double *max);
 
 /* Uniformly distributed rotation (Haar measure), w >= 0. */
-void rve_ori_random(rve_pack_rng *r, double q[4]);
+void rve_ori_random(rve_rng *r, double q[4]);
 
 #ifdef __cplusplus
 }

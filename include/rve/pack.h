@@ -14,7 +14,7 @@
  *     distance kernel of rve/dist.h, so no state ever overlaps.
  * A uniform-grid broad phase over bounding spheres (with periodic images)
  * keeps the narrow phase to near pairs.  The size distribution parser
- * (rve_pack_law) is shared with `rve gen`. */
+ * (rve_distrib, rve/util.h) is shared with `rve gen`. */
 #ifndef RVE_PACK_H
 #define RVE_PACK_H
 
@@ -24,54 +24,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* ------------------------------------------------------------ random numbers */
-/* xoshiro256** generator: re-entrant, the caller owns the state. */
-typedef struct {
-    uint64_t s[4];
-} rve_pack_rng;
-
-void rve_pack_rng_seed(rve_pack_rng *r, uint64_t seed);
-uint64_t rve_pack_rng_next(rve_pack_rng *r);
-double rve_pack_rng_uniform(rve_pack_rng *r); /* [0,1) */
-double rve_pack_rng_normal(rve_pack_rng *r);  /* standard normal */
-/* Uniformly distributed unit quaternion (w,x,y,z) (Shoemake's method). */
-void rve_pack_rng_quat(rve_pack_rng *r, double q[4]);
-
-/* ------------------------------------------------------ size distributions */
-/* Text syntax (as in `rve gen --morpho`, Neper-like), case-insensitive:
- *   X                    constant X (also constant(X))
- *   normal(MEAN,SD)      normal distribution
- *   lognormal(MEAN,SD)   lognormal with the given mean and standard deviation
- *                        of the variable itself (not of its logarithm)
- *   weibull(K,LAMBDA)    Weibull with shape K and scale LAMBDA
- *   uniform(LO,HI)       uniform on [LO,HI]
- * each optionally followed by truncation bounds ",from=A" and/or ",to=B",
- * e.g. "lognormal(1,0.2,from=0.5,to=2)". */
-typedef enum {
-    RVE_LAW_CONSTANT = 0,
-    RVE_LAW_NORMAL,
-    RVE_LAW_LOGNORMAL,
-    RVE_LAW_WEIBULL,
-    RVE_LAW_UNIFORM
-} rve_pack_law_kind;
-
-typedef struct {
-    rve_pack_law_kind kind;
-    double p1, p2;   /* parameters as written */
-    double from, to; /* truncation bounds (-inf, +inf when absent) */
-} rve_pack_law;
-
-/* Parse; on error returns RVE_EUSAGE with a message naming the problem. */
-rve_status rve_pack_law_parse(const char *s, rve_pack_law *law, rve_err *err);
-/* Write the canonical text form into buf (snprintf semantics). */
-int rve_pack_law_format(const rve_pack_law *law, char *buf, size_t n);
-/* Mean and standard deviation of the untruncated law. */
-double rve_pack_law_mean(const rve_pack_law *law);
-double rve_pack_law_sd(const rve_pack_law *law);
-/* One sample, truncation applied by rejection (at most 10000 tries, then
- * RVE_ECAP).  Bounds with no probability mass inside give RVE_EUSAGE. */
-rve_status rve_pack_law_sample(const rve_pack_law *law, rve_pack_rng *rng, double *x);
 
 /* ------------------------------------------------------------------ bodies */
 typedef enum {

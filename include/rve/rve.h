@@ -9,4 +9,5 @@
 #include <rve/mesh.h>
 #include <rve/pack.h>
 #include <rve/ori.h>
+#include <rve/pipeline.h>
 #endif

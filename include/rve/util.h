@@ -173,29 +173,67 @@ int rve_threads_get(void);
 /* Monotonic wall clock in seconds. */
 double rve_now(void);
 
-/* ---------------------------------------------------------------- progress */
-/* Progress on stderr: a bar with rate and ETA when stderr is a terminal,
- * plain lines every few seconds otherwise, nothing when quiet.  Call from
- * one thread only. */
+/* ---------------------------------------------------------- random numbers */
+/* The project's one generator: xoshiro256** seeded through splitmix64.
+ * Re-entrant: the caller owns the state (no global state). */
 typedef struct {
-    FILE *fp;
-    int enabled;
-    int tty;
-    char label[64];
-    double total;
-    double done;
-    double t0;
-    double last_print;
-    double interval;   /* seconds between non-tty lines */
-    char extra[96];    /* e.g. "objective 1.234" */
-    int printed;
-} rve_progress;
+    uint64_t s[4];
+} rve_rng;
 
-void rve_progress_start(rve_progress *p, const char *label, double total, rve_verbosity v);
-void rve_progress_update(rve_progress *p, double done, const char *extra);
-void rve_progress_finish(rve_progress *p);
-/* Render the bar text (no terminal codes) into buf; used by the tty path and tests. */
-void rve_progress_render(const rve_progress *p, double now, char *buf, size_t n);
+void rve_rng_seed(rve_rng *r, uint64_t seed);
+uint64_t rve_rng_next(rve_rng *r);
+double rve_rng_uniform(rve_rng *r); /* [0,1), 53 bits */
+double rve_rng_normal(rve_rng *r);  /* standard normal (Box-Muller) */
+/* Uniformly distributed unit quaternion (w,x,y,z) (Shoemake's method). */
+void rve_rng_quat(rve_rng *r, double q[4]);
+
+/* ------------------------------------------------------------ distributions */
+/* The one distribution type of the project (`rve gen --morpho`, `rve pack
+ * --size`).  Text syntax (rve_distrib_parse), names case-insensitive:
+ *   X or constant(X)     the value X
+ *   normal(MEAN,SD)      normal
+ *   lognormal(MEAN,SD)   lognormal with the mean and standard deviation of the
+ *                        variable itself (as Neper), not of its logarithm
+ *   weibull(K,LAMBDA)    Weibull with shape K and scale LAMBDA
+ *   uniform(LO,HI)       uniform on [LO,HI]
+ *   custom(FILE)         piecewise-linear density through the lines 'x density'
+ * each optionally truncated by ",from=A" and/or ",to=B" inside the
+ * parentheses, e.g. "lognormal(1,0.2,from=0.5,to=2)". */
+typedef enum {
+    RVE_DISTRIB_NORMAL = 0, /* p1 mean, p2 standard deviation */
+    RVE_DISTRIB_LOGNORMAL,  /* p1 mean, p2 standard deviation of the variable (as Neper) */
+    RVE_DISTRIB_WEIBULL,    /* p1 shape k, p2 scale lambda */
+    RVE_DISTRIB_CUSTOM,     /* piecewise-linear density through (x[k], pdf[k]) */
+    RVE_DISTRIB_DIRAC,      /* p1 the only value ("constant") */
+    RVE_DISTRIB_UNIFORM     /* p1 lower, p2 upper bound */
+} rve_distrib_kind;
+
+typedef struct {
+    rve_distrib_kind kind;
+    double p1, p2;
+    double lo, hi;       /* truncation bounds (-HUGE_VAL / HUGE_VAL when none) */
+    size_t npts;         /* custom: number of points */
+    double *x, *pdf;     /* custom: abscissae (increasing) and density values */
+    double *cdf;         /* custom: cumulative values at x (internal) */
+    double flo, fhi;     /* untruncated CDF at lo and hi (internal) */
+} rve_distrib;
+
+/* Parse s into d (free with rve_distrib_free: custom() allocates).
+ * RVE_EUSAGE naming the problem (bad syntax or parameters, a truncation
+ * interval without probability); custom files: RVE_EDATA naming the file. */
+rve_status rve_distrib_parse(const char *s, rve_distrib *d, rve_err *err);
+void rve_distrib_free(rve_distrib *d);
+/* The canonical text form (snprintf semantics; custom: its point count). */
+int rve_distrib_format(const rve_distrib *d, char *buf, size_t n);
+/* CDF, quantile (inverse CDF) and mean of the truncated distribution. */
+double rve_distrib_cdf(const rve_distrib *d, double x);
+double rve_distrib_quantile(const rve_distrib *d, double u);
+double rve_distrib_mean(const rve_distrib *d);
+/* Closed-form mean and standard deviation of the untruncated distribution. */
+double rve_distrib_base_mean(const rve_distrib *d);
+double rve_distrib_base_sd(const rve_distrib *d);
+/* One sample; truncation by rejection (at most 10000 tries, then RVE_ECAP). */
+rve_status rve_distrib_sample(const rve_distrib *d, rve_rng *rng, double *x);
 
 /* -------------------------------------------------------------------- misc */
 /* Path helpers. */

@@ -4,6 +4,9 @@
 
 #include <getopt.h>
 #include <rve/util.h>
+#include "cli/progress.h"
+#include <rve/optim.h>
+#include <rve/raster.h>
 
 typedef struct {
     const char *name;    /* subcommand, e.g. "fit" */
@@ -21,17 +24,29 @@ extern const cli_command cli_cmd_fit, cli_cmd_gen, cli_cmd_reg, cli_cmd_mesh, cl
  * that set outputs are refused, messages name rve run); the fit writes
  * tess, history and the report folder, and its JSON summary into json. */
 typedef struct {
+    rve_fit_opts fo;
+    rve_map_load_opts lo; /* --dims, --in-bytes, --voxel-size, ... (cli_map.h) */
+} cli_fit_parsed;
+typedef struct {
     const char *tess, *history, *report;
     FILE *json;
+    cli_fit_parsed *parsed; /* not NULL: only parse the options into it */
+    int tess_written;       /* cli_fit_write: the tessellation is written already */
 } cli_fit_outputs;
 int cli_fit_main(int argc, char **argv, const cli_fit_outputs *to);
+typedef struct cli_common cli_common;
+/* The outputs of a finished fit of map m (file mapf) with options fo: the
+ * tessellation (unless to->tess_written), to->history, to->report, the
+ * summary line and the JSON summary on to->json.  0, or -1 with err set. */
+int cli_fit_write(const cli_common *cc, const char *mapf, const rve_map *m, const rve_fit_opts *fo,
+                  const rve_fit_result *r, const cli_fit_outputs *to, rve_err *err);
 
 /* Options every subcommand accepts. */
-typedef struct {
+struct cli_common {
     rve_verbosity verbosity;
     int json;
     int threads;
-} cli_common;
+};
 
 /* Short options of cli_common, to append to a subcommand's optstring. */
 #define CLI_COMMON_SHORT "qvj:h"

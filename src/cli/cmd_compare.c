@@ -28,7 +28,7 @@ const cli_command cli_cmd_compare = {
     "  -q, -v, -j N, -h      quiet, verbose, threads, help\n"
     "\n"
     "Example:\n"
-    "  rve compare data/dct/dct.tif fit.tif --match identity\n",
+    "  rve compare grains.tif fit.tif --match identity\n",
     run,
 };
 

@@ -348,8 +348,8 @@ static int run(int argc, char **argv)
         rve_err_set(&err, RVE_ENOMEM, name, "out of memory");
         return cli_fail(cmd, &err);
     }
-    rve_progress prog;
-    rve_progress_start(&prog, "contact", (double)nq, nq > 100000 ? com.verbosity : RVE_QUIET);
+    cli_progress prog;
+    cli_progress_start(&prog, "contact", (double)nq, nq > 100000 ? com.verbosity : RVE_QUIET);
     double t0 = rve_now();
     long reps = repeat > 0 ? repeat : 1;
     size_t ncap = 0;
@@ -377,10 +377,10 @@ static int run(int argc, char **argv)
             return cli_fail(cmd, &err);
         }
         if ((i & 4095) == 0)
-            rve_progress_update(&prog, (double)i, NULL);
+            cli_progress_update(&prog, (double)i, NULL);
     }
     double elapsed = rve_now() - t0;
-    rve_progress_finish(&prog);
+    cli_progress_finish(&prog);
     int *kern = malloc((nq ? nq : 1) * sizeof *kern);
     for (size_t i = 0; kern && i < nq; i++)
         kern[i] = qs[i].kernel;

@@ -57,9 +57,9 @@ const cli_command cli_cmd_convert = {
     "  -q, -v, -j N, -h      quiet, verbose, threads, help\n"
     "\n"
     "Examples:\n"
-    "  rve convert in100-a.tif in100-a.tesr\n"
+    "  rve convert data/dct/dct.tif dct.tesr\n"
     "  rve convert data/dct/dct.dream3d -o grid.vti\n"
-    "  rve convert scan.raw scan.tif --dims 512,512,400 --in-bytes 2 --voxel-size 1.4\n"
+    "  rve convert scan.raw scan.tif --dims 256,256,100 --in-bytes 2 --voxel-size 1.4\n"
     "  rve convert --synth --size 200,200,200 --seeds 2500 big.tif\n",
     run,
 };

@@ -143,8 +143,8 @@ static int run(int argc, char **argv)
         rve_err_set(&err, RVE_ENOMEM, name, "out of memory");
         return cli_fail(cmd, &err);
     }
-    rve_progress prog;
-    rve_progress_start(&prog, "dist", (double)nq, nq > 100000 ? com.verbosity : RVE_QUIET);
+    cli_progress prog;
+    cli_progress_start(&prog, "dist", (double)nq, nq > 100000 ? com.verbosity : RVE_QUIET);
     double t0 = rve_now();
     long reps = repeat > 0 ? repeat : 1;
     size_t ncap = 0, nrange = 0;
@@ -160,10 +160,10 @@ static int run(int argc, char **argv)
         if (res[i].status == RVE_GJK_RANGE)
             nrange++;
         if ((i & 4095) == 0)
-            rve_progress_update(&prog, (double)i, NULL);
+            cli_progress_update(&prog, (double)i, NULL);
     }
     double elapsed = rve_now() - t0;
-    rve_progress_finish(&prog);
+    cli_progress_finish(&prog);
     cli_free_pairs(qs, nq);
 
     if (com.json) {

@@ -2,8 +2,10 @@
 #include "config.h"
 #define _POSIX_C_SOURCE 200809L
 #include "cli/cli.h"
+#include "cli/cli_map.h"
 #include "cli/fit_report.h"
 #include <rve/optim.h>
+#include <rve/pipeline.h>
 #include <rve/raster.h>
 #include <rve/tess.h>
 #include <errno.h>
@@ -61,15 +63,17 @@ const cli_command cli_cmd_fit = {
     "      --sub sv|johnson   GJK sub-algorithm (default sv: signed volumes)\n"
     "      --exact-dist       GJK distances unrounded (default: rounded to a 2^-32\n"
     "                         voxel grid, so that sv and johnson see the same values)\n"
-    "      --voxel-size H     override the voxel size (one value or hx,hy,hz)\n"
-    "      --raw NX,NY,NZ[,BYTES]  read MAP as a raw array\n"
+    "      --raw NX,NY,NZ[,BYTES]  old spelling of --dims NX,NY,NZ --in-bytes BYTES\n"
     "  -j, --threads N        threads\n"
     "  -q, --quiet / -v, --verbose\n"
     "      --json             print a JSON summary on stdout\n"
     "  -h, --help\n"
     "\n"
-    "Example:\n"
-    "  rve fit in100-a.tif -o in100-a.tess --json\n",
+    CLI_MAP_HELP
+    "\n"
+    "Examples:\n"
+    "  rve fit data/dct/dct.tif -o dct.tess --json\n"
+    "  rve fit grains.tif -o fit.tess --max-time 10\n",
     run,
 };
 
@@ -94,7 +98,7 @@ enum {
 };
 
 typedef struct {
-    rve_progress *pb;
+    cli_progress *pb;
     int total1, total2, total3; /* bar shares of the Eq. 6.5, polishing and classifier stages */
 } prog_ctx;
 
@@ -112,7 +116,7 @@ static void on_progress(void *ctx, int stage, int sweep, double frac, double obj
         snprintf(extra, sizeof extra, "%s O=%.4f acc=%.2f%%", stage ? "polish" : "eq6.5", obj, 100 * acc);
     /* the classifier stops early (patience): its share of the bar follows frac */
     double done = stage == 0 ? sweep : stage >= 2 ? p->total1 + frac * p->total3 : p->total1 + p->total3 + sweep;
-    rve_progress_update(p->pb, done, extra);
+    cli_progress_update(p->pb, done, extra);
 }
 
 /* path without a trailing .tess, plus suffix */
@@ -153,36 +157,12 @@ static rve_status write_history(const char *path, const rve_fit_result *r, rve_e
 
 static rve_status write_tess(const char *path, const rve_map *m, const rve_fit_result *r, rve_err *err)
 {
-    int n = r->n;
-    double *s = malloc((size_t)n * 4 * sizeof(double));
-    int *ids = malloc((size_t)n * sizeof(int));
-    if (!s || !ids) {
-        free(s);
-        free(ids);
-        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-    }
-    for (int k = 0; k < n; k++) {
-        memcpy(s + 4 * k, r->seed + 3 * k, 3 * sizeof(double));
-        s[4 * k + 3] = r->weight[k];
-        ids[k] = (int)rve_map_id(m, r->label[k]);
-    }
-    double lo[3], hi[3];
-    lo[0] = m->origin[0];
-    lo[1] = m->origin[1];
-    lo[2] = m->origin[2];
-    hi[0] = lo[0] + m->nx * m->h[0];
-    hi[1] = lo[1] + m->ny * m->h[1];
-    hi[2] = lo[2] + m->nz * m->h[2];
-    rve_tess_opts o;
-    rve_tess_opts_default(&o);
-    o.topology = 1;
-    o.keep_container = 0;
     rve_tess *t = NULL;
-    rve_status st = rve_tess_build(s, n, lo, hi, NULL, &o, &t, err);
-    if (st == RVE_OK && (st = rve_tess_set_ori_from_map(t, m, r->label, err)) == RVE_OK)
+    int *ids = NULL;
+    rve_status st = rve_pipeline_fit_tess(m, r, &t, &ids, err);
+    if (st == RVE_OK)
         st = rve_tess_write_tess(t, path, ids, err);
     rve_tess_free(t);
-    free(s);
     free(ids);
     return st;
 }
@@ -202,9 +182,8 @@ typedef struct {
     cli_common cc;
     rve_fit_opts fo;
     const char *out, *hist, *report;
-    int noreport, have_vs, have_raw;
-    double vs[3];
-    rve_raw_opts raw;
+    int noreport;
+    rve_map_load_opts lo; /* --dims, --in-bytes, --voxel-size, ... (cli_map.h); --raw */
 } fit_args;
 
 /* Parses the options into A; returns -1 to go on, else the exit status. */
@@ -228,14 +207,14 @@ static int parse_args(int argc, char **argv, const cli_fit_outputs *to, const cl
         {"sub", required_argument, NULL, OPT_SUB},
         {"exact-dist", no_argument, NULL, OPT_EXACTDIST},
         {"no-open", no_argument, NULL, OPT_NOOPEN},
-        {"voxel-size", required_argument, NULL, OPT_VSIZE},
         {"raw", required_argument, NULL, OPT_RAW},
+        CLI_MAP_LONG,
         {NULL, 0, NULL, 0},
     };
     memset(A, 0, sizeof *A);
     cli_common_init(&A->cc);
     rve_fit_opts_init(&A->fo);
-    A->vs[0] = A->vs[1] = A->vs[2] = 1;
+    cli_map_opts_init(&A->lo);
     cli_getopt_reset();
     int opt;
     long lv;
@@ -254,7 +233,12 @@ static int parse_args(int argc, char **argv, const cli_fit_outputs *to, const cl
             return cli_usage_error(me, "--fit-options: %s would move an output of rve run; "
                                    "its outputs are fixed (see rve help run)",
                                    opt == 'o' ? "-o" : opt == OPT_HISTORY ? "--history"
-                                   : opt == OPT_REPORT ? "--A->report" : "--no-A->report");
+                                   : opt == OPT_REPORT ? "--report" : "--no-report");
+        int mc = cli_map_option(me, &A->lo, opt, optarg);
+        if (mc < 0)
+            return 2;
+        if (mc > 0)
+            continue;
         switch (opt) {
         case 'o': A->out = optarg; break;
         case OPT_HISTORY: A->hist = optarg; break;
@@ -315,22 +299,17 @@ static int parse_args(int argc, char **argv, const cli_fit_outputs *to, const cl
             break;
         case OPT_EXACTDIST: A->fo.exact_dist = 1; break;
         case OPT_NOOPEN: A->fo.open_tiny = 0; break;
-        case OPT_VSIZE:
-            if (rve_parse_triplet(optarg, A->vs, 1) != RVE_OK || !(A->vs[0] > 0 && A->vs[1] > 0 && A->vs[2] > 0))
-                return cli_usage_error(me, "--voxel-size: expected one or three positive numbers, got '%s'", optarg);
-            A->have_vs = 1;
-            break;
         case OPT_RAW: {
             double v[4];
             int nv = 0;
             if (rve_parse_list(optarg, v, 4, &nv) != RVE_OK || nv < 3 || v[0] < 1 || v[1] < 1 || v[2] < 1 ||
                 (nv == 4 && v[3] != 1 && v[3] != 2 && v[3] != 4))
-                return cli_usage_error(me, "--A->raw: expected NX,NY,NZ[,BYTES], got '%s'", optarg);
-            A->raw.nx = (int)v[0];
-            A->raw.ny = (int)v[1];
-            A->raw.nz = (int)v[2];
-            A->raw.bytes = nv == 4 ? (int)v[3] : 2;
-            A->have_raw = 1;
+                return cli_usage_error(me, "--raw: expected NX,NY,NZ[,BYTES], got '%s'", optarg);
+            A->lo.fmt = RVE_MAP_RAW;
+            A->lo.raw.nx = (int)v[0];
+            A->lo.raw.ny = (int)v[1];
+            A->lo.raw.nz = (int)v[2];
+            A->lo.raw.bytes = nv == 4 ? (int)v[3] : 2;
             break;
         }
         default: return cli_bad_option(me, argc, argv);
@@ -390,6 +369,34 @@ static void print_json(FILE *jout, const char *mapf, const char *out, const rve_
     fputc('\n', jout);
 }
 
+/* The outputs of a finished fit: its tessellation (unless written
+ * already), history, report pictures, summary line and JSON summary. */
+static rve_status fit_write(const cli_common *cc, const char *mapf, const rve_map *m, const rve_fit_opts *fo,
+                            const rve_fit_result *r, const cli_fit_outputs *to, rve_err *err)
+{
+    const char *out = to->tess, *hist = to->history, *report = to->report;
+    rve_status st;
+    if (!to->tess_written && (st = write_tess(out, m, r, err)) != RVE_OK)
+        return st;
+    if (hist && (st = write_history(hist, r, err)) != RVE_OK)
+        return st;
+    if (report && (st = cli_fit_report(report, m, r, err)) != RVE_OK)
+        return st;
+    cli_info(cc, "fit: %d cells, objective %.4f -> %.4f, voxel accuracy %.2f%% -> %.2f%% (Eq. 6.5 stage %.2f%%), "
+                 "%d empty, %.1f s",
+             r->n, r->obj_init, r->obj_final, 100 * r->acc_init, 100 * r->acc_final, 100 * r->acc_stage1,
+             r->empty_cells, r->seconds);
+    if (to->json && (cc->json || to->json != stdout))
+        print_json(to->json, mapf, out, fo, r);
+    return RVE_OK;
+}
+
+int cli_fit_write(const cli_common *cc, const char *mapf, const rve_map *m, const rve_fit_opts *fo,
+                  const rve_fit_result *r, const cli_fit_outputs *to, rve_err *err)
+{
+    return fit_write(cc, mapf, m, fo, r, to, err) == RVE_OK ? 0 : -1;
+}
+
 /* to != NULL: rve run's fit, whose outputs are fixed (options that would
  * move or drop them are refused) and whose summary goes to to->json. */
 static int fit_main(int argc, char **argv, const cli_fit_outputs *to)
@@ -421,6 +428,12 @@ static int fit_main(int argc, char **argv, const cli_fit_outputs *to)
     const char *mapf = argv[optind];
     cli_common_apply(&cc);
     fo.threads = rve_threads_get();
+    if (to && to->parsed) {
+        /* rve run: the options only; the pipeline fits */
+        to->parsed->fo = fo;
+        to->parsed->lo = A.lo;
+        return 0;
+    }
 
     rve_err err;
     rve_err_clear(&err);
@@ -446,39 +459,28 @@ static int fit_main(int argc, char **argv, const cli_fit_outputs *to)
             return rc;
         }
     }
-    st = rve_map_read(mapf, A.have_raw ? RVE_MAP_RAW : RVE_MAP_AUTO, A.have_raw ? &A.raw : NULL, &m, &err);
+    st = rve_map_load(mapf, &A.lo, &m, &err);
     if (st != RVE_OK)
         goto fail_early;
-    if (A.have_vs)
-        for (int a = 0; a < 3; a++)
-            m->h[a] = A.vs[a];
 
-    rve_progress pb;
+    cli_progress pb;
     prog_ctx pc = {&pb, fo.max_sweeps, fo.polish, fo.classify > 0 ? 10 : 0};
-    rve_progress_start(&pb, "fit", fo.max_sweeps + pc.total3 + fo.polish, cc.verbosity);
+    cli_progress_start(&pb, "fit", fo.max_sweeps + pc.total3 + fo.polish, cc.verbosity);
     fo.progress = on_progress;
     fo.progress_ctx = &pc;
     rve_fit_result r;
     st = rve_fit(m, &fo, &r, &err);
-    rve_progress_finish(&pb);
+    cli_progress_finish(&pb);
     if (st != RVE_OK) {
         if (!err.file[0])
             snprintf(err.file, sizeof err.file, "%s", mapf);
         goto fail;
     }
-    if ((st = write_tess(out, m, &r, &err)) != RVE_OK)
-        goto fail;
-    if (hist && (st = write_history(hist, &r, &err)) != RVE_OK)
-        goto fail;
-    if (report && (st = cli_fit_report(report, m, &r, &err)) != RVE_OK)
-        goto fail;
-    cli_info(&cc, "fit: %d cells, objective %.4f -> %.4f, voxel accuracy %.2f%% -> %.2f%% (Eq. 6.5 stage %.2f%%), "
-                  "%d empty, %.1f s",
-             r.n, r.obj_init, r.obj_final, 100 * r.acc_init, 100 * r.acc_final, 100 * r.acc_stage1,
-             r.empty_cells, r.seconds);
-    FILE *jout = to ? to->json : stdout;
-    if (cc.json || jout != stdout)
-        print_json(jout, mapf, out, &fo, &r);
+    {
+        cli_fit_outputs wo = {out, hist, report, to ? to->json : stdout, NULL, 0};
+        if ((st = fit_write(&cc, mapf, m, &fo, &r, &wo, &err)) != RVE_OK)
+            goto fail;
+    }
     rve_fit_result_free(&r);
     rve_map_free(m);
     free(hpath);

@@ -136,7 +136,7 @@ static rve_status read_volumes(const char *path, double **out, size_t *n, rve_er
 }
 
 typedef struct {
-    rve_progress bar;
+    cli_progress bar;
 } prog_ctx;
 
 static void on_progress(void *ctx, int it, int max_iter, double f)
@@ -145,7 +145,7 @@ static void on_progress(void *ctx, int it, int max_iter, double f)
     char extra[64];
     snprintf(extra, sizeof extra, "objective %.4g", f);
     (void)max_iter;
-    rve_progress_update(&pc->bar, it, extra);
+    cli_progress_update(&pc->bar, it, extra);
 }
 
 static rve_status write_values(const char *path, size_t n, const double *seeds, const double *w, const double *vol,
@@ -373,11 +373,11 @@ static rve_status step_morpho(const gen_args *a, const cli_common *com, unsigned
     gp.size_corr = a->sizecorr;
     gp.tol = a->tol;
     prog_ctx pc;
-    rve_progress_start(&pc.bar, "gen", (double)a->maxit, com->verbosity);
+    cli_progress_start(&pc.bar, "gen", (double)a->maxit, com->verbosity);
     gp.progress = on_progress;
     gp.progress_ctx = &pc;
     rve_status st = rve_gen(&g->m, &gp, g->seeds, g->w, g->vals, &g->gi, err);
-    rve_progress_finish(&pc.bar);
+    cli_progress_finish(&pc.bar);
     return st;
 }
 
@@ -477,17 +477,17 @@ static rve_status step_volumes(const gen_args *a, const cli_common *com, unsigne
         return st;
     double secs = g->pi.seconds;
     int its = g->pi.iterations;
-    rve_progress bar;
-    rve_progress_start(&bar, "lloyd", (double)a->lloyd, com->verbosity);
+    cli_progress bar;
+    cli_progress_start(&bar, "lloyd", (double)a->lloyd, com->verbosity);
     for (long k = 0; st == RVE_OK && k < a->lloyd; k++) {
         st = lloyd_step(a, g, err);
         if (st == RVE_OK)
             st = rve_pvol_solve(g->n, g->seeds, a->domain, a->periodic, g->target, g->w, &pp, &g->pi, err);
         secs += g->pi.seconds;
         its += g->pi.iterations;
-        rve_progress_update(&bar, (double)(k + 1), NULL);
+        cli_progress_update(&bar, (double)(k + 1), NULL);
     }
-    rve_progress_finish(&bar);
+    cli_progress_finish(&bar);
     g->pi.seconds = secs;
     g->pi.iterations = its;
     return st;

@@ -106,7 +106,7 @@ enum {
 };
 
 typedef struct {
-    rve_progress bar;
+    cli_progress bar;
     int started;
 } progress_state;
 
@@ -117,11 +117,11 @@ static void on_progress(void *ctx, double fraction, double target, const char *e
     snprintf(buf, sizeof buf, "fraction %.4f%s%s", fraction, extra && *extra ? ", " : "", extra ? extra : "");
     if (target > 0 && ps->bar.total <= 0)
         ps->bar.total = target;
-    rve_progress_update(&ps->bar, fraction, buf);
+    cli_progress_update(&ps->bar, fraction, buf);
 }
 
 /* Random convex polyhedron: hull of k points on the unit sphere, scaled. */
-static rve_status random_poly(rve_pack_body *b, int k, double size, rve_pack_rng *rng, rve_err *err)
+static rve_status random_poly(rve_pack_body *b, int k, double size, rve_rng *rng, rve_err *err)
 {
     double *p = malloc(sizeof(double) * 3 * (size_t)k);
     if (!p)
@@ -130,7 +130,7 @@ static rve_status random_poly(rve_pack_body *b, int k, double size, rve_pack_rng
         double v[3], n2;
         do {
             for (int a = 0; a < 3; a++)
-                v[a] = rve_pack_rng_normal(rng);
+                v[a] = rve_rng_normal(rng);
             n2 = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
         } while (n2 < 1e-12);
         double f = size / sqrt(n2);
@@ -144,7 +144,7 @@ static rve_status random_poly(rve_pack_body *b, int k, double size, rve_pack_rng
 
 /* The grains of a map: all of them, or n drawn with replacement. */
 static int load_grains(const cli_command *cmd, const cli_common *com, const char *path,
-                       const rve_pack_grain_opts *o, long n, const char *report, rve_pack_rng *rng,
+                       const rve_pack_grain_opts *o, long n, const char *report, rve_rng *rng,
                        rve_pack_set **out, double *vvox, rve_err *err)
 {
     rve_map *m;
@@ -186,7 +186,7 @@ static int load_grains(const cli_command *cmd, const cli_common *com, const char
         st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
     *vvox = 0;
     for (size_t i = 0; i < nb && st == RVE_OK; i++) {
-        size_t k = n > 0 ? (size_t)(rve_pack_rng_next(rng) % ng) : i;
+        size_t k = n > 0 ? (size_t)(rve_rng_next(rng) % ng) : i;
         st = rve_pack_body_copy(&set->b[i], &g[k], err);
         *vvox += info[k].vvox;
     }
@@ -494,11 +494,11 @@ static int bodies_from_file(const cli_command *cmd, const char *path, rve_pack_s
 }
 
 /* n bodies of --shape with sizes drawn from --size. */
-static int bodies_random(const cli_command *cmd, const pack_args *a, rve_pack_rng *rng, rve_pack_set **out,
+static int bodies_random(const cli_command *cmd, const pack_args *a, rve_rng *rng, rve_pack_set **out,
                          rve_err *err)
 {
-    rve_pack_law law;
-    if (rve_pack_law_parse(a->size_s, &law, err) != RVE_OK)
+    rve_distrib law;
+    if (rve_distrib_parse(a->size_s, &law, err) != RVE_OK)
         return cli_usage_error(cmd, "--size: %s", err->msg);
     static const char *const names[] = {"sphere", "ellipsoid", "superquadric", "poly"};
     static const rve_pack_shape kinds[] = {RVE_PACK_SPHERE, RVE_PACK_ELLIPSOID, RVE_PACK_SUPERQUADRIC, RVE_PACK_POLY};
@@ -518,7 +518,7 @@ static int bodies_random(const cli_command *cmd, const pack_args *a, rve_pack_rn
         double sz = 0;
         rve_status st = RVE_OK;
         for (int t = 0; t < 1000 && st == RVE_OK; t++) {
-            st = rve_pack_law_sample(&law, rng, &sz);
+            st = rve_distrib_sample(&law, rng, &sz);
             if (sz > 0)
                 break;
         }
@@ -547,8 +547,8 @@ static int bodies_random(const cli_command *cmd, const pack_args *a, rve_pack_rn
 /* The bodies to pack, from the source the options name. */
 static int make_set(const cli_command *cmd, const pack_args *a, rve_pack_set **set, double *vvox, rve_err *err)
 {
-    rve_pack_rng rng;
-    rve_pack_rng_seed(&rng, (uint64_t)a->seed * 0x9e3779b97f4a7c15ULL + 12345);
+    rve_rng rng;
+    rve_rng_seed(&rng, (uint64_t)a->seed * 0x9e3779b97f4a7c15ULL + 12345);
     if (a->grains_path)
         return load_grains(cmd, &a->com, a->grains_path, &a->gopt, a->n, a->greport, &rng, set, vvox, err);
     if (a->tess_path)
@@ -670,11 +670,11 @@ static rve_status pack_set(const pack_args *a, rve_pack_set *set, rve_pack_resul
     }
     progress_state ps;
     memset(&ps, 0, sizeof ps);
-    rve_progress_start(&ps.bar, "pack", a->fraction > 0 ? a->fraction : 0, a->com.verbosity);
+    cli_progress_start(&ps.bar, "pack", a->fraction > 0 ? a->fraction : 0, a->com.verbosity);
     par.progress = on_progress;
     par.progress_ctx = &ps;
     rve_status st = rve_pack_run(set, &par, res, err);
-    rve_progress_finish(&ps.bar);
+    cli_progress_finish(&ps.bar);
     return st;
 }
 

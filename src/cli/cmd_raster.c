@@ -38,7 +38,7 @@ const cli_command cli_cmd_raster = {
     "  -h, --help          this help\n"
     "\n"
     "Examples:\n"
-    "  rve raster fit.tess --like in100-a.tif -o fit.tif\n"
+    "  rve raster fit.tess --like grains.tif -o fit.tif\n"
     "  rve raster gen.tess --grid 64,64,64 -o grid.vti\n",
     run,
 };

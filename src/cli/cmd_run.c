@@ -1,22 +1,21 @@
-/* rve run - fit, regularise and mesh a grain map in one go. */
+/* rve run - fit (or synthesise), regularise and mesh in one go: a thin layer
+ * over the library's pipeline (rve/pipeline.h) that adds the options, the
+ * progress bars, the fit's history and report pictures, and the summaries. */
 #include "config.h"
 #define _POSIX_C_SOURCE 200809L
 #include "cli/cli.h"
 #include "cli/meshcli.h"
-#include <rve/mesh.h>
-#include <rve/tess.h>
-#include <errno.h>
-#include <fcntl.h>
+#include <rve/pipeline.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static int run(int argc, char **argv);
 
 const cli_command cli_cmd_run = {
-    "run", "fit, regularise and mesh a grain map in one go",
+    "run", "fit (or synthesise), regularise and mesh in one go",
     "Usage: rve run MAP -o DIR [options]\n"
+    "       rve run --gen MORPHO -n N [--domain LX,LY,LZ] [--periodic] -o DIR [options]\n"
     "Fit a Laguerre tessellation to the grain map MAP (as rve fit), regularise it\n"
     "(as rve reg) and mesh it (as rve mesh), writing into the folder DIR:\n"
     "  DIR/fit.tess          the fitted tessellation\n"
@@ -26,11 +25,21 @@ const cli_command cli_cmd_run = {
     "  DIR/reg.tess          the regularised tessellation\n"
     "  DIR/mesh.msh          the conformal tetrahedral mesh (and mesh.inp, mesh.vtk\n"
     "                        with --format)\n"
+    "With --gen, N cells following the morphology MORPHO (as rve gen --morpho) are\n"
+    "synthesised instead of fitted (DIR/gen.tess), then regularised (DIR/reg.tess)\n"
+    "and meshed; with --periodic the cells are regularised as they are meshed, so\n"
+    "that opposite box faces stay exact translates (no reg.tess; see rve help mesh).\n"
     "\n"
     "Options:\n"
     "  -o, --output DIR   output folder (created if needed)\n"
     "  --fit-options STR  extra options passed to rve fit, space-separated\n"
     "                     (e.g. \"--max-time 30 --polish 4\"; see rve help fit)\n"
+    "  --gen MORPHO       synthesise instead of fitting (MORPHO as rve gen --morpho,\n"
+    "                     e.g. gg)\n"
+    "  -n, --cells N      cells to synthesise (with --gen)\n"
+    "  -d, --domain LX,LY,LZ  box of the synthesis (one value: a cube) [1]\n"
+    "  --periodic         periodic synthesis and mesh\n"
+    "  --seed S           random seed of the synthesis [1]\n"
     "  --rsel R           regularisation threshold R * 0.25 * (V/N)^(1/3) (default 1)\n"
     "  --max-angle DEG    largest face bend allowed by regularisation (default 20)\n"
     "  --remove-small-cells  regularisation merges the cells smaller than a cube of its\n"
@@ -50,15 +59,28 @@ const cli_command cli_cmd_run = {
     "  -h, --help         this help\n"
     "\n"
     "Examples:\n"
-    "  rve run data/dct/dct.tesr -o dct-run\n"
-    "  rve run in100-a.tif -o in100 --rcl 1 --format msh,inp --json\n",
+    "  rve run data/dct/dct.tif -o dct-run\n"
+    "  rve run data/dct/dct.tif -o dct-quick --fit-options \"--max-time 5\" --no-polish --format msh,inp --json\n"
+    "  rve run --gen gg -n 50 --periodic -o gg-run --format msh,inp\n",
     run,
 };
 
 enum {
-    OPT_FITOPT = CLI_OPT_FIRST, OPT_RSEL, OPT_ANGLE, OPT_RMSMALL, OPT_MINANGLE, OPT_NOPOLISH, OPT_NOREG, OPT_RCL, OPT_CL, OPT_ORDER,
-    OPT_FORMAT, OPT_NOMESH, OPT_MAXEL
+    OPT_FITOPT = CLI_OPT_FIRST, OPT_RSEL, OPT_ANGLE, OPT_RMSMALL, OPT_MINANGLE, OPT_NOPOLISH, OPT_NOREG, OPT_RCL,
+    OPT_CL, OPT_ORDER, OPT_FORMAT, OPT_NOMESH, OPT_MAXEL, OPT_GEN, OPT_PERIODIC, OPT_SEED
 };
+
+/* everything rve run was asked */
+typedef struct {
+    cli_common com;
+    rve_pipeline_opts po;
+    const char *dir, *fitopt, *map, *gen;
+    unsigned mask;
+    long cells;
+    double domain[3];
+    int periodic;
+    unsigned long seed;
+} run_args;
 
 static int parse_formats(const char *s, unsigned *mask)
 {
@@ -66,91 +88,105 @@ static int parse_formats(const char *s, unsigned *mask)
     snprintf(tmp, sizeof tmp, "%s", s);
     *mask = 0;
     char *save = NULL;
+    static const char *names[RVE_MESH_NFORMATS] = {"msh", "msh22", "inp", "vtk"};
     for (char *tok = strtok_r(tmp, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (strcmp(tok, "msh") == 0)
-            *mask |= 1u << RVE_MESH_MSH41;
-        else if (strcmp(tok, "msh22") == 0)
-            *mask |= 1u << RVE_MESH_MSH22;
-        else if (strcmp(tok, "inp") == 0)
-            *mask |= 1u << RVE_MESH_INP;
-        else if (strcmp(tok, "vtk") == 0)
-            *mask |= 1u << RVE_MESH_VTK;
-        else
+        int f = 0;
+        while (f < RVE_MESH_NFORMATS && strcmp(tok, names[f]) != 0)
+            f++;
+        if (f == RVE_MESH_NFORMATS)
             return -1;
+        *mask |= 1u << f;
     }
     return *mask ? 0 : -1;
 }
 
-/* Run the fit of cli_fit_main on MAP with the user's --fit-options (split at
- * blanks, any number of them) and the outputs of rve run; its summary is
- * staged into json_path like every other output. */
-static int run_fit(const char *map, const char *dir, const char *extra, const cli_common *com,
-                   const char *json_path)
+/* One option of the regularisation or the mesh; 1 handled, 0 not, 2 bad value. */
+static int reg_mesh_option(const cli_command *cmd, run_args *a, int c, const char *arg)
 {
-    size_t plen = strlen(dir) + 32;
-    char *tess = malloc(plen), *csv = malloc(plen), *rep = malloc(plen), thr[32];
-    size_t cap = 16 + (extra ? strlen(extra) / 2 + 1 : 0);
-    char **args = malloc(cap * sizeof *args);
-    char *copy = extra ? strdup(extra) : NULL;
-    rve_err err;
-    rve_err_clear(&err);
-    int rc = 1;
-    rve_afile *jf = NULL;
-    if (!tess || !csv || !rep || !args || (extra && !copy)) {
-        rve_err_set(&err, RVE_ENOMEM, NULL, "out of memory");
-        rc = cli_fail(&cli_cmd_run, &err);
-        goto done;
+    rve_reg_opts *ro = &a->po.reg;
+    rve_mesh_opts *mo = &a->po.mesh;
+    long lv;
+    switch (c) {
+    case OPT_NOREG: a->po.regularise = 0; return 1;
+    case OPT_RMSMALL: ro->remove_small_cells = 1; return 1;
+    case OPT_NOPOLISH: a->po.polish_on_map = 0; return 1;
+    case OPT_NOMESH: a->po.mesh_enabled = 0; return 1;
+    case OPT_MINANGLE:
+        if (rve_parse_double(arg, &ro->min_angle) != RVE_OK || !(ro->min_angle >= 0 && ro->min_angle < 60))
+            return cli_usage_error(cmd, "--min-angle: expected degrees in [0, 60), got '%s'", arg);
+        return 1;
+    case OPT_RSEL:
+        if (rve_parse_double(arg, &ro->rsel) != RVE_OK || !(ro->rsel > 0))
+            return cli_usage_error(cmd, "--rsel: expected a positive number, got '%s'", arg);
+        return 1;
+    case OPT_ANGLE:
+        if (rve_parse_double(arg, &ro->max_angle) != RVE_OK || !(ro->max_angle > 0 && ro->max_angle < 90))
+            return cli_usage_error(cmd, "--max-angle: expected degrees in (0, 90), got '%s'", arg);
+        return 1;
+    case OPT_RCL:
+        if (rve_parse_double(arg, &mo->rcl) != RVE_OK || !(mo->rcl > 0))
+            return cli_usage_error(cmd, "--rcl: expected a positive number, got '%s'", arg);
+        return 1;
+    case OPT_MAXEL:
+        if (rve_parse_double(arg, &mo->max_elements) != RVE_OK || !(mo->max_elements >= 0))
+            return cli_usage_error(cmd, "--max-elements: expected a count >= 0 (0: no cap), got '%s'", arg);
+        return 1;
+    case OPT_CL:
+        if (rve_parse_double(arg, &mo->cl) != RVE_OK || !(mo->cl > 0))
+            return cli_usage_error(cmd, "--cl: expected a positive element size, got '%s'", arg);
+        return 1;
+    case OPT_ORDER:
+        if (rve_parse_int_range(arg, 1, 2, &lv) != RVE_OK)
+            return cli_usage_error(cmd, "--order: expected 1 or 2, got '%s'", arg);
+        mo->order = (int)lv;
+        return 1;
+    case OPT_FORMAT:
+        if (parse_formats(arg, &a->mask))
+            return cli_usage_error(cmd, "--format: expected a list among msh, msh22, inp, vtk, got '%s'", arg);
+        return 1;
+    default: return 0;
     }
-    snprintf(tess, plen, "%s/fit.tess", dir);
-    snprintf(csv, plen, "%s/fit.csv", dir);
-    snprintf(rep, plen, "%s/fit_report", dir);
-    int n = 0;
-    args[n++] = (char *)"fit";
-    args[n++] = (char *)map;
-    if (com->verbosity == RVE_QUIET)
-        args[n++] = (char *)"-q";
-    if (com->verbosity == RVE_VERBOSE)
-        args[n++] = (char *)"-v";
-    if (com->threads > 0) {
-        snprintf(thr, sizeof thr, "%d", com->threads);
-        args[n++] = (char *)"-j";
-        args[n++] = thr;
-    }
-    char *save = NULL;
-    if (copy)
-        for (char *tok = strtok_r(copy, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save))
-            args[n++] = tok; /* at most strlen / 2 + 1 tokens: cap suffices */
-    args[n] = NULL;
-    jf = rve_afile_open(json_path, 0, &err);
-    if (!jf) {
-        rc = cli_fail(&cli_cmd_run, &err);
-        goto done;
-    }
-    cli_fit_outputs to = {tess, csv, rep, rve_afile_fp(jf)};
-    rc = cli_fit_main(n, args, &to);
-    if (rc == 0) {
-        rve_status st = rve_afile_commit(jf, &err);
-        jf = NULL;
-        if (st != RVE_OK)
-            rc = cli_fail(&cli_cmd_run, &err);
-    }
-done:
-    rve_afile_abort(jf);
-    free(copy);
-    free(args);
-    free(tess);
-    free(csv);
-    free(rep);
-    return rc;
 }
 
-static int run(int argc, char **argv)
+/* One option of the synthesis; 1 handled, 0 not, 2 bad value. */
+static int gen_option(const cli_command *cmd, run_args *a, int c, const char *arg)
+{
+    long lv;
+    switch (c) {
+    case OPT_GEN: a->gen = arg; return 1;
+    case OPT_PERIODIC: a->periodic = 1; return 1;
+    case 'n':
+        if (rve_parse_int_range(arg, 1, 10000000, &lv) != RVE_OK)
+            return cli_usage_error(cmd, "--cells: expected an integer from 1 to 10000000, got '%s'", arg);
+        a->cells = lv;
+        return 1;
+    case 'd':
+        if (rve_parse_triplet(arg, a->domain, 1) != RVE_OK ||
+            !(a->domain[0] > 0 && a->domain[1] > 0 && a->domain[2] > 0))
+            return cli_usage_error(cmd, "--domain: expected LX,LY,LZ > 0, got '%s'", arg);
+        return 1;
+    case OPT_SEED:
+        if (rve_parse_int_range(arg, 0, 2147483647L, &lv) != RVE_OK)
+            return cli_usage_error(cmd, "--seed: expected an integer from 0 to 2147483647, got '%s'", arg);
+        a->seed = (unsigned long)lv;
+        return 1;
+    default: return 0;
+    }
+}
+
+/* Parse argv into a; -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, run_args *a)
 {
     const cli_command *cmd = &cli_cmd_run;
     static const struct option longopts[] = {
         CLI_COMMON_LONG,
         {"output", required_argument, NULL, 'o'},
         {"fit-options", required_argument, NULL, OPT_FITOPT},
+        {"gen", required_argument, NULL, OPT_GEN},
+        {"cells", required_argument, NULL, 'n'},
+        {"domain", required_argument, NULL, 'd'},
+        {"periodic", no_argument, NULL, OPT_PERIODIC},
+        {"seed", required_argument, NULL, OPT_SEED},
         {"rsel", required_argument, NULL, OPT_RSEL},
         {"max-angle", required_argument, NULL, OPT_ANGLE},
         {"no-reg", no_argument, NULL, OPT_NOREG},
@@ -165,231 +201,340 @@ static int run(int argc, char **argv)
         {"no-mesh", no_argument, NULL, OPT_NOMESH},
         {NULL, 0, NULL, 0},
     };
-    cli_common com;
-    cli_common_init(&com);
-    rve_reg_opts ro;
-    rve_reg_opts_default(&ro);
-    int nopolish = 0;
-    rve_mesh_opts mo;
-    rve_mesh_opts_default(&mo);
-    const char *dir = NULL, *fitopt = NULL;
-    int noreg = 0, nomesh = 0;
-    unsigned mask = 1u << RVE_MESH_MSH41;
-    long lv;
     int c;
     cli_getopt_reset();
-    while ((c = getopt_long(argc, argv, CLI_COMMON_SHORT "o:", longopts, NULL)) != -1) {
-        int r = cli_common_option(&com, cmd, c, optarg);
-        if (r == 1)
-            continue;
+    while ((c = getopt_long(argc, argv, CLI_COMMON_SHORT "o:n:d:", longopts, NULL)) != -1) {
+        int r = cli_common_option(&a->com, cmd, c, optarg);
         if (r == 2)
             return 0;
         if (r < 0)
             return 2;
-        switch (c) {
-        case 'o': dir = optarg; break;
-        case OPT_FITOPT: fitopt = optarg; break;
-        case OPT_NOREG: noreg = 1; break;
-        case OPT_RMSMALL: ro.remove_small_cells = 1; break;
-        case OPT_NOPOLISH: nopolish = 1; break;
-        case OPT_MINANGLE:
-            if (rve_parse_double(optarg, &ro.min_angle) != RVE_OK || !(ro.min_angle >= 0 && ro.min_angle < 60))
-                return cli_usage_error(cmd, "--min-angle: expected degrees in [0, 60), got '%s'", optarg);
-            break;
-        case OPT_NOMESH: nomesh = 1; break;
-        case OPT_RSEL:
-            if (rve_parse_double(optarg, &ro.rsel) != RVE_OK || !(ro.rsel > 0))
-                return cli_usage_error(cmd, "--rsel: expected a positive number, got '%s'", optarg);
-            break;
-        case OPT_ANGLE:
-            if (rve_parse_double(optarg, &ro.max_angle) != RVE_OK || !(ro.max_angle > 0 && ro.max_angle < 90))
-                return cli_usage_error(cmd, "--max-angle: expected degrees in (0, 90), got '%s'", optarg);
-            break;
-        case OPT_RCL:
-            if (rve_parse_double(optarg, &mo.rcl) != RVE_OK || !(mo.rcl > 0))
-                return cli_usage_error(cmd, "--rcl: expected a positive number, got '%s'", optarg);
-            break;
-        case OPT_MAXEL:
-            if (rve_parse_double(optarg, &mo.max_elements) != RVE_OK || !(mo.max_elements >= 0))
-                return cli_usage_error(cmd, "--max-elements: expected a count >= 0 (0: no cap), got '%s'", optarg);
-            break;
-        case OPT_CL:
-            if (rve_parse_double(optarg, &mo.cl) != RVE_OK || !(mo.cl > 0))
-                return cli_usage_error(cmd, "--cl: expected a positive element size, got '%s'", optarg);
-            break;
-        case OPT_ORDER:
-            if (rve_parse_int_range(optarg, 1, 2, &lv) != RVE_OK)
-                return cli_usage_error(cmd, "--order: expected 1 or 2, got '%s'", optarg);
-            mo.order = (int)lv;
-            break;
-        case OPT_FORMAT:
-            if (parse_formats(optarg, &mask))
-                return cli_usage_error(cmd, "--format: expected a list among msh, msh22, inp, vtk, got '%s'", optarg);
-            break;
-        default: return cli_bad_option(cmd, argc, argv);
+        if (r == 0 && c == 'o')
+            a->dir = optarg, r = 1;
+        if (r == 0 && c == OPT_FITOPT)
+            a->fitopt = optarg, r = 1;
+        if (r == 0)
+            r = reg_mesh_option(cmd, a, c, optarg);
+        if (r == 0)
+            r = gen_option(cmd, a, c, optarg);
+        if (r == 2)
+            return 2;
+        if (r == 0)
+            return cli_bad_option(cmd, argc, argv);
+    }
+    int nargs = argc - optind, want = a->gen ? 0 : 1;
+    if (nargs < want)
+        return cli_usage_error(cmd, "missing the grain map (or --gen MORPHO)");
+    if (nargs > want)
+        return cli_usage_error(cmd, "unexpected argument '%s'%s", argv[optind + want],
+                               a->gen ? " (--gen synthesises: no grain map)" : "");
+    if (a->gen && a->cells < 1)
+        return cli_usage_error(cmd, "--gen needs the number of cells (-n N)");
+    if (a->gen && a->fitopt)
+        return cli_usage_error(cmd, "--fit-options goes with a grain map, not with --gen");
+    if (!a->gen && (a->cells || a->periodic))
+        return cli_usage_error(cmd, "-n and --periodic go with --gen");
+    if (!a->dir || !a->dir[0])
+        return cli_usage_error(cmd, "missing the output folder (-o DIR)");
+    a->map = a->gen ? NULL : argv[optind];
+    if (a->map && rve_path_same_file(a->map, a->dir))
+        return cli_usage_error(cmd, "output folder '%s' is the input map", a->dir);
+    return -1;
+}
+
+/* The user's --fit-options (split at blanks) parsed by rve fit's parser. */
+static int fit_options(const run_args *a, cli_fit_parsed *fp)
+{
+    const char *extra = a->fitopt;
+    size_t cap = 4 + (extra ? strlen(extra) / 2 + 1 : 0);
+    char **args = malloc(cap * sizeof *args);
+    char *copy = extra ? strdup(extra) : NULL;
+    if (!args || (extra && !copy)) {
+        free(args);
+        free(copy);
+        fprintf(stderr, "rve run: out of memory\n");
+        return 1;
+    }
+    int n = 0;
+    args[n++] = (char *)"fit";
+    char *save = NULL;
+    if (copy)
+        for (char *tok = strtok_r(copy, " \t\n", &save); tok; tok = strtok_r(NULL, " \t\n", &save))
+            args[n++] = tok; /* at most strlen / 2 + 1 tokens: cap suffices */
+    args[n++] = (char *)a->map;
+    args[n] = NULL;
+    cli_fit_outputs to = {"fit.tess", NULL, NULL, NULL, fp, 0};
+    int rc = cli_fit_main(n, args, &to);
+    free(copy);
+    free(args);
+    return rc;
+}
+
+/* ---------------------------------------------------------- progress */
+typedef struct {
+    const run_args *a;
+    cli_progress pb;
+    int stage; /* bar open for this stage, -1 none */
+} bars;
+
+static void on_progress(void *ctx, const rve_pipeline_progress *p)
+{
+    bars *b = ctx;
+    static const char *label[RVE_PIPELINE_NSTAGES] = {"fit", "gen", "reg", "mesh"};
+    static const char *what[RVE_PIPELINE_NSTAGES] = {"fitting", "synthesising", "regularising", "meshing"};
+    if (p->done == 0 && (int)p->stage != b->stage) {
+        if (b->stage >= 0)
+            cli_progress_finish(&b->pb);
+        cli_info(&b->a->com, "rve run: [%d/3] %s%s%s", p->stage <= RVE_PIPELINE_GEN ? 1 : (int)p->stage,
+                 what[p->stage], p->stage <= RVE_PIPELINE_GEN ? " " : "",
+                 p->stage > RVE_PIPELINE_GEN ? "" : b->a->map ? b->a->map : b->a->gen);
+        b->stage = p->stage == RVE_PIPELINE_MESH ? -1 : (int)p->stage;
+        if (b->stage >= 0)
+            cli_progress_start(&b->pb, label[p->stage], p->total, b->a->com.verbosity);
+        return;
+    }
+    if ((int)p->stage != b->stage || p->done >= p->total)
+        return; /* the bar is closed when the stage ends (on_stage) */
+    char extra[96] = "";
+    if (p->stage == RVE_PIPELINE_FIT && (p->fit_stage == 2 || p->fit_stage == 3))
+        snprintf(extra, sizeof extra, "%s acc=%.2f%%", p->fit_stage == 2 ? "classify" : "hinge", 100 * p->accuracy);
+    else if (p->stage == RVE_PIPELINE_FIT)
+        snprintf(extra, sizeof extra, "%s O=%.4f acc=%.2f%%", p->fit_stage ? "polish" : "eq6.5", p->objective,
+                 100 * p->accuracy);
+    else if (p->stage == RVE_PIPELINE_GEN && !isnan(p->objective))
+        snprintf(extra, sizeof extra, "objective %.4g", p->objective);
+    else if (p->stage == RVE_PIPELINE_REG && p->accuracy > 0)
+        snprintf(extra, sizeof extra, "%zu moves, accuracy %.2f%%", p->moves, 100 * p->accuracy);
+    else if (p->stage == RVE_PIPELINE_REG)
+        snprintf(extra, sizeof extra, "%zu moves", p->moves);
+    cli_progress_update(&b->pb, p->done, extra);
+}
+
+/* --------------------------------------------------- after each stage */
+typedef struct {
+    const run_args *a;
+    const rve_map *map;
+    const rve_fit_opts *fo;
+    char *path[5];       /* fit.tess (gen.tess), fit.csv, fit_report, fit.json, reg.tess */
+    char *mesh[RVE_MESH_NFORMATS];
+    int ori;             /* .inp/.vtk carry orientations: written here */
+    bars *b;
+} hook_ctx;
+
+/* the fit's history, report pictures and summary (fit.json) */
+static rve_status write_fit(hook_ctx *h, const rve_pipeline_result *r, rve_err *err)
+{
+    rve_afile *jf = rve_afile_open(h->path[3], 0, err);
+    if (!jf)
+        return err && err->code ? err->code : RVE_EIO;
+    cli_fit_outputs to = {h->path[0], h->path[1], h->path[2], rve_afile_fp(jf), NULL, 1};
+    if (cli_fit_write(&h->a->com, h->a->map, h->map, h->fo, &r->fit, &to, err) != 0) {
+        rve_afile_abort(jf);
+        return err && err->code ? err->code : RVE_EIO;
+    }
+    return rve_afile_commit(jf, err);
+}
+
+static rve_status on_stage(void *ctx, rve_pipeline_stage s, const rve_pipeline_result *r, rve_err *err)
+{
+    hook_ctx *h = ctx;
+    if (h->b->stage >= 0) {
+        cli_progress_finish(&h->b->pb);
+        h->b->stage = -1;
+    }
+    if (s == RVE_PIPELINE_FIT)
+        return write_fit(h, r, err);
+    if (s == RVE_PIPELINE_GEN)
+        cli_info(&h->a->com, "  %d cells, objective %.4g, %d iterations", r->ncells, r->gen.objective,
+                 r->gen.iterations);
+    if (s == RVE_PIPELINE_REG) {
+        meshcli_print_reg(&h->a->com, &r->reg_report);
+        meshcli_print_removed(&h->a->com, r->tess, r->reg, r->ids);
+    }
+    if (s == RVE_PIPELINE_MESH) {
+        if (r->regularised && !r->reg)
+            meshcli_print_reg(&h->a->com, &r->reg_report);
+        meshcli_print_quality(&h->a->com, r->mesh, &r->quality);
+        if (h->ori)
+            return meshcli_ori_write(r->reg ? r->reg : r->tess, r->ids, h->map, r->mesh,
+                                     (const char *const *)h->mesh, err);
+    }
+    return RVE_OK;
+}
+
+/* -------------------------------------------------------------- JSON */
+static void print_json(const hook_ctx *h, const rve_pipeline_result *r)
+{
+    const run_args *a = h->a;
+    rve_json j;
+    rve_json_init(&j, stdout);
+    rve_json_begin_object(&j);
+    if (a->map) {
+        rve_json_kv_string(&j, "map", a->map);
+        rve_json_kv_string(&j, "fit", h->path[0]);
+        rve_json_kv_string(&j, "fit_summary", h->path[3]);
+        rve_json_kv_number(&j, "fit_voxel_accuracy", r->fit.acc_final);
+        rve_json_kv_number(&j, "fit_voxel_accuracy_initial", r->fit.acc_init);
+        rve_json_kv_number(&j, "fit_objective", r->fit.obj_final);
+        rve_json_kv_number(&j, "fit_objective_initial", r->fit.obj_init);
+        rve_json_kv_number(&j, "fit_seconds", r->seconds[RVE_PIPELINE_FIT]);
+    } else {
+        rve_json_kv_string(&j, "gen", a->gen);
+        rve_json_kv_string(&j, "tess", h->path[0]);
+        rve_json_kv_bool(&j, "periodic", a->periodic);
+        rve_json_kv_number(&j, "gen_objective", r->gen.objective);
+        rve_json_kv_int(&j, "gen_iterations", r->gen.iterations);
+        rve_json_kv_number(&j, "gen_seconds", r->seconds[RVE_PIPELINE_GEN]);
+    }
+    rve_json_kv_int(&j, "cells", r->ncells - r->nempty);
+    rve_json_kv_int(&j, "empty_cells", r->nempty);
+    if (r->regularised) {
+        rve_json_key(&j, "reg");
+        rve_json_begin_object(&j);
+        if (r->reg)
+            rve_json_kv_string(&j, "output", a->po.reg_path);
+        meshcli_json_reg(&j, &r->reg_report);
+        rve_json_kv_number(&j, "seconds", r->seconds[RVE_PIPELINE_REG]);
+        rve_json_end_object(&j);
+    }
+    if (r->mesh) {
+        rve_json_key(&j, "mesh");
+        rve_json_begin_object(&j);
+        rve_json_key(&j, "outputs");
+        rve_json_begin_array(&j);
+        for (int f = 0; f < RVE_MESH_NFORMATS; f++)
+            if (h->mesh[f])
+                rve_json_string(&j, h->mesh[f]);
+        rve_json_end_array(&j);
+        meshcli_json_quality(&j, r->mesh, &r->quality);
+        rve_json_kv_number(&j, "seconds", r->seconds[RVE_PIPELINE_MESH]);
+        rve_json_end_object(&j);
+    }
+    rve_json_kv_number(&j, "seconds", r->seconds_total);
+    rve_json_end_object(&j);
+    fputc('\n', stdout);
+}
+
+/* ------------------------------------------------------------ run */
+/* the output paths in DIR; 0 or -1 (out of memory) */
+static int make_paths(hook_ctx *h, run_args *a)
+{
+    static const char *name[5] = {"fit.tess", "fit.csv", "fit_report", "fit.json", "reg.tess"};
+    static const char *ext[RVE_MESH_NFORMATS] = {".msh", "-v22.msh", ".inp", ".vtk"};
+    size_t plen = strlen(a->dir) + 32;
+    for (int i = 0; i < 5; i++) {
+        if (!(h->path[i] = malloc(plen)))
+            return -1;
+        snprintf(h->path[i], plen, "%s/%s", a->dir, i == 0 && a->gen ? "gen.tess" : name[i]);
+    }
+    for (int f = 0; f < RVE_MESH_NFORMATS; f++)
+        if (a->po.mesh_enabled && ((a->mask >> f) & 1)) {
+            if (!(h->mesh[f] = malloc(plen)))
+                return -1;
+            snprintf(h->mesh[f], plen, "%s/mesh%s", a->dir,
+                     f == RVE_MESH_MSH22 && !(a->mask & 1u) ? ".msh" : ext[f]);
+        }
+    return 0;
+}
+
+/* the grain map with rve fit's input options (--dims, --voxel-size, ...) */
+static rve_status read_map(const run_args *a, const cli_fit_parsed *fp, rve_map **m, rve_err *err)
+{
+    return rve_map_load(a->map, &fp->lo, m, err);
+}
+
+static rve_status run_pipeline(run_args *a, hook_ctx *h, rve_pipeline_result *r, rve_err *err)
+{
+    rve_pipeline_opts *po = &a->po;
+    po->reg_path = h->path[4];
+    for (int f = 0; f < RVE_MESH_NFORMATS; f++)
+        po->mesh_paths[f] = h->ori && (f == RVE_MESH_INP || f == RVE_MESH_VTK) ? NULL : h->mesh[f];
+    po->mesh.threads = a->com.threads > 0 ? a->com.threads : 1;
+    po->mesh.verbose = a->com.verbosity >= RVE_VERBOSE;
+    po->progress = on_progress;
+    po->progress_ctx = h->b;
+    po->stage_done = on_stage;
+    po->stage_ctx = h;
+    int saved = meshcli_stdout_to_stderr(); /* gmsh prints on stdout */
+    rve_status st;
+    if (a->map) {
+        po->fit_path = h->path[0];
+        st = rve_pipeline_fit(h->map, po, r, err);
+    } else {
+        rve_morpho m;
+        rve_gen_params gp;
+        rve_gen_params_default(&gp);
+        gp.n = (size_t)a->cells;
+        memcpy(gp.domain, a->domain, sizeof gp.domain);
+        gp.periodic = a->periodic;
+        gp.seed = a->seed;
+        st = rve_morpho_parse(a->gen, &m, err);
+        if (st == RVE_OK) {
+            st = rve_pipeline_gen(&m, &gp, h->path[0], po, r, err);
+            rve_morpho_free(&m);
         }
     }
-    if (optind >= argc)
-        return cli_usage_error(cmd, "missing the grain map");
-    if (optind + 1 < argc)
-        return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
-    if (!dir || !dir[0])
-        return cli_usage_error(cmd, "missing the output folder (-o DIR)");
-    const char *map = argv[optind];
-    if (rve_path_same_file(map, dir))
-        return cli_usage_error(cmd, "output folder '%s' is the input map", dir);
-    cli_common_apply(&com);
+    meshcli_stdout_restore(saved);
+    return st;
+}
+
+static int run(int argc, char **argv)
+{
+    run_args a;
+    memset(&a, 0, sizeof a);
+    cli_common_init(&a.com);
+    rve_pipeline_opts_init(&a.po);
+    a.mask = 1u << RVE_MESH_MSH41;
+    a.domain[0] = a.domain[1] = a.domain[2] = 1;
+    a.seed = 1;
+    int rc = parse_args(argc, argv, &a);
+    if (rc >= 0)
+        return rc;
+    cli_fit_parsed fp;
+    memset(&fp, 0, sizeof fp);
+    if (a.map && (rc = fit_options(&a, &fp)) != 0)
+        return rc;
+    cli_common_apply(&a.com);
+    fp.fo.threads = rve_threads_get();
+    a.po.fit = fp.fo;
+    bars b = {&a, {0}, -1};
+    hook_ctx h;
+    memset(&h, 0, sizeof h);
+    h.a = &a;
+    h.fo = &a.po.fit;
+    h.b = &b;
+    rve_map *map = NULL;
+    rve_pipeline_result r;
+    memset(&r, 0, sizeof r);
     rve_err err;
     rve_err_clear(&err);
+    rve_status st = RVE_OK;
     /* a folder this run creates goes again if the run fails */
-    if (rve_afile_txn_mkdir(dir, &err) != RVE_OK)
-        return cli_fail(cmd, &err);
-    size_t plen = strlen(dir) + 64;
-    char *fit_tess = malloc(plen), *fit_json = malloc(plen), *reg_tess = malloc(plen),
-         *stem = malloc(plen);
-    char *paths[RVE_MESH_NFORMATS] = {NULL, NULL, NULL, NULL};
-    rve_tess *t = NULL, *r = NULL;
-    int *ids = NULL, rc = 0;
-    rve_mesh *m = NULL;
-    rve_map *gmap = NULL;
-    rve_reg_report rep;
-    memset(&rep, 0, sizeof rep);
-    rve_mesh_quality q;
-    memset(&q, 0, sizeof q);
-    if (!fit_tess || !fit_json || !reg_tess || !stem) {
-        rve_err_set(&err, RVE_ENOMEM, NULL, "out of memory");
-        rc = cli_fail(cmd, &err);
-        goto done;
+    if (rve_afile_txn_mkdir(a.dir, &err) != RVE_OK)
+        return cli_fail(&cli_cmd_run, &err);
+    if (make_paths(&h, &a) != 0)
+        st = rve_err_set(&err, RVE_ENOMEM, NULL, "out of memory");
+    if (st == RVE_OK && a.map && (st = read_map(&a, &fp, &map, &err)) == RVE_OK) {
+        h.map = map;
+        h.ori = map->ori && map->ori_n > 0;
     }
-    snprintf(fit_tess, plen, "%s/fit.tess", dir);
-    snprintf(fit_json, plen, "%s/fit.json", dir);
-    snprintf(reg_tess, plen, "%s/reg.tess", dir);
-    snprintf(stem, plen, "%s/mesh", dir);
-    double t0 = rve_now();
-    cli_info(&com, "rve run: [1/3] fitting %s", map);
-    rc = run_fit(map, dir, fitopt, &com, fit_json);
-    double tfit = rve_now() - t0;
-    if (rc != 0)
-        goto done; /* rve fit printed the reason */
-    /* the outputs are committed together at the end: read the staged ones */
-    if (rve_tess_read_tess(rve_afile_staged_path(fit_tess), &t, &ids, &err) != RVE_OK) {
-        rc = cli_fail(cmd, &err);
-        goto done;
+    if (st == RVE_OK && (st = run_pipeline(&a, &h, &r, &err)) != RVE_OK && !err.file[0])
+        snprintf(err.file, sizeof err.file, "%s", a.map ? a.map : a.gen);
+    if (b.stage >= 0)
+        cli_progress_finish(&b.pb);
+    if (st == RVE_OK) {
+        cli_info(&a.com, "rve run: done in %.1f s (%s %.1f s, regularisation %.2f s, mesh %.1f s) -> %s/",
+                 r.seconds_total, a.map ? "fit" : "synthesis", r.seconds[a.map ? RVE_PIPELINE_FIT : RVE_PIPELINE_GEN],
+                 r.seconds[RVE_PIPELINE_REG], r.seconds[RVE_PIPELINE_MESH], a.dir);
+        if (a.com.json)
+            print_json(&h, &r);
     }
-    double t1 = rve_now();
-    if (!noreg) {
-        cli_info(&com, "rve run: [2/3] regularising (%d cells)", t->n - t->nempty);
-        if (!nopolish && rve_map_read(map, RVE_MAP_AUTO, NULL, &gmap, &err) != RVE_OK) {
-            rc = cli_fail(cmd, &err);
-            goto done;
-        }
-        /* as in rve reg: a sparse map renumbered (ids kept) before the polish */
-        if (gmap && gmap->nlabels > 1024 && gmap->nlabels / 2 > rve_map_ngrains(gmap) &&
-            rve_map_renumber(gmap, &err) != RVE_OK) {
-            snprintf(err.file, sizeof err.file, "%s", map);
-            rc = cli_fail(cmd, &err);
-            goto done;
-        }
-        ro.map = gmap;
-        ro.ids = ids;
-        if (meshcli_reg(&com, t, &ro, &r, &rep, &err) != RVE_OK ||
-            rve_tess_write_tess(r, reg_tess, ids, &err) != RVE_OK) {
-            if (!err.file[0])
-                snprintf(err.file, sizeof err.file, "%s", fit_tess);
-            rc = cli_fail(cmd, &err);
-            goto done;
-        }
-        meshcli_print_reg(&com, &rep);
-        meshcli_print_removed(&com, t, r, ids);
-        /* mesh what was written, so that `rve mesh DIR/reg.tess` gives this
-         * mesh again (the file's planes decide which faces are plane surfaces) */
-        rve_tess *back = NULL;
-        int *ids2 = NULL;
-        if (rve_tess_read_tess(rve_afile_staged_path(reg_tess), &back, &ids2, &err) != RVE_OK) {
-            rc = cli_fail(cmd, &err);
-            goto done;
-        }
-        free(ids2);
-        rve_tess_free(r);
-        r = back;
-    }
-    double treg = rve_now() - t1;
-    double t2 = rve_now(), tmesh = 0;
-    if (!nomesh) {
-        cli_info(&com, "rve run: [3/3] meshing");
-        static const char *ext[RVE_MESH_NFORMATS] = {".msh", "-v22.msh", ".inp", ".vtk"};
-        for (int f = 0; f < RVE_MESH_NFORMATS; f++)
-            if ((mask >> f) & 1) {
-                paths[f] = malloc(plen);
-                if (!paths[f]) {
-                    rve_err_set(&err, RVE_ENOMEM, NULL, "out of memory");
-                    rc = cli_fail(cmd, &err);
-                    goto done;
-                }
-                snprintf(paths[f], plen, "%s%s", stem, f == RVE_MESH_MSH22 && !(mask & 1u) ? ".msh" : ext[f]);
-            }
-        const char *outs[RVE_MESH_NFORMATS] = {paths[0], paths[1], paths[2], paths[3]};
-        mo.threads = com.threads > 0 ? com.threads : 1;
-        mo.verbose = com.verbosity >= RVE_VERBOSE;
-        if (meshcli_mesh(r ? r : t, ids, gmap, &mo, outs, &m, &err) != RVE_OK) {
-            if (!err.file[0])
-                snprintf(err.file, sizeof err.file, "%s", r ? reg_tess : fit_tess);
-            rc = cli_fail(cmd, &err);
-            goto done;
-        }
-        rve_mesh_quality_compute(m, &q);
-        meshcli_print_quality(&com, m, &q);
-        tmesh = rve_now() - t2;
-    }
-    double total = rve_now() - t0;
-    cli_info(&com, "rve run: done in %.1f s (fit %.1f s, regularisation %.2f s, mesh %.1f s) -> %s/",
-             total, tfit, treg, tmesh, dir);
-    if (com.json) {
-        rve_json j;
-        rve_json_init(&j, stdout);
-        rve_json_begin_object(&j);
-        rve_json_kv_string(&j, "map", map);
-        rve_json_kv_string(&j, "fit", fit_tess);
-        rve_json_kv_string(&j, "fit_summary", fit_json);
-        rve_json_kv_int(&j, "cells", t->n - t->nempty);
-        rve_json_kv_int(&j, "empty_cells", t->nempty);
-        rve_json_kv_number(&j, "fit_seconds", tfit);
-        if (!noreg) {
-            rve_json_key(&j, "reg");
-            rve_json_begin_object(&j);
-            rve_json_kv_string(&j, "output", reg_tess);
-            meshcli_json_reg(&j, &rep);
-            rve_json_kv_number(&j, "seconds", treg);
-            rve_json_end_object(&j);
-        }
-        if (!nomesh) {
-            rve_json_key(&j, "mesh");
-            rve_json_begin_object(&j);
-            rve_json_key(&j, "outputs");
-            rve_json_begin_array(&j);
-            for (int f = 0; f < RVE_MESH_NFORMATS; f++)
-                if (paths[f])
-                    rve_json_string(&j, paths[f]);
-            rve_json_end_array(&j);
-            meshcli_json_quality(&j, m, &q);
-            rve_json_kv_number(&j, "seconds", tmesh);
-            rve_json_end_object(&j);
-        }
-        rve_json_kv_number(&j, "seconds", total);
-        rve_json_end_object(&j);
-        fputc('\n', stdout);
-    }
-done:
-    rve_mesh_free(m);
-    rve_map_free(gmap);
-    rve_tess_free(t);
-    rve_tess_free(r);
-    free(ids);
+    rc = st == RVE_OK ? 0 : cli_fail(&cli_cmd_run, &err);
+    rve_pipeline_result_free(&r);
+    rve_map_free(map);
+    for (int i = 0; i < 5; i++)
+        free(h.path[i]);
     for (int f = 0; f < RVE_MESH_NFORMATS; f++)
-        free(paths[f]);
-    free(fit_tess);
-    free(fit_json);
-    free(reg_tess);
-    free(stem);
+        free(h.mesh[f]);
     return rc;
 }

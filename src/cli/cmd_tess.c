@@ -14,7 +14,7 @@ static int run(int argc, char **argv);
 
 const cli_command cli_cmd_tess = {
     "tess", "build a Laguerre/Voronoi tessellation from seeds",
-    "Usage: rve tess -n N [--domain LX,LY,LZ] [--periodic[=AXES]] [--rng-seed S] -o OUT\n"
+    "Usage: rve tess -n N [--domain LX,LY,LZ] [--periodic[=AXES]] [--seed S] -o OUT\n"
     "       rve tess --seeds FILE [--domain LX,LY,LZ] [--periodic[=AXES]] -o OUT\n"
     "       rve tess (-n N | --seeds FILE) [--domain ...] --grid NX,NY,NZ -o MAP\n"
     "       mpirun -np P rve tess -n N [--domain ...] --grid NX,NY,NZ -o MAP.dream3d\n"
@@ -31,7 +31,8 @@ const cli_command cli_cmd_tess = {
     "  --domain LX,LY,LZ  domain size (default 1,1,1; one value for a cube)\n"
     "  --periodic[=AXES]  periodic domain along AXES (default xyz), e.g. --periodic=xy;\n"
     "                     periodic cells are whole polyhedra around their seed\n"
-    "  --rng-seed S       random seed for -n (default 1) and --ori\n"
+    "  --seed S           random seed for -n (default 1) and --ori, as in gen, pack\n"
+    "                     and run (--rng-seed S: the old spelling, still accepted)\n"
     "  --ori SPEC         per-cell crystal orientations in the .tess: random (uniform)\n"
     "                     or an ideal component cube, goss, brass, copper, s, with an\n"
     "                     optional :SPREAD in degrees (e.g. copper:5; normal scatter)\n"
@@ -56,7 +57,7 @@ const cli_command cli_cmd_tess = {
     "Empty cells (seeds whose cells vanish under the weights) are reported, not fatal.\n"
     "\n"
     "Examples:\n"
-    "  rve tess -n 1000 --domain 1,1,1 --rng-seed 7 -o cells.tess\n"
+    "  rve tess -n 1000 --domain 1,1,1 --seed 7 -o cells.tess\n"
     "  rve tess --seeds seeds.txt --domain 60,80,50 -o cells.vtk\n"
     "  rve tess -n 1000 --grid 64,64,64 -o cells.dream3d\n",
     run,
@@ -214,6 +215,7 @@ static int run(int argc, char **argv)
         {"seeds", required_argument, NULL, OPT_SEEDS},
         {"domain", required_argument, NULL, OPT_DOMAIN},
         {"periodic", optional_argument, NULL, OPT_PERIODIC},
+        {"seed", required_argument, NULL, OPT_RNG},
         {"rng-seed", required_argument, NULL, OPT_RNG},
         {"ori", required_argument, NULL, OPT_ORI},
         {"crysym", required_argument, NULL, OPT_CRYSYM},
@@ -250,7 +252,7 @@ static int run(int argc, char **argv)
             break;
         case OPT_RNG:
             if (rve_parse_int_range(optarg, 0, 4294967295L, &rng) != RVE_OK)
-                return cli_usage_error(cmd, "--rng-seed: expected an integer from 0 to 4294967295, got '%s'", optarg);
+                return cli_usage_error(cmd, "--seed: expected an integer from 0 to 4294967295, got '%s'", optarg);
             break;
         case OPT_ORI: ori = optarg; break;
         case OPT_GRID:

@@ -15,19 +15,19 @@ static inline void meshcli_reg_progress(void *ctx, double frac, size_t moves, do
         snprintf(extra, sizeof extra, "%zu moves, accuracy %.2f%%", moves, 100 * acc);
     else
         snprintf(extra, sizeof extra, "%zu moves", moves);
-    rve_progress_update((rve_progress *)ctx, 1000 * frac, extra);
+    cli_progress_update((cli_progress *)ctx, 1000 * frac, extra);
 }
 
 /* rve_reg with a progress bar for its polish. */
 static inline rve_status meshcli_reg(const cli_common *com, const rve_tess *t, rve_reg_opts *o,
                                      rve_tess **out, rve_reg_report *rep, rve_err *err)
 {
-    rve_progress pb;
-    rve_progress_start(&pb, "polish", 1000, com->verbosity);
+    cli_progress pb;
+    cli_progress_start(&pb, "polish", 1000, com->verbosity);
     o->progress = meshcli_reg_progress;
     o->progress_ctx = &pb;
     rve_status st = rve_reg(t, o, out, rep, err);
-    rve_progress_finish(&pb);
+    cli_progress_finish(&pb);
     o->progress = NULL;
     o->progress_ctx = NULL;
     return st;

@@ -8,9 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef M_PI
-#define M_PI 3.14159265358979323846
-#endif
+#include "util/mathconst.h"
 
 static void face_point(const rve_tess *t, int f, double p[3])
 {

@@ -1,4 +1,5 @@
-/* Distributions, morphology specifications, KS and smoothed-CDF distances. */
+/* Morphology specifications, KS and smoothed-CDF distances (the distributions
+ * themselves are in src/util/distrib.c). */
 #include "config.h"
 #define _POSIX_C_SOURCE 200809L
 #include <rve/optim.h>
@@ -17,119 +18,6 @@ static const char *prop_names[RVE_PROP_COUNT] = {"diameq", "size", "sphericity",
 const char *rve_prop_name(rve_prop p)
 {
     return (p >= 0 && p < RVE_PROP_COUNT) ? prop_names[p] : "?";
-}
-
-/* Lognormal parameters (of log x) from the mean and standard deviation of x. */
-static void lognormal_params(double m, double s, double *zeta, double *sigma)
-{
-    double r = s / m;
-    *sigma = sqrt(log1p(r * r));
-    *zeta = log(m) - 0.5 * (*sigma) * (*sigma);
-}
-
-/* Untruncated CDF. */
-static double base_cdf(const rve_distrib *d, double x)
-{
-    switch (d->kind) {
-    case RVE_DISTRIB_NORMAL: return gsl_cdf_gaussian_P(x - d->p1, d->p2);
-    case RVE_DISTRIB_LOGNORMAL: {
-        if (x <= 0)
-            return 0;
-        double z, s;
-        lognormal_params(d->p1, d->p2, &z, &s);
-        return gsl_cdf_lognormal_P(x, z, s);
-    }
-    case RVE_DISTRIB_WEIBULL: return x <= 0 ? 0 : gsl_cdf_weibull_P(x, d->p2, d->p1);
-    case RVE_DISTRIB_DIRAC: return x < d->p1 ? 0 : 1;
-    case RVE_DISTRIB_CUSTOM: {
-        size_t n = d->npts;
-        if (x <= d->x[0])
-            return 0;
-        if (x >= d->x[n - 1])
-            return 1;
-        size_t a = 0, b = n - 1;
-        while (b - a > 1) {
-            size_t c = (a + b) / 2;
-            if (d->x[c] <= x)
-                a = c;
-            else
-                b = c;
-        }
-        double h = d->x[b] - d->x[a], t = x - d->x[a];
-        double v = d->cdf[a] + d->pdf[a] * t + (d->pdf[b] - d->pdf[a]) * t * t / (2 * h);
-        return v < 0 ? 0 : v > 1 ? 1 : v;
-    }
-    }
-    return 0;
-}
-
-static double base_quantile(const rve_distrib *d, double u)
-{
-    if (u <= 0)
-        u = DBL_MIN;
-    if (u >= 1)
-        u = 1 - DBL_EPSILON;
-    switch (d->kind) {
-    case RVE_DISTRIB_NORMAL: return d->p1 + gsl_cdf_gaussian_Pinv(u, d->p2);
-    case RVE_DISTRIB_LOGNORMAL: {
-        double z, s;
-        lognormal_params(d->p1, d->p2, &z, &s);
-        return gsl_cdf_lognormal_Pinv(u, z, s);
-    }
-    case RVE_DISTRIB_WEIBULL: return gsl_cdf_weibull_Pinv(u, d->p2, d->p1);
-    case RVE_DISTRIB_DIRAC: return d->p1;
-    case RVE_DISTRIB_CUSTOM: {
-        double a = d->x[0], b = d->x[d->npts - 1];
-        for (int it = 0; it < 200 && b - a > 1e-15 * (fabs(a) + fabs(b) + 1e-300); it++) {
-            double c = 0.5 * (a + b);
-            if (base_cdf(d, c) < u)
-                a = c;
-            else
-                b = c;
-        }
-        return 0.5 * (a + b);
-    }
-    }
-    return 0;
-}
-
-double rve_distrib_cdf(const rve_distrib *d, double x)
-{
-    if (x < d->lo)
-        return 0;
-    if (x >= d->hi)
-        return 1;
-    double den = d->fhi - d->flo;
-    if (!(den > 0))
-        return x < d->p1 ? 0 : 1;
-    double v = (base_cdf(d, x) - d->flo) / den;
-    return v < 0 ? 0 : v > 1 ? 1 : v;
-}
-
-double rve_distrib_quantile(const rve_distrib *d, double u)
-{
-    if (u < 0)
-        u = 0;
-    if (u > 1)
-        u = 1;
-    double x = base_quantile(d, d->flo + u * (d->fhi - d->flo));
-    if (x < d->lo)
-        x = d->lo;
-    if (x > d->hi)
-        x = d->hi;
-    return x;
-}
-
-double rve_distrib_mean(const rve_distrib *d)
-{
-    if (d->kind == RVE_DISTRIB_DIRAC)
-        return d->p1;
-    /* Midpoint rule on the quantile function (finite for every supported kind). */
-    const int m = 4000;
-    double s = 0;
-    for (int k = 0; k < m; k++)
-        s += rve_distrib_quantile(d, (k + 0.5) / m);
-    return s / m;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -218,130 +106,13 @@ double rve_smooth_cdf_distance(const double *x, size_t n, double h, const rve_di
 }
 
 /* ------------------------------------------------------------ parsing */
-static void distrib_init(rve_distrib *d)
-{
-    memset(d, 0, sizeof *d);
-    d->lo = -HUGE_VAL;
-    d->hi = HUGE_VAL;
-}
-
-static void distrib_free(rve_distrib *d)
-{
-    free(d->x);
-    free(d->pdf);
-    free(d->cdf);
-    d->x = d->pdf = d->cdf = NULL;
-}
-
 void rve_morpho_free(rve_morpho *m)
 {
     if (!m)
         return;
     for (int p = 0; p < RVE_PROP_COUNT; p++)
-        distrib_free(&m->dist[p]);
+        rve_distrib_free(&m->dist[p]);
     memset(m, 0, sizeof *m);
-}
-
-static rve_status load_custom(rve_distrib *d, const char *path, rve_err *err)
-{
-    char *buf;
-    size_t len;
-    rve_status st = rve_read_file(path, &buf, &len, err);
-    if (st != RVE_OK)
-        return st;
-    size_t cap = 64, n = 0;
-    double *x = malloc(cap * sizeof *x), *p = malloc(cap * sizeof *p);
-    char *line = buf, *save = NULL;
-    int lineno = 0;
-    st = RVE_OK;
-    if (!x || !p) {
-        st = rve_err_set(err, RVE_ENOMEM, path, "out of memory");
-        goto done;
-    }
-    for (char *tok = strtok_r(line, "\n", &save); tok; tok = strtok_r(NULL, "\n", &save)) {
-        lineno++;
-        char *c = tok;
-        while (isspace((unsigned char)*c))
-            c++;
-        if (*c == '#' || *c == '\0')
-            continue;
-        char *e1, *e2;
-        errno = 0;
-        double a = strtod(c, &e1);
-        double b = strtod(e1, &e2);
-        while (isspace((unsigned char)*e2))
-            e2++;
-        if (e1 == c || e2 == e1 || *e2 != '\0' || errno || !isfinite(a) || !isfinite(b)) {
-            st = rve_err_set(err, RVE_EDATA, path, "line %d: expected two numbers 'x density'", lineno);
-            goto done;
-        }
-        if (b < 0) {
-            st = rve_err_set(err, RVE_EDATA, path, "line %d: negative density %g", lineno, b);
-            goto done;
-        }
-        if (n > 0 && !(a > x[n - 1])) {
-            st = rve_err_set(err, RVE_EDATA, path, "line %d: x values must increase", lineno);
-            goto done;
-        }
-        if (n == cap) {
-            cap *= 2;
-            double *nx = realloc(x, cap * sizeof *x), *np;
-            if (!nx) {
-                st = rve_err_set(err, RVE_ENOMEM, path, "out of memory");
-                goto done;
-            }
-            x = nx;
-            np = realloc(p, cap * sizeof *p);
-            if (!np) {
-                st = rve_err_set(err, RVE_ENOMEM, path, "out of memory");
-                goto done;
-            }
-            p = np;
-        }
-        x[n] = a;
-        p[n] = b;
-        n++;
-    }
-    if (n < 2) {
-        st = rve_err_set(err, RVE_EDATA, path, "a custom distribution needs at least 2 points");
-        goto done;
-    }
-    double *c = malloc(n * sizeof *c);
-    if (!c) {
-        st = rve_err_set(err, RVE_ENOMEM, path, "out of memory");
-        goto done;
-    }
-    c[0] = 0;
-    for (size_t i = 1; i < n; i++)
-        c[i] = c[i - 1] + 0.5 * (p[i] + p[i - 1]) * (x[i] - x[i - 1]);
-    if (!(c[n - 1] > 0)) {
-        free(c);
-        st = rve_err_set(err, RVE_EDATA, path, "the density integrates to zero");
-        goto done;
-    }
-    double tot = c[n - 1];
-    for (size_t i = 0; i < n; i++) {
-        c[i] /= tot;
-        p[i] /= tot;
-    }
-    d->kind = RVE_DISTRIB_CUSTOM;
-    d->npts = n;
-    d->x = x;
-    d->pdf = p;
-    d->cdf = c;
-    x = p = NULL;
-done:
-    free(x);
-    free(p);
-    free(buf);
-    return st;
-}
-
-static rve_status parse_num(const char *s, double *v, const char *spec, rve_err *err)
-{
-    if (rve_parse_double(s, v) != RVE_OK)
-        return rve_err_set(err, RVE_EUSAGE, spec, "'%s' is not a number", s);
-    return RVE_OK;
 }
 
 static char *trim(char *s)
@@ -354,89 +125,13 @@ static char *trim(char *s)
     return s;
 }
 
-/* Parse one distribution text (modified in place). */
-static rve_status parse_distrib(char *t, rve_distrib *d, const char *spec, rve_err *err)
-{
-    distrib_init(d);
-    t = trim(t);
-    char *par = strchr(t, '(');
-    if (!par) {
-        double v;
-        if (parse_num(t, &v, spec, err) != RVE_OK)
-            return rve_err_set(err, RVE_EUSAGE, spec, "'%s': expected a distribution such as lognormal(1,0.35) or a number", t);
-        d->kind = RVE_DISTRIB_DIRAC;
-        d->p1 = v;
-        d->flo = 0;
-        d->fhi = 1;
-        return RVE_OK;
-    }
-    size_t tl = strlen(t);
-    if (t[tl - 1] != ')')
-        return rve_err_set(err, RVE_EUSAGE, spec, "'%s': missing ')'", t);
-    t[tl - 1] = '\0';
-    *par = '\0';
-    char *name = trim(t), *args = par + 1;
-    int nnum = 0;
-    double num[2] = {0, 0};
-    char *save = NULL;
-    const char *file = NULL;
-    int custom = strcmp(name, "custom") == 0;
-    for (char *a = strtok_r(args, ",", &save); a; a = strtok_r(NULL, ",", &save)) {
-        a = trim(a);
-        if (strncmp(a, "from=", 5) == 0) {
-            if (parse_num(a + 5, &d->lo, spec, err) != RVE_OK)
-                return RVE_EUSAGE;
-        } else if (strncmp(a, "to=", 3) == 0) {
-            if (parse_num(a + 3, &d->hi, spec, err) != RVE_OK)
-                return RVE_EUSAGE;
-        } else if (custom && !file) {
-            file = a;
-        } else if (!custom && nnum < 2) {
-            if (parse_num(a, &num[nnum++], spec, err) != RVE_OK)
-                return RVE_EUSAGE;
-        } else
-            return rve_err_set(err, RVE_EUSAGE, spec, "%s(): too many arguments", name);
-    }
-    if (custom) {
-        if (!file || !*file)
-            return rve_err_set(err, RVE_EUSAGE, spec, "custom() needs a file name");
-        rve_status st = load_custom(d, file, err);
-        if (st != RVE_OK)
-            return st;
-    } else {
-        if (nnum != 2)
-            return rve_err_set(err, RVE_EUSAGE, spec, "%s() needs two parameters", name);
-        d->p1 = num[0];
-        d->p2 = num[1];
-        if (strcmp(name, "normal") == 0) {
-            d->kind = RVE_DISTRIB_NORMAL;
-            if (!(d->p2 > 0))
-                return rve_err_set(err, RVE_EUSAGE, spec, "normal(): the standard deviation must be positive");
-        } else if (strcmp(name, "lognormal") == 0) {
-            d->kind = RVE_DISTRIB_LOGNORMAL;
-            if (!(d->p1 > 0 && d->p2 > 0))
-                return rve_err_set(err, RVE_EUSAGE, spec, "lognormal(): mean and standard deviation must be positive");
-        } else if (strcmp(name, "weibull") == 0) {
-            d->kind = RVE_DISTRIB_WEIBULL;
-            if (!(d->p1 > 0 && d->p2 > 0))
-                return rve_err_set(err, RVE_EUSAGE, spec, "weibull(): shape and scale must be positive");
-        } else
-            return rve_err_set(err, RVE_EUSAGE, spec, "unknown distribution '%s' (normal, lognormal, weibull, custom)", name);
-    }
-    if (!(d->lo < d->hi))
-        return rve_err_set(err, RVE_EUSAGE, spec, "empty truncation interval [%g, %g]", d->lo, d->hi);
-    d->flo = isfinite(d->lo) ? base_cdf(d, d->lo) : 0;
-    d->fhi = isfinite(d->hi) ? base_cdf(d, d->hi) : 1;
-    if (!(d->fhi - d->flo > 1e-12))
-        return rve_err_set(err, RVE_EUSAGE, spec, "the truncation interval [%g, %g] has no probability", d->lo, d->hi);
-    return RVE_OK;
-}
-
 rve_status rve_morpho_parse(const char *spec, rve_morpho *m, rve_err *err)
 {
     memset(m, 0, sizeof *m);
-    for (int p = 0; p < RVE_PROP_COUNT; p++)
-        distrib_init(&m->dist[p]);
+    for (int p = 0; p < RVE_PROP_COUNT; p++) {
+        m->dist[p].lo = -HUGE_VAL;
+        m->dist[p].hi = HUGE_VAL;
+    }
     if (!spec)
         return rve_err_set(err, RVE_EUSAGE, "", "empty morphology");
     const char *s = spec;
@@ -479,7 +174,9 @@ rve_status rve_morpho_parse(const char *spec, rve_morpho *m, rve_err *err)
                 st = rve_err_set(err, RVE_EUSAGE, spec, "'%s' conflicts with an earlier property", pn);
                 break;
             }
-            st = parse_distrib(colon + 1, &m->dist[p], spec, err);
+            st = rve_distrib_parse(colon + 1, &m->dist[p], err);
+            if (st != RVE_OK && err && !err->file[0])
+                snprintf(err->file, sizeof err->file, "%s", spec);
             if (st != RVE_OK)
                 break;
             m->has[p] = 1;

@@ -25,9 +25,7 @@
 #include "optim/cpoly.h"
 #include "optim/lopt.h"
 #include "util/vec3.h"
-#ifndef M_PI
-#define M_PI 3.14159265358979323846
-#endif
+#include "util/mathconst.h"
 
 struct vbrick {
     size_t v0, v1;       /* voxels vijk[v0 .. v1-1] of one grain in one brick */

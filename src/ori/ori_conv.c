@@ -7,9 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef M_PI
-#define M_PI 3.14159265358979323846
-#endif
+#include "util/mathconst.h"
 
 /* Relative tolerance on the norm of input quaternions, axes and matrices:
  * files store float32 values (7 digits), so 1e-3 accepts them and still

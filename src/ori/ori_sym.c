@@ -301,9 +301,9 @@ void rve_ori_spread(const double *q, size_t n, rve_laue g, const double mean[4],
     *max = m;
 }
 
-void rve_ori_random(rve_pack_rng *r, double q[4])
+void rve_ori_random(rve_rng *r, double q[4])
 {
     double t[4];
-    rve_pack_rng_quat(r, t);
+    rve_rng_quat(r, t);
     rve_ori_qnormalize(t, q);
 }

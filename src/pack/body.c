@@ -9,9 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef M_PI
-#define M_PI 3.14159265358979323846
-#endif
+#include "util/mathconst.h"
 
 static int finite_pos(double v) { return isfinite(v) && v > 0; }
 

@@ -16,9 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef M_PI
-#define M_PI 3.14159265358979323846
-#endif
+#include "util/mathconst.h"
 
 static void scale_all(rve_pack_set *s, double f)
 {
@@ -43,10 +41,10 @@ rve_status pack_mc_sweep(pack_ctx *c, double gap, double *dt, double *dr, double
             st = rve_err_set(c->err, RVE_ENOMEM, NULL, "out of memory");
     long tacc = 0, ttry = 0, racc = 0, rtry = 0;
     for (int t = 0; t < n && st == RVE_OK; t++) {
-        int i = (int)(rve_pack_rng_next(&c->rng) % (uint64_t)n);
+        int i = (int)(rve_rng_next(&c->rng) % (uint64_t)n);
         rve_pack_body *b = &s->b[i];
         rve_pack_body old = *b;
-        int rot = b->shape != RVE_PACK_SPHERE && (rve_pack_rng_next(&c->rng) & 1);
+        int rot = b->shape != RVE_PACK_SPHERE && (rve_rng_next(&c->rng) & 1);
         if (rot) {
             double dq[4];
             pack_random_rotation(&c->rng, *dr, dq);
@@ -54,12 +52,12 @@ rve_status pack_mc_sweep(pack_ctx *c, double gap, double *dt, double *dr, double
             rtry++;
         } else {
             for (int k = 0; k < 3; k++)
-                b->x[k] += (2 * rve_pack_rng_uniform(&c->rng) - 1) * *dt;
+                b->x[k] += (2 * rve_rng_uniform(&c->rng) - 1) * *dt;
             pack_wrap_body(s, b);
             ttry++;
             /* gravity along -z: a rise dz is accepted with probability exp(-dz / kT) */
             double dz = b->x[2] - old.x[2];
-            if (kT > 0 && dz > 0 && rve_pack_rng_uniform(&c->rng) >= exp(-dz / kT)) {
+            if (kT > 0 && dz > 0 && rve_rng_uniform(&c->rng) >= exp(-dz / kT)) {
                 *b = old;
                 continue;
             }

@@ -1,5 +1,5 @@
 # Module pack: sources, public header, tests and benchmarks.
-librve_core_la_SOURCES += src/pack/pack_internal.h src/pack/law.c src/pack/body.c src/pack/set.c \
+librve_core_la_SOURCES += src/pack/pack_internal.h src/pack/body.c src/pack/set.c \
 	src/pack/grid.c src/pack/narrow.c src/pack/gjk.c src/pack/pack.c \
 	src/pack/rsa.c src/pack/soft.c src/pack/mc.c src/pack/compress.c src/pack/grains.c \
 	src/pack/contact.c src/pack/lid.c

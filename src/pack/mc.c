@@ -10,9 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef M_PI
-#define M_PI 3.14159265358979323846
-#endif
+#include "util/mathconst.h"
 
 /* ================================================ hard-particle Monte Carlo */
 rve_status pack_mc(pack_ctx *c, double lam_target, int open_ended)
@@ -54,10 +52,10 @@ rve_status pack_mc(pack_ctx *c, double lam_target, int open_ended)
         long tacc = 0, ttry = 0, racc = 0, rtry = 0;
         long calls0 = c->res->narrow_calls;
         for (int t = 0; t < n; t++) {
-            int i = (int)(rve_pack_rng_next(&c->rng) % (uint64_t)n);
+            int i = (int)(rve_rng_next(&c->rng) % (uint64_t)n);
             rve_pack_body *b = &s->b[i];
             rve_pack_body old = *b;
-            int rot = any_rot && b->shape != RVE_PACK_SPHERE && (rve_pack_rng_next(&c->rng) & 1);
+            int rot = any_rot && b->shape != RVE_PACK_SPHERE && (rve_rng_next(&c->rng) & 1);
             if (rot) {
                 double dq[4];
                 pack_random_rotation(&c->rng, dr, dq);
@@ -65,7 +63,7 @@ rve_status pack_mc(pack_ctx *c, double lam_target, int open_ended)
                 rtry++;
             } else {
                 for (int k = 0; k < 3; k++)
-                    b->x[k] += (2 * rve_pack_rng_uniform(&c->rng) - 1) * dt;
+                    b->x[k] += (2 * rve_rng_uniform(&c->rng) - 1) * dt;
                 pack_wrap_body(s, b);
                 ttry++;
             }

@@ -10,9 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef M_PI
-#define M_PI 3.14159265358979323846
-#endif
+#include "util/mathconst.h"
 
 void rve_pack_params_init(rve_pack_params *p)
 {
@@ -59,15 +57,15 @@ double pack_current_fraction(const pack_ctx *c)
     return v / (c->s->L[0] * c->s->L[1] * c->s->L[2]);
 }
 
-void pack_random_rotation(rve_pack_rng *r, double maxang, double dq[4])
+void pack_random_rotation(rve_rng *r, double maxang, double dq[4])
 {
     double ax[3];
     do {
         for (int k = 0; k < 3; k++)
-            ax[k] = 2 * rve_pack_rng_uniform(r) - 1;
+            ax[k] = 2 * rve_rng_uniform(r) - 1;
     } while (v3_norm2(ax) > 1 || v3_norm2(ax) < 1e-12);
     v3_normalize(ax);
-    double ang = (2 * rve_pack_rng_uniform(r) - 1) * maxang;
+    double ang = (2 * rve_rng_uniform(r) - 1) * maxang;
     double sh = sin(0.5 * ang);
     dq[0] = cos(0.5 * ang);
     dq[1] = sh * ax[0];
@@ -237,7 +235,7 @@ rve_status rve_pack_run(rve_pack_set *s, const rve_pack_params *p, rve_pack_resu
     c.res = res;
     c.err = err;
     c.t0 = rve_now();
-    rve_pack_rng_seed(&c.rng, p->seed);
+    rve_rng_seed(&c.rng, p->seed);
     c.orig = calloc((size_t)n, sizeof *c.orig);
     c.lam = malloc(sizeof(double) * (size_t)n);
     rve_status st = RVE_OK;
@@ -253,7 +251,7 @@ rve_status rve_pack_run(rve_pack_set *s, const rve_pack_params *p, rve_pack_resu
         c.rmax = fmax(c.rmax, s->b[i].rbound);
         c.rmean += s->b[i].rbound / n;
         if (p->random_orientation && s->b[i].shape != RVE_PACK_SPHERE)
-            rve_pack_rng_quat(&c.rng, s->b[i].q);
+            rve_rng_quat(&c.rng, s->b[i].q);
     }
     /* Box of the packing frame. */
     double asp[3] = {p->aspect[0], p->aspect[1], p->aspect[2]};

@@ -126,7 +126,7 @@ typedef struct {
     const rve_pack_params *p;
     rve_pack_result *res;
     rve_err *err;
-    rve_pack_rng rng;
+    rve_rng rng;
     double t0;
     rve_pack_body *orig;  /* bodies at unit scale (sizes as given) */
     double *lam;          /* current scale of each body */
@@ -140,7 +140,7 @@ void pack_set_scale(pack_ctx *c, int i, double lam);
 int pack_out_of_time(const pack_ctx *c);
 void pack_report(pack_ctx *c, double frac, double target, const char *extra);
 double pack_current_fraction(const pack_ctx *c);
-void pack_random_rotation(rve_pack_rng *r, double maxang, double dq[4]);
+void pack_random_rotation(rve_rng *r, double maxang, double dq[4]);
 void pack_quat_mul(double r[4], const double a[4], const double b[4]);
 void pack_wrap_body(const rve_pack_set *s, rve_pack_body *b);
 /* Minimum separation of body i (current pose) to the candidates; stops at

@@ -9,9 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef M_PI
-#define M_PI 3.14159265358979323846
-#endif
+#include "util/mathconst.h"
 
 /* ============================================== random sequential insertion */
 /* Place all bodies (at their current scale) without overlap, largest first. */
@@ -55,10 +53,10 @@ rve_status pack_rsa(pack_ctx *c, double gap)
                     lo = fmin(b->rbound, 0.5 * s->L[k]) * 0; /* exact wall test below */
                     hi = s->L[k];
                 }
-                b->x[k] = lo + (hi - lo) * rve_pack_rng_uniform(&c->rng);
+                b->x[k] = lo + (hi - lo) * rve_rng_uniform(&c->rng);
             }
             if (c->p->random_orientation && b->shape != RVE_PACK_SPHERE)
-                rve_pack_rng_quat(&c->rng, b->q);
+                rve_rng_quat(&c->rng, b->q);
             if (!s->periodic && pack_wall_clearance(b, s->L) <= gap)
                 continue;
             if (pack_grid_query(&g, b->x, b->rbound, gap, i, &cd, &ncd, &capcd) < 0) {

@@ -10,9 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef M_PI
-#define M_PI 3.14159265358979323846
-#endif
+#include "util/mathconst.h"
 
 /* Every near pair carries a cached normal n (from A to B): the last
  * contact normal of the pair, or the centre line.  The overlap of the

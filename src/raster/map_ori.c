@@ -130,8 +130,8 @@ rve_status rve_map_set_random_ori(rve_map *m, const char *crysym, uint64_t seed,
         free(ori), free(ph), free(des), free(cs);
         return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
     }
-    rve_pack_rng r;
-    rve_pack_rng_seed(&r, seed);
+    rve_rng r;
+    rve_rng_seed(&r, seed);
     for (size_t l = 0; l < nl; l++) { /* label order: the same draws whatever the ids */
         double q[4];
         rve_ori_random(&r, q);

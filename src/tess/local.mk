@@ -2,7 +2,7 @@
 
 
 # tessellations
-librve_core_la_SOURCES += src/tess/rasterize.c src/tess/tess.c src/tess/topo.c src/tess/geom.c src/tess/tess_io.c src/tess/tess_read.c src/tess/tess_ori.c \
+librve_core_la_SOURCES += src/tess/rasterize.c src/tess/tess.c src/tess/topo.c src/tess/topo_query.c src/tess/geom.c src/tess/tess_io.c src/tess/tess_read.c src/tess/tess_build.c src/tess/tess_read.h src/tess/tess_ori.c \
 	src/tess/tess_internal.h src/tess/voro_wrap.h src/tess/voro_wrap.cc
 UNIT_TESTS += tests/test_tess
 tests_test_tess_SOURCES = tests/test_tess.c

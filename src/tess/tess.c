@@ -569,13 +569,35 @@ rve_status rve_tess_undo(rve_tess *t, rve_err *err)
     return RVE_OK;
 }
 
-rve_status rve_tess_update(rve_tess *t, int nmoved, const int *ids, const double *newseeds,
-                           int *changed, int *nchanged, rve_err *err)
+/* A growing list of ints (the cells of one update). */
+typedef struct {
+    int *v;
+    int n, cap;
+} int_list;
+
+static int list_push(int_list *l, int x)
 {
-    if (nchanged) *nchanged = 0;
-    tess_priv *pv = t->priv;
-    if (!pv || !pv->con)
-        return rve_err_set(err, RVE_EUSAGE, "", "update: the tessellation was built without its container");
+    if (l->n == l->cap) {
+        int nc = l->cap ? 2 * l->cap : 64;
+        int *v = realloc(l->v, sizeof(int) * (size_t)nc);
+        if (!v) return -1;
+        l->v = v;
+        l->cap = nc;
+    }
+    l->v[l->n++] = x;
+    return 0;
+}
+
+/* Add cell c to the update's set unless it is there (marked with stamp). */
+static int set_add(tess_priv *pv, int stamp, int_list *set, int c)
+{
+    if (pv->mark[c] == stamp) return 0;
+    pv->mark[c] = stamp;
+    return list_push(set, c);
+}
+
+static rve_status update_check(const rve_tess *t, int nmoved, const int *ids, const double *newseeds, rve_err *err)
+{
     for (int k = 0; k < nmoved; k++) {
         int i = ids[k];
         if (i < 0 || i >= t->n) return rve_err_set(err, RVE_EUSAGE, "", "update: no seed %d", i + 1);
@@ -586,6 +608,12 @@ rve_status rve_tess_update(rve_tess *t, int nmoved, const int *ids, const double
             if (!t->periodic[a] && (s[a] < t->lo[a] || s[a] > t->hi[a]))
                 return rve_err_set(err, RVE_EDATA, "", "update: seed %d is outside the domain", i + 1);
     }
+    return RVE_OK;
+}
+
+/* The marks of this update, and the journal of the moved seeds when undo is on. */
+static rve_status update_begin(rve_tess *t, tess_priv *pv, int nmoved, const int *ids, rve_err *err)
+{
     if (!pv->mark) {
         pv->mark = calloc((size_t)t->n, sizeof *pv->mark);
         if (!pv->mark) return rve_err_set(err, RVE_ENOMEM, "", "out of memory");
@@ -595,152 +623,135 @@ rve_status rve_tess_update(rve_tess *t, int nmoved, const int *ids, const double
         memset(pv->mark, 0, sizeof(int) * (size_t)t->n);
         pv->stamp = 0;
     }
-    if (pv->undo_on) {
-        journal_clear(pv);
-        pv->jnempty = t->nempty;
-        if (nmoved > pv->mvcap) {
-            int *ni = realloc(pv->mvid, sizeof(int) * (size_t)nmoved);
-            if (!ni) return rve_err_set(err, RVE_ENOMEM, "", "out of memory");
-            pv->mvid = ni;
-            double *nd = realloc(pv->mvold, 4 * sizeof(double) * (size_t)nmoved);
-            if (!nd) return rve_err_set(err, RVE_ENOMEM, "", "out of memory");
-            pv->mvold = nd;
-            pv->mvcap = nmoved;
-        }
-        for (int k = 0; k < nmoved; k++) {
-            pv->mvid[k] = ids[k];
-            memcpy(pv->mvold + 4 * (size_t)k, t->seeds + 4 * (size_t)ids[k], 4 * sizeof(double));
-        }
-        pv->nmv = nmoved;
+    if (!pv->undo_on)
+        return RVE_OK;
+    journal_clear(pv);
+    pv->jnempty = t->nempty;
+    if (nmoved > pv->mvcap) {
+        int *ni = realloc(pv->mvid, sizeof(int) * (size_t)nmoved);
+        if (!ni) return rve_err_set(err, RVE_ENOMEM, "", "out of memory");
+        pv->mvid = ni;
+        double *nd = realloc(pv->mvold, 4 * sizeof(double) * (size_t)nmoved);
+        if (!nd) return rve_err_set(err, RVE_ENOMEM, "", "out of memory");
+        pv->mvold = nd;
+        pv->mvcap = nmoved;
     }
+    for (int k = 0; k < nmoved; k++) {
+        pv->mvid[k] = ids[k];
+        memcpy(pv->mvold + 4 * (size_t)k, t->seeds + 4 * (size_t)ids[k], 4 * sizeof(double));
+    }
+    pv->nmv = nmoved;
+    return RVE_OK;
+}
+
+/* Keep the old polyhedron of cell i for rve_tess_undo (the block then
+ * belongs to the journal). */
+static int journal_keep(rve_tess *t, tess_priv *pv, int i)
+{
+    if (pv->nj == pv->jcap) {
+        int nc = pv->jcap ? 2 * pv->jcap : 64;
+        int *jc = realloc(pv->jcell, sizeof(int) * (size_t)nc);
+        if (!jc) return -1;
+        pv->jcell = jc;
+        rve_tess_poly *jp = realloc(pv->jpoly, sizeof *jp * (size_t)nc);
+        if (!jp) return -1;
+        pv->jpoly = jp;
+        pv->jcap = nc;
+    }
+    pv->jcell[pv->nj] = i;
+    pv->jpoly[pv->nj++] = t->cells[i];
+    memset(&t->cells[i], 0, sizeof t->cells[i]);
+    return 0;
+}
+
+/* Does a moved seed (moved[0..nm)) take an old vertex of cell c? */
+static int swallowed(const rve_tess *t, int c, const int *moved, int nm, double tolp)
+{
+    const rve_tess_poly *q = &t->cells[c];
+    for (int u = 0; u < q->nv; u++) {
+        const double *x = q->v + 3 * u;
+        double own = rve_tess_power(t, c, x);
+        for (int m = 0; m < nm; m++)
+            if (rve_tess_power(t, moved[m], x) < own - tolp) return 1;
+    }
+    return 0;
+}
+
+rve_status rve_tess_update(rve_tess *t, int nmoved, const int *ids, const double *newseeds,
+                           int *changed, int *nchanged, rve_err *err)
+{
+    if (nchanged) *nchanged = 0;
+    tess_priv *pv = t->priv;
+    if (!pv || !pv->con)
+        return rve_err_set(err, RVE_EUSAGE, "", "update: the tessellation was built without its container");
+    rve_status st = update_check(t, nmoved, ids, newseeds, err);
+    if (st == RVE_OK)
+        st = update_begin(t, pv, nmoved, ids, err);
+    if (st != RVE_OK)
+        return st;
     int stamp = ++pv->stamp;
     /* the set of cells to recompute: moved, their old and new neighbours */
-    int cap = 64, ns = 0;
-    int *set = malloc(sizeof(int) * (size_t)cap);
-    if (!set) return rve_err_set(err, RVE_ENOMEM, "", "out of memory");
-#define ADD(c)                                                                  \
-    do {                                                                        \
-        int c_ = (c);                                                           \
-        if (pv->mark[c_] != stamp) {                                            \
-            pv->mark[c_] = stamp;                                               \
-            if (ns == cap) {                                                    \
-                int *s2_ = realloc(set, sizeof(int) * (size_t)cap * 2);         \
-                if (!s2_) {                                                     \
-                    free(set);                                                  \
-                    return rve_err_set(err, RVE_ENOMEM, "", "out of memory");   \
-                }                                                               \
-                set = s2_;                                                      \
-                cap *= 2;                                                       \
-            }                                                                   \
-            set[ns++] = c_;                                                     \
-        }                                                                       \
-    } while (0)
-    for (int k = 0; k < nmoved; k++) ADD(ids[k]);
-    int nm = ns; /* distinct moved cells come first */
+    int_list set = {NULL, 0, 0}, fr = {NULL, 0, 0};
+    for (int k = 0; k < nmoved; k++)
+        if (set_add(pv, stamp, &set, ids[k])) goto nomem;
+    int nm = set.n; /* distinct moved cells come first */
     for (int k = 0; k < nm; k++) {
-        const rve_tess_poly *p = &t->cells[set[k]];
+        const rve_tess_poly *p = &t->cells[set.v[k]];
         for (int f = 0; f < p->nf; f++)
-            if (p->fnbr[f] >= 0) ADD(p->fnbr[f]);
+            if (p->fnbr[f] >= 0 && set_add(pv, stamp, &set, p->fnbr[f])) goto nomem;
     }
     tess_topo_free(t);
     for (int k = 0; k < nmoved; k++) {
-        double *s = t->seeds + 4 * (size_t)ids[k];
-        if (tv_con_move(pv->con, ids[k], newseeds + 4 * (size_t)k) != 0) {
-            free(set);
-            return rve_err_set(err, RVE_ENOMEM, "", "out of memory");
-        }
-        tv_con_pos(pv->con, ids[k], s);
+        if (tv_con_move(pv->con, ids[k], newseeds + 4 * (size_t)k) != 0) goto nomem;
+        tv_con_pos(pv->con, ids[k], t->seeds + 4 * (size_t)ids[k]);
     }
     /* cells recomputed in this order: the moved ones first (their new
      * neighbours join the set), then the others.  Cells outside the set can
      * only lose volume to the moved seeds; those entirely swallowed are found
      * by a flood over the old adjacency from the set, testing their old
      * vertices against the moved seeds' new power distances. */
-    int fcap = 256, nfr = 0;
-    int *fr = malloc(sizeof(int) * (size_t)fcap);
-    if (!fr) {
-        free(set);
-        return rve_err_set(err, RVE_ENOMEM, "", "out of memory");
-    }
     double ext = fmax(t->hi[0] - t->lo[0], fmax(t->hi[1] - t->lo[1], t->hi[2] - t->lo[2]));
     double tolp = 1e-13 * ext * ext;
-    rve_status st = RVE_OK;
-    for (int k = 0; k < ns && !st; k++) {
-        int i = set[k];
+    for (int k = 0; k < set.n && !st; k++) {
+        int i = set.v[k];
         const rve_tess_poly *p = &t->cells[i];
         /* remember the old neighbours for the flood */
         for (int f = 0; f < p->nf; f++)
-            if (p->fnbr[f] >= 0) {
-                if (nfr == fcap) {
-                    int *f2 = realloc(fr, sizeof(int) * (size_t)fcap * 2);
-                    if (!f2) {
-                        st = RVE_ENOMEM;
-                        break;
-                    }
-                    fr = f2;
-                    fcap *= 2;
-                }
-                fr[nfr++] = p->fnbr[f];
-            }
-        if (st) break;
+            if (p->fnbr[f] >= 0 && list_push(&fr, p->fnbr[f])) goto nomem;
         if (t->cells[i].nv == 0) t->nempty--;
-        if (pv->undo_on) { /* keep the old polyhedron for rve_tess_undo */
-            if (pv->nj == pv->jcap) {
-                int nc = pv->jcap ? 2 * pv->jcap : 64;
-                int *jc = realloc(pv->jcell, sizeof(int) * (size_t)nc);
-                if (!jc) {
-                    st = RVE_ENOMEM;
-                    break;
-                }
-                pv->jcell = jc;
-                rve_tess_poly *jp = realloc(pv->jpoly, sizeof *jp * (size_t)nc);
-                if (!jp) {
-                    st = RVE_ENOMEM;
-                    break;
-                }
-                pv->jpoly = jp;
-                pv->jcap = nc;
-            }
-            pv->jcell[pv->nj] = i;
-            pv->jpoly[pv->nj++] = t->cells[i];
-            memset(&t->cells[i], 0, sizeof t->cells[i]); /* the block now belongs to the journal */
-        }
+        if (pv->undo_on && journal_keep(t, pv, i)) goto nomem;
         st = compute_one(t, pv, i);
         if (t->cells[i].nv == 0) t->nempty++;
         if (k < nm) {
             p = &t->cells[i];
             for (int f = 0; f < p->nf; f++)
-                if (p->fnbr[f] >= 0) ADD(p->fnbr[f]);
+                if (p->fnbr[f] >= 0 && set_add(pv, stamp, &set, p->fnbr[f])) goto nomem;
         }
         /* flood once the set is closed */
-        while (k == ns - 1 && nfr > 0 && !st) {
-            int c = fr[--nfr];
+        while (k == set.n - 1 && fr.n > 0 && !st) {
+            int c = fr.v[--fr.n];
             if (pv->mark[c] == stamp || pv->mark[c] == -stamp) continue;
-            const rve_tess_poly *q = &t->cells[c];
-            int hit = 0;
-            for (int u = 0; u < q->nv && !hit; u++) {
-                const double *x = q->v + 3 * u;
-                double own = rve_tess_power(t, c, x);
-                for (int m = 0; m < nm && !hit; m++)
-                    if (rve_tess_power(t, set[m], x) < own - tolp) hit = 1;
-            }
-            if (hit)
-                ADD(c); /* the loop goes on with it */
-            else
+            if (swallowed(t, c, set.v, nm, tolp)) {
+                if (set_add(pv, stamp, &set, c)) goto nomem; /* the loop goes on with it */
+            } else {
                 pv->mark[c] = -stamp;
+            }
         }
     }
-    free(fr);
-#undef ADD
+    free(fr.v);
     if (st) {
-        free(set);
+        free(set.v);
         return rve_err_set(err, st, "", "update: voro++ failed on a cell");
     }
     if (changed) {
-        qsort(set, (size_t)ns, sizeof(int), cmp_int);
-        memcpy(changed, set, sizeof(int) * (size_t)ns);
+        qsort(set.v, (size_t)set.n, sizeof(int), cmp_int);
+        memcpy(changed, set.v, sizeof(int) * (size_t)set.n);
     }
-    if (nchanged) *nchanged = ns;
-    free(set);
+    if (nchanged) *nchanged = set.n;
+    free(set.v);
     return RVE_OK;
+nomem:
+    free(set.v);
+    free(fr.v);
+    return rve_err_set(err, RVE_ENOMEM, "", "out of memory");
 }

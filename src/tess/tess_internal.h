@@ -37,6 +37,8 @@ rve_tess *tess_alloc(int n, const double *seeds, const double lo[3], const doubl
 /* The cells in a spatially coherent (Morton) order of their seeds; malloc'd,
  * NULL when out of memory. */
 int *tess_spatial_order(const rve_tess *t);
+/* Centre (vertex mean) of face f of cell polyhedron p. */
+void tess_face_centre(const rve_tess_poly *p, int f, double c[3]);
 /* rve_tess_topology with the order of tess_spatial_order(t) already
  * computed (given, malloc'd; taken over and freed), or NULL. */
 rve_status tess_topology_ordered(rve_tess *t, int *given, rve_err *err);

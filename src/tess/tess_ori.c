@@ -141,8 +141,8 @@ rve_status rve_tess_set_ori_texture(rve_tess *t, const char *spec, const char *c
         free(ori), free(des), free(cs);
         return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
     }
-    rve_pack_rng r;
-    rve_pack_rng_seed(&r, seed);
+    rve_rng r;
+    rve_rng_seed(&r, seed);
     double c[4] = {1, 0, 0, 0}, d2r = 3.14159265358979323846 / 180;
     if (comp >= 0) {
         double eu[3] = {components[comp].eu[0] * d2r, components[comp].eu[1] * d2r, components[comp].eu[2] * d2r};
@@ -157,7 +157,7 @@ rve_status rve_tess_set_ori_texture(rve_tess *t, const char *spec, const char *c
              * standard deviation `spread` (an isotropic Gaussian about the component) */
             double v[3], a;
             for (int i = 0; i < 3; i++)
-                v[i] = rve_pack_rng_normal(&r) * spread * d2r;
+                v[i] = rve_rng_normal(&r) * spread * d2r;
             a = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
             double ax[4] = {a > 0 ? v[0] / a : 0, a > 0 ? v[1] / a : 0, a > 0 ? v[2] / a : 1, a};
             rve_ori_ax2qu(ax, dq);

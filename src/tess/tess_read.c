@@ -1,11 +1,9 @@
-/* tess_read.c - Neper .tess reading: one reader per section fills a
- * tess_file (the file's content, 1-based ids made 0-based), then a builder
- * turns it into an rve_tess (topology straight from the file when not
- * periodic; rebuilt from the seeds and checked against the file's vertices
- * when periodic). */
+/* tess_read.c - Neper .tess reading: the lexer and one reader per section,
+ * which fill a tess_file (the file's content, 1-based ids made 0-based);
+ * tess_build.c turns it into an rve_tess. */
 #include "config.h"
 #define _POSIX_C_SOURCE 200809L
-#include "tess/tess_internal.h"
+#include "tess/tess_read.h"
 #include <ctype.h>
 #include <limits.h>
 #include <math.h>
@@ -14,11 +12,6 @@
 
 /* ------------------------------------------------------------------ lexer */
 
-typedef struct {
-    const char *s, *end, *path;
-    rve_err *err;
-    int bad;
-} lexer;
 
 static int lx_tok(lexer *L, const char **tok, size_t *len)
 {
@@ -46,27 +39,27 @@ static int lx_is(const char *tok, size_t len, const char *w)
     return len == strlen(w) && memcmp(tok, w, len) == 0;
 }
 
-static int lx_fail(lexer *L, rve_status code, const char *fmt, const char *arg)
+int tess_lx_fail(lexer *L, rve_status code, const char *fmt, const char *arg)
 {
     if (!L->bad) rve_err_set(L->err, code, L->path, fmt, arg);
     L->bad = 1;
     return 0;
 }
 
-static int lx_nomem(lexer *L) { return lx_fail(L, RVE_ENOMEM, "%s", "out of memory"); }
+int tess_lx_nomem(lexer *L) { return tess_lx_fail(L, RVE_ENOMEM, "%s", "out of memory"); }
 
 static int lx_long(lexer *L, long lo, long hi, long *out, const char *what)
 {
     const char *tok;
     size_t len;
     char buf[64], m[200];
-    if (!lx_tok(L, &tok, &len)) return lx_fail(L, RVE_EDATA, "%s: truncated file", what);
+    if (!lx_tok(L, &tok, &len)) return tess_lx_fail(L, RVE_EDATA, "%s: truncated file", what);
     if (len >= sizeof buf) len = sizeof buf - 1;
     memcpy(buf, tok, len);
     buf[len] = 0;
     if (rve_parse_int_range(buf, lo, hi, out) != RVE_OK) {
         snprintf(m, sizeof m, "%s: expected an integer in [%ld, %ld], got '%s'", what, lo, hi, buf);
-        return lx_fail(L, RVE_EDATA, "%s", m);
+        return tess_lx_fail(L, RVE_EDATA, "%s", m);
     }
     return 1;
 }
@@ -84,13 +77,13 @@ static int lx_double(lexer *L, double *out, const char *what)
     const char *tok;
     size_t len;
     char buf[128], m[240];
-    if (!lx_tok(L, &tok, &len)) return lx_fail(L, RVE_EDATA, "%s: truncated file", what);
+    if (!lx_tok(L, &tok, &len)) return tess_lx_fail(L, RVE_EDATA, "%s: truncated file", what);
     if (len >= sizeof buf) len = sizeof buf - 1;
     memcpy(buf, tok, len);
     buf[len] = 0;
     if (rve_parse_double(buf, out) != RVE_OK) {
         snprintf(m, sizeof m, "%s: expected a number, got '%s'", what, buf);
-        return lx_fail(L, RVE_EDATA, "%s", m);
+        return tess_lx_fail(L, RVE_EDATA, "%s", m);
     }
     return 1;
 }
@@ -109,8 +102,8 @@ static int lx_word(lexer *L, char *out, size_t n, const char *what)
 {
     const char *tok;
     size_t len;
-    if (lx_peek_level(L) || !lx_tok(L, &tok, &len)) return lx_fail(L, RVE_EDATA, "%s: missing", what);
-    if (len >= n) return lx_fail(L, RVE_EDATA, "%s: too long", what);
+    if (lx_peek_level(L) || !lx_tok(L, &tok, &len)) return tess_lx_fail(L, RVE_EDATA, "%s: missing", what);
+    if (len >= n) return tess_lx_fail(L, RVE_EDATA, "%s: too long", what);
     memcpy(out, tok, len);
     out[len] = 0;
     return 1;
@@ -133,38 +126,10 @@ static void lx_skip_values(lexer *L)
     }
 }
 
-#define LX_ALLOC(L, ptr, count)                                                        \
-    do {                                                                               \
-        free(ptr);                                                                     \
-        (ptr) = calloc((size_t)(count) > 0 ? (size_t)(count) : 1, sizeof(*(ptr)));      \
-        if (!(ptr)) return lx_nomem(L);                                                \
-    } while (0)
-
 /* ------------------------------------------------------------ file content */
 
-typedef struct {
-    char format[16];
-    int gen_periodic;             /* **general "3 periodic" */
-    int ncell, has_seed;
-    int *ids;
-    double *seeds;                /* 4 ncell */
-    char *ori_des, *crysym;
-    double *ori;
-    size_t nori;
-    int nver, nedge, nface, npoly;
-    double *ver;
-    int *ver_state, *edge_ver, *edge_state;
-    int *fvoff, *fver, *fedge, *fstate, *fpt; /* fedge: signed, 1-based (as in the file) */
-    double *fplane, *fptxyz;      /* fplane: {a b c d} as read (d first in the file) */
-    int *pfoff, *pfaces;          /* pfaces: signed, 1-based */
-    int has_dom;
-    double dlo[3], dhi[3];
-    int has_per, per[3];
-    double perd[3];
-    int nsecver, nsecedge, nsecface; /* secondary (periodic copy) vertices, edges, faces */
-} tess_file;
 
-static void tf_free(tess_file *F)
+void tess_tf_free(tess_file *F)
 {
     free(F->ids);
     free(F->seeds);
@@ -195,7 +160,7 @@ static int rd_cell_ori(lexer *L, tess_file *F)
     if (!lx_word(L, des, sizeof des, "*ori: descriptor")) return 0;
     free(F->ori_des);
     F->ori_des = strdup(des);
-    if (!F->ori_des) return lx_nomem(L);
+    if (!F->ori_des) return tess_lx_nomem(L);
     size_t cap = 0;
     F->nori = 0;
     while (!lx_peek_level(L) && L->s < L->end) {
@@ -204,13 +169,13 @@ static int rd_cell_ori(lexer *L, tess_file *F)
         if (F->nori == cap) {
             cap = cap ? 2 * cap : 64;
             double *p = realloc(F->ori, cap * sizeof *p);
-            if (!p) return lx_nomem(L);
+            if (!p) return tess_lx_nomem(L);
             F->ori = p;
         }
         F->ori[F->nori++] = v;
     }
     if (F->nori == 0 || F->nori % (size_t)F->ncell)
-        return lx_fail(L, RVE_EDATA, "%s", "*ori: the number of values is not a multiple of the number of cells");
+        return tess_lx_fail(L, RVE_EDATA, "%s", "*ori: the number of values is not a multiple of the number of cells");
     return 1;
 }
 
@@ -218,7 +183,7 @@ static int rd_cell(lexer *L, tess_file *F)
 {
     const char *tok;
     size_t len;
-    if (F->ncell > 0) return lx_fail(L, RVE_EDATA, "%s", "two **cell sections");
+    if (F->ncell > 0) return tess_lx_fail(L, RVE_EDATA, "%s", "two **cell sections");
     if (!lx_count(L, 1, &F->ncell, "**cell: number of cells")) return 0;
     LX_ALLOC(L, F->seeds, 4 * (size_t)F->ncell);
     while (lx_sub(L, &tok, &len)) {
@@ -241,7 +206,7 @@ static int rd_cell(lexer *L, tess_file *F)
             if (!lx_word(L, cs, sizeof cs, "*crysym")) return 0;
             free(F->crysym);
             F->crysym = strdup(cs);
-            if (!F->crysym) return lx_nomem(L);
+            if (!F->crysym) return tess_lx_nomem(L);
         } else { /* *lam, *mode, *orispread, *weight, ...: not used */
             lx_skip_values(L);
         }
@@ -251,7 +216,7 @@ static int rd_cell(lexer *L, tess_file *F)
 
 static int rd_vertex(lexer *L, tess_file *F)
 {
-    if (F->ver) return lx_fail(L, RVE_EDATA, "%s", "two **vertex sections");
+    if (F->ver) return tess_lx_fail(L, RVE_EDATA, "%s", "two **vertex sections");
     if (!lx_count(L, 0, &F->nver, "**vertex: number of vertices")) return 0;
     LX_ALLOC(L, F->ver, 3 * (size_t)F->nver);
     LX_ALLOC(L, F->ver_state, F->nver);
@@ -267,7 +232,7 @@ static int rd_vertex(lexer *L, tess_file *F)
 
 static int rd_edge(lexer *L, tess_file *F)
 {
-    if (!F->ver || F->edge_ver) return lx_fail(L, RVE_EDATA, "%s", "**edge before **vertex, or twice");
+    if (!F->ver || F->edge_ver) return tess_lx_fail(L, RVE_EDATA, "%s", "**edge before **vertex, or twice");
     if (!lx_count(L, 0, &F->nedge, "**edge: number of edges")) return 0;
     LX_ALLOC(L, F->edge_ver, 2 * (size_t)F->nedge);
     LX_ALLOC(L, F->edge_state, F->nedge);
@@ -289,11 +254,11 @@ static int grow2(lexer *L, int **a, int **b, size_t *cap, size_t need)
     if (need <= *cap) return 1;
     size_t nc = 2 * *cap + need;
     int *p = realloc(*a, nc * sizeof(int));
-    if (!p) return lx_nomem(L);
+    if (!p) return tess_lx_nomem(L);
     *a = p;
     if (b) {
         p = realloc(*b, nc * sizeof(int));
-        if (!p) return lx_nomem(L);
+        if (!p) return tess_lx_nomem(L);
         *b = p;
     }
     *cap = nc;
@@ -302,7 +267,7 @@ static int grow2(lexer *L, int **a, int **b, size_t *cap, size_t need)
 
 static int rd_face(lexer *L, tess_file *F)
 {
-    if (!F->edge_ver || F->fvoff) return lx_fail(L, RVE_EDATA, "%s", "**face before **edge, or twice");
+    if (!F->edge_ver || F->fvoff) return tess_lx_fail(L, RVE_EDATA, "%s", "**face before **edge, or twice");
     if (!lx_count(L, 0, &F->nface, "**face: number of faces")) return 0;
     int nf = F->nface;
     LX_ALLOC(L, F->fvoff, nf + 1);
@@ -327,7 +292,7 @@ static int rd_face(lexer *L, tess_file *F)
         if (!lx_int(L, m, m, &me, "**face: number of edges (must equal the number of vertices)")) return 0;
         for (int k = 0; k < me; k++) {
             if (!lx_int(L, -F->nedge, F->nedge, &F->fedge[used + k], "**face: edge")) return 0;
-            if (F->fedge[used + k] == 0) return lx_fail(L, RVE_EDATA, "%s", "**face: edge 0");
+            if (F->fedge[used + k] == 0) return tess_lx_fail(L, RVE_EDATA, "%s", "**face: edge 0");
         }
         used += (size_t)m;
         double *pl = F->fplane + 4 * (size_t)g;
@@ -346,7 +311,7 @@ static int rd_face(lexer *L, tess_file *F)
 
 static int rd_poly(lexer *L, tess_file *F)
 {
-    if (!F->fvoff || F->pfoff) return lx_fail(L, RVE_EDATA, "%s", "**polyhedron before **face, or twice");
+    if (!F->fvoff || F->pfoff) return tess_lx_fail(L, RVE_EDATA, "%s", "**polyhedron before **face, or twice");
     if (!lx_count(L, 0, &F->npoly, "**polyhedron: number of polyhedra")) return 0;
     LX_ALLOC(L, F->pfoff, F->npoly + 1);
     size_t cap = 16 * (size_t)F->npoly + 16, used = 0;
@@ -360,7 +325,7 @@ static int rd_poly(lexer *L, tess_file *F)
         F->pfoff[c] = (int)used;
         for (int k = 0; k < m; k++) {
             if (!lx_int(L, -F->nface, F->nface, &F->pfaces[used + k], "**polyhedron: face")) return 0;
-            if (F->pfaces[used + k] == 0) return lx_fail(L, RVE_EDATA, "%s", "**polyhedron: face 0");
+            if (F->pfaces[used + k] == 0) return tess_lx_fail(L, RVE_EDATA, "%s", "**polyhedron: face 0");
         }
         used += (size_t)m;
     }
@@ -380,7 +345,7 @@ static int rd_domain(lexer *L, tess_file *F)
             char type[64];
             if (!lx_word(L, type, sizeof type, "**domain *general: type")) return 0;
             if (strcmp(type, "cube") != 0)
-                return lx_fail(L, RVE_EDATA, "domain type '%s' is not supported (cube only)", type);
+                return tess_lx_fail(L, RVE_EDATA, "domain type '%s' is not supported (cube only)", type);
         } else if (lx_is(tok, len, "*vertex")) {
             int dn;
             if (!lx_int(L, 0, 1000000, &dn, "**domain *vertex: count")) return 0;
@@ -448,25 +413,25 @@ static int rd_head(lexer *L, tess_file *F, const char *tok, size_t len)
     if (lx_is(tok, len, "**format")) {
         if (!lx_word(L, F->format, sizeof F->format, "**format")) return 0;
         if (F->format[0] != '2' && F->format[0] != '3')
-            return lx_fail(L, RVE_EDATA, "unsupported .tess format '%s' (2.x or 3.x expected)", F->format);
+            return tess_lx_fail(L, RVE_EDATA, "unsupported .tess format '%s' (2.x or 3.x expected)", F->format);
         return 1;
     }
     int dim;
     char type[64];
     if (!lx_int(L, 1, 3, &dim, "**general: dimension")) return 0;
-    if (dim != 3) return lx_fail(L, RVE_EDATA, "%s", "only 3D tessellations are supported");
+    if (dim != 3) return tess_lx_fail(L, RVE_EDATA, "%s", "only 3D tessellations are supported");
     if (!lx_word(L, type, sizeof type, "**general: type")) return 0;
     F->gen_periodic = strcmp(type, "periodic") == 0;
     return 1;
 }
 
 /* Read every section into F. */
-static int rd_file(lexer *L, tess_file *F)
+int tess_rd_file(lexer *L, tess_file *F)
 {
     const char *tok;
     size_t len;
     if (!lx_tok(L, &tok, &len) || !lx_is(tok, len, "***tess"))
-        return lx_fail(L, RVE_EDATA, "%s", "not a .tess file (no ***tess header)");
+        return tess_lx_fail(L, RVE_EDATA, "%s", "not a .tess file (no ***tess header)");
     int ended = 0;
     while (!ended && lx_tok(L, &tok, &len)) {
         int ok = 1;
@@ -495,479 +460,15 @@ static int rd_file(lexer *L, tess_file *F)
         } else {
             char w[48];
             snprintf(w, sizeof w, "%.*s", (int)(len > 40 ? 40 : len), tok);
-            return lx_fail(L, RVE_EDATA, "unexpected '%s'", w);
+            return tess_lx_fail(L, RVE_EDATA, "unexpected '%s'", w);
         }
         if (!ok) return 0;
     }
-    if (!ended) return lx_fail(L, RVE_EDATA, "%s", "truncated file (no ***end)");
+    if (!ended) return tess_lx_fail(L, RVE_EDATA, "%s", "truncated file (no ***end)");
     if (F->ncell < 1 || !F->ver || !F->edge_ver || !F->fvoff || !F->pfoff)
-        return lx_fail(L, RVE_EDATA, "%s",
+        return tess_lx_fail(L, RVE_EDATA, "%s",
                        "incomplete tessellation (missing **cell, **vertex, **edge, **face or **polyhedron)");
-    if (!F->has_seed) return lx_fail(L, RVE_EDATA, "%s", "no **cell *seed section (seeds and weights are needed)");
-    if (F->npoly != F->ncell) return lx_fail(L, RVE_EDATA, "%s", "the numbers of polyhedra and cells differ");
+    if (!F->has_seed) return tess_lx_fail(L, RVE_EDATA, "%s", "no **cell *seed section (seeds and weights are needed)");
+    if (F->npoly != F->ncell) return tess_lx_fail(L, RVE_EDATA, "%s", "the numbers of polyhedra and cells differ");
     return 1;
-}
-
-/* ------------------------------------------------------- non-periodic build */
-
-/* Neper writes, for some regularised faces, the edge list rotated against
- * the vertex list (its reader matches them by content); rotate it back so
- * that edge k joins vertices k and k+1, or fail when no rotation fits. */
-static int align_face_edges(lexer *L, tess_file *F)
-{
-    int *tmp = NULL;
-    size_t cap = 0;
-    for (int g = 0; g < F->nface; g++) {
-        int a0 = F->fvoff[g], m = F->fvoff[g + 1] - a0, *fe = F->fedge + a0, *fv = F->fver + a0;
-        int found = -1;
-        for (int s = 0; s < m && found < 0; s++) {
-            int ok = 1;
-            for (int k = 0; k < m && ok; k++) {
-                int se = fe[(k + m - s) % m], e = abs(se) - 1;
-                int x = F->edge_ver[2 * e + (se > 0 ? 0 : 1)], y = F->edge_ver[2 * e + (se > 0 ? 1 : 0)];
-                ok = x == fv[k] && y == fv[(k + 1) % m];
-            }
-            if (ok) found = s;
-        }
-        if (found < 0) {
-            free(tmp);
-            char m2[120];
-            snprintf(m2, sizeof m2, "face %d: its edges do not join its vertices in order", g + 1);
-            return lx_fail(L, RVE_EDATA, "%s", m2);
-        }
-        if (found == 0) continue;
-        if ((size_t)m > cap) {
-            free(tmp);
-            cap = (size_t)m;
-            tmp = malloc(cap * sizeof(int));
-            if (!tmp) return lx_nomem(L);
-        }
-        for (int k = 0; k < m; k++) tmp[k] = fe[(k + m - found) % m];
-        memcpy(fe, tmp, (size_t)m * sizeof(int));
-    }
-    free(tmp);
-    return 1;
-}
-
-/* Reverse face g's loop in place (vertices, edges and their signs, plane). */
-static int reverse_face(rve_tess *t, int g)
-{
-    int a0 = t->face_voff[g], m = t->face_voff[g + 1] - a0;
-    for (int a = 0, b = m - 1; a < b; a++, b--) {
-        int tmp = t->face_ver[a0 + a];
-        t->face_ver[a0 + a] = t->face_ver[a0 + b];
-        t->face_ver[a0 + b] = tmp;
-    }
-    /* edge k joins k and k+1: after reversal, edge k is the old edge m-2-k */
-    int *ne = malloc(sizeof(int) * (size_t)m);
-    signed char *ns = malloc((size_t)m);
-    if (!ne || !ns) {
-        free(ne);
-        free(ns);
-        return 0;
-    }
-    for (int k = 0; k < m; k++) {
-        int old = ((m - 2 - k) % m + m) % m;
-        ne[k] = t->face_edge[a0 + old];
-        ns[k] = (signed char)-t->face_esign[a0 + old];
-    }
-    memcpy(t->face_edge + a0, ne, sizeof(int) * (size_t)m);
-    memcpy(t->face_esign + a0, ns, (size_t)m);
-    free(ne);
-    free(ns);
-    for (int a = 0; a < 4; a++) t->face_plane[4 * g + a] = -t->face_plane[4 * g + a];
-    return 1;
-}
-
-/* Which wall a boundary face lies on (0: none). */
-static int face_wall(const rve_tess *t, int g)
-{
-    const double *pl = t->face_plane + 4 * g;
-    for (int a = 0; a < 3; a++) {
-        if (fabs(pl[a]) > 1 - 1e-9) {
-            double ext = t->hi[a] - t->lo[a];
-            if (pl[a] < 0 && fabs(-pl[3] - t->lo[a]) <= 1e-9 * ext) return -(2 * a + 1);
-            if (pl[a] > 0 && fabs(pl[3] - t->hi[a]) <= 1e-9 * ext) return -(2 * a + 2);
-        }
-    }
-    return 0;
-}
-
-/* Level 2 vertices, edges and faces from F (arrays taken over), planes
- * normalised, the cells of each face from the polyhedra (a face only used
- * inward is turned over; a face with one cell gets its wall). */
-static int build_faces(lexer *L, tess_file *F, rve_tess *t)
-{
-    int nface = F->nface, nfl = F->fvoff[nface];
-    t->nver = F->nver;
-    t->ver = F->ver, F->ver = NULL;
-    t->ver_state = F->ver_state, F->ver_state = NULL;
-    t->nedge = F->nedge;
-    t->edge_ver = F->edge_ver, F->edge_ver = NULL;
-    t->edge_state = F->edge_state, F->edge_state = NULL;
-    t->nface = nface;
-    t->face_voff = F->fvoff, F->fvoff = NULL;
-    t->face_ver = F->fver, F->fver = NULL;
-    t->face_state = F->fstate, F->fstate = NULL;
-    t->face_pt = F->fpt, F->fpt = NULL;
-    t->face_ptxyz = F->fptxyz, F->fptxyz = NULL;
-    t->face_plane = F->fplane, F->fplane = NULL;
-    LX_ALLOC(L, t->face_edge, nfl);
-    LX_ALLOC(L, t->face_esign, nfl);
-    for (int k = 0; k < nfl; k++) {
-        t->face_edge[k] = abs(F->fedge[k]) - 1;
-        t->face_esign[k] = (signed char)(F->fedge[k] > 0 ? 1 : -1);
-    }
-    for (int g = 0; g < nface; g++) {
-        double *pl = t->face_plane + 4 * g;
-        double nn = sqrt(pl[0] * pl[0] + pl[1] * pl[1] + pl[2] * pl[2]);
-        if (!(nn > 0) || !isfinite(nn)) return lx_fail(L, RVE_EDATA, "%s", "a face has a null normal");
-        for (int a = 0; a < 4; a++) pl[a] /= nn;
-    }
-    LX_ALLOC(L, t->face_cell, 2 * (size_t)nface);
-    LX_ALLOC(L, t->face_img, nface);
-    for (int g = 0; g < nface; g++) t->face_cell[2 * g] = t->face_cell[2 * g + 1] = INT_MIN;
-    for (int c = 0; c < F->ncell; c++)
-        for (int k = F->pfoff[c]; k < F->pfoff[c + 1]; k++) {
-            int g = abs(F->pfaces[k]) - 1, slot = F->pfaces[k] > 0 ? 0 : 1;
-            if (t->face_cell[2 * g + slot] != INT_MIN)
-                return lx_fail(L, RVE_EDATA, "%s", "a face is used twice with the same orientation");
-            t->face_cell[2 * g + slot] = c;
-        }
-    for (int g = 0; g < nface; g++) {
-        int *fc = t->face_cell + 2 * g;
-        if (fc[0] == INT_MIN && fc[1] == INT_MIN) return lx_fail(L, RVE_EDATA, "%s", "a face belongs to no polyhedron");
-        if (fc[0] == INT_MIN) { /* only used inward: flip it so that it points out of its cell */
-            fc[0] = fc[1];
-            fc[1] = INT_MIN;
-            if (!reverse_face(t, g)) return lx_nomem(L);
-        }
-        if (fc[1] == INT_MIN && !(fc[1] = face_wall(t, g)))
-            return lx_fail(L, RVE_EDATA, "%s", "a face has one polyhedron but is not on the domain boundary");
-    }
-    return 1;
-}
-
-/* Cells' face lists, edge -> faces, and the per-cell polyhedra (level 1). */
-static int build_cells(lexer *L, tess_file *F, rve_tess *t)
-{
-    int ncell = F->ncell, nver = t->nver, nedge = t->nedge, nfl = t->face_voff[t->nface];
-    LX_ALLOC(L, t->cell_foff, ncell + 1);
-    memcpy(t->cell_foff, F->pfoff, sizeof(int) * ((size_t)ncell + 1));
-    int ncf = F->pfoff[ncell];
-    LX_ALLOC(L, t->cell_faces, ncf);
-    LX_ALLOC(L, t->cell_fsign, ncf);
-    for (int c = 0; c < ncell; c++)
-        for (int k = F->pfoff[c]; k < F->pfoff[c + 1]; k++) {
-            int g = abs(F->pfaces[k]) - 1;
-            t->cell_faces[k] = g;
-            t->cell_fsign[k] = (signed char)(t->face_cell[2 * g] == c ? 1 : -1);
-        }
-    LX_ALLOC(L, t->edge_foff, nedge + 1);
-    for (int k = 0; k < nfl; k++) t->edge_foff[t->face_edge[k] + 1]++;
-    for (int e = 0; e < nedge; e++) t->edge_foff[e + 1] += t->edge_foff[e];
-    LX_ALLOC(L, t->edge_faces, nfl);
-    int *cnt = malloc(sizeof(int) * (size_t)(nedge + nver + 1));
-    if (!cnt) return lx_nomem(L);
-    memcpy(cnt, t->edge_foff, sizeof(int) * (size_t)nedge);
-    for (int g = 0; g < t->nface; g++)
-        for (int k = t->face_voff[g]; k < t->face_voff[g + 1]; k++) t->edge_faces[cnt[t->face_edge[k]]++] = g;
-    int *loc = cnt + nedge, *vl = NULL; /* loc: nver local indices (reuses the counter block) */
-    vl = malloc(sizeof(int) * (size_t)(nver > 0 ? nver : 1));
-    if (!vl) {
-        free(cnt);
-        return lx_nomem(L);
-    }
-    for (int v = 0; v < nver; v++) loc[v] = -1;
-    int ok = 1;
-    for (int c = 0; c < ncell && ok; c++) {
-        int nv = 0, nf = F->pfoff[c + 1] - F->pfoff[c], nfv = 0;
-        for (int k = F->pfoff[c]; k < F->pfoff[c + 1]; k++)
-            for (int q = t->face_voff[t->cell_faces[k]]; q < t->face_voff[t->cell_faces[k] + 1]; q++, nfv++)
-                if (loc[t->face_ver[q]] < 0) loc[t->face_ver[q]] = nv, vl[nv++] = t->face_ver[q];
-        rve_tess_poly *p = &t->cells[c];
-        if (nf == 0) {
-            t->nempty++;
-            continue;
-        }
-        if (tess_poly_alloc(p, nv, nf, nfv) != RVE_OK) {
-            ok = lx_nomem(L);
-            break;
-        }
-        for (int u = 0; u < nv; u++) memcpy(p->v + 3 * u, t->ver + 3 * (size_t)vl[u], 3 * sizeof(double));
-        int o = 0;
-        for (int f = 0; f < nf; f++) {
-            int k = F->pfoff[c] + f, g = t->cell_faces[k], s = t->cell_fsign[k];
-            int a0 = t->face_voff[g], m = t->face_voff[g + 1] - a0;
-            p->foff[f] = o;
-            for (int q = 0; q < m; q++) p->floop[o + q] = loc[t->face_ver[a0 + (s > 0 ? q : m - 1 - q)]];
-            o += m;
-            p->fnbr[f] = t->face_cell[2 * g + (s > 0 ? 1 : 0)];
-            p->fimg[f] = 0; /* planes: s * t->face_plane[g] (rve_tess_cell_plane) */
-        }
-        p->foff[nf] = o;
-        tess_poly_measure(p);
-        if (!(p->vol > 0)) ok = lx_fail(L, RVE_EDATA, "%s", "a polyhedron is not closed or is inside out");
-        for (int u = 0; u < nv; u++) loc[vl[u]] = -1;
-    }
-    free(vl);
-    free(cnt);
-    return ok;
-}
-
-/* Sort a vertex's cell list: cells ascending, then walls (-1, -2, ...). */
-static void sort_cells(int *Lc, int m)
-{
-    for (int x = 1; x < m; x++) {
-        int val = Lc[x], y = x - 1;
-        long kv = val >= 0 ? val : (long)INT_MAX - val;
-        while (y >= 0 && (Lc[y] >= 0 ? Lc[y] : (long)INT_MAX - Lc[y]) > kv) {
-            Lc[y + 1] = Lc[y];
-            y--;
-        }
-        Lc[y + 1] = val;
-    }
-}
-
-/* vertex -> cells and walls (sorted, unique), and the face areas. */
-static int build_ver_cells(lexer *L, rve_tess *t)
-{
-    int nver = t->nver, nface = t->nface;
-    LX_ALLOC(L, t->ver_coff, nver + 1);
-    for (int g = 0; g < nface; g++)
-        for (int q = t->face_voff[g]; q < t->face_voff[g + 1]; q++)
-            t->ver_coff[t->face_ver[q] + 1] += 2; /* at most two cells/walls per face incidence */
-    for (int v = 0; v < nver; v++) t->ver_coff[v + 1] += t->ver_coff[v];
-    LX_ALLOC(L, t->ver_cells, t->ver_coff[nver]);
-    int *fill = malloc(sizeof(int) * (size_t)(nver > 0 ? nver : 1));
-    if (!fill) return lx_nomem(L);
-    memcpy(fill, t->ver_coff, sizeof(int) * (size_t)nver);
-    for (int g = 0; g < nface; g++)
-        for (int q = t->face_voff[g]; q < t->face_voff[g + 1]; q++) {
-            int v = t->face_ver[q];
-            t->ver_cells[fill[v]++] = t->face_cell[2 * g];
-            t->ver_cells[fill[v]++] = t->face_cell[2 * g + 1];
-        }
-    int w = 0;
-    for (int v = 0; v < nver; v++) {
-        int a = t->ver_coff[v], m = fill[v] - a;
-        int *Lc = t->ver_cells + a;
-        sort_cells(Lc, m);
-        t->ver_coff[v] = w;
-        for (int x = 0; x < m; x++)
-            if (x == 0 || Lc[x] != Lc[x - 1]) t->ver_cells[w++] = Lc[x];
-    }
-    t->ver_coff[nver] = w;
-    free(fill);
-    LX_ALLOC(L, t->face_area, nface);
-    for (int c = 0; c < t->n; c++) {
-        const rve_tess_poly *p = &t->cells[c];
-        for (int f = 0; f < p->nf; f++)
-            if (t->cell_fsign[t->cell_foff[c] + f] > 0) t->face_area[t->cell_faces[t->cell_foff[c] + f]] = p->farea[f];
-    }
-    return 1;
-}
-
-/* The domain box: the domain's vertices, else the vertices' bounding box. */
-static int file_box(lexer *L, const tess_file *F, double lo[3], double hi[3])
-{
-    for (int a = 0; a < 3; a++) lo[a] = F->dlo[a], hi[a] = F->dhi[a];
-    if (!F->has_dom)
-        for (int v = 0; v < F->nver; v++)
-            for (int a = 0; a < 3; a++) {
-                if (v == 0 || F->ver[3 * v + a] < lo[a]) lo[a] = F->ver[3 * v + a];
-                if (v == 0 || F->ver[3 * v + a] > hi[a]) hi[a] = F->ver[3 * v + a];
-            }
-    for (int a = 0; a < 3; a++)
-        if (!(hi[a] > lo[a]) || !isfinite(hi[a] - lo[a])) return lx_fail(L, RVE_EDATA, "%s", "degenerate domain");
-    return 1;
-}
-
-static rve_tess *build_plain(lexer *L, tess_file *F)
-{
-    double lo[3], hi[3];
-    if (!file_box(L, F, lo, hi) || !align_face_edges(L, F)) return NULL;
-    rve_tess *t = tess_alloc(F->ncell, F->seeds, lo, hi, NULL);
-    if (!t) return lx_nomem(L), NULL;
-    if (!build_faces(L, F, t) || !build_cells(L, F, t) || !build_ver_cells(L, t)) {
-        rve_tess_free(t);
-        return NULL;
-    }
-    t->has_topo = 1;
-    return t;
-}
-
-/* ----------------------------------------------------------- periodic build */
-
-typedef struct {
-    const double *x;
-    int i;
-} xkey;
-
-static int xkey_cmp(const void *a, const void *b)
-{
-    double u = ((const xkey *)a)->x[0], v = ((const xkey *)b)->x[0];
-    return (u > v) - (u < v);
-}
-
-/* Does a rebuilt vertex lie within tol of x modulo the period P? */
-static int find_vertex(const xkey *K, int n, const double x[3], const double P[3], double tol)
-{
-    for (int s = -1; s <= 1; s++) {
-        if (s && !(P[0] > 0)) continue;
-        double cx = x[0] + s * P[0];
-        int lo = 0, hi = n;
-        while (lo < hi) {
-            int mid = (lo + hi) / 2;
-            if (K[mid].x[0] < cx - tol) lo = mid + 1;
-            else hi = mid;
-        }
-        for (int k = lo; k < n && K[k].x[0] <= cx + tol; k++) {
-            int ok = 1;
-            for (int a = 1; a < 3 && ok; a++) {
-                double d = fabs(K[k].x[a] - x[a]);
-                if (P[a] > 0) d = fmin(d, fabs(d - P[a]));
-                ok = d <= tol;
-            }
-            if (ok) return 1;
-        }
-    }
-    return 0;
-}
-
-/* The cells rebuilt from the seeds in the periodic box; the file's
- * vertices must be the rebuilt ones modulo the period. */
-static rve_tess *build_periodic(lexer *L, tess_file *F)
-{
-    double lo[3], hi[3], P[3];
-    if (!F->has_per) return lx_fail(L, RVE_EDATA, "%s", "periodic tessellation without a **periodicity *general section"), NULL;
-    if (!F->has_dom) /* Neper's periodic domain starts at 0 */
-        for (int a = 0; a < 3; a++) F->dlo[a] = 0, F->dhi[a] = F->perd[a], F->has_dom = 1;
-    if (!file_box(L, F, lo, hi)) return NULL;
-    double emin = fmin(hi[0] - lo[0], fmin(hi[1] - lo[1], hi[2] - lo[2]));
-    double emax = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
-    if (emax > 1e6 * emin) /* voro++'s block grid would be absurd */
-        return lx_fail(L, RVE_EDATA, "%s", "periodic domain with extents differing by more than 10^6"), NULL;
-    for (int a = 0; a < 3; a++) {
-        P[a] = F->per[a] ? hi[a] - lo[a] : 0;
-        if (F->per[a] && fabs(F->perd[a] - P[a]) > 1e-9 * P[a])
-            return lx_fail(L, RVE_EDATA, "%s", "**periodicity: distances differ from the domain"), NULL;
-    }
-    rve_tess_opts o;
-    rve_tess_opts_default(&o);
-    o.keep_container = 0;
-    rve_tess *t = NULL;
-    rve_err e2 = {0};
-    if (rve_tess_build(F->seeds, F->ncell, lo, hi, F->per, &o, &t, &e2) != RVE_OK) {
-        lx_fail(L, e2.code, "rebuilding the periodic cells from the seeds: %s", e2.msg);
-        return NULL;
-    }
-    xkey *K = malloc(sizeof *K * (size_t)(t->nver > 0 ? t->nver : 1));
-    if (!K) {
-        rve_tess_free(t);
-        return lx_nomem(L), NULL;
-    }
-    for (int v = 0; v < t->nver; v++) K[v].x = t->ver + 3 * (size_t)v, K[v].i = v;
-    qsort(K, (size_t)t->nver, sizeof *K, xkey_cmp);
-    double ext = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2])), tol = 1e-9 * ext;
-    int bad = -1;
-    for (int v = 0; v < F->nver && bad < 0; v++) {
-        double x[3];
-        for (int a = 0; a < 3; a++) {
-            x[a] = F->ver[3 * (size_t)v + a];
-            if (P[a] > 0) x[a] = lo[a] + (x[a] - lo[a]) - P[a] * floor((x[a] - lo[a]) / P[a]);
-        }
-        if (!find_vertex(K, t->nver, x, P, tol)) bad = v;
-    }
-    free(K);
-    if (bad >= 0 || F->nver - F->nsecver != t->nver || F->nedge - F->nsecedge != t->nedge ||
-        F->nface - F->nsecface != t->nface) {
-        char m[200];
-        if (bad >= 0)
-            snprintf(m, sizeof m, "vertex %d is not a vertex of the cells rebuilt from the seeds (regularised?)", bad + 1);
-        else
-            snprintf(m, sizeof m, "%d / %d / %d primary vertices / edges / faces, the cells rebuilt from the seeds "
-                     "have %d / %d / %d", F->nver - F->nsecver, F->nedge - F->nsecedge, F->nface - F->nsecface,
-                     t->nver, t->nedge, t->nface);
-        rve_tess_free(t);
-        return lx_fail(L, RVE_EDATA, "periodic tessellation: %s", m), NULL;
-    }
-    return t;
-}
-
-/* -------------------------------------------------------------- entry points */
-
-/* Move the cell data of F into t. */
-static void take_cell_data(tess_file *F, rve_tess *t)
-{
-    t->ori_des = F->ori_des, F->ori_des = NULL;
-    t->crysym = F->crysym, F->crysym = NULL;
-    if (F->ori) {
-        t->ori = F->ori, F->ori = NULL;
-        t->ori_n = (int)(F->nori / (size_t)F->ncell);
-    }
-    memcpy(t->format, F->format, sizeof t->format);
-}
-
-rve_status rve_tess_read_tess_mem(const char *buf, size_t n, const char *name, rve_tess **out, int **ids,
-                                  rve_err *err)
-{
-    *out = NULL;
-    if (ids) *ids = NULL;
-    lexer L = {buf, buf + n, name, err, 0};
-    tess_file F;
-    memset(&F, 0, sizeof F);
-    rve_tess *t = NULL;
-    if (rd_file(&L, &F)) {
-        int per = F.gen_periodic || F.per[0] || F.per[1] || F.per[2];
-        t = per ? build_periodic(&L, &F) : build_plain(&L, &F);
-    }
-    if (!t) {
-        tf_free(&F);
-        if (err && err->code == RVE_OK) rve_err_set(err, RVE_EDATA, name, "invalid .tess file");
-        return err ? err->code : RVE_EDATA;
-    }
-    take_cell_data(&F, t);
-    if (ids) *ids = F.ids, F.ids = NULL;
-    tf_free(&F);
-    *out = t;
-    return RVE_OK;
-}
-
-rve_status rve_tess_read_tess(const char *path, rve_tess **out, int **ids, rve_err *err)
-{
-    *out = NULL;
-    if (ids) *ids = NULL;
-    char *buf = NULL;
-    size_t nbuf = 0;
-    rve_status st = rve_read_file(path, &buf, &nbuf, err);
-    if (st) return st;
-    st = rve_tess_read_tess_mem(buf, nbuf, path, out, ids, err);
-    free(buf);
-    return st;
-}
-
-rve_status rve_tess_copy_cell_data(rve_tess *dst, const rve_tess *src, rve_err *err)
-{
-    if (dst->n != src->n) return rve_err_set(err, RVE_EUSAGE, NULL, "copying cell data between different cell counts");
-    char *des = src->ori_des ? strdup(src->ori_des) : NULL;
-    char *cs = src->crysym ? strdup(src->crysym) : NULL;
-    size_t no = src->ori ? (size_t)src->ori_n * (size_t)src->n : 0;
-    double *ori = no ? malloc(no * sizeof(double)) : NULL;
-    if ((src->ori_des && !des) || (src->crysym && !cs) || (no && !ori)) {
-        free(des);
-        free(cs);
-        free(ori);
-        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-    }
-    if (no) memcpy(ori, src->ori, no * sizeof(double));
-    free(dst->ori_des);
-    free(dst->crysym);
-    free(dst->ori);
-    dst->ori_des = des;
-    dst->crysym = cs;
-    dst->ori = ori;
-    dst->ori_n = no ? src->ori_n : 0;
-    memcpy(dst->format, src->format, sizeof dst->format);
-    return RVE_OK;
 }

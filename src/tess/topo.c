@@ -69,7 +69,7 @@ static int32_t img_sub(int32_t a, int32_t b)
     return rve_tess_img_pack(x[0] - y[0], x[1] - y[1], x[2] - y[2]);
 }
 
-static void face_centre(const rve_tess_poly *p, int f, double c[3])
+void tess_face_centre(const rve_tess_poly *p, int f, double c[3])
 {
     c[0] = c[1] = c[2] = 0;
     int m = p->foff[f + 1] - p->foff[f];
@@ -226,12 +226,12 @@ static void pool_free(blk_pool *b)
 
 #define PTAKE(ptr, count)                                                          \
     do {                                                                           \
-        (ptr) = pool_take(&pool, sizeof(*(ptr)) * (size_t)(count));                \
+        (ptr) = pool_take(&C->pool, sizeof(*(ptr)) * (size_t)(count));             \
         if (!(ptr)) goto nomem;                                                    \
     } while (0)
 #define PPUT(ptr, count)                                                           \
     do {                                                                           \
-        pool_put(&pool, (ptr), sizeof(*(ptr)) * ((size_t)(count) > 0 ? (size_t)(count) : 1)); \
+        pool_put(&C->pool, (ptr), sizeof(*(ptr)) * ((size_t)(count) > 0 ? (size_t)(count) : 1)); \
         (ptr) = NULL;                                                              \
     } while (0)
 
@@ -248,64 +248,191 @@ rve_status rve_tess_topology(rve_tess *t, rve_err *err)
     return tess_topology_ordered(t, NULL, err);
 }
 
-rve_status tess_topology_ordered(rve_tess *t, int *given, rve_err *err)
-{
-    tess_topo_free(t);
-    int n = t->n;
-    double P[3];
-    tess_period(t, P);
-    int periodic = P[0] > 0 || P[1] > 0 || P[2] > 0;
-    double ext = fmax(t->hi[0] - t->lo[0], fmax(t->hi[1] - t->lo[1], t->hi[2] - t->lo[2]));
-    double tol2 = (1e-9 * ext) * (1e-9 * ext);
+/* The state of one topology build, shared by its steps (tess_topology_ordered).
+ * Every array is either NULL or owned here until it is handed to t or put
+ * back in the pool; topo_ctx_free releases what is left. */
+typedef struct {
+    rve_tess *t;
+    int n, periodic, nface, nver, nedge, ecap, nfl;
+    double P[3], tol2;
+    long long ni, nf, nfv;
+    int *order, *cbase, *par, *vid, *rank, *cfg;
+    cell_rec *rec;
+    unsigned char *wall;
+    int32_t *vimg, *eimg;
+    int *ehead, *enext, *cnt;
+    blk_pool pool;
+} topo_ctx;
 
-    int *order = NULL, *cbase = NULL, *par = NULL, *vid = NULL, *rank = NULL, *cfg = NULL;
-    cell_rec *rec = NULL;
-    unsigned char *wall = NULL;
-    int32_t *vimg = NULL, *eimg = NULL;
-    int *ehead = NULL, *enext = NULL, *cnt = NULL;
-    blk_pool pool = {{NULL}, {0}, 0};
-    order = given ? given : tess_spatial_order(t);
-    if (!order) goto nomem;
-    TALLOC(cbase, n + 1);
+static void topo_ctx_free(topo_ctx *C)
+{
+    free(C->order);
+    free(C->cbase);
+    free(C->par);
+    free(C->wall);
+    free(C->vid);
+    free(C->rank);
+    free(C->cfg);
+    free(C->rec);
+    free(C->vimg);
+    free(C->eimg);
+    free(C->ehead);
+    free(C->enext);
+    free(C->cnt);
+    pool_free(&C->pool);
+}
+
+/* Step 1: the spatial order, each cell's first vertex incidence (cbase),
+ * the union-find parents, the wall bits and the cell records.  -2 when the
+ * tessellation is too large for int indices. */
+static int topo_bases(topo_ctx *C, int *given)
+{
+    rve_tess *t = C->t;
+    int n = C->n;
+    C->order = given ? given : tess_spatial_order(t);
+    if (!C->order) goto nomem;
+    TALLOC(C->cbase, n + 1);
     long long ni = 0, nf = 0, nfv = 0;
     for (int oi = 0; oi < n; oi++) {
-        int c = order[oi];
-        cbase[c] = (int)ni;
+        int c = C->order[oi];
+        C->cbase[c] = (int)ni;
         ni += t->cells[c].nv;
         nf += t->cells[c].nf;
         nfv += t->cells[c].nfv;
     }
-    if (ni >= INT_MAX / 2 || nfv >= INT_MAX / 2 || nf >= INT_MAX / 2) {
-        free(order);
-        free(cbase);
-        return rve_err_set(err, RVE_ENOMEM, "", "tessellation too large for the topology");
-    }
-    cbase[n] = (int)ni; /* total (the per-cell bases follow the spatial order) */
-    TALLOC(par, ni);
-    for (int k = 0; k < ni; k++) par[k] = k;
+    if (ni >= INT_MAX / 2 || nfv >= INT_MAX / 2 || nf >= INT_MAX / 2)
+        return -2;
+    C->ni = ni;
+    C->nf = nf;
+    C->nfv = nfv;
+    C->cbase[n] = (int)ni; /* total (the per-cell bases follow the spatial order) */
+    TALLOC(C->par, ni);
+    for (int k = 0; k < ni; k++) C->par[k] = k;
     /* walls through each cell-vertex incidence (bit w for wall -(w + 1)),
      * recorded while the faces are matched so that the cells and walls at
      * each vertex are listed later without another sweep over the cells */
-    wall = calloc((size_t)ni + 1, 1);
-    if (!wall) goto nomem;
-    TALLOC(rank, n);
-    TALLOC(rec, n);
-    {
-        int fb = 0;
-        for (int oi = 0; oi < n; oi++) {
-            int c = order[oi];
-            const rve_tess_poly *p = &t->cells[c];
-            rank[c] = oi;
-            rec[oi] = (cell_rec){p->fnbr, p->foff, p->floop, p->fimg, p->v, p->nf, p->nv, cbase[c], fb, c};
-            fb += p->nf;
+    C->wall = calloc((size_t)ni + 1, 1);
+    if (!C->wall) goto nomem;
+    TALLOC(C->rank, n);
+    TALLOC(C->rec, n);
+    int fb = 0;
+    for (int oi = 0; oi < n; oi++) {
+        int c = C->order[oi];
+        const rve_tess_poly *p = &t->cells[c];
+        C->rank[c] = oi;
+        C->rec[oi] = (cell_rec){p->fnbr, p->foff, p->floop, p->fimg, p->v, p->nf, p->nv, C->cbase[c], fb, c};
+        fb += p->nf;
+    }
+    PPUT(C->order, n);
+    return 0;
+nomem:
+    return -1;
+}
+
+/* The face of cell record q matching face f of p (the cell c, across image
+ * back), not yet matched (cf_j); the nearest centre when several are. */
+static int partner_face(const rve_tess *t, const cell_rec *p, int f, const cell_rec *q, const int *cf_j,
+                        const double sh[3])
+{
+    int c = p->cell, j = q->cell, best = -1, ncand = 0;
+    int32_t back = img_neg(p->fimg[f]);
+    for (int h = 0; h < q->nf; h++) {
+        if (q->fnbr[h] != c || q->fimg[h] != back || cf_j[h] >= 0) continue;
+        if (j == c && h == f) continue;
+        ncand++;
+        best = h;
+    }
+    if (ncand > 1) { /* several faces back to c (small periodic domains): nearest centre */
+        double cf[3];
+        tess_face_centre(&t->cells[c], f, cf);
+        double bd = INFINITY;
+        best = -1;
+        for (int h = 0; h < q->nf; h++) {
+            if (q->fnbr[h] != c || q->fimg[h] != back || cf_j[h] >= 0) continue;
+            if (j == c && h == f) continue;
+            double ch[3];
+            tess_face_centre(&t->cells[j], h, ch);
+            v3_add(ch, ch, sh);
+            double d = v3_dist2(ch, cf);
+            if (d < bd) {
+                bd = d;
+                best = h;
+            }
         }
     }
-    PPUT(order, n);
+    return best;
+}
+
+/* Unite the vertices of face f of p with those of face h of q (shifted by
+ * sh): the partner's loop runs the other way, so once vertex 0 has its
+ * nearest partner the others are expected in reverse order; each guess is
+ * checked against the tolerance and a full nearest search replaces it when
+ * it fails. */
+static void unite_face(int *par, const cell_rec *p, int f, const cell_rec *q, int h, const double sh[3],
+                       double tol2)
+{
+    int a0 = p->foff[f], m = p->foff[f + 1] - a0;
+    int b0 = q->foff[h], mq = q->foff[h + 1] - b0, l0 = -1;
+    for (int k = 0; k < m; k++) {
+        const double *x = p->v + 3 * p->floop[a0 + k];
+        int bu = -1;
+        double bdu = INFINITY;
+        if (l0 >= 0) {
+            int l = l0 - k % mq; /* (l0 - k) mod mq without a second division */
+            if (l < 0) l += mq;
+            const double *y = q->v + 3 * q->floop[b0 + l];
+            double d[3] = {y[0] + sh[0] - x[0], y[1] + sh[1] - x[1], y[2] + sh[2] - x[2]};
+            double dd = v3_norm2(d);
+            if (dd <= tol2) {
+                bu = q->floop[b0 + l];
+                bdu = dd;
+            }
+        }
+        if (bu < 0)
+            for (int l = 0; l < mq; l++) {
+                const double *y = q->v + 3 * q->floop[b0 + l];
+                double d[3] = {y[0] + sh[0] - x[0], y[1] + sh[1] - x[1], y[2] + sh[2] - x[2]};
+                double dd = v3_norm2(d);
+                if (dd < bdu) {
+                    bdu = dd;
+                    bu = q->floop[b0 + l];
+                    if (k == 0) l0 = l;
+                }
+            }
+        if (bu >= 0 && bdu <= tol2) uf_union(par, p->cbase + p->floop[a0 + k], q->cbase + bu);
+    }
+}
+
+/* Face f of cell record p creates global face g (its loop holds vertex
+ * incidences until the global vertices are known). */
+static void create_face(topo_ctx *C, const cell_rec *p, int f, int g)
+{
+    rve_tess *t = C->t;
+    int o = t->face_voff[g], j = p->fnbr[f];
+    for (int k = p->foff[f]; k < p->foff[f + 1]; k++) t->face_ver[o++] = p->cbase + p->floop[k];
+    t->face_voff[g + 1] = o;
+    t->face_cell[2 * g] = p->cell;
+    t->face_cell[2 * g + 1] = j;
+    t->face_img[g] = p->fimg[f];
+    C->cfg[p->fbase + f] = 2 * g;
+    if (j < 0) {
+        unsigned char bit = (unsigned char)(1u << (-j - 1));
+        for (int k = p->foff[f]; k < p->foff[f + 1]; k++) C->wall[p->cbase + p->floop[k]] |= bit;
+    }
+}
+
+/* Step 2: the global faces, matched cell by cell in the spatial order, and
+ * the vertex incidences united across them. */
+static int topo_faces(topo_ctx *C)
+{
+    rve_tess *t = C->t;
+    int n = C->n;
+    long long nf = C->nf;
     /* global face of each cell face in the spatial order (cells' faces from
      * rec[].fbase): 2 g on the side that created face g, 2 g + 1 on the
      * other, -1 while not matched */
-    TALLOC(cfg, nf);
-    for (int k = 0; k < nf; k++) cfg[k] = -1;
+    TALLOC(C->cfg, nf);
+    for (int k = 0; k < nf; k++) C->cfg[k] = -1;
     /* global faces: at most nf (shrunk at the end).  A face's loop is
      * written when its cell face_cell[2 g] creates it, while that cell's data
      * is in cache, and holds cell-vertex incidences until the global
@@ -314,12 +441,14 @@ rve_status tess_topology_ordered(rve_tess *t, int *given, rve_err *err)
     TALLOC(t->face_cell, 2 * nf);
     TALLOC(t->face_img, nf);
     TALLOC(t->face_voff, nf + 1);
-    TALLOC(t->face_ver, nfv);
+    TALLOC(t->face_ver, C->nfv);
     t->face_voff[0] = 0;
     int nface = 0;
+    const cell_rec *rec = C->rec;
+    const int *rank = C->rank;
     for (int oi = 0; oi < n; oi++) {
         const cell_rec *p = &rec[oi];
-        int c = p->cell, *cf_c = cfg + p->fbase;
+        const int *cf_c = C->cfg + p->fbase;
 #if defined(__GNUC__)
         /* rank[] of the next cell's neighbours: anywhere in the array (indexed
          * by cell), asked for a cell ahead so that the misses overlap */
@@ -336,125 +465,75 @@ rve_status tess_topology_ordered(rve_tess *t, int *given, rve_err *err)
              * so allocates, the cells in this same order) */
             if (j >= 0 && rank[j] > oi) continue;
             int g = nface++;
-            {
-                int o = t->face_voff[g];
-                for (int k = p->foff[f]; k < p->foff[f + 1]; k++) t->face_ver[o++] = p->cbase + p->floop[k];
-                t->face_voff[g + 1] = o;
-            }
-            t->face_cell[2 * g] = c;
-            t->face_cell[2 * g + 1] = j;
-            t->face_img[g] = p->fimg[f];
-            cf_c[f] = 2 * g;
-            if (j < 0) {
-                unsigned char bit = (unsigned char)(1u << (-j - 1));
-                for (int k = p->foff[f]; k < p->foff[f + 1]; k++) wall[p->cbase + p->floop[k]] |= bit;
+            create_face(C, p, f, g);
+            if (j < 0)
                 continue;
-            }
             /* partner face in cell j */
             const cell_rec *q = &rec[rank[j]];
-            const int *cf_j = cfg + q->fbase;
-            int32_t back = img_neg(p->fimg[f]);
             int s[3];
             rve_tess_img_unpack(p->fimg[f], s);
-            double sh[3] = {s[0] * P[0], s[1] * P[1], s[2] * P[2]};
-            int best = -1, ncand = 0;
-            for (int h = 0; h < q->nf; h++) {
-                if (q->fnbr[h] != c || q->fimg[h] != back || cf_j[h] >= 0) continue;
-                if (j == c && h == f) continue;
-                ncand++;
-                best = h;
-            }
-            if (ncand > 1) { /* several faces back to c (small periodic domains): nearest centre */
-                double cf[3];
-                face_centre(&t->cells[c], f, cf);
-                double bd = INFINITY;
-                best = -1;
-                for (int h = 0; h < q->nf; h++) {
-                    if (q->fnbr[h] != c || q->fimg[h] != back || cf_j[h] >= 0) continue;
-                    if (j == c && h == f) continue;
-                    double ch[3];
-                    face_centre(&t->cells[j], h, ch);
-                    v3_add(ch, ch, sh);
-                    double d = v3_dist2(ch, cf);
-                    if (d < bd) {
-                        bd = d;
-                        best = h;
-                    }
-                }
-            }
+            double sh[3] = {s[0] * C->P[0], s[1] * C->P[1], s[2] * C->P[2]};
+            int best = partner_face(t, p, f, q, C->cfg + q->fbase, sh);
             if (best < 0) continue; /* no partner: left single (reported by rve_tess_check) */
-            cfg[q->fbase + best] = 2 * g + 1;
-            /* unite the vertices: the partner's loop runs the other way, so
-             * once vertex 0 has its nearest partner the others are expected
-             * in reverse order; each guess is checked against the tolerance
-             * and a full nearest search replaces it when it fails */
-            {
-                int a0 = p->foff[f], m = p->foff[f + 1] - a0;
-                int b0 = q->foff[best], mq = q->foff[best + 1] - b0, l0 = -1;
-                for (int k = 0; k < m; k++) {
-                    const double *x = p->v + 3 * p->floop[a0 + k];
-                    int bu = -1;
-                    double bdu = INFINITY;
-                    if (l0 >= 0) {
-                        int l = l0 - k % mq; /* (l0 - k) mod mq without a second division */
-                        if (l < 0) l += mq;
-                        const double *y = q->v + 3 * q->floop[b0 + l];
-                        double d[3] = {y[0] + sh[0] - x[0], y[1] + sh[1] - x[1], y[2] + sh[2] - x[2]};
-                        double dd = v3_norm2(d);
-                        if (dd <= tol2) {
-                            bu = q->floop[b0 + l];
-                            bdu = dd;
-                        }
-                    }
-                    if (bu < 0)
-                        for (int l = 0; l < mq; l++) {
-                            const double *y = q->v + 3 * q->floop[b0 + l];
-                            double d[3] = {y[0] + sh[0] - x[0], y[1] + sh[1] - x[1], y[2] + sh[2] - x[2]};
-                            double dd = v3_norm2(d);
-                            if (dd < bdu) {
-                                bdu = dd;
-                                bu = q->floop[b0 + l];
-                                if (k == 0) l0 = l;
-                            }
-                        }
-                    if (bu >= 0 && bdu <= tol2) uf_union(par, p->cbase + p->floop[a0 + k], q->cbase + bu);
-                }
-            }
+            C->cfg[q->fbase + best] = 2 * g + 1;
+            unite_face(C->par, p, f, q, best, sh, C->tol2);
         }
     }
-    /* the cells' faces, in the order of their polyhedra */
+    C->nface = nface;
+    return 0;
+nomem:
+    return -1;
+}
+
+/* Step 3: the cells' faces, in the order of their polyhedra. */
+static int topo_cell_faces(topo_ctx *C)
+{
+    rve_tess *t = C->t;
+    int n = C->n;
     TALLOC(t->cell_foff, n + 1);
     t->cell_foff[0] = 0;
     for (int c = 0; c < n; c++) t->cell_foff[c + 1] = t->cell_foff[c] + t->cells[c].nf;
-    TALLOC(t->cell_faces, nf);
-    TALLOC(t->cell_fsign, nf);
+    TALLOC(t->cell_faces, C->nf);
+    TALLOC(t->cell_fsign, C->nf);
     for (int oi = 0; oi < n; oi++) {
-        const cell_rec *p = &rec[oi];
+        const cell_rec *p = &C->rec[oi];
         int o = t->cell_foff[p->cell];
         for (int f = 0; f < p->nf; f++) {
-            int x = cfg[p->fbase + f];
+            int x = C->cfg[p->fbase + f];
             t->cell_faces[o + f] = x >> 1;
             t->cell_fsign[o + f] = (signed char)(x & 1 ? -1 : 1);
         }
     }
-    PPUT(cfg, nf);
-    PPUT(rank, n);
-    PPUT(cbase, n + 1);
-    /* global vertices, numbered in place of the union-find parents (one
-     * array of ni fewer): a parent is never above its incidence and a root
-     * is the smallest incidence of its set, so in ascending order par[par[k]]
-     * is first k's root, then (once the roots are numbered) its number */
+    PPUT(C->cfg, C->nf);
+    PPUT(C->rank, n);
+    PPUT(C->cbase, n + 1);
+    return 0;
+nomem:
+    return -1;
+}
+
+/* Step 4: the global vertices, numbered in place of the union-find parents
+ * (one array of ni fewer): a parent is never above its incidence and a root
+ * is the smallest incidence of its set, so in ascending order par[par[k]]
+ * is first k's root, then (once the roots are numbered) its number. */
+static int topo_vertices(topo_ctx *C)
+{
+    rve_tess *t = C->t;
+    long long ni = C->ni;
+    int *par = C->par;
+    const double *P = C->P;
     for (long long k = 0; k < ni; k++) par[k] = par[par[k]];
     int nver = 0;
     for (long long k = 0; k < ni; k++) par[k] = par[k] == k ? nver++ : par[par[k]];
-    vid = par;
-    par = NULL;
-    if (periodic) PTAKE(vimg, ni);
+    C->vid = par;
+    C->par = NULL;
+    const int *vid = C->vid;
+    if (C->periodic) PTAKE(C->vimg, ni);
     PTAKE(t->ver, 3 * (size_t)nver);
     CALLOC_(t->ver_state, nver);
     int nseen = 0;
-    for (int oi = 0; oi < n; oi++) {
-        const cell_rec *p = &rec[oi];
+    for (int oi = 0; oi < C->n; oi++) {
+        const cell_rec *p = &C->rec[oi];
         for (int u = 0; u < p->nv; u++) {
             int k = p->cbase + u;
             double *X = t->ver + 3 * vid[k];
@@ -471,72 +550,96 @@ rve_status tess_topology_ordered(rve_tess *t, int *given, rve_err *err)
             }
         }
     }
-    if (periodic)
-        for (int oi = 0; oi < n; oi++) {
-            const cell_rec *p = &rec[oi];
+    if (C->periodic)
+        for (int oi = 0; oi < C->n; oi++) {
+            const cell_rec *p = &C->rec[oi];
             for (int u = 0; u < p->nv; u++) {
                 int k = p->cbase + u;
                 const double *X = t->ver + 3 * vid[k], *x = p->v + 3 * u;
                 int s[3];
                 for (int a = 0; a < 3; a++) s[a] = P[a] > 0 ? (int)lround((x[a] - X[a]) / P[a]) : 0;
-                vimg[k] = rve_tess_img_pack(s[0], s[1], s[2]);
+                C->vimg[k] = rve_tess_img_pack(s[0], s[1], s[2]);
             }
         }
-    t->nver = nver;
-    /* cells and walls at each vertex: the incidences are numbered cell by
-     * cell in the spatial order, so one sequential sweep over them counts
-     * and another fills (walls from the bits recorded while matching) */
+    t->nver = C->nver = nver;
+    return 0;
+nomem:
+    return -1;
+}
+
+/* Sort each vertex's list (cells ascending, then walls -1, -2, ...) and
+ * remove duplicates. */
+static void sort_ver_cells(rve_tess *t)
+{
+    int w = 0;
+    for (int v = 0; v < t->nver; v++) {
+        int a = t->ver_coff[v], b = t->ver_coff[v + 1];
+        int *L = t->ver_cells + a;
+        int m = b - a;
+        for (int x = 1; x < m; x++) { /* insertion sort with key: cells first */
+            int val = L[x], y = x - 1;
+            long kv = val >= 0 ? val : (long)INT_MAX - val;
+            while (y >= 0 && (L[y] >= 0 ? L[y] : (long)INT_MAX - L[y]) > kv) {
+                L[y + 1] = L[y];
+                y--;
+            }
+            L[y + 1] = val;
+        }
+        t->ver_coff[v] = w;
+        for (int x = 0; x < m; x++)
+            if (x == 0 || L[x] != L[x - 1]) t->ver_cells[w++] = L[x];
+    }
+    t->ver_coff[t->nver] = w;
+}
+
+/* Step 5: cells and walls at each vertex: the incidences are numbered cell
+ * by cell in the spatial order, so one sequential sweep over them counts
+ * and another fills (walls from the bits recorded while matching). */
+static int topo_ver_cells(topo_ctx *C)
+{
+    rve_tess *t = C->t;
+    int nver = C->nver;
+    const int *vid = C->vid;
+    const unsigned char *wall = C->wall;
     PTAKE(t->ver_coff, (size_t)nver + 1);
     memset(t->ver_coff, 0, sizeof(int) * ((size_t)nver + 1));
-    for (int k = 0; k < ni; k++) t->ver_coff[vid[k] + 1] += 1 + nbits6(wall[k]);
+    for (int k = 0; k < C->ni; k++) t->ver_coff[vid[k] + 1] += 1 + nbits6(wall[k]);
     for (int v = 0; v < nver; v++) t->ver_coff[v + 1] += t->ver_coff[v];
     PTAKE(t->ver_cells, t->ver_coff[nver]);
-    PTAKE(cnt, nver);
-    memcpy(cnt, t->ver_coff, sizeof(int) * (size_t)nver);
-    for (int oi = 0; oi < n; oi++) {
-        int c = rec[oi].cell, k0 = rec[oi].cbase, nv = rec[oi].nv;
+    PTAKE(C->cnt, nver);
+    memcpy(C->cnt, t->ver_coff, sizeof(int) * (size_t)nver);
+    for (int oi = 0; oi < C->n; oi++) {
+        int c = C->rec[oi].cell, k0 = C->rec[oi].cbase, nv = C->rec[oi].nv;
         for (int k = k0; k < k0 + nv; k++) {
             int v = vid[k];
-            t->ver_cells[cnt[v]++] = c;
+            t->ver_cells[C->cnt[v]++] = c;
             for (int w = 0; w < 6; w++)
-                if (wall[k] >> w & 1) t->ver_cells[cnt[v]++] = -(w + 1);
+                if (wall[k] >> w & 1) t->ver_cells[C->cnt[v]++] = -(w + 1);
         }
     }
-    PPUT(wall, ni + 1);
-    PPUT(rec, n);
-    /* sort (cells ascending, then walls -1, -2, ...) and remove duplicates */
-    {
-        int w = 0;
-        for (int v = 0; v < nver; v++) {
-            int a = t->ver_coff[v], b = t->ver_coff[v + 1];
-            int *L = t->ver_cells + a;
-            int m = b - a;
-            for (int x = 1; x < m; x++) { /* insertion sort with key: cells first */
-                int val = L[x], y = x - 1;
-                long kv = val >= 0 ? val : (long)INT_MAX - val;
-                while (y >= 0 && (L[y] >= 0 ? L[y] : (long)INT_MAX - L[y]) > kv) {
-                    L[y + 1] = L[y];
-                    y--;
-                }
-                L[y + 1] = val;
-            }
-            t->ver_coff[v] = w;
-            for (int x = 0; x < m; x++)
-                if (x == 0 || L[x] != L[x - 1]) t->ver_cells[w++] = L[x];
-        }
-        t->ver_coff[nver] = w;
-    }
-    PPUT(cnt, nver);
-    /* face vertex loops: incidences to global vertices; arrays shrunk to
-     * the faces found (realloc of a smaller size does not fail in practice;
-     * the larger block is kept if it does) */
+    PPUT(C->wall, C->ni + 1);
+    PPUT(C->rec, C->n);
+    sort_ver_cells(t);
+    PPUT(C->cnt, nver);
+    return 0;
+nomem:
+    return -1;
+}
+
+/* Step 6: face vertex loops: incidences to global vertices; arrays shrunk
+ * to the faces found (realloc of a smaller size does not fail in practice;
+ * the larger block is kept if it does). */
+static int topo_face_loops(topo_ctx *C)
+{
+    rve_tess *t = C->t;
+    int nface = C->nface;
     t->nface = nface;
-    int nfl = t->face_voff[nface];
-    if (periodic) {
+    int nfl = C->nfl = t->face_voff[nface];
+    if (C->periodic) {
         PTAKE(t->face_vimg, nfl);
-        for (int o = 0; o < nfl; o++) t->face_vimg[o] = vimg[t->face_ver[o]];
+        for (int o = 0; o < nfl; o++) t->face_vimg[o] = C->vimg[t->face_ver[o]];
     }
-    for (int o = 0; o < nfl; o++) t->face_ver[o] = vid[t->face_ver[o]];
+    for (int o = 0; o < nfl; o++) t->face_ver[o] = C->vid[t->face_ver[o]];
 #define SHRINK(ptr, count)                                                               \
     do {                                                                                 \
         void *p_ = realloc((ptr), sizeof(*(ptr)) * ((size_t)(count) > 0 ? (size_t)(count) : 1)); \
@@ -551,21 +654,79 @@ rve_status tess_topology_ordered(rve_tess *t, int *given, rve_err *err)
     PTAKE(t->face_esign, nfl);
     CALLOC_(t->face_state, nface);
     CALLOC_(t->face_pt, nface);
-    PPUT(vid, ni);
-    if (vimg) PPUT(vimg, ni);
-    /* edges: unique (a, b, relative image) over the face loops */
-    /* edges are looked up from their lower vertex a: up to ESLOT of them
-     * (b, edge) inline in a's record, which holds nearly all (a vertex has
-     * 4 edges where 4 cells meet), further ones in a list from a's record;
-     * one cache line per lookup instead of a chain through three arrays */
-    enum { ESLOT = 3, EREC = 2 * ESLOT + 2 };
-    PTAKE(ehead, (size_t)EREC * t->nver);
-    for (size_t x = 0; x < (size_t)EREC * t->nver; x++) ehead[x] = -1;
-    int ecap = nfl / 2 + 16, nedge = 0;
-    PTAKE(t->edge_ver, 2 * (size_t)ecap);
-    PTAKE(enext, ecap);
-    if (periodic) PTAKE(eimg, ecap);
-    for (int g = 0; g < nface; g++) {
+    PPUT(C->vid, C->ni);
+    if (C->vimg) PPUT(C->vimg, C->ni);
+    return 0;
+nomem:
+    return -1;
+}
+
+/* edges are looked up from their lower vertex a: up to ESLOT of them
+ * (b, edge) inline in a's record, which holds nearly all (a vertex has
+ * 4 edges where 4 cells meet), further ones in a list from a's record;
+ * one cache line per lookup instead of a chain through three arrays */
+enum { ESLOT = 3, EREC = 2 * ESLOT + 2 };
+
+/* The edge (a, b, relative image r) from a's record, or a new one; -1 when
+ * out of memory. */
+static int find_edge(topo_ctx *C, int a, int b, int32_t r)
+{
+    rve_tess *t = C->t;
+    int e = -1, *erec = C->ehead + (size_t)EREC * a, slot = -1, periodic = C->periodic;
+    for (int x = 0; x < ESLOT; x++) {
+        if (erec[2 * x] < 0) {
+            slot = x;
+            break;
+        }
+        if (erec[2 * x] == b && (!periodic || C->eimg[erec[2 * x + 1]] == r))
+            return erec[2 * x + 1];
+    }
+    if (slot < 0)
+        for (e = erec[2 * ESLOT]; e >= 0; e = C->enext[e])
+            if (t->edge_ver[2 * e + 1] == b && (!periodic || C->eimg[e] == r)) return e;
+    if (C->nedge == C->ecap) {
+        int nc = C->ecap * 2;
+        int *e1 = realloc(t->edge_ver, sizeof(int) * 2 * (size_t)nc);
+        if (!e1) return -1;
+        t->edge_ver = e1;
+        int *e2 = realloc(C->enext, sizeof(int) * (size_t)nc);
+        if (!e2) return -1;
+        C->enext = e2;
+        if (periodic) {
+            int32_t *e3 = realloc(C->eimg, sizeof(int32_t) * (size_t)nc);
+            if (!e3) return -1;
+            C->eimg = e3;
+        }
+        C->ecap = nc;
+    }
+    e = C->nedge++;
+    t->edge_ver[2 * e] = a;
+    t->edge_ver[2 * e + 1] = b;
+    if (periodic) C->eimg[e] = r;
+    if (slot >= 0) {
+        erec[2 * slot] = b;
+        erec[2 * slot + 1] = e;
+    } else {
+        C->enext[e] = erec[2 * ESLOT];
+        erec[2 * ESLOT] = e;
+    }
+    return e;
+}
+
+/* Step 7: edges, unique (a, b, relative image) over the face loops, and the
+ * faces of each edge. */
+static int topo_edges(topo_ctx *C)
+{
+    rve_tess *t = C->t;
+    int nfl = C->nfl, periodic = C->periodic;
+    PTAKE(C->ehead, (size_t)EREC * t->nver);
+    for (size_t x = 0; x < (size_t)EREC * t->nver; x++) C->ehead[x] = -1;
+    C->ecap = nfl / 2 + 16;
+    C->nedge = 0;
+    PTAKE(t->edge_ver, 2 * (size_t)C->ecap);
+    PTAKE(C->enext, C->ecap);
+    if (periodic) PTAKE(C->eimg, C->ecap);
+    for (int g = 0; g < t->nface; g++) {
         int a0 = t->face_voff[g], m = t->face_voff[g + 1] - a0;
         for (int k = 0; k < m; k++) {
             int k1 = k + 1 < m ? k + 1 : 0;
@@ -579,176 +740,66 @@ rve_status tess_topology_ordered(rve_tess *t, int *given, rve_err *err)
                 r = img_neg(r);
                 sign = -1;
             }
-            int e = -1, *erec = ehead + (size_t)EREC * a, slot = -1;
-            for (int x = 0; x < ESLOT; x++) {
-                if (erec[2 * x] < 0) {
-                    slot = x;
-                    break;
-                }
-                if (erec[2 * x] == b && (!periodic || eimg[erec[2 * x + 1]] == r)) {
-                    e = erec[2 * x + 1];
-                    break;
-                }
-            }
-            if (e < 0 && slot < 0)
-                for (e = erec[2 * ESLOT]; e >= 0; e = enext[e])
-                    if (t->edge_ver[2 * e + 1] == b && (!periodic || eimg[e] == r)) break;
-            if (e < 0) {
-                if (nedge == ecap) {
-                    int nc = ecap * 2;
-                    int *e1 = realloc(t->edge_ver, sizeof(int) * 2 * (size_t)nc);
-                    if (!e1) goto nomem;
-                    t->edge_ver = e1;
-                    int *e2 = realloc(enext, sizeof(int) * (size_t)nc);
-                    if (!e2) goto nomem;
-                    enext = e2;
-                    if (periodic) {
-                        int32_t *e3 = realloc(eimg, sizeof(int32_t) * (size_t)nc);
-                        if (!e3) goto nomem;
-                        eimg = e3;
-                    }
-                    ecap = nc;
-                }
-                e = nedge++;
-                t->edge_ver[2 * e] = a;
-                t->edge_ver[2 * e + 1] = b;
-                if (periodic) eimg[e] = r;
-                if (slot >= 0) {
-                    erec[2 * slot] = b;
-                    erec[2 * slot + 1] = e;
-                } else {
-                    enext[e] = erec[2 * ESLOT];
-                    erec[2 * ESLOT] = e;
-                }
-            }
+            int e = find_edge(C, a, b, r);
+            if (e < 0) goto nomem;
             t->face_edge[a0 + k] = e;
             t->face_esign[a0 + k] = (signed char)sign;
         }
     }
-    PPUT(ehead, (size_t)EREC * t->nver);
-    PPUT(enext, ecap);
-    if (eimg) PPUT(eimg, ecap);
-    t->nedge = nedge;
+    PPUT(C->ehead, (size_t)EREC * t->nver);
+    PPUT(C->enext, C->ecap);
+    if (C->eimg) PPUT(C->eimg, C->ecap);
+    int nedge = t->nedge = C->nedge;
     CALLOC_(t->edge_state, nedge);
     PTAKE(t->edge_foff, (size_t)nedge + 1);
     memset(t->edge_foff, 0, sizeof(int) * ((size_t)nedge + 1));
     for (int k = 0; k < nfl; k++) t->edge_foff[t->face_edge[k] + 1]++;
     for (int e = 0; e < nedge; e++) t->edge_foff[e + 1] += t->edge_foff[e];
     PTAKE(t->edge_faces, nfl);
-    PTAKE(cnt, nedge);
-    memcpy(cnt, t->edge_foff, sizeof(int) * (size_t)nedge);
-    for (int g = 0; g < nface; g++)
-        for (int k = t->face_voff[g]; k < t->face_voff[g + 1]; k++) t->edge_faces[cnt[t->face_edge[k]]++] = g;
-    free(cnt);
-    cnt = NULL;
-    pool_free(&pool);
-    t->has_topo = 1;
-    return RVE_OK;
+    PTAKE(C->cnt, nedge);
+    memcpy(C->cnt, t->edge_foff, sizeof(int) * (size_t)nedge);
+    for (int g = 0; g < t->nface; g++)
+        for (int k = t->face_voff[g]; k < t->face_voff[g + 1]; k++) t->edge_faces[C->cnt[t->face_edge[k]]++] = g;
+    free(C->cnt);
+    C->cnt = NULL;
+    return 0;
 nomem:
-    free(order);
-    free(cbase); free(par); free(wall); free(vid); free(rank); free(cfg); free(rec);
-    free(vimg); free(eimg); free(ehead); free(enext); free(cnt);
-    pool_free(&pool);
-    tess_topo_free(t);
-    return rve_err_set(err, RVE_ENOMEM, "", "out of memory building the topology");
-}
-
-rve_status rve_tess_check(const rve_tess *t, rve_err *err)
-{
-    if (!t->has_topo) return rve_err_set(err, RVE_EUSAGE, "", "check: no topology");
-    for (int g = 0; g < t->nface; g++) {
-        int a0 = t->face_voff[g], m = t->face_voff[g + 1] - a0;
-        if (m < 3) return rve_err_set(err, RVE_EINTERNAL, "", "face %d has %d vertices", g + 1, m);
-        for (int k = 0; k < m; k++) {
-            int e = t->face_edge[a0 + k];
-            int a = t->face_ver[a0 + k], b = t->face_ver[a0 + (k + 1) % m];
-            int s = t->face_esign[a0 + k];
-            int x = t->edge_ver[2 * e + (s > 0 ? 0 : 1)], y = t->edge_ver[2 * e + (s > 0 ? 1 : 0)];
-            if (x != a || y != b)
-                return rve_err_set(err, RVE_EINTERNAL, "", "face %d: edge %d does not follow its loop", g + 1, e + 1);
-        }
-        int c0 = t->face_cell[2 * g], c1 = t->face_cell[2 * g + 1];
-        if (c0 < 0 || c0 >= t->n) return rve_err_set(err, RVE_EINTERNAL, "", "face %d: bad first cell", g + 1);
-        if (c1 >= t->n || (c1 == c0 && t->face_img[g] == 0))
-            return rve_err_set(err, RVE_EINTERNAL, "", "face %d: bad second cell", g + 1);
-    }
-    /* every face is used by exactly its two cells (one for a wall face) */
-    int *use = calloc((size_t)(t->nface > 0 ? t->nface : 1), sizeof *use);
-    if (!use) return rve_err_set(err, RVE_ENOMEM, "", "out of memory");
-    for (int c = 0; c < t->n; c++) {
-        if (t->cell_foff[c + 1] - t->cell_foff[c] != t->cells[c].nf) {
-            free(use);
-            return rve_err_set(err, RVE_EINTERNAL, "", "cell %d: face count differs from its polyhedron", c + 1);
-        }
-        for (int k = t->cell_foff[c]; k < t->cell_foff[c + 1]; k++) {
-            int g = t->cell_faces[k];
-            if (g < 0 || g >= t->nface || (t->face_cell[2 * g] != c && t->face_cell[2 * g + 1] != c)) {
-                free(use);
-                return rve_err_set(err, RVE_EINTERNAL, "", "cell %d: face %d does not know it", c + 1, g + 1);
-            }
-            use[g]++;
-        }
-    }
-    for (int g = 0; g < t->nface; g++) {
-        int want = t->face_cell[2 * g + 1] >= 0 ? 2 : 1;
-        if (use[g] != want) {
-            int got = use[g]; /* read before the free (the message needs it) */
-            free(use);
-            return rve_err_set(err, RVE_EINTERNAL, "", "face %d is used by %d cells, not %d", g + 1, got, want);
-        }
-    }
-    free(use);
-    for (int e = 0; e < t->nedge; e++)
-        if (t->edge_foff[e + 1] - t->edge_foff[e] < 2)
-            return rve_err_set(err, RVE_EINTERNAL, "", "edge %d belongs to fewer than two faces", e + 1);
-    return RVE_OK;
-}
-
-/* Face of cell face_cell[2 f] (the side whose outward normal is face f's
- * normal) that is global face f: its index in the cell's polyhedron, -1 if
- * none (a broken topology). */
-static int creator_face(const rve_tess *t, int f)
-{
-    int c = t->face_cell[2 * f];
-    if (c < 0 || c >= t->n) return -1;
-    int a = t->cell_foff[c], b = t->cell_foff[c + 1];
-    if (b - a != t->cells[c].nf) return -1;
-    for (int k = a; k < b; k++)
-        if (t->cell_faces[k] == f && t->cell_fsign[k] > 0) return k - a;
     return -1;
 }
 
-void rve_tess_face_plane(const rve_tess *t, int f, double pl[4])
+rve_status tess_topology_ordered(rve_tess *t, int *given, rve_err *err)
 {
-    if (t->face_plane) {
-        memcpy(pl, t->face_plane + 4 * (size_t)f, 4 * sizeof(double));
-        return;
+    tess_topo_free(t);
+    topo_ctx C;
+    memset(&C, 0, sizeof C);
+    C.t = t;
+    C.n = t->n;
+    tess_period(t, C.P);
+    C.periodic = C.P[0] > 0 || C.P[1] > 0 || C.P[2] > 0;
+    double ext = fmax(t->hi[0] - t->lo[0], fmax(t->hi[1] - t->lo[1], t->hi[2] - t->lo[2]));
+    C.tol2 = (1e-9 * ext) * (1e-9 * ext);
+    int rc = topo_bases(&C, given);
+    if (rc == -2) {
+        topo_ctx_free(&C);
+        return rve_err_set(err, RVE_ENOMEM, "", "tessellation too large for the topology");
     }
-    int k = creator_face(t, f);
-    if (k < 0) {
-        pl[0] = pl[1] = pl[2] = pl[3] = NAN;
-        return;
+    if (rc == 0)
+        rc = topo_faces(&C);
+    if (rc == 0)
+        rc = topo_cell_faces(&C);
+    if (rc == 0)
+        rc = topo_vertices(&C);
+    if (rc == 0)
+        rc = topo_ver_cells(&C);
+    if (rc == 0)
+        rc = topo_face_loops(&C);
+    if (rc == 0)
+        rc = topo_edges(&C);
+    topo_ctx_free(&C);
+    if (rc != 0) {
+        tess_topo_free(t);
+        return rve_err_set(err, RVE_ENOMEM, "", "out of memory building the topology");
     }
-    rve_tess_cell_plane(t, t->face_cell[2 * f], k, pl);
-}
-
-double rve_tess_face_area(const rve_tess *t, int f)
-{
-    if (t->face_area) return t->face_area[f];
-    int k = creator_face(t, f);
-    return k < 0 ? NAN : t->cells[t->face_cell[2 * f]].farea[k];
-}
-
-void rve_tess_face_point(const rve_tess *t, int f, double x[3])
-{
-    if (t->face_ptxyz) {
-        memcpy(x, t->face_ptxyz + 3 * (size_t)f, 3 * sizeof(double));
-        return;
-    }
-    int k = creator_face(t, f);
-    if (k < 0) {
-        x[0] = x[1] = x[2] = NAN;
-        return;
-    }
-    face_centre(&t->cells[t->face_cell[2 * f]], k, x);
+    t->has_topo = 1;
+    return RVE_OK;
 }

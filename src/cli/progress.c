@@ -2,12 +2,12 @@
  * plain lines otherwise (logs, CI), nothing when quiet. */
 #include "config.h"
 #define _POSIX_C_SOURCE 200809L
-#include <rve/util.h>
+#include "cli/progress.h"
 #include <math.h>
 #include <string.h>
 #include <unistd.h>
 
-void rve_progress_start(rve_progress *p, const char *label, double total, rve_verbosity v)
+void cli_progress_start(cli_progress *p, const char *label, double total, rve_verbosity v)
 {
     memset(p, 0, sizeof *p);
     p->fp = stderr;
@@ -32,7 +32,7 @@ static void format_seconds(double s, char *buf, size_t n)
         snprintf(buf, n, "%dh%02dm", (int)(s / 3600), (int)fmod(s / 60, 60));
 }
 
-void rve_progress_render(const rve_progress *p, double now, char *buf, size_t n)
+void cli_progress_render(const cli_progress *p, double now, char *buf, size_t n)
 {
     double el = now - p->t0;
     double rate = el > 0 ? p->done / el : 0;
@@ -59,7 +59,7 @@ void rve_progress_render(const rve_progress *p, double now, char *buf, size_t n)
     }
 }
 
-void rve_progress_update(rve_progress *p, double done, const char *extra)
+void cli_progress_update(cli_progress *p, double done, const char *extra)
 {
     p->done = done;
     if (extra)
@@ -72,7 +72,7 @@ void rve_progress_update(rve_progress *p, double done, const char *extra)
         return;
     p->last_print = now;
     char line[256];
-    rve_progress_render(p, now, line, sizeof line);
+    cli_progress_render(p, now, line, sizeof line);
     if (p->tty)
         fprintf(p->fp, "\r\033[K%s", line);
     else
@@ -81,7 +81,7 @@ void rve_progress_update(rve_progress *p, double done, const char *extra)
     p->printed = 1;
 }
 
-void rve_progress_finish(rve_progress *p)
+void cli_progress_finish(cli_progress *p)
 {
     if (!p->enabled)
         return;
@@ -89,7 +89,7 @@ void rve_progress_finish(rve_progress *p)
     char line[256];
     if (p->total > 0)
         p->done = p->total;
-    rve_progress_render(p, now, line, sizeof line);
+    cli_progress_render(p, now, line, sizeof line);
     /* On a terminal the bar's last state stays; in logs one closing line. */
     if (p->tty)
         fprintf(p->fp, "\r\033[K%s\n", line);
