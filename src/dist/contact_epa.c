@@ -439,6 +439,129 @@ rve_status rve_contact_epa(const rve_shape *A, const rve_shape *B, const rve_epa
     return st;
 }
 
+/* The cores are apart: the contact is GJK's closest pair, radii added back. */
+static rve_status epa_apart(const rve_dist_result *g, rve_gjk_status gs, double ra, double rb, rve_contact *out,
+                            rve_err *err)
+{
+    double u[3];
+    v3_sub(u, g->q, g->p);
+    v3_scale(out->n, u, 1 / g->d);
+    out->s = g->d - ra - rb;
+    v3_axpy(out->p, g->p, ra, out->n);
+    v3_axpy(out->q, g->q, -rb, out->n);
+    if (gs == RVE_GJK_CAP)
+        return rve_err_set(err, RVE_ECAP, NULL, "GJK iteration cap reached");
+    return RVE_OK;
+}
+
+static void epa_ws_setup(epa_ws *W, const rve_shape *ca, const rve_shape *cb)
+{
+    W->A = ca;
+    W->B = cb;
+    dist_frame_init(&W->fa, ca);
+    dist_frame_init(&W->fb, cb);
+    W->ha = W->hb = -1;
+    W->pass = 0;
+    W->nfree = 0;
+    if (ca->kind == RVE_SHAPE_POLYTOPE && ca->graph)
+        W->ha = ca->graph->start;
+    if (cb->kind == RVE_SHAPE_POLYTOPE && cb->graph)
+        W->hb = cb->graph->start;
+}
+
+/* Remove the faces visible from vertex wi and add the fan around the horizon;
+ * 0 when a new face cannot be made (the polytope is then broken). */
+static int epa_replace_visible(epa_ws *W, int wi)
+{
+    for (int k = 0; k < W->nvis; k++) {
+        int i = W->visl[k];
+        W->F[i].alive = 0;
+        W->fd[i] = INFINITY;
+        W->freeslot[W->nfree++] = i;
+    }
+    int first = -1, prev = -1;
+    for (int h = 0; h < W->nh; h++) {
+        int gface = W->horizon_f[h], ge = W->horizon_e[h];
+        int a = W->F[gface].v[nx3[ge]], b = W->F[gface].v[ge];
+        int nf = new_face(W, a, b, wi);
+        if (nf < 0)
+            return 0;
+        link(W, nf, 0, gface, ge);
+        if (prev >= 0)
+            link(W, nf, 2, prev, 1);
+        else
+            first = nf;
+        prev = nf;
+    }
+    link(W, first, 2, prev, 1);
+    return 1;
+}
+
+/* The contact from face best of the final polytope: v = d n, barycentric
+ * weights by in-plane areas, radii added back. */
+static void epa_result(epa_ws *W, int best, double ra, double rb, rve_contact *out)
+{
+    epa_face *f = &W->F[best];
+    if (!f->alive) {
+        /* (only after a failed expansion) find the closest living face again */
+        double bd = INFINITY;
+        for (int i = 0; i < W->nf; i++)
+            if (W->F[i].alive && W->F[i].d < bd) {
+                bd = W->F[i].d;
+                best = i;
+            }
+        f = &W->F[best];
+    }
+    /* final face in long double from the support points on A and B (exact inputs):
+     * the normal and offset of the face then carry no cancellation from w = a - b */
+    const epa_vert *tri[3] = {&W->V[f->v[0]], &W->V[f->v[1]], &W->V[f->v[2]]};
+    /* its long double plane (already made by the termination test; same winding,
+     * so the same outward orientation as the double plane) */
+    long double nn[3], d;
+    face_plane_l(W, best);
+    const epa_facel *fl = &W->FL[best];
+    if (isfinite((double)(fl->nl[0] + fl->nl[1] + fl->nl[2] + fl->dl))) {
+        for (int j = 0; j < 3; j++)
+            nn[j] = fl->nl[j];
+        d = fl->dl;
+    } else {
+        for (int j = 0; j < 3; j++)
+            nn[j] = f->n[j];
+        d = f->d;
+    }
+    /* barycentric weights of v = d n by in-plane areas (double: they only place
+     * the witness points, to the rounding of the coordinates) */
+    double nd[3] = {(double)nn[0], (double)nn[1], (double)nn[2]}, dd = (double)d, v[3], lam[3], tot = 0;
+    v3_scale(v, nd, dd);
+    for (int i = 0; i < 3; i++) {
+        double t1[3], t2[3], c[3];
+        v3_sub(t1, tri[nx3[i]]->w, v);
+        v3_sub(t2, tri[pv3[i]]->w, v);
+        v3_cross(c, t1, t2);
+        lam[i] = v3_dot(nd, c);
+        tot += lam[i];
+    }
+    if (!(fabs(tot) > 0))
+        lam[0] = lam[1] = lam[2] = 1.0 / 3;
+    else {
+        double itot = 1 / tot;
+        for (int i = 0; i < 3; i++)
+            lam[i] *= itot;
+    }
+    double p[3] = {0, 0, 0}, q[3] = {0, 0, 0};
+    for (int i = 0; i < 3; i++) {
+        v3_axpy(p, p, lam[i], tri[i]->a);
+        v3_axpy(q, q, lam[i], tri[i]->b);
+    }
+    for (int j = 0; j < 3; j++)
+        out->n[j] = nd[j] + 0.0; /* no negative zeros in the output */
+    v3_normalize(out->n);
+    out->s = (double)-d - ra - rb;
+    v3_axpy(out->p, p, ra, out->n);
+    v3_axpy(out->q, q, -rb, out->n);
+}
+
+
 static rve_status epa_shapes(const rve_shape *A, const rve_shape *B, const rve_epa_opts *opts, rve_contact *out,
                              rve_err *err)
 {
@@ -460,32 +583,11 @@ static rve_status epa_shapes(const rve_shape *A, const rve_shape *B, const rve_e
     if (gs == RVE_GJK_DEGENERATE || !isfinite(g.d))
         return rve_err_set(err, RVE_EDATA, NULL, "degenerate shape (non-finite or empty)");
     out->iterations = g.iterations;
-    if (gs != RVE_GJK_INTERSECT && g.d > 0) {
-        double u[3];
-        v3_sub(u, g.q, g.p);
-        v3_scale(out->n, u, 1 / g.d);
-        out->s = g.d - ra - rb;
-        v3_axpy(out->p, g.p, ra, out->n);
-        v3_axpy(out->q, g.q, -rb, out->n);
-        if (gs == RVE_GJK_CAP)
-            return rve_err_set(err, RVE_ECAP, NULL, "GJK iteration cap reached");
-        return RVE_OK;
-    }
+    if (gs != RVE_GJK_INTERSECT && g.d > 0)
+        return epa_apart(&g, gs, ra, rb, out, err);
     /* overlap (or touching) of the cores: expand the simplex */
-    epa_ws *W = NULL;
-    epa_ws ws;
-    W = &ws;
-    W->A = &ca;
-    W->B = &cb;
-    dist_frame_init(&W->fa, &ca);
-    dist_frame_init(&W->fb, &cb);
-    W->ha = W->hb = -1;
-    W->pass = 0;
-    W->nfree = 0;
-    if (ca.kind == RVE_SHAPE_POLYTOPE && ca.graph)
-        W->ha = ca.graph->start;
-    if (cb.kind == RVE_SHAPE_POLYTOPE && cb.graph)
-        W->hb = cb.graph->start;
+    epa_ws ws, *W = &ws;
+    epa_ws_setup(W, &ca, &cb);
     if (!epa_init(W, &g)) {
         /* K is flat: the bodies touch without a solid overlap; depth 0 */
         out->s = -(ra + rb);
@@ -574,97 +676,15 @@ static rve_status epa_shapes(const rve_shape *A, const rve_shape *B, const rve_e
             W->nv--;
             break; /* cannot expand consistently: keep the current face */
         }
-        /* remove visible faces, add the fan around the horizon */
-        for (int k = 0; k < W->nvis; k++) {
-            int i = W->visl[k];
-            W->F[i].alive = 0;
-            W->fd[i] = INFINITY;
-            W->freeslot[W->nfree++] = i;
-        }
-        int first = -1, prev = -1, ok = 1;
-        for (int h = 0; h < W->nh; h++) {
-            int gface = W->horizon_f[h], ge = W->horizon_e[h];
-            int a = W->F[gface].v[nx3[ge]], b = W->F[gface].v[ge];
-            int nf = new_face(W, a, b, wi);
-            if (nf < 0) {
-                ok = 0;
-                break;
-            }
-            link(W, nf, 0, gface, ge);
-            if (prev >= 0)
-                link(W, nf, 2, prev, 1);
-            else
-                first = nf;
-            prev = nf;
-        }
-        if (!ok) {
+        if (!epa_replace_visible(W, wi)) {
             st = rve_err_set(err, RVE_ECAP, NULL, "EPA could not expand a degenerate face");
             /* the polytope is broken: report the last closest face (still valid data) */
             break;
         }
-        link(W, first, 2, prev, 1);
     }
     if (best < 0)
         return st;
-    /* result from the closest face: v = d n, barycentric weights by in-plane areas */
-    epa_face *f = &W->F[best];
-    if (!f->alive) {
-        /* (only after a failed expansion) find the closest living face again */
-        double bd = INFINITY;
-        for (int i = 0; i < W->nf; i++)
-            if (W->F[i].alive && W->F[i].d < bd) {
-                bd = W->F[i].d;
-                best = i;
-            }
-        f = &W->F[best];
-    }
-    /* final face in long double from the support points on A and B (exact inputs):
-     * the normal and offset of the face then carry no cancellation from w = a - b */
-    const epa_vert *tri[3] = {&W->V[f->v[0]], &W->V[f->v[1]], &W->V[f->v[2]]};
-    /* its long double plane (already made by the termination test; same winding,
-     * so the same outward orientation as the double plane) */
-    long double nn[3], d;
-    face_plane_l(W, best);
-    const epa_facel *fl = &W->FL[best];
-    if (isfinite((double)(fl->nl[0] + fl->nl[1] + fl->nl[2] + fl->dl))) {
-        for (int j = 0; j < 3; j++)
-            nn[j] = fl->nl[j];
-        d = fl->dl;
-    } else {
-        for (int j = 0; j < 3; j++)
-            nn[j] = f->n[j];
-        d = f->d;
-    }
-    /* barycentric weights of v = d n by in-plane areas (double: they only place
-     * the witness points, to the rounding of the coordinates) */
-    double nd[3] = {(double)nn[0], (double)nn[1], (double)nn[2]}, dd = (double)d, v[3], lam[3], tot = 0;
-    v3_scale(v, nd, dd);
-    for (int i = 0; i < 3; i++) {
-        double t1[3], t2[3], c[3];
-        v3_sub(t1, tri[nx3[i]]->w, v);
-        v3_sub(t2, tri[pv3[i]]->w, v);
-        v3_cross(c, t1, t2);
-        lam[i] = v3_dot(nd, c);
-        tot += lam[i];
-    }
-    if (!(fabs(tot) > 0))
-        lam[0] = lam[1] = lam[2] = 1.0 / 3;
-    else {
-        double itot = 1 / tot;
-        for (int i = 0; i < 3; i++)
-            lam[i] *= itot;
-    }
-    double p[3] = {0, 0, 0}, q[3] = {0, 0, 0};
-    for (int i = 0; i < 3; i++) {
-        v3_axpy(p, p, lam[i], tri[i]->a);
-        v3_axpy(q, q, lam[i], tri[i]->b);
-    }
-    for (int j = 0; j < 3; j++)
-        out->n[j] = nd[j] + 0.0; /* no negative zeros in the output */
-    v3_normalize(out->n);
-    out->s = (double)-d - ra - rb;
-    v3_axpy(out->p, p, ra, out->n);
-    v3_axpy(out->q, q, -rb, out->n);
+    epa_result(W, best, ra, rb, out);
     out->iterations += it;
     return st;
 }
