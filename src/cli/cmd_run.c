@@ -523,9 +523,17 @@ static int run(int argc, char **argv)
     if (b.stage >= 0)
         cli_progress_finish(&b.pb);
     if (st == RVE_OK) {
-        cli_info(&a.com, "rve run: done in %.1f s (%s %.1f s, regularisation %.2f s, mesh %.1f s) -> %s/",
-                 r.seconds_total, a.map ? "fit" : "synthesis", r.seconds[a.map ? RVE_PIPELINE_FIT : RVE_PIPELINE_GEN],
-                 r.seconds[RVE_PIPELINE_REG], r.seconds[RVE_PIPELINE_MESH], a.dir);
+        /* a periodic tessellation is regularised inside the meshing stage, as
+         * its cells are cut at the box faces: one time for both */
+        const char *first = a.map ? "fit" : "synthesis";
+        double t_first = r.seconds[a.map ? RVE_PIPELINE_FIT : RVE_PIPELINE_GEN];
+        if (r.regularised && r.reg == NULL)
+            cli_info(&a.com, "rve run: done in %.1f s (%s %.1f s, regularisation and mesh %.1f s) -> %s/",
+                     r.seconds_total, first, t_first, r.seconds[RVE_PIPELINE_MESH], a.dir);
+        else
+            cli_info(&a.com, "rve run: done in %.1f s (%s %.1f s, regularisation %.2f s, mesh %.1f s) -> %s/",
+                     r.seconds_total, first, t_first, r.seconds[RVE_PIPELINE_REG], r.seconds[RVE_PIPELINE_MESH],
+                     a.dir);
         if (a.com.json)
             print_json(&h, &r);
     }
