@@ -181,6 +181,11 @@ typedef struct {
 } rve_rng;
 
 void rve_rng_seed(rve_rng *r, uint64_t seed);
+/* The splitmix64 stream (Steele, Lea and Flood 2014) that seeds rve_rng:
+ * adds the golden-ratio increment to *state and returns the mixed value.
+ * Used directly where a reproducible stream is keyed by one 64-bit word
+ * (synthetic maps, `rve gen --volumes` starting seeds). */
+uint64_t rve_splitmix64(uint64_t *state);
 uint64_t rve_rng_next(rve_rng *r);
 double rve_rng_uniform(rve_rng *r); /* [0,1), 53 bits */
 double rve_rng_normal(rve_rng *r);  /* standard normal (Box-Muller) */

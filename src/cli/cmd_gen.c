@@ -387,15 +387,9 @@ static rve_status step_initial_seeds(const gen_args *a, unsigned long seed, gen_
 {
     size_t n = g->n;
     if (!a->seedfile) {
-        unsigned long long z = (unsigned long long)seed * 0x9E3779B97F4A7C15ULL + 12345;
-        for (size_t i = 0; i < 3 * n; i++) {
-            z += 0x9E3779B97F4A7C15ULL;
-            unsigned long long q = z;
-            q = (q ^ (q >> 30)) * 0xBF58476D1CE4E5B9ULL;
-            q = (q ^ (q >> 27)) * 0x94D049BB133111EBULL;
-            q ^= q >> 31;
-            g->seeds[i] = ((q >> 11) + 0.5) * (1.0 / 9007199254740992.0) * a->domain[i % 3];
-        }
+        uint64_t z = (uint64_t)seed * 0x9E3779B97F4A7C15ULL + 12345;
+        for (size_t i = 0; i < 3 * n; i++)
+            g->seeds[i] = ((rve_splitmix64(&z) >> 11) + 0.5) * (1.0 / 9007199254740992.0) * a->domain[i % 3];
         return RVE_OK;
     }
     double *sf = NULL;

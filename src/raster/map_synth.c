@@ -1,7 +1,8 @@
 /* Synthetic DCT-like grain maps: Laguerre raster + Monte Carlo Potts grain
- * growth + unindexed layers + noise. Deterministic (own RNG, serial). */
+ * growth + unindexed layers + noise. Deterministic (a splitmix64 stream, serial). */
 #include "config.h"
 #include <rve/raster.h>
+#include <rve/util.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,13 +11,7 @@ typedef struct {
     uint64_t s;
 } rng;
 
-static uint64_t rng_u64(rng *r)
-{
-    uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
+static uint64_t rng_u64(rng *r) { return rve_splitmix64(&r->s); }
 static double rng_unif(rng *r) { return (rng_u64(r) >> 11) * 0x1.0p-53; }
 static double rng_normal(rng *r)
 {

@@ -5,7 +5,7 @@
 #include "util/mathconst.h"
 #include <math.h>
 
-static uint64_t splitmix64(uint64_t *x)
+uint64_t rve_splitmix64(uint64_t *x)
 {
     uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -17,7 +17,7 @@ void rve_rng_seed(rve_rng *r, uint64_t seed)
 {
     uint64_t x = seed;
     for (int k = 0; k < 4; k++)
-        r->s[k] = splitmix64(&x);
+        r->s[k] = rve_splitmix64(&x);
 }
 
 static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
