@@ -190,26 +190,24 @@ static int parse(const cli_command *cmd, int argc, char **argv, mesh_args *A)
         switch (c) {
         case 'o': A->out = optarg; break;
         case OPT_MAXEL:
-            if (rve_parse_double(optarg, &A->o.max_elements) != RVE_OK || !(A->o.max_elements >= 0))
-                return cli_usage_error(cmd, "--max-elements: expected a count >= 0 (0: no cap), got '%s'", optarg);
+            if (meshcli_mesh_option(cmd, "max-elements", optarg, &A->o))
+                return 2;
             break;
         case OPT_CL:
-            if (rve_parse_double(optarg, &A->o.cl) != RVE_OK || !(A->o.cl > 0))
-                return cli_usage_error(cmd, "--cl: expected a positive element size, got '%s'", optarg);
+            if (meshcli_mesh_option(cmd, "cl", optarg, &A->o))
+                return 2;
             break;
         case OPT_RCL:
-            if (rve_parse_double(optarg, &A->o.rcl) != RVE_OK || !(A->o.rcl > 0))
-                return cli_usage_error(cmd, "--rcl: expected a positive number, got '%s'", optarg);
+            if (meshcli_mesh_option(cmd, "rcl", optarg, &A->o))
+                return 2;
             break;
         case OPT_ORDER:
-            if (rve_parse_int_range(optarg, 1, 2, &lv) != RVE_OK)
-                return cli_usage_error(cmd, "--order: expected 1 or 2, got '%s'", optarg);
-            A->o.order = (int)lv;
+            if (meshcli_mesh_option(cmd, "order", optarg, &A->o))
+                return 2;
             break;
         case OPT_OPTIMIZE:
-            if (rve_parse_int_range(optarg, 0, 100, &lv) != RVE_OK)
-                return cli_usage_error(cmd, "--optimize: expected a count from 0 to 100, got '%s'", optarg);
-            A->o.optimize = (int)lv;
+            if (meshcli_mesh_option(cmd, "optimize", optarg, &A->o))
+                return 2;
             break;
         case OPT_ALGO:
             if (strcmp(optarg, "delaunay") == 0)

@@ -216,25 +216,24 @@ static int run(int argc, char **argv)
         case OPT_RMSMALL: o.remove_small_cells = 1; break;
         case OPT_NOPOLISH: nopolish = 1; break;
         case OPT_RSEL:
-            if (rve_parse_double(optarg, &o.rsel) != RVE_OK || !(o.rsel > 0))
-                return cli_usage_error(cmd, "--rsel: expected a positive number, got '%s'", optarg);
+            if (meshcli_reg_option(cmd, "rsel", optarg, &o))
+                return 2;
             break;
         case OPT_LENGTH:
-            if (rve_parse_double(optarg, &o.length) != RVE_OK || !(o.length > 0))
-                return cli_usage_error(cmd, "--length: expected a positive length, got '%s'", optarg);
+            if (meshcli_reg_option(cmd, "length", optarg, &o))
+                return 2;
             break;
         case OPT_MINANGLE:
-            if (rve_parse_double(optarg, &o.min_angle) != RVE_OK || !(o.min_angle >= 0 && o.min_angle < 60))
-                return cli_usage_error(cmd, "--min-angle: expected degrees in [0, 60), got '%s'", optarg);
+            if (meshcli_reg_option(cmd, "min-angle", optarg, &o))
+                return 2;
             break;
         case OPT_ANGLE:
-            if (rve_parse_double(optarg, &o.max_angle) != RVE_OK || !(o.max_angle > 0 && o.max_angle < 90))
-                return cli_usage_error(cmd, "--max-angle: expected degrees in (0, 90), got '%s'", optarg);
+            if (meshcli_reg_option(cmd, "max-angle", optarg, &o))
+                return 2;
             break;
         case OPT_PASSES:
-            if (rve_parse_int_range(optarg, 1, 1000, &lv) != RVE_OK)
-                return cli_usage_error(cmd, "--passes: expected a count from 1 to 1000, got '%s'", optarg);
-            o.max_passes = (int)lv;
+            if (meshcli_reg_option(cmd, "passes", optarg, &o))
+                return 2;
             break;
         default: return cli_bad_option(cmd, argc, argv);
         }

@@ -105,41 +105,25 @@ static int reg_mesh_option(const cli_command *cmd, run_args *a, int c, const cha
 {
     rve_reg_opts *ro = &a->po.reg;
     rve_mesh_opts *mo = &a->po.mesh;
-    long lv;
     switch (c) {
     case OPT_NOREG: a->po.regularise = 0; return 1;
     case OPT_RMSMALL: ro->remove_small_cells = 1; return 1;
     case OPT_NOPOLISH: a->po.polish_on_map = 0; return 1;
     case OPT_NOMESH: a->po.mesh_enabled = 0; return 1;
     case OPT_MINANGLE:
-        if (rve_parse_double(arg, &ro->min_angle) != RVE_OK || !(ro->min_angle >= 0 && ro->min_angle < 60))
-            return cli_usage_error(cmd, "--min-angle: expected degrees in [0, 60), got '%s'", arg);
-        return 1;
+        return meshcli_reg_option(cmd, "min-angle", arg, ro) ? 2 : 1;
     case OPT_RSEL:
-        if (rve_parse_double(arg, &ro->rsel) != RVE_OK || !(ro->rsel > 0))
-            return cli_usage_error(cmd, "--rsel: expected a positive number, got '%s'", arg);
-        return 1;
+        return meshcli_reg_option(cmd, "rsel", arg, ro) ? 2 : 1;
     case OPT_ANGLE:
-        if (rve_parse_double(arg, &ro->max_angle) != RVE_OK || !(ro->max_angle > 0 && ro->max_angle < 90))
-            return cli_usage_error(cmd, "--max-angle: expected degrees in (0, 90), got '%s'", arg);
-        return 1;
+        return meshcli_reg_option(cmd, "max-angle", arg, ro) ? 2 : 1;
     case OPT_RCL:
-        if (rve_parse_double(arg, &mo->rcl) != RVE_OK || !(mo->rcl > 0))
-            return cli_usage_error(cmd, "--rcl: expected a positive number, got '%s'", arg);
-        return 1;
+        return meshcli_mesh_option(cmd, "rcl", arg, mo) ? 2 : 1;
     case OPT_MAXEL:
-        if (rve_parse_double(arg, &mo->max_elements) != RVE_OK || !(mo->max_elements >= 0))
-            return cli_usage_error(cmd, "--max-elements: expected a count >= 0 (0: no cap), got '%s'", arg);
-        return 1;
+        return meshcli_mesh_option(cmd, "max-elements", arg, mo) ? 2 : 1;
     case OPT_CL:
-        if (rve_parse_double(arg, &mo->cl) != RVE_OK || !(mo->cl > 0))
-            return cli_usage_error(cmd, "--cl: expected a positive element size, got '%s'", arg);
-        return 1;
+        return meshcli_mesh_option(cmd, "cl", arg, mo) ? 2 : 1;
     case OPT_ORDER:
-        if (rve_parse_int_range(arg, 1, 2, &lv) != RVE_OK)
-            return cli_usage_error(cmd, "--order: expected 1 or 2, got '%s'", arg);
-        mo->order = (int)lv;
-        return 1;
+        return meshcli_mesh_option(cmd, "order", arg, mo) ? 2 : 1;
     case OPT_FORMAT:
         if (parse_formats(arg, &a->mask))
             return cli_usage_error(cmd, "--format: expected a list among msh, msh22, inp, vtk, got '%s'", arg);

@@ -3,7 +3,7 @@ rve_SOURCES += src/cli/cli.c \
 	src/cli/cmd_run.c src/cli/cmd_fit.c src/cli/cmd_reg.c src/cli/cmd_mesh.c \
 	src/cli/cmd_gen.c src/cli/cmd_tess.c src/cli/cmd_raster.c src/cli/cmd_stat.c \
 	src/cli/cmd_compare.c src/cli/cmd_convert.c src/cli/cmd_dist.c src/cli/cmd_contact.c src/cli/query_read.c src/cli/query_read.h \
-	src/cli/cmd_pack.c src/cli/meshcli_ori.c src/cli/progress.c src/cli/progress.h \
+	src/cli/cmd_pack.c src/cli/meshcli_ori.c src/cli/meshcli_opts.c src/cli/progress.c src/cli/progress.h \
 	src/cli/pole_figure.c src/cli/pole_figure.h src/cli/cli_mpi.h \
 	src/cli/fit_report.c src/cli/fit_report.h src/cli/vti_out.h $(CLI_PLOT_SOURCES)
 # Pictures (report plots, slices, pole figures) belong to the program, not to

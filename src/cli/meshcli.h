@@ -7,6 +7,12 @@
 #include <stdio.h>
 #include <unistd.h>
 
+/* Option values of the regularisation (rsel, length, min-angle, max-angle,
+ * passes) and of the mesh (max-elements, cl, rcl, order, optimize), checked
+ * in one place (meshcli_opts.c): 0 when set, 2 after a usage error. */
+int meshcli_reg_option(const cli_command *cmd, const char *name, const char *arg, rve_reg_opts *o);
+int meshcli_mesh_option(const cli_command *cmd, const char *name, const char *arg, rve_mesh_opts *o);
+
 /* Progress bar of the regularisation's polish. */
 static inline void meshcli_reg_progress(void *ctx, double frac, size_t moves, double acc)
 {
