@@ -24,23 +24,19 @@
 #include "config.h"
 #include "testutil.h"
 #include "mesh/reg_state.h"
+#include "dist_rng.h"
 #include <float.h>
 #include <math.h>
-#include <stdint.h>
 #include <string.h>
 
 #define MAXF 12
 
-/* splitmix64: a deterministic generator local to the test */
-static uint64_t rng_next(uint64_t *s)
+static double srand1(void) { return 2 * urand() - 1; }
+static int irand(int k) /* 0 .. k - 1 */
 {
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
+    int i = (int)(urand() * k);
+    return i < k ? i : k - 1;
 }
-static double urand(uint64_t *s) { return (double)(rng_next(s) >> 11) * 0x1p-53; }
-static double srand1(uint64_t *s) { return 2 * urand(s) - 1; }
 
 typedef struct {
     rve_cx c;
@@ -54,15 +50,15 @@ typedef struct {
 } config;
 
 /* A random configuration (see the file comment). */
-static void make_config(config *k, uint64_t *s)
+static void make_config(config *k)
 {
     memset(k, 0, sizeof *k);
     double off[3], lo[3], hi[3];
-    double mag = pow(10, 3 + 3 * urand(s)); /* 1e3 .. 1e6 */
+    double mag = pow(10, 3 + 3 * urand()); /* 1e3 .. 1e6 */
     for (int a = 0; a < 3; a++) {
-        off[a] = (urand(s) < 0.5 ? -1 : 1) * mag * (0.5 + urand(s));
+        off[a] = (urand() < 0.5 ? -1 : 1) * mag * (0.5 + urand());
         lo[a] = off[a];
-        hi[a] = off[a] + 2 + 8 * urand(s);
+        hi[a] = off[a] + 2 + 8 * urand();
     }
     k->c.ndom = 6;
     for (int a = 0; a < 3; a++) {
@@ -73,44 +69,38 @@ static void make_config(config *k, uint64_t *s)
         pl[7] = hi[a];
     }
     /* the vertex: inside, or on 1, 2 or 3 box planes */
-    int ncon = (int)(rng_next(s) % 4);
+    int ncon = irand(4);
     int axes[3] = {0, 1, 2};
     for (int i = 2; i > 0; i--) {
-        int j = (int)(rng_next(s) % (uint64_t)(i + 1)), t = axes[i];
+        int j = irand(i + 1), t = axes[i];
         axes[i] = axes[j];
         axes[j] = t;
     }
     for (int a = 0; a < 3; a++)
-        k->p0[a] = lo[a] + (hi[a] - lo[a]) * (0.2 + 0.6 * urand(s));
+        k->p0[a] = lo[a] + (hi[a] - lo[a]) * (0.2 + 0.6 * urand());
     for (int i = 0; i < ncon; i++) {
-        int a = axes[i], up = (int)(rng_next(s) & 1);
+        int a = axes[i], up = irand(2);
         k->mask |= 1u << (2 * a + up);
         k->p0[a] = up ? hi[a] : lo[a];
     }
-    k->noisy = urand(s) < 0.8;
-    double noise = k->noisy ? 0.05 * urand(s) : 0;
-    int nf = 1 + (int)(rng_next(s) % (MAXF - 1));
+    k->noisy = urand() < 0.8;
+    double noise = k->noisy ? 0.05 * urand() : 0;
+    int nf = 1 + irand(MAXF - 1);
     for (int f = 0; f < nf; f++) {
-        double *pl = k->plane0 + 4 * f, n2 = 0;
-        do {
-            for (int a = 0; a < 3; a++)
-                pl[a] = srand1(s);
-            n2 = pl[0] * pl[0] + pl[1] * pl[1] + pl[2] * pl[2];
-        } while (n2 < 0.01 || n2 > 1);
-        for (int a = 0; a < 3; a++)
-            pl[a] /= sqrt(n2);
+        double *pl = k->plane0 + 4 * f;
+        rand_unit(pl);
         double q[3];
         for (int a = 0; a < 3; a++)
-            q[a] = k->p0[a] + noise * srand1(s);
+            q[a] = k->p0[a] + noise * srand1();
         pl[3] = pl[0] * q[0] + pl[1] * q[1] + pl[2] * q[2];
-        double u = urand(s);
-        k->fw[f] = u < 0.1 ? 0 : pow(10, -2 + 3 * urand(s));
+        double u = urand();
+        k->fw[f] = u < 0.1 ? 0 : pow(10, -2 + 3 * urand());
         /* a domain face in the list: Eq. 6.6 leaves it out */
-        k->fdom[f] = urand(s) < 0.15 ? (int)(rng_next(s) % 6) : -1;
+        k->fdom[f] = urand() < 0.15 ? irand(6) : -1;
         k->fidx[f] = f;
     }
     for (int a = 0; a < 3; a++)
-        k->mid[a] = k->p0[a] + 0.3 * srand1(s);
+        k->mid[a] = k->p0[a] + 0.3 * srand1();
     k->scale = 0;
     for (int a = 0; a < 3; a++)
         k->scale = fmax(k->scale, fmax(fabs(lo[a]), fabs(hi[a])));
@@ -266,12 +256,12 @@ static int ncases(void) { return (int)(20000 * test_scale()) * (test_long() ? 10
 
 START_TEST(test_matches_independent_solve)
 {
-    uint64_t s = 0x5EED66u;
+    rng_seed(0x5EED66u);
     int n = ncases(), amb = 0, checked = 0, full = 0, bycon[4] = {0};
     double worst = 0; /* largest error / tolerance */
     for (int t = 0; t < n; t++) {
         config k;
-        make_config(&k, &s);
+        make_config(&k);
         double p[3];
         ck_assert_int_eq(reg_ls_position(&k.r, k.mask, k.mid, p), 0);
         /* the constraints hold exactly: p is on each box plane of the mask */
@@ -324,15 +314,15 @@ END_TEST
  * with a direction to solve. */
 START_TEST(test_detects_wrong_weights)
 {
-    uint64_t s = 0xBAD66u;
+    rng_seed(0xBAD66u);
     int n = ncases() / 4, relevant = 0, caught = 0;
     for (int t = 0; t < n; t++) {
         config k;
-        make_config(&k, &s);
+        make_config(&k);
         double wtrue[MAXF], p[3];
         memcpy(wtrue, k.fw, sizeof wtrue);
         for (int f = 0; f < k.r.F.n; f++)
-            k.fw[f] *= 1 + 0.01 * srand1(&s);
+            k.fw[f] *= 1 + 0.01 * srand1();
         ck_assert_int_eq(reg_ls_position(&k.r, k.mask, k.mid, p), 0);
         oracle o;
         solve(&k, wtrue, &o);
