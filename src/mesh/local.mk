@@ -16,3 +16,8 @@ tests_test_mesh_data_LDADD = $(TEST_LIBS)
 BENCH_SHELL += bench/bench_mesh.sh
 BENCH_SHELL += bench/bench_periodic.sh
 EXTRA_DIST += bench/bench_mesh.sh bench/bench_periodic.sh
+# Eq. 6.6: the merged vertex's least-squares placement against an independent long-double solve
+UNIT_TESTS += tests/test_reg_eq66
+tests_test_reg_eq66_SOURCES = tests/test_reg_eq66.c
+tests_test_reg_eq66_CFLAGS = $(TEST_CFLAGS)
+tests_test_reg_eq66_LDADD = $(CORE_LIBS)

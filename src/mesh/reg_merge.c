@@ -72,7 +72,7 @@ int reg_edge_exists(const reg *r, int a, int b)
  * optimum, sum w_i |n_i.p - d_i|, which sits exactly on a few large faces,
  * lost about as much accuracy and bent the small faces more: worse meshes on
  * data/dct.) */
-static int ls_position(const reg *r, unsigned mask, const double mid[3], double p[3])
+int reg_ls_position(const reg *r, unsigned mask, const double mid[3], double p[3])
 {
     const rve_cx *c = r->c;
     /* orthonormal basis of constrained directions (Gram-Schmidt) */
@@ -547,7 +547,7 @@ static int merge_position(reg *r, unsigned mu, double p[3])
         v3_copy(mid, c->v + 3 * a);
         L = 0;
     }
-    if (L > 0 && ls_position(r, mu, mid, cand[ncand]) == 0)
+    if (L > 0 && reg_ls_position(r, mu, mid, cand[ncand]) == 0)
         ncand++;
     if (ncand && !(v3_dist(cand[0], mid) <= 2 * L))
         ncand = 0;

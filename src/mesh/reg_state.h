@@ -81,6 +81,9 @@ void reg_fan_centre(const reg *r, int f, const int *lp, int n, int a, const doub
                     double ctr[3]);
 double reg_loop_min_cos(const reg *r, int f, const int *lp, int n, int a, const double p[3],
                         double ctr[3]);
+/* Least-squares position of a merged vertex (Eq. 6.6, weighted): reads
+ * r->c (dom, fdom), r->F, r->plane0 and r->fw; 0, or -1 on failure. */
+int reg_ls_position(const reg *r, unsigned mask, const double mid[3], double p[3]);
 int reg_try_merge(reg *r);
 int reg_try_collapse(reg *r, int a, int b);
 int reg_try_delete_cell(reg *r, int k, int *kept);
