@@ -78,6 +78,33 @@ printf 'box 0 0 0 1 1 1 1 0 0 0  sphere 1 0 0 1\n' | "$RVE" contact --method wel
 if [ $? -eq 1 ] && grep -q "wellmann needs" "$tmp/err"; then ok; else ko "wellmann on a box: exit 1"; cat "$tmp/err"; fi
 printf 'box 0 0 0 1 1 1 1 0 0 0  sphere 1.5 0 0 1\n' | "$RVE" contact --method peng-hanley >"$tmp/out" 2>"$tmp/err"
 if awk '{ exit !($1 == -0.5 && $2 == 1) }' "$tmp/out"; then ok; else ko "--method peng-hanley on a box and a sphere"; cat "$tmp/out"; fi
+# --- compound (non-convex) bodies: the deepest piece-pair contact, against
+# closed forms that the convex hull of the pieces would get wrong.
+# Two unit cubes at y = 0 and y = 2 (a gap between them) and a sphere of
+# radius 0.6 at y = 1: it overlaps each cube by 0.1 (the hull: by 1.1).
+printf 'compound 2 box 0 0 0 0.5 0.5 0.5 1 0 0 0 box 0 2 0 0.5 0.5 0.5 1 0 0 0  sphere 0 1 0 0.6\n' >"$tmp/c1.txt"
+if "$RVE" contact "$tmp/c1.txt" >"$tmp/out" 2>"$tmp/err" && awk '{ d = $1 + 0.1; if (d < 0) d = -d
+    ny = $3 < 0 ? -$3 : $3; exit !(d < 1e-12 && ny == 1 && $2 == 0 && $4 == 0) }' "$tmp/out"; then ok
+else ko "compound: depth 0.1 between the pieces, not the hull's"; cat "$tmp/out" "$tmp/err"; fi
+if "$RVE" contact --json "$tmp/c1.txt" | grep -q '"kernel":"compound"'; then ok; else ko "--json kernel compound"; fi
+# a bar of k unit cubes along x (from -0.5 to k - 0.5) against a cube at
+# x = k - 0.5 + 0.5 - o: overlap o along +x; swapped, the normal flips;
+# a sphere beyond the bar end at distance g: separated by g
+awk 'BEGIN { srand(7); for (i = 0; i < 20; i++) { k = 1 + int(6 * rand()); o = 0.05 + 0.4 * rand(); g = 0.1 + rand()
+    line = "compound " k; for (j = 0; j < k; j++) line = line sprintf(" box %d 0 0 0.5 0.5 0.5 1 0 0 0", j)
+    printf "%s  box %.17g 0.2 -0.1 0.5 0.5 0.5 1 0 0 0\n", line, k - o
+    printf "box %.17g 0.2 -0.1 0.5 0.5 0.5 1 0 0 0  %s\n", k - o, line
+    printf "%s  sphere %.17g 0.1 0.1 0.3\n", line, k - 0.5 + g + 0.3
+    printf "%.17g %.17g\n", o, g >"/dev/stderr" } }' >"$tmp/c2.txt" 2>"$tmp/c2.ref"
+if "$RVE" contact "$tmp/c2.txt" >"$tmp/out" 2>"$tmp/err" && awk 'NR == FNR { o[NR] = $1; g[NR] = $2; next }
+    { i = int((FNR - 1) / 3) + 1; m = (FNR - 1) % 3
+      if (m == 0) { e = $1 + o[i]; n = $2 - 1 } else if (m == 1) { e = $1 + o[i]; n = $2 + 1 } else { e = $1 - g[i]; n = $2 - 1 }
+      if (e < 0) e = -e; if (n < 0) n = -n; if (e > 1e-12 || n > 1e-12) bad++ }
+    END { exit bad > 0 || FNR != 60 }' "$tmp/c2.ref" "$tmp/out"; then ok
+else ko "compound bars: depth, normal, separation (closed forms)"; head -3 "$tmp/out"; cat "$tmp/err"; fi
+head -1 "$tmp/c1.txt" | "$RVE" contact --method cundall >"$tmp/out" 2>"$tmp/err"
+if [ $? -eq 1 ] && grep -q "query 1: compound bodies take --method auto or epa" "$tmp/err" && [ ! -s "$tmp/out" ]; then ok
+else ko "compound with --method cundall: exit 1"; cat "$tmp/err"; fi
 if "$RVE" contact --help | grep -q "Usage: rve contact"; then ok; else ko "--help"; fi
 
 lib_finish

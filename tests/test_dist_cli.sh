@@ -90,7 +90,7 @@ expect_status "empty" 0 "$RVE" dist "$tmp/empty.txt"
 printf 'poly 092780190 0 0 0  point 1 1 1\n' >"$tmp/bigpoly.txt"
 expect_status "poly count larger than its text" 1 "$RVE" dist "$tmp/bigpoly.txt"
 grep -q "vertices announced" "$tmp/err" && ok || ko "poly count message: $(cat "$tmp/err")"
-# compound bodies (rve dist only): unit spheres at x = 0 and 3 vs a point at
+# compound bodies: unit spheres at x = 0 and 3 vs a point at
 # x = 6 (d = 2, p = (4,0,0)); two boxes [-1,1]^3 and [4,6]x[-1,1]^2 vs a
 # sphere of radius 1 at (2.5, 0, 0) (d = 0.5); two compounds, the closest
 # pieces 1 apart along y (d = 1); a compound overlapping a point (d = 0)
@@ -112,8 +112,12 @@ grep -q "piece count" "$tmp/err" && ok || ko "compound count message: $(cat "$tm
 printf 'compound 3 point 0 0 0 point 1 0 0\n' >"$tmp/comp1.txt"
 expect_status "compound cut short" 1 "$RVE" dist "$tmp/comp1.txt"
 [ ! -s "$tmp/out" ] && ok || ko "compound cut short printed something"
-expect_status "compound in rve contact" 1 "$RVE" contact "$tmp/comp.txt"
-grep -q "rve dist only" "$tmp/err" && ok || ko "contact compound message: $(cat "$tmp/err")"
+# rve contact reads the same compounds: the separated ones at the same
+# distances; the point 0.5 inside the sphere at x = 3: s = -0.5
+expect_status "compound in rve contact" 0 "$RVE" contact "$tmp/comp.txt"
+awk 'NR == 1 { if ($1 != 2) exit 1 } NR == 2 { e = $1 - 0.5; if (e < 0) e = -e; if (e > 1e-15) exit 1 }
+     NR == 3 { if ($1 != 1) exit 1 } NR == 4 { e = $1 + 0.5; if (e < 0) e = -e; if (e > 1e-15) exit 1 }
+     END { if (NR != 4) exit 1 }' "$tmp/out" && ok || ko "contact compound signed distances: $(cat "$tmp/out")"
 rm -rf "$tmp"
 echo "dist_cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

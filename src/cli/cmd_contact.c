@@ -31,6 +31,9 @@ const cli_command cli_cmd_contact = {
     "  superquadric cx cy cz a b c n1 n2 qw qx qy qz\n"
     "      (|x/a|^n2 + |y/b|^n2)^(n1/n2) + |z/c|^n1 <= 1, n1, n2 >= 2\n"
     "  poly n x1 y1 z1 ... xn yn zn                 (convex hull of the points, world frame)\n"
+    "  compound k SHAPE ... SHAPE                   (union of k convex pieces, world frame:\n"
+    "      a non-convex body; its contact is the deepest piece-pair contact, EPA on\n"
+    "      every overlapping piece pair after the bounding-volume hierarchy's pruning)\n"
     "\n"
     "Output: one line per query: s nx ny nz px py pz qx qy qz (%.17g), s > 0 the\n"
     "separation distance, s < 0 minus the penetration depth, n the unit normal from\n"
@@ -63,13 +66,14 @@ const cli_command cli_cmd_contact = {
 };
 
 enum { OPT_METHOD = CLI_OPT_FIRST, OPT_VOLUME, OPT_REPEAT };
-enum { M_AUTO, M_EPA, M_CUNDALL, M_NEZAMI, M_PH, M_WELLMANN };
-static const char *mname[] = {"auto", "epa", "cundall", "nezami", "peng-hanley", "wellmann"};
+enum { M_AUTO, M_EPA, M_CUNDALL, M_NEZAMI, M_PH, M_WELLMANN, M_COMPOUND };
+static const char *mname[] = {"auto", "epa", "cundall", "nezami", "peng-hanley", "wellmann", "compound"};
 
 typedef struct {
     rve_shape a, b;
     rve_polyhedron *pa, *pb;
-    int kernel; /* M_EPA .. M_WELLMANN */
+    rve_compound *ca, *cb; /* M_COMPOUND: both bodies as compounds */
+    int kernel; /* M_EPA .. M_COMPOUND */
     int swap;   /* peng-hanley with the superquadric first: run it on (b, a) */
 } query;
 
@@ -86,6 +90,8 @@ static void free_queries(query *q, size_t n)
         rve_shape_free(&q[i].b);
         rve_polyhedron_free(q[i].pa);
         rve_polyhedron_free(q[i].pb);
+        rve_compound_free(q[i].ca);
+        rve_compound_free(q[i].cb);
     }
     free(q);
 }
@@ -157,9 +163,36 @@ static rve_status choose_kernel(query *q, int m, rve_err *err)
     return RVE_OK;
 }
 
+/* a query with a compound body: both sides as compounds (a shape as a
+ * one-piece compound), the kernel the hierarchy's deepest piece contact */
+static rve_status compound_query(query *q, cli_shape_pair *p, int method, int volume, rve_err *err)
+{
+    if (method != M_AUTO && method != M_EPA)
+        return rve_err_set(err, RVE_EDATA, NULL, "compound bodies take --method auto or epa");
+    if (volume)
+        return rve_err_set(err, RVE_EDATA, NULL, "--volume is for poly and box pairs");
+    q->kernel = M_COMPOUND;
+    q->ca = p->ca;
+    q->cb = p->cb;
+    p->ca = p->cb = NULL;
+    rve_status st = RVE_OK;
+    if (!q->ca)
+        st = rve_compound_build(&p->a, 1, &q->ca, err);
+    if (st == RVE_OK && !q->cb)
+        st = rve_compound_build(&p->b, 1, &q->cb, err);
+    return st;
+}
+
 static rve_status run_kernel(const query *q, rve_contact *out, rve_err *err)
 {
     switch (q->kernel) {
+    case M_COMPOUND: {
+        static const rve_pose id = {{0, 0, 0}, {1, 0, 0, 0}};
+        rve_compound_contact deepest;
+        rve_status st = rve_compound_penetration(q->ca, &id, q->cb, &id, NULL, &deepest, NULL, 0, NULL, NULL, err);
+        *out = deepest.c;
+        return st;
+    }
     case M_CUNDALL: return rve_contact_cundall(q->pa, q->pb, out, err);
     case M_NEZAMI: return rve_contact_nezami(q->pa, q->pb, out, err);
     case M_PH: {
@@ -241,18 +274,28 @@ static rve_status read_queries(const char *path, int method, int volume, query *
     }
     for (size_t i = 0; i < nq; i++) { /* the shapes move to the queries */
         if (pairs[i].ca || pairs[i].cb) {
-            cli_free_pairs(pairs, nq);
-            free(qs);
-            return rve_err_set(err, RVE_EDATA, *name, "query %zu: compound bodies are for rve dist only", i + 1);
+            rve_err e2;
+            rve_err_clear(&e2);
+            st = compound_query(&qs[i], &pairs[i], method, volume, &e2);
+            if (st != RVE_OK) {
+                cli_free_pairs(pairs, nq);
+                free_queries(qs, nq);
+                return rve_err_set(err, st, *name, "query %zu: %s", i + 1, e2.msg);
+            }
+            continue;
         }
         qs[i].a = pairs[i].a;
         qs[i].b = pairs[i].b;
+        memset(&pairs[i].a, 0, sizeof pairs[i].a);
+        memset(&pairs[i].b, 0, sizeof pairs[i].b);
     }
-    free(pairs);
+    cli_free_pairs(pairs, nq);
     for (size_t i = 0; i < nq; i++) {
         rve_err e2;
         rve_err_clear(&e2);
         query *q = &qs[i];
+        if (q->kernel == M_COMPOUND)
+            continue;
         st = choose_kernel(q, method, &e2);
         if (st == RVE_OK && (q->kernel == M_CUNDALL || q->kernel == M_NEZAMI || volume)) {
             st = shape_polyhedron(&q->a, &q->pa, &e2);
