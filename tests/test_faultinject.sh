@@ -3,8 +3,9 @@
 # LD_PRELOAD shim built by `make check`) makes the k-th allocation of rve's
 # own code fail, or the k-th write (the disk is full from then on), fsync or
 # rename.  For representative commands on tiny inputs, k is swept over the
-# whole run (RVE_TEST_LONG=1: every k; otherwise a spread of k: the first
-# ones, the last ones and evenly spaced ones between), and every case must:
+# whole run (RVE_TEST_LONG=1: a dense spread, RVE_FI_EVERY=1: every k;
+# otherwise a sparse spread of k: the first ones, the last ones and evenly
+# spaced ones between), and every case must:
 #   - end without a signal or a sanitizer report;
 #   - exit 0 with every output (and stdout) equal to the fault-free run's,
 #     or exit 1 with one line on stderr, "rve SUB: ...", and every output
@@ -50,8 +51,18 @@ mkdir "$base"
 inputs="m.tif f.tess"
 
 # k values to try out of n calls
+# (RVE_TEST_LONG: every k up to 300 calls, else the first 100, the last 20
+# and 200 evenly spaced, so that CI's long run stays bounded; RVE_FI_EVERY=1
+# sweeps every k whatever the count)
 ks() { # n
-    if [ -n "$long" ] || [ "$1" -le 8 ]; then seq 1 "$1"; return; fi
+    if [ -n "${RVE_FI_EVERY:-}" ] || [ "$1" -le 8 ] || { [ -n "$long" ] && [ "$1" -le 300 ]; }; then
+        seq 1 "$1"
+        return
+    fi
+    if [ -n "$long" ]; then
+        { seq 1 100; seq $(($1 - 19)) "$1"; i=1; while [ $i -le 200 ]; do echo $((100 + i * ($1 - 120) / 201)); i=$((i + 1)); done; } | sort -nu
+        return
+    fi
     { seq 1 3; seq $(($1 - 1)) "$1"; for i in 1 2 3; do echo $((3 + i * ($1 - 5) / 4)); done; } | sort -nu
 }
 # RVE_FI_KINDS (default "ALLOC WRITE FSYNC RENAME") and RVE_FI_ONLY (names
