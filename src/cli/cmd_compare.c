@@ -1,4 +1,4 @@
-/* rve compare - voxel agreement between two grain maps (issue #5). */
+/* rve compare - voxel agreement between two grain maps. */
 #include "config.h"
 #include "cli/cli_map.h"
 #include <stdio.h>

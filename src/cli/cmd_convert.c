@@ -1,4 +1,4 @@
-/* rve convert - convert grain maps between TIFF, .tesr and raw (issue #5). */
+/* rve convert - convert grain maps between TIFF, .tesr and raw. */
 #include "config.h"
 #include "cli/cli_map.h"
 #include "cli/vti_out.h"

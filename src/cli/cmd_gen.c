@@ -1,5 +1,5 @@
 /* rve gen - generate a tessellation with target grain size and shape
- * distributions, or cells of prescribed volumes (issue #9). */
+ * distributions, or cells of prescribed volumes. */
 #include "config.h"
 #include "cli/cli.h"
 #include "cli/cli_mpi.h"

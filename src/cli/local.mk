@@ -25,7 +25,7 @@ tests_test_plot_CFLAGS = $(TEST_CFLAGS)
 tests_test_plot_LDADD = $(CORE_LIBS) $(CAIRO_LIBS)
 EXTRA_DIST += tests/pngcheck.py
 
-# Fault injection (issue 18): an LD_PRELOAD shim (tests/faultinject.c) that
+# Fault injection: an LD_PRELOAD shim (tests/faultinject.c) that
 # fails the k-th allocation, write, fsync or rename; tests/test_faultinject.sh
 # sweeps k over representative commands.
 check_LTLIBRARIES = tests/libfaultinject.la
