@@ -1,4 +1,4 @@
-/* rve stat - per-grain statistics of a grain map (issue #5). */
+/* rve stat - per-grain statistics of a grain map. */
 #include "config.h"
 #include "cli/cli_map.h"
 #include "cli/pole_figure.h"
