@@ -23,9 +23,11 @@
  * The shim is inert unless the program is rve (the libtool wrapper shell is
  * left alone).  Counters are atomic; run rve with -j 1 for a reproducible
  * order.  The real functions are looked up with dlsym(RTLD_NEXT), and
- * dlsym's own early allocations are served from a static arena.  The test
- * does not run in sanitized builds (the shim would be built with the
- * sanitizer and the libtool wrapper shell could not preload it). */
+ * dlsym's own early allocations are served from a static arena.  In a
+ * sanitized build the shim is built with the sanitizer and preloaded into
+ * the real program (.libs/rve, not the libtool wrapper shell) ahead of the
+ * ASan runtime (ASAN_OPTIONS=verify_asan_link_order=0): its malloc is found
+ * first and forwards to ASan's, so leak detection sees every block. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <execinfo.h>

@@ -114,8 +114,11 @@ static int mesh_outputs(const char *out, unsigned mask, char *buf[RVE_MESH_NFORM
             continue;
         size_t len = strlen(out) + 16;
         buf[f] = malloc(len);
-        if (!buf[f])
+        if (!buf[f]) {
+            for (int g = 0; g < f; g++)
+                free(buf[g]);
             return -1;
+        }
         struct stat st;
         if (n == 1 && (rve_path_has_ext(out, ext[f]) || strcmp(out, "-") == 0 ||
                        (stat(out, &st) == 0 && !S_ISREG(st.st_mode))))

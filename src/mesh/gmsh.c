@@ -55,8 +55,11 @@ static int ehash_init(ehash *h, size_t n)
         h->cap *= 2;
     h->key = malloc(h->cap * sizeof *h->key);
     h->val = malloc(h->cap * sizeof *h->val);
-    if (!h->key || !h->val)
+    if (!h->key || !h->val) {
+        free(h->key);
+        free(h->val);
         return -1;
+    }
     for (size_t i = 0; i < h->cap; i++)
         h->key[i] = UINT64_MAX;
     return 0;
