@@ -26,14 +26,11 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-double rve_ks_distance(const double *x, size_t n, const rve_distrib *d)
+/* The KS distance on x sorted in place: no allocation (see rve_ks_distance). */
+double synth_ks_distance_inplace(double *s, size_t n, const rve_distrib *d)
 {
     if (n == 0)
         return 1;
-    double *s = malloc(n * sizeof *s);
-    if (!s)
-        return NAN;
-    memcpy(s, x, n * sizeof *s);
     qsort(s, n, sizeof *s, cmp_double);
     double D = 0;
     for (size_t i = 0; i < n; i++) {
@@ -46,6 +43,18 @@ double rve_ks_distance(const double *x, size_t n, const rve_distrib *d)
         if (hi - F > D)
             D = hi - F;
     }
+    return D;
+}
+
+double rve_ks_distance(const double *x, size_t n, const rve_distrib *d)
+{
+    if (n == 0)
+        return 1;
+    double *s = malloc(n * sizeof *s);
+    if (!s)
+        return NAN;
+    memcpy(s, x, n * sizeof *s);
+    double D = synth_ks_distance_inplace(s, n, d);
     free(s);
     return D;
 }

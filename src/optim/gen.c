@@ -164,7 +164,7 @@ static void report_ks(const rve_morpho *m, size_t n, const double *vals, double 
         }
         for (size_t i = 0; i < n; i++)
             col[i] = vals[RVE_PROP_COUNT * i + p];
-        info->ks[p] = rve_ks_distance(col, n, &m->dist[p]);
+        info->ks[p] = synth_ks_distance_inplace(col, n, &m->dist[p]);
         info->pvalue[p] = rve_ks_pvalue(info->ks[p], n);
     }
 }

@@ -41,6 +41,8 @@ static inline double synth_face_dist2(const synth_ctx *c, const double *seeds, s
 
 /* rve_smooth_cdf_distance on x, which it sorts in place; never allocates. */
 double synth_smooth_cdf_distance_inplace(double *x, size_t n, double h, const rve_distrib *d, int m);
+/* rve_ks_distance on x, which it sorts in place; never allocates. */
+double synth_ks_distance_inplace(double *x, size_t n, const rve_distrib *d);
 
 rve_status synth_ctx_init(synth_ctx *c, size_t n, const double domain[3], int periodic, rve_err *err);
 void synth_ctx_free(synth_ctx *c);
