@@ -65,9 +65,10 @@ ok() { pass=$((pass + 1)); }
 base="$t/base"
 mkdir "$base"
 (cd "$base" && "$RVE" convert -q --synth m.tif --size 12,12,12 --seeds 6 &&
-    "$RVE" fit -q m.tif -o f.tess --no-report --sweeps 1 --polish 1 --rounds 1 -j 1 && rm -f f.csv) ||
+    "$RVE" fit -q m.tif -o f.tess --no-report --sweeps 1 --polish 1 --rounds 1 -j 1 && rm -f f.csv &&
+    printf 'box 0 0 0 1 1 1 1 0 0 0  box 1.5 0 0 1 1 1 1 0 0 0\nsphere 0 0 0 1 poly 4 0 0 2 1 0 2 0 1 2 0 0 3\ncompound 2 box 0 0 0 0.5 0.5 0.5 1 0 0 0 box 0 2 0 0.5 0.5 0.5 1 0 0 0  sphere 0 1 0 0.6\n' >q.txt) ||
     { echo "SKIP: rve cannot make the inputs"; exit 77; }
-inputs="m.tif f.tess"
+inputs="m.tif f.tess q.txt"
 
 # k values to try out of n calls
 # (RVE_TEST_LONG: every k up to 300 calls, else the first 100, the last 20
@@ -213,6 +214,9 @@ scenario reg "r.tess" reg f.tess -o r.tess
 scenario mesh "x.msh x.inp" mesh f.tess -o x --format msh,inp
 scenario raster "r.tif" raster f.tess --like m.tif -o r.tif
 scenario pack "p.txt" pack --shape sphere --size 'lognormal(1,0.2)' -n 10 --seed 3 --fraction 0.3 -o p.txt
+scenario compare "" compare m.tif m.tif --json
+scenario dist "" dist q.txt
+scenario contact "" contact q.txt --json
 [ "$nviol" -gt 40 ] && echo "($((nviol - 40)) more violations not shown)"
 echo "test_faultinject: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -428,6 +428,13 @@ static int run(int argc, char **argv)
     for (size_t i = 0; kern && i < nq; i++)
         kern[i] = qs[i].kernel;
     free_queries(qs, nq);
+    if (!kern) {
+        free(res);
+        free(vol);
+        free(sts);
+        rve_err_set(&err, RVE_ENOMEM, name, "out of memory");
+        return cli_fail(cmd, &err);
+    }
 
     if (com.json) {
         print_json(name, mname[method], nq, ncap, repeat > 0 ? elapsed * 1e9 / ((double)nq * (double)reps) : -1, res,

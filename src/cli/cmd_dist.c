@@ -56,23 +56,20 @@ enum { OPT_SUB = CLI_OPT_FIRST, OPT_REPEAT };
 static void print_vec(FILE *fp, const double v[3]) { fprintf(fp, " %.17g %.17g %.17g", v[0], v[1], v[2]); }
 
 /* a query with a compound body (the other body as a one-piece compound):
- * the minimum over the piece pairs (rve_compound_dist) */
-static void dist_compound(const cli_shape_pair *q, rve_dist_result *res)
+ * the minimum over the piece pairs (rve_compound_dist); an error (out of
+ * memory) stops the command, never a NaN line */
+static rve_status dist_compound(const cli_shape_pair *q, rve_dist_result *res, rve_err *err)
 {
     rve_compound *A = q->ca, *B = q->cb, *ta = NULL, *tb = NULL;
-    rve_err e;
-    if (!A && rve_compound_build(&q->a, 1, &ta, &e) == RVE_OK)
+    rve_status st = RVE_OK;
+    if (!A && (st = rve_compound_build(&q->a, 1, &ta, err)) == RVE_OK)
         A = ta;
-    if (!B && rve_compound_build(&q->b, 1, &tb, &e) == RVE_OK)
+    if (st == RVE_OK && !B && (st = rve_compound_build(&q->b, 1, &tb, err)) == RVE_OK)
         B = tb;
     memset(res, 0, sizeof *res);
-    res->d = NAN;
-    for (int k = 0; k < 3; k++)
-        res->p[k] = res->q[k] = NAN;
-    res->status = RVE_GJK_DEGENERATE;
     rve_pose id = {{0, 0, 0}, {1, 0, 0, 0}};
     rve_compound_result r;
-    if (A && B && rve_compound_dist(A, &id, B, &id, NULL, &r, &e) == RVE_OK) {
+    if (st == RVE_OK && (st = rve_compound_dist(A, &id, B, &id, NULL, &r, err)) == RVE_OK) {
         res->d = r.d;
         memcpy(res->p, r.p, sizeof r.p);
         memcpy(res->q, r.q, sizeof r.q);
@@ -80,6 +77,7 @@ static void dist_compound(const cli_shape_pair *q, rve_dist_result *res)
     }
     rve_compound_free(ta);
     rve_compound_free(tb);
+    return st;
 }
 
 static int run(int argc, char **argv)
@@ -150,10 +148,20 @@ static int run(int argc, char **argv)
     size_t ncap = 0, nrange = 0;
     for (size_t i = 0; i < nq; i++) {
         for (long k = 0; k < reps; k++) {
-            if (qs[i].ca || qs[i].cb)
-                dist_compound(&qs[i], &res[i]);
-            else
+            if (!(qs[i].ca || qs[i].cb)) {
                 rve_gjk_dist(&qs[i].a, &qs[i].b, &opts, NULL, &res[i]);
+                continue;
+            }
+            rve_err e2;
+            rve_err_clear(&e2);
+            rve_status st = dist_compound(&qs[i], &res[i], &e2);
+            if (st != RVE_OK) {
+                cli_progress_finish(&prog);
+                cli_free_pairs(qs, nq);
+                free(res);
+                rve_err_set(&err, st, name, "query %zu: %s", i + 1, e2.msg);
+                return cli_fail(cmd, &err);
+            }
         }
         if (res[i].status == RVE_GJK_CAP)
             ncap++;

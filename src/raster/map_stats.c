@@ -357,7 +357,9 @@ static int pairset_init(pairset *s, size_t cap)
     s->k = malloc(s->cap * sizeof *s->k);
     s->cnt = calloc(s->cap, sizeof *s->cnt);
     if (!s->k || !s->cnt) {
+        /* pairset_free may follow (the callers' error path): no dangling pointers */
         free(s->k), free(s->cnt);
+        s->k = NULL, s->cnt = NULL;
         return 0;
     }
     memset(s->k, 0xff, s->cap * sizeof *s->k);
