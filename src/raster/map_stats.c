@@ -50,16 +50,23 @@ static void edge_point(const double *pa, double fa, const double *pb, double fb,
         r[q] = pa[q] + t * (pb[q] - pa[q]);
 }
 
+/* The corners of a tetrahedron above the iso-value (in) and the others (out). */
+static void split_corners(const double f[4], double iso, int in[4], int *nin, int out[4], int *nout)
+{
+    *nin = *nout = 0;
+    for (int q = 0; q < 4; q++) {
+        if (f[q] > iso)
+            in[(*nin)++] = q;
+        else
+            out[(*nout)++] = q;
+    }
+}
+
 /* Area of the iso-surface inside one tetrahedron. */
 static double tet_area(const double p[4][3], const double f[4], double iso)
 {
-    int in[4], nin = 0, out[4], nout = 0;
-    for (int q = 0; q < 4; q++) {
-        if (f[q] > iso)
-            in[nin++] = q;
-        else
-            out[nout++] = q;
-    }
+    int in[4], nin, out[4], nout;
+    split_corners(f, iso, in, &nin, out, &nout);
     if (nin == 0 || nin == 4)
         return 0;
     double a[3], b[3], c[3], d[3];
@@ -94,13 +101,8 @@ static double tet_vol(const double a[3], const double b[3], const double c[3], c
  * cut into three tetrahedra. */
 static double tet_in_volume(const double p[4][3], const double f[4], double iso)
 {
-    int in[4], nin = 0, out[4], nout = 0;
-    for (int q = 0; q < 4; q++) {
-        if (f[q] > iso)
-            in[nin++] = q;
-        else
-            out[nout++] = q;
-    }
+    int in[4], nin, out[4], nout;
+    split_corners(f, iso, in, &nin, out, &nout);
     if (nin == 0)
         return 0;
     double whole = tet_vol(p[0], p[1], p[2], p[3]);
