@@ -179,7 +179,6 @@ static int parse(const cli_command *cmd, int argc, char **argv, mesh_args *A)
     A->L[0] = A->L[1] = A->L[2] = 1;
     cli_common_init(&A->com);
     rve_mesh_opts_default(&A->o);
-    long lv;
     int c;
     cli_getopt_reset();
     while ((c = getopt_long(argc, argv, CLI_COMMON_SHORT "o:", longopts, NULL)) != -1) {

@@ -199,7 +199,6 @@ static int run(int argc, char **argv)
     rve_reg_opts_default(&o);
     const char *out = NULL, *mpath = NULL;
     int nopolish = 0;
-    long lv;
     int c;
     cli_getopt_reset();
     while ((c = getopt_long(argc, argv, CLI_COMMON_SHORT "o:", longopts, NULL)) != -1) {
