@@ -83,6 +83,15 @@ ok "xdmf written by rank 0" '[ -s m4.dream3d.xdmf ]'
 check "tess --grid -np 4, 3 layers" 0 mpi 4 tess -n 50 --grid 9,8,3 -o thin.dream3d
 check "serial, 3 layers" 0 "$RVE" tess -n 50 --grid 9,8,3 -o thin_s.dream3d
 h5same "3 layers on 4 ranks equals serial" thin_s.dream3d thin.dream3d
+# layers of 9 MB: the slab goes to HDF5 in batches of 3 layers (32 MB), ranks
+# with fewer batches take part with empty selections
+check "serial, 9 MB layers" 0 "$RVE" tess -n 30 --grid 1500,1500,10 -o wide_s.dream3d
+for p in 2 3; do
+    check "tess --grid -np $p, batched write" 0 mpi $p tess -n 30 --grid 1500,1500,10 -o wide$p.dream3d
+    h5same "batched write -np $p equals serial" wide_s.dream3d wide$p.dream3d
+    rm -f wide$p.dream3d wide$p.dream3d.xdmf
+done
+rm -f wide_s.dream3d wide_s.dream3d.xdmf
 
 # --- Laguerre seeds with weights against brute force, serial and P = 1..4
 "$PY" -c "

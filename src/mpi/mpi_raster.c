@@ -84,8 +84,9 @@ static rve_status raster_slab(const rve_mpi_seeds *src, const rve_map *g, int k0
 static rve_status write_file(MPI_Comm comm, const rve_map *slab, int nz, int k0, const char *tmp, const char *path,
                              rve_err *err)
 {
-    int rank;
+    int rank, size;
     MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
     rve_status st = RVE_OK;
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS), dxpl = H5Pcreate(H5P_DATASET_XFER);
     hid_t f = -1;
@@ -95,7 +96,9 @@ static rve_status write_file(MPI_Comm comm, const rve_map *slab, int nz, int k0,
     else if ((f = H5Fcreate(tmp, H5F_ACC_TRUNC, H5P_DEFAULT, fapl)) < 0)
         st = rve_err_set(err, RVE_EIO, path, "cannot create the HDF5 file");
     if (f >= 0) {
-        rve_hdf5_slab where = {nz, k0, rank == 0, dxpl};
+        /* in batches of layers: one call over the slab would have parallel
+         * HDF5 deflate all its chunks at once, in a second copy of the slab */
+        rve_hdf5_slab where = {nz, k0, rank == 0, dxpl, (nz + size - 1) / size};
         st = rve_map_write_hdf5_cells(f, slab, &where, err);
         if (H5Fclose(f) < 0 && st == RVE_OK)
             st = rve_err_set(err, RVE_EIO, path, "HDF5 write failed");

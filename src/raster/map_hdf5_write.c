@@ -24,6 +24,7 @@ typedef struct {
     hsize_t nz, k0;  /* layers of the whole map; first layer of this slab */
     int root;        /* this process writes the small arrays */
     hid_t dxpl;      /* transfer list of the cell arrays */
+    hsize_t layers_max; /* most layers of any process: write in batches (0: one call) */
 } slabw;
 
 static void put_str_attr(hid_t obj, const char *name, const char *val)
@@ -45,9 +46,16 @@ static void put_attr(hid_t obj, const char *name, hid_t ft, hid_t mt, int n, con
     H5Aclose(a), H5Sclose(s);
 }
 
+/* Bytes of cell data per collective write call (slabw.calls): parallel
+ * HDF5 filters (deflates) every chunk a call touches in buffers of its own,
+ * so one call over the whole slab would hold a second copy of it. */
+#define BATCH_BYTES ((size_t)32 << 20)
+
 /* Write v into dataset d: a cell array (rank 4: Z, Y, X, ncomp) gets the
- * slab's layers, from every process (collective when sw->dxpl says so);
- * any other array is written whole by the root process only. */
+ * slab's layers, from every process (collective when sw->dxpl says so), in
+ * one call or, when sw->layers_max is set, in batches of layers of at most
+ * BATCH_BYTES, ceil(layers_max / batch) calls on every process; any other
+ * array is written whole by the root process only. */
 static herr_t put_data(hid_t d, hid_t mt, int rank, const hsize_t *dims, const slabw *sw, const void *v)
 {
     if (rank != 4) {
@@ -55,17 +63,27 @@ static herr_t put_data(hid_t d, hid_t mt, int rank, const hsize_t *dims, const s
             return H5Dwrite(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, v);
         return 0;
     }
-    hsize_t cnt[4] = {dims[0], dims[1], dims[2], dims[3]}, off[4] = {sw->k0, 0, 0, 0}; /* dims[0]: the slab's */
+    size_t layer = (size_t)dims[1] * dims[2] * dims[3] * H5Tget_size(mt); /* bytes of one layer */
+    hsize_t batch = dims[0] ? dims[0] : 1, calls = 1;
+    if (sw->layers_max > 0) {
+        batch = layer ? BATCH_BYTES / layer : 1;
+        batch = batch < 1 ? 1 : batch;
+        calls = (sw->layers_max + batch - 1) / batch;
+    }
     hsize_t full[4] = {sw->nz, dims[1], dims[2], dims[3]};
-    hid_t fs = H5Screate_simple(4, full, NULL), ms = H5Screate_simple(4, cnt, NULL);
     herr_t e = 0;
-    if (cnt[0] == 0)
-        e = H5Sselect_none(fs) < 0 || H5Sselect_none(ms) < 0 ? -1 : 0;
-    else
-        e = H5Sselect_hyperslab(fs, H5S_SELECT_SET, off, NULL, cnt, NULL);
-    if (e >= 0)
-        e = H5Dwrite(d, mt, ms, fs, sw->dxpl, v);
-    H5Sclose(fs), H5Sclose(ms);
+    for (hsize_t c = 0; c < calls && e >= 0; c++) {
+        hsize_t k = c * batch, n = k < dims[0] ? (dims[0] - k < batch ? dims[0] - k : batch) : 0;
+        hsize_t cnt[4] = {n, dims[1], dims[2], dims[3]}, off[4] = {sw->k0 + k, 0, 0, 0};
+        hid_t fs = H5Screate_simple(4, full, NULL), ms = H5Screate_simple(4, cnt, NULL);
+        if (n == 0)
+            e = H5Sselect_none(fs) < 0 || H5Sselect_none(ms) < 0 ? -1 : 0;
+        else
+            e = H5Sselect_hyperslab(fs, H5S_SELECT_SET, off, NULL, cnt, NULL);
+        if (e >= 0)
+            e = H5Dwrite(d, mt, ms, fs, sw->dxpl, n ? (const char *)v + k * layer : v);
+        H5Sclose(fs), H5Sclose(ms);
+    }
     return e;
 }
 
@@ -179,7 +197,7 @@ rve_status rve_map_write_hdf5_tables(int64_t file, const rve_map *m, rve_err *er
             else
                 snprintf(np[i], 32, "Invalid Phase"); /* DREAM3D's name of row 0 */
         }
-        slabw one = {0, 0, 1, H5P_DEFAULT};
+        slabw one = {0, 0, 1, H5P_DEFAULT, 0};
         hsize_t e1[2] = {te, 1};
         e |= put_array(ens, "CrystalStructures", H5T_STD_U32LE, H5T_NATIVE_UINT32, 2, e1, &te, 1, 1,
                        "DataArray<uint32_t>", cs, &one);
@@ -322,7 +340,8 @@ rve_status rve_map_write_hdf5_cells(int64_t file, const rve_map *m, const rve_hd
     }
     if (st == RVE_OK) {
         slabw sw = {(hsize_t)(slab ? slab->nz : m->nz), (hsize_t)(slab ? slab->k0 : 0), slab ? slab->root : 1,
-                    slab && slab->dxpl ? (hid_t)slab->dxpl : H5P_DEFAULT};
+                    slab && slab->dxpl ? (hid_t)slab->dxpl : H5P_DEFAULT,
+                    (hsize_t)(slab && slab->layers_max > 0 ? slab->layers_max : 0)};
         if (write_simpl((hid_t)file, m, eu, qx, ph, vph, veu, ids, &sw) < 0)
             st = rve_err_set(err, RVE_EIO, "", "HDF5 write failed");
     }
