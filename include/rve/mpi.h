@@ -92,7 +92,8 @@ typedef struct {
  * [lo, hi] (not periodic) by the seeds, written collectively to the HDF5
  * file path: datasets volume (n doubles), degree (n int32) and neighbours
  * (n x max_degree int32: the neighbour cells 1..n, ascending, 0 padded),
- * attributes domain_lo and domain_hi.  Each rank owns the seeds of one z
+ * seeds (n x 4 doubles x y z w, only when seeds->all is given), attributes
+ * domain_lo and domain_hi.  Each rank owns the seeds of one z
  * slab of the box, with ghost seeds deep enough to make every owned cell
  * exact (checked at its vertices, deepened until so); the rows are sent to
  * the rank writing their block, so no rank holds all cells.  Volumes equal
@@ -101,6 +102,21 @@ typedef struct {
  * Temporary file renamed by rank 0 after a collective success. */
 rve_status rve_mpi_tess_cells(MPI_Comm comm, const rve_mpi_seeds *seeds, const double lo[3], const double hi[3],
                               const char *path, rve_mpi_tess_info *info, rve_err *err);
+
+/* Prescribed volumes: rve_pvol_solve (rve/optim.h, same arguments and
+ * result; box [0, domain], not periodic) with the diagrams and the Newton
+ * linear algebra distributed: each rank builds only the cells of the seeds
+ * in its z slab of the box (with ghost seeds deepened until every owned
+ * cell is exact), and the residuals, Laplacian products and dot products
+ * are reduced across the ranks, so every rank takes the same steps.  The
+ * seeds, targets and weights (a few n-vectors) are held by every rank, the
+ * cells only by their owner.  Every rank returns the same weights; they
+ * equal the serial solver's up to rounding (sums in another order), and the
+ * volumes meet p->tol as the serial ones do. */
+#include <rve/optim.h>
+rve_status rve_mpi_pvol_solve(MPI_Comm comm, size_t n, const double *seeds, const double domain[3],
+                              const double *target, double *weights, const rve_pvol_params *p, rve_pvol_info *info,
+                              rve_err *err);
 
 #ifdef __cplusplus
 }

@@ -238,3 +238,56 @@ int cli_mpi_tess(const cli_command *cmd, const cli_common *com, const rve_mpi_se
         rve_json_end_object(&j);
     return 0;
 }
+
+int cli_mpi_gen_volumes(const cli_command *cmd, const cli_common *com, size_t n, const double *seeds, double *w,
+                        const double *target, const double domain[3], double tol, const char *out)
+{
+    rve_err err;
+    rve_err_clear(&err);
+    rve_pvol_params pp;
+    rve_pvol_params_default(&pp);
+    pp.tol = tol;
+    rve_pvol_info pi;
+    memset(&pi, 0, sizeof pi);
+    rve_status st = rve_mpi_pvol_solve(MPI_COMM_WORLD, n, seeds, domain, target, w, &pp, &pi, &err);
+    double *s4 = st == RVE_OK ? malloc(4 * n * sizeof *s4) : NULL;
+    if (st == RVE_OK)
+        st = rve_mpi_agree(MPI_COMM_WORLD, s4 ? RVE_OK : rve_err_set(&err, RVE_ENOMEM, "", "out of memory"), &err);
+    if (st != RVE_OK) {
+        free(s4);
+        return cli_fail(cmd, &err);
+    }
+    for (size_t i = 0; i < n; i++) {
+        memcpy(s4 + 4 * i, seeds + 3 * i, 3 * sizeof *s4);
+        s4[4 * i + 3] = w[i];
+    }
+    cli_info(com, "rve %s: %zu cells, max relative volume error %.3g after %d Newton iterations (%d diagrams) on "
+             "%d ranks in %.2f s", cmd->name, n, pi.max_rel_err, pi.iterations, pi.tess_calls, cli_mpi_size(),
+             pi.seconds);
+    rve_mpi_seeds src = {(long)n, s4, NULL, NULL, NULL, NULL};
+    cli_common quiet = *com;
+    quiet.json = 0;
+    int rc = cli_mpi_tess(cmd, &quiet, &src, domain, out);
+    free(s4);
+    if (rc)
+        return rc;
+    rve_json j;
+    rve_json_init(&j, stdout);
+    if (com->json && cli_mpi_rank() == 0) {
+        rve_json_begin_object(&j);
+        rve_json_kv_string(&j, "command", "gen");
+        rve_json_kv_string(&j, "output", out);
+        rve_json_kv_int(&j, "ranks", cli_mpi_size());
+        rve_json_kv_int(&j, "cells", (long long)n);
+        rve_json_kv_number(&j, "max_rel_volume_error", pi.max_rel_err);
+        rve_json_kv_int(&j, "newton_iterations", pi.iterations);
+        rve_json_kv_int(&j, "tessellations", pi.tess_calls);
+        rve_json_kv_int(&j, "cg_iterations", pi.cg_iterations);
+        rve_json_kv_number(&j, "seconds", pi.seconds);
+    }
+    if (com->json)
+        cli_mpi_json_ranks(&j);
+    if (com->json && cli_mpi_rank() == 0)
+        rve_json_end_object(&j);
+    return 0;
+}

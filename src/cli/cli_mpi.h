@@ -39,6 +39,13 @@ int cli_mpi_raster_tess(const cli_command *cmd, const cli_common *com, const rve
  * [0, L] (rve_mpi_tess_cells) with its messages and JSON summary. */
 int cli_mpi_tess(const cli_command *cmd, const cli_common *com, const rve_mpi_seeds *seeds, const double L[3],
                  const char *out);
+/* rve gen --volumes -o CELLS.h5 under mpirun: the distributed prescribed-
+ * volume solve (rve_mpi_pvol_solve) of the n seeds (3 n, every rank the
+ * same) with initial weights w (n, replaced by the solution) and targets,
+ * then the cell table with the seeds of the result (rve_mpi_tess_cells),
+ * with messages and JSON summary; the exit status. */
+int cli_mpi_gen_volumes(const cli_command *cmd, const cli_common *com, size_t n, const double *seeds, double *w,
+                        const double *target, const double domain[3], double tol, const char *out);
 #else
 static inline int cli_mpi_begin(int *argc, char ***argv) { (void)argc, (void)argv; return 0; }
 static inline void cli_mpi_end(void) {}

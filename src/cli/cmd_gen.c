@@ -212,8 +212,14 @@ static int check_args(const gen_args *a)
         return cli_usage_error(cmd, "--plot needs --morpho");
     if (a->count && a->seedfile)
         return cli_usage_error(cmd, "--count: the RVEs differ by their random seeds, not with --seeds FILE");
-    if (!a->count && cli_mpi_size() > 1)
-        return cli_usage_error(cmd, "under mpirun, give --count K (K RVEs spread over the ranks)");
+    if (!a->count && cli_mpi_running() && a->volumes && rve_path_has_ext(a->out, ".h5")) {
+        /* distributed prescribed volumes (docs/mpi.md) */
+        if (a->periodic || a->lloyd || a->valfile || a->ori)
+            return cli_usage_error(cmd, "under mpirun, --volumes -o CELLS.h5 takes neither --periodic, --lloyd, "
+                                   "--values nor --ori");
+    } else if (!a->count && cli_mpi_size() > 1)
+        return cli_usage_error(cmd, "under mpirun, give --count K (K RVEs spread over the ranks), or --volumes "
+                               "with -o CELLS.h5 (one distributed solve)");
     const char *ins[2] = {a->volumes, a->seedfile}, *outs[3] = {a->out, a->valfile, a->plotfile};
     if (cli_check_paths(cmd, ins, 2, outs, 3))
         return 2;
@@ -706,6 +712,29 @@ static int ensemble(const gen_args *a, const cli_common *com)
     return 0;
 }
 
+#ifdef RVE_HAVE_MPI
+/* --volumes -o CELLS.h5 under mpirun: the targets and initial seeds as in
+ * the serial path (every rank the same), the solve distributed. */
+static int gen_volumes_mpi(const gen_args *a, const cli_common *com)
+{
+    rve_err err;
+    rve_err_clear(&err);
+    gen_work g;
+    memset(&g, 0, sizeof g);
+    rve_status st = step_targets(a, com, &g, &err);
+    if (st == RVE_OK)
+        st = step_alloc(&g, &err);
+    if (st == RVE_OK)
+        st = step_initial_seeds(a, (unsigned long)a->seed, &g, &err);
+    st = rve_mpi_agree(MPI_COMM_WORLD, st, &err);
+    int rc = st == RVE_OK ? cli_mpi_gen_volumes(&cli_cmd_gen, com, g.n, g.seeds, g.w, g.target, a->domain, a->tol,
+                                                a->out)
+                          : fail(&err);
+    work_free(&g);
+    return rc;
+}
+#endif
+
 static int run(int argc, char **argv)
 {
     cli_common com;
@@ -719,6 +748,10 @@ static int run(int argc, char **argv)
         return ensemble(&a, &com);
     rve_err err;
     rve_err_clear(&err);
+#ifdef RVE_HAVE_MPI
+    if (cli_mpi_running() && a.volumes && rve_path_has_ext(a.out, ".h5"))
+        return gen_volumes_mpi(&a, &com);
+#endif
     if (gen_one(&a, &com, (unsigned long)a.seed, a.out, a.valfile, a.plotfile, com.json, &err) != RVE_OK)
         return fail(&err);
     return 0;

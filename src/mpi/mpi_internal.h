@@ -20,4 +20,24 @@ typedef struct {
 rve_status mpi_select_seeds(const rve_mpi_seeds *src, double zlo, double zhi, mpi_kept *k, rve_err *err);
 void mpi_kept_free(mpi_kept *k);
 
+/* The cells a rank owns in a distributed tessellation (mpi_tess.c). */
+typedef struct {
+    long n;        /* owned cells, in ascending global order */
+    long *idx;     /* n global indices (label - 1) */
+    double *vol;   /* n volumes */
+    int *deg;      /* n neighbour counts */
+    long *nb;      /* n * kmax neighbours (label: global index + 1, ascending, 0 padded) */
+    double *area;  /* n * kmax areas of the faces shared with them */
+    int kmax;
+} mpi_owned;
+
+/* The cells of the seeds with z in [z0, z1) (z1 included when last_slab)
+ * of the Laguerre tessellation of the box [lo, hi] by the seeds src (labels
+ * NULL: seed i has label i + 1), built from the kept seeds with a ghost
+ * layer deepened until every owned cell is exact.  o must be empty (zeroed
+ * or freed); info receives the ghost figures. */
+rve_status mpi_build_slab(const rve_mpi_seeds *src, const double lo[3], const double hi[3], double z0, double z1,
+                          int last_slab, mpi_owned *o, rve_mpi_tess_info *info, rve_err *err);
+void mpi_owned_free(mpi_owned *o);
+
 #endif

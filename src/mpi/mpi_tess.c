@@ -49,29 +49,26 @@ static int cell_exact(const rve_tess *t, int i, double zk0, double zk1, const do
     return 1;
 }
 
-typedef struct {
-    long n;        /* owned cells */
-    long *idx;     /* n global indices */
-    double *vol;   /* n */
-    int *deg;      /* n */
-    long *nb;      /* n * kmax neighbours (global index + 1, ascending, 0 padded) */
-    int kmax;
-} owned;
-
-static void owned_free(owned *o)
+void mpi_owned_free(mpi_owned *o)
 {
-    free(o->idx), free(o->vol), free(o->deg), free(o->nb);
+    free(o->idx), free(o->vol), free(o->deg), free(o->nb), free(o->area);
     memset(o, 0, sizeof *o);
 }
 
-static int cmp_long(const void *a, const void *b)
+/* Sort the d neighbours nb (and their face areas a) ascending. */
+static void sort_nb(long *nb, double *a, int d)
 {
-    long x = *(const long *)a, y = *(const long *)b;
-    return (x > y) - (x < y);
+    for (int i = 1; i < d; i++)
+        for (int j = i; j > 0 && nb[j - 1] > nb[j]; j--) {
+            long t = nb[j];
+            nb[j] = nb[j - 1], nb[j - 1] = t;
+            double u = a[j];
+            a[j] = a[j - 1], a[j - 1] = u;
+        }
 }
 
 /* Cells of the owned seeds of t (kept seeds k) into o. */
-static rve_status collect(const rve_tess *t, const mpi_kept *k, double z0, double z1, int last_slab, owned *o,
+static rve_status collect(const rve_tess *t, const mpi_kept *k, double z0, double z1, int last_slab, mpi_owned *o,
                           rve_err *err)
 {
     long n = 0;
@@ -91,7 +88,8 @@ static rve_status collect(const rve_tess *t, const mpi_kept *k, double z0, doubl
     o->vol = malloc((size_t)(n ? n : 1) * sizeof *o->vol);
     o->deg = malloc((size_t)(n ? n : 1) * sizeof *o->deg);
     o->nb = calloc((size_t)(n ? n : 1) * (size_t)(kmax ? kmax : 1), sizeof *o->nb);
-    if (!o->idx || !o->vol || !o->deg || !o->nb)
+    o->area = calloc((size_t)(n ? n : 1) * (size_t)(kmax ? kmax : 1), sizeof *o->area);
+    if (!o->idx || !o->vol || !o->deg || !o->nb || !o->area)
         return rve_err_set(err, RVE_ENOMEM, "", "out of memory");
     long r = 0;
     for (long i = 0; i < k->m; i++) {
@@ -103,19 +101,19 @@ static rve_status collect(const rve_tess *t, const mpi_kept *k, double z0, doubl
         o->vol[r] = c->vol;
         int d = 0;
         for (int f = 0; f < c->nf; f++)
-            if (c->fnbr[f] >= 0)
+            if (c->fnbr[f] >= 0) {
+                o->area[(size_t)r * kmax + d] = c->farea[f];
                 o->nb[(size_t)r * kmax + d++] = (long)k->lab[c->fnbr[f]];
-        qsort(o->nb + (size_t)r * kmax, (size_t)d, sizeof *o->nb, cmp_long);
+            }
+        sort_nb(o->nb + (size_t)r * kmax, o->area + (size_t)r * kmax, d);
         o->deg[r] = d;
         r++;
     }
     return RVE_OK;
 }
 
-/* Build the slab's cells, deepening the ghost layer until every owned cell
- * is exact. */
-static rve_status build_slab(const rve_mpi_seeds *src, const double lo[3], const double hi[3], double z0, double z1,
-                             int last_slab, owned *o, rve_mpi_tess_info *info, rve_err *err)
+rve_status mpi_build_slab(const rve_mpi_seeds *src, const double lo[3], const double hi[3], double z0, double z1,
+                          int last_slab, mpi_owned *o, rve_mpi_tess_info *info, rve_err *err)
 {
     double vol = (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]);
     double g = 3 * cbrt(vol / (double)src->n);
@@ -160,7 +158,7 @@ static rve_status build_slab(const rve_mpi_seeds *src, const double lo[3], const
 }
 
 /* Send every owned row to the rank writing its block [N r / P, N (r+1) / P). */
-static rve_status redistribute(MPI_Comm comm, long N, const owned *o, int kmax, double **rows, long *b0, long *b1,
+static rve_status redistribute(MPI_Comm comm, long N, const mpi_owned *o, int kmax, double **rows, long *b0, long *b1,
                                rve_err *err)
 {
     int rank, size;
@@ -242,7 +240,8 @@ static herr_t put_rows(hid_t f, const char *name, hid_t ft, hid_t mt, long N, in
 }
 
 static rve_status write_cells(MPI_Comm comm, const char *tmp, const char *path, long N, int kmax, long b0, long b1,
-                              const double *rows, const double lo[3], const double hi[3], rve_err *err)
+                              const double *rows, const double *all, const double lo[3], const double hi[3],
+                              rve_err *err)
 {
     const int R = 3 + kmax;
     size_t nr = (size_t)(b1 - b0);
@@ -272,6 +271,8 @@ static rve_status write_cells(MPI_Comm comm, const char *tmp, const char *path, 
         e |= put_rows(f, "volume", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, N, 1, b0, b1, dxpl, vol);
         e |= put_rows(f, "degree", H5T_STD_I32LE, H5T_NATIVE_INT32, N, 1, b0, b1, dxpl, deg);
         e |= put_rows(f, "neighbours", H5T_STD_I32LE, H5T_NATIVE_INT32, N, kmax, b0, b1, dxpl, nb);
+        if (all) /* seeds every rank holds: x y z w, each rank its block */
+            e |= put_rows(f, "seeds", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, N, 4, b0, b1, dxpl, all + 4 * b0);
         if (H5Fclose(f) < 0 || e < 0)
             st = rve_err_set(err, RVE_EIO, path, "HDF5 write failed");
     }
@@ -304,11 +305,11 @@ rve_status rve_mpi_tess_cells(MPI_Comm comm, const rve_mpi_seeds *seeds, const d
     else if (!(hi[0] > lo[0] && hi[1] > lo[1] && hi[2] > lo[2]))
         st = rve_err_set(err, RVE_EUSAGE, "", "distributed tess: empty box");
     double z0 = lo[2] + (hi[2] - lo[2]) * rank / size, z1 = rank == size - 1 ? hi[2] : lo[2] + (hi[2] - lo[2]) * (rank + 1) / size;
-    owned o;
+    mpi_owned o;
     memset(&o, 0, sizeof o);
     double t0 = MPI_Wtime();
     if (st == RVE_OK)
-        st = build_slab(seeds, lo, hi, z0, z1, rank == size - 1, &o, info, err);
+        st = mpi_build_slab(seeds, lo, hi, z0, z1, rank == size - 1, &o, info, err);
     info->cells_owned = o.n;
     info->seconds_build = MPI_Wtime() - t0;
     st = rve_mpi_agree(comm, st, err);
@@ -323,7 +324,7 @@ rve_status rve_mpi_tess_cells(MPI_Comm comm, const rve_mpi_seeds *seeds, const d
     t0 = MPI_Wtime();
     if (st == RVE_OK)
         st = rve_mpi_agree(comm, redistribute(comm, seeds->n, &o, kmax, &rows, &b0, &b1, err), err);
-    owned_free(&o);
+    mpi_owned_free(&o);
     size_t n = strlen(path) + 16;
     char *tmp = malloc(n);
     if (st == RVE_OK)
@@ -334,7 +335,7 @@ rve_status rve_mpi_tess_cells(MPI_Comm comm, const rve_mpi_seeds *seeds, const d
         void *edata;
         H5Eget_auto2(H5E_DEFAULT, &efunc, &edata);
         H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-        st = write_cells(comm, tmp, path, seeds->n, kmax, b0, b1, rows, lo, hi, err);
+        st = write_cells(comm, tmp, path, seeds->n, kmax, b0, b1, rows, seeds->all, lo, hi, err);
         H5Eset_auto2(H5E_DEFAULT, efunc, edata);
     }
     info->seconds_write = MPI_Wtime() - t0;
