@@ -83,7 +83,7 @@ ok "xdmf written by rank 0" '[ -s m4.dream3d.xdmf ]'
 check "tess --grid -np 4, 3 layers" 0 mpi 4 tess -n 50 --grid 9,8,3 -o thin.dream3d
 check "serial, 3 layers" 0 "$RVE" tess -n 50 --grid 9,8,3 -o thin_s.dream3d
 h5same "3 layers on 4 ranks equals serial" thin_s.dream3d thin.dream3d
-# layers of 9 MB: the slab goes to HDF5 in batches of 3 layers (32 MB), ranks
+# layers of 9 MB: the slab goes to HDF5 in batches of one layer (8 MB at most), ranks
 # with fewer batches take part with empty selections
 check "serial, 9 MB layers" 0 "$RVE" tess -n 30 --grid 1500,1500,10 -o wide_s.dream3d
 for p in 2 3; do
@@ -117,6 +117,28 @@ for p in 1 2 3 4; do
     check "raster -np $p" 0 mpi $p raster c.tess --grid 20,17,23 -o r$p.dream3d
     h5same "raster -np $p equals serial" rs.dream3d r$p.dream3d
 done
+# the seeds and *id labels are streamed from the file under mpirun: cell ids
+# other than 1..N (here 7 i + 3) must still label the voxels
+"$PY" - <<'PY'
+import re
+t = open("c.tess").read()
+a = t.index("*id") + 3; b = t.index("*seed")
+n = len(t[a:b].split())
+open("ids.tess", "w").write(t[:a] + "\n   " + " ".join(str(7 * i + 3) for i in range(1, n + 1)) + "\n  " + t[b:])
+PY
+check "serial raster, ids 7 i + 3" 0 "$RVE" raster ids.tess --grid 20,17,23 -o ris.dream3d
+for p in 1 3; do
+    check "raster -np $p, ids 7 i + 3" 0 mpi $p raster ids.tess --grid 20,17,23 -o ri$p.dream3d
+    h5same "raster -np $p of ids 7 i + 3 equals serial" ris.dream3d ri$p.dream3d
+done
+"$PY" -c "
+t = open('c.tess').read(); a = t.index('*seed')
+b = t.index('\n', t.index('\n', a) + 1)
+open('bad.tess', 'w').write(t[:b] + '\n   2 0.5 nan 0.5 0' + t[t.index('\n', b + 1):])"
+check "raster -np 2, a NaN seed in the .tess" 1 mpi 2 raster bad.tess --grid 20,17,23 -o bad.dream3d
+one_line "bad .tess is one line"
+grep_f "the message names the file" "bad.tess" "$T/err"
+absent "no map from a bad .tess" bad.dream3d
 check "raster -np 2 refuses a TIFF output" 2 mpi 2 raster c.tess --grid 20,17,23 -o r.tif
 one_line "refusal is one line"
 absent "no TIFF" r.tif

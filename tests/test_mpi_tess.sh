@@ -26,26 +26,9 @@ def from_h5(p):
     if nb.ndim == 1: nb = nb.reshape(len(v), -1)
     return v, [sorted(int(x) for x in nb[i, :d[i]]) for i in range(len(v))]
 def from_tess(p):
-    import neper_tess_check as n
-    F = {}; T = n.Toks(open(p).read())
-    for w in ("***tess", "**format", "3.5", "**general"): T.expect(w)
-    T.int("dimension", 3, 3); T.word("type"); T.expect("**cell")
-    n.read_cell(T, F, True); n.read_entities(T, F, True)
-    V = F["ver"]; owner = {}; vols = []
-    for pid in range(1, len(F["poly"])):
-        vol = 0.0
-        for sf in F["poly"][pid]:
-            owner.setdefault(abs(sf), []).append(pid)
-            loop = F["face"][abs(sf)]["v"]
-            loop = loop if sf > 0 else loop[::-1]
-            m = len(loop); c = [sum(V[x][a] for x in loop) / m for a in range(3)]
-            for k in range(m):
-                vol += n.dot(c, n.cross(V[loop[k]], V[loop[(k + 1) % m]])) / 6
-        vols.append(vol)
-    nbs = [set() for _ in vols]
-    for f, ps in owner.items():
-        if len(ps) == 2: nbs[ps[0] - 1].add(ps[1]); nbs[ps[1] - 1].add(ps[0])
-    return np.array(vols), [sorted(s) for s in nbs]
+    from mpi_tess_oracle import tess_cells
+    v, nb = tess_cells(p)
+    return np.array(v), nb
 a = from_tess(sys.argv[1]) if sys.argv[1].endswith(".tess") else from_h5(sys.argv[1])
 b = from_h5(sys.argv[2]); tol = float(sys.argv[3])
 if len(a[0]) != len(b[0]): sys.exit("cell counts %d and %d" % (len(a[0]), len(b[0])))

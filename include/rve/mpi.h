@@ -45,7 +45,20 @@ typedef struct {
     void (*next)(void *ctx, double *buf, long count); /* the next count seeds, 4 doubles each */
     void *ctx;
     const uint32_t *labels;    /* label of seed i (all != NULL only), NULL: i + 1 */
+    void (*next_labels)(void *ctx, uint32_t *lab, long count); /* streams only: the labels of the
+                                  seeds next just gave (NULL: seed i has label i + 1) */
 } rve_mpi_seeds;
+
+/* The seeds (*seed, labels from *id) of a Neper .tess file as a stream: the
+ * file is scanned once (section offsets, **domain box; every seed and id
+ * validated) and then read chunk by chunk, so no process holds all seeds
+ * nor the topology.  seeds->ctx is the open file; lo and hi receive the
+ * domain box.  Periodic tessellations, and files without *seed or **domain,
+ * are refused (RVE_EUSAGE, RVE_EDATA).  Not collective. */
+typedef struct rve_mpi_tessfile rve_mpi_tessfile;
+rve_status rve_mpi_tessfile_open(const char *path, rve_mpi_tessfile **f, rve_mpi_seeds *seeds, double lo[3],
+                                 double hi[3], rve_err *err);
+void rve_mpi_tessfile_close(rve_mpi_tessfile *f);
 
 typedef struct {
     int nx, ny, nz;       /* voxels */

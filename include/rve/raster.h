@@ -170,7 +170,7 @@ typedef struct {
     int root;     /* this process writes the small arrays */
     int64_t dxpl; /* HDF5 dataset transfer property list of the cell arrays, 0: default */
     int layers_max; /* the most layers of any process's slab: the cell arrays are then written in
-                       ceil(layers_max / b) calls of b layers (about 32 MB) on every process, so that
+                       ceil(layers_max / b) calls of b layers (about 8 MB) on every process, so that
                        parallel HDF5's chunk buffers stay small; 0: one call */
 } rve_hdf5_slab;
 rve_status rve_map_write_hdf5_cells(int64_t file, const rve_map *m, const rve_hdf5_slab *slab, rve_err *err);

@@ -162,17 +162,20 @@ int cli_mpi_raster(const cli_command *cmd, const cli_common *com, const rve_mpi_
 
 #include <rve/tess.h>
 
-int cli_mpi_raster_tess(const cli_command *cmd, const cli_common *com, const rve_tess *t, const uint32_t *lab,
-                        const char *like, const double g[3], const char *out)
+int cli_mpi_raster_tess(const cli_command *cmd, const cli_common *com, const char *tess, const char *like,
+                        const double g[3], const char *out)
 {
     rve_err err;
     rve_err_clear(&err);
     rve_status st = RVE_OK;
-    if (t->periodic[0] || t->periodic[1] || t->periodic[2])
-        st = rve_err_set(&err, RVE_EUSAGE, "", "a periodic tessellation is rasterised on one process (run "
-                         "without mpirun)");
-    else if (rve_map_format_from_path(out) != RVE_MAP_HDF5)
+    rve_mpi_tessfile *tf = NULL;
+    rve_mpi_seeds src;
+    double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+    memset(&src, 0, sizeof src);
+    if (rve_map_format_from_path(out) != RVE_MAP_HDF5)
         st = rve_err_set(&err, RVE_EUSAGE, out, "under mpirun the map is written with parallel HDF5 (.dream3d, .h5)");
+    else /* every rank streams the seeds of the file: no rank loads the tessellation */
+        st = rve_mpi_tessfile_open(tess, &tf, &src, lo, hi, &err);
     rve_mpi_grid grid;
     memset(&grid, 0, sizeof grid);
     if (st == RVE_OK && like) { /* every rank reads the reference grid (small next to the output) */
@@ -187,15 +190,14 @@ int cli_mpi_raster_tess(const cli_command *cmd, const cli_common *com, const rve
     } else if (st == RVE_OK) {
         grid.nx = (int)g[0], grid.ny = (int)g[1], grid.nz = (int)g[2];
         for (int a = 0; a < 3; a++) {
-            grid.origin[a] = t->lo[a];
-            grid.h[a] = (t->hi[a] - t->lo[a]) / g[a]; /* as rve raster's serial path */
+            grid.origin[a] = lo[a];
+            grid.h[a] = (hi[a] - lo[a]) / g[a]; /* as rve raster's serial path */
         }
     }
     st = rve_mpi_agree(MPI_COMM_WORLD, st, &err);
-    if (st != RVE_OK)
-        return cli_fail(cmd, &err);
-    rve_mpi_seeds src = {t->n, t->seeds, NULL, NULL, NULL, lab};
-    return cli_mpi_raster(cmd, com, &src, &grid, out);
+    int rc = st != RVE_OK ? cli_fail(cmd, &err) : cli_mpi_raster(cmd, com, &src, &grid, out);
+    rve_mpi_tessfile_close(tf);
+    return rc;
 }
 
 int cli_mpi_tess(const cli_command *cmd, const cli_common *com, const rve_mpi_seeds *seeds, const double L[3],
@@ -264,7 +266,7 @@ int cli_mpi_gen_volumes(const cli_command *cmd, const cli_common *com, size_t n,
     cli_info(com, "rve %s: %zu cells, max relative volume error %.3g after %d Newton iterations (%d diagrams) on "
              "%d ranks in %.2f s", cmd->name, n, pi.max_rel_err, pi.iterations, pi.tess_calls, cli_mpi_size(),
              pi.seconds);
-    rve_mpi_seeds src = {(long)n, s4, NULL, NULL, NULL, NULL};
+    rve_mpi_seeds src = {(long)n, s4, NULL, NULL, NULL, NULL, NULL};
     cli_common quiet = *com;
     quiet.json = 0;
     int rc = cli_mpi_tess(cmd, &quiet, &src, domain, out);

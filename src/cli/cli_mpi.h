@@ -31,10 +31,10 @@ void cli_mpi_json_ranks(rve_json *j);
 int cli_mpi_raster(const cli_command *cmd, const cli_common *com, const rve_mpi_seeds *seeds,
                    const rve_mpi_grid *grid, const char *out);
 /* rve raster TESS under mpirun: the grid of like (read by every rank) or
- * g voxels over the tessellation's box, labels lab (cell i: lab[i]). */
-#include <rve/tess.h>
-int cli_mpi_raster_tess(const cli_command *cmd, const cli_common *com, const rve_tess *t, const uint32_t *lab,
-                        const char *like, const double g[3], const char *out);
+ * g voxels over the tessellation's box; the seeds and labels (*id) are
+ * streamed from the file (rve_mpi_tessfile_open), never loaded whole. */
+int cli_mpi_raster_tess(const cli_command *cmd, const cli_common *com, const char *tess, const char *like,
+                        const double g[3], const char *out);
 /* rve tess -n N -o CELLS.h5 under mpirun: the per-cell table of the box
  * [0, L] (rve_mpi_tess_cells) with its messages and JSON summary. */
 int cli_mpi_tess(const cli_command *cmd, const cli_common *com, const rve_mpi_seeds *seeds, const double L[3],

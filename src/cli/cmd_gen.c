@@ -60,6 +60,8 @@ const cli_command cli_cmd_gen = {
     "                         mpirun (configure --with-mpi) spread over the ranks,\n"
     "                         nothing written unless every RVE succeeded\n"
     "  -o, --output FILE      output tessellation (.tess, or .vtk)\n"
+    "                         (under mpirun, --volumes with -o CELLS.h5: the solve is\n"
+    "                         distributed and CELLS.h5 is its per-cell table; docs/mpi.md)\n"
     "      --values FILE      per-cell table: id x y z w volume diameq sphericity\n"
     "      --plot FILE.png    target vs achieved cumulative distributions\n"
     "  -q, --quiet / -v, --verbose / -j, --threads N / --json (summary on stdout) / -h, --help\n"

@@ -225,15 +225,11 @@ static int run(int argc, char **argv)
     uint32_t *lab = NULL;
     rve_map *m = NULL;
     double dt = 0;
-    rve_status st = cell_labels(a.tess, &t, &lab, &err);
 #ifdef RVE_HAVE_MPI
-    if (st == RVE_OK && cli_mpi_running()) { /* distributed: slab by slab into one HDF5 file (docs/mpi.md) */
-        r = cli_mpi_raster_tess(cmd, &a.com, t, lab, a.like, a.grid, a.out);
-        free(lab);
-        rve_tess_free(t);
-        return r;
-    }
+    if (cli_mpi_running()) /* distributed: seeds streamed, slab by slab into one HDF5 file (docs/mpi.md) */
+        return cli_mpi_raster_tess(cmd, &a.com, a.tess, a.like, a.grid, a.out);
 #endif
+    rve_status st = cell_labels(a.tess, &t, &lab, &err);
     if (st == RVE_OK)
         st = make_grid(&a, t, &m, &err);
     if (st == RVE_OK) {

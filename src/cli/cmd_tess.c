@@ -98,7 +98,7 @@ static int write_grid(const cli_command *cmd, const cli_common *com, const doubl
     rve_err_clear(&err);
 #ifdef RVE_HAVE_MPI
     if (cli_mpi_running()) {
-        rve_mpi_seeds src = {ns, seeds, seedgen_reset, seedgen_next, sg, NULL};
+        rve_mpi_seeds src = {ns, seeds, seedgen_reset, seedgen_next, sg, NULL, NULL};
         rve_mpi_grid grid = {(int)g[0], (int)g[1], (int)g[2], {L[0] / g[0], L[1] / g[1], L[2] / g[2]}, {0, 0, 0}};
         return cli_mpi_raster(cmd, com, &src, &grid, out);
     }
@@ -308,7 +308,7 @@ static int run(int argc, char **argv)
     }
 #ifdef RVE_HAVE_MPI
     if (grid[0] == 0 && rve_map_format_from_path(out) == RVE_MAP_HDF5) { /* distributed cell table */
-        rve_mpi_seeds src = {ns, seeds, seedgen_reset, seedgen_next, &sg, NULL};
+        rve_mpi_seeds src = {ns, seeds, seedgen_reset, seedgen_next, &sg, NULL, NULL};
         int rc = cli_mpi_tess(cmd, &com, &src, L, out);
         free(seeds);
         gsl_rng_free(sg.r);

@@ -4,7 +4,7 @@
 # the MPI build): librve itself has no MPI in it.
 if HAVE_MPI
 noinst_LTLIBRARIES += librve_mpi.la
-librve_mpi_la_SOURCES = src/mpi/mpi_core.c src/mpi/mpi_raster.c src/mpi/mpi_seeds.c src/mpi/mpi_tess.c src/mpi/mpi_pvol.c \
+librve_mpi_la_SOURCES = src/mpi/mpi_core.c src/mpi/mpi_raster.c src/mpi/mpi_seeds.c src/mpi/mpi_tess.c src/mpi/mpi_pvol.c src/mpi/mpi_tessfile.c \
 	src/mpi/mpi_internal.h
 librve_mpi_la_CFLAGS = $(AM_CFLAGS) $(MPI_CFLAGS)
 librve_mpi_la_LIBADD = $(MPI_LIBS)
@@ -15,7 +15,8 @@ noinst_HEADERS += include/rve/mpi.h
 dist_check_SCRIPTS += tests/test_mpi.sh tests/test_mpi_tess.sh tests/test_mpi_pvol.sh
 endif
 EXTRA_DIST += include/rve/mpi.h src/cli/cli_mpi.c src/mpi/mpi_core.c src/mpi/mpi_raster.c src/mpi/mpi_seeds.c \
-	src/mpi/mpi_tess.c src/mpi/mpi_pvol.c src/mpi/mpi_internal.h tests/test_mpi.sh tests/test_mpi_tess.sh tests/test_mpi_pvol.sh
+	src/mpi/mpi_tess.c src/mpi/mpi_pvol.c src/mpi/mpi_tessfile.c src/mpi/mpi_internal.h tests/test_mpi.sh tests/test_mpi_tess.sh tests/test_mpi_pvol.sh \
+	tests/mpi_tess_oracle.py
 if HAVE_MPI
 AM_TESTS_ENVIRONMENT += RVE_MPIRUN='$(MPIRUN)'; export RVE_MPIRUN;
 endif

@@ -57,7 +57,7 @@ static rve_status diagram(dpv *c, const double *psi, rve_err *err)
         c->s4[4 * i + 3] = p > 0 ? sqrt(p) : 0;
     }
     mpi_owned_free(&c->o);
-    rve_mpi_seeds src = {c->n, c->s4, NULL, NULL, NULL, NULL};
+    rve_mpi_seeds src = {c->n, c->s4, NULL, NULL, NULL, NULL, NULL};
     rve_mpi_tess_info ti;
     memset(&ti, 0, sizeof ti);
     c->calls++;

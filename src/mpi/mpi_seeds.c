@@ -36,8 +36,11 @@ rve_status mpi_select_seeds(const rve_mpi_seeds *src, double zlo, double zhi, mp
     k->m = 0;
     k->wmax2 = 0;
     double *buf = src->all ? NULL : malloc(CHUNK * 4 * sizeof *buf);
-    if (!src->all && !buf)
+    uint32_t *lbuf = !src->all && src->next_labels ? malloc(CHUNK * sizeof *lbuf) : NULL;
+    if ((!src->all && !buf) || (!src->all && src->next_labels && !lbuf)) {
+        free(buf);
         return rve_err_set(err, RVE_ENOMEM, "", "out of memory");
+    }
     if (!src->all)
         src->reset(src->ctx);
     for (long i0 = 0; i0 < src->n; i0 += CHUNK) {
@@ -45,20 +48,22 @@ rve_status mpi_select_seeds(const rve_mpi_seeds *src, double zlo, double zhi, mp
         const double *b = src->all ? src->all + 4 * i0 : buf;
         if (!src->all)
             src->next(src->ctx, buf, cnt);
+        if (lbuf)
+            src->next_labels(src->ctx, lbuf, cnt);
         for (long c = 0; c < cnt; c++) {
             const double *p = b + 4 * c;
             if (p[3] * p[3] > k->wmax2)
                 k->wmax2 = p[3] * p[3];
             if (!(p[2] >= zlo && p[2] <= zhi))
                 continue;
-            uint32_t l = src->labels && src->all ? src->labels[i0 + c] : (uint32_t)(i0 + c + 1);
+            uint32_t l = src->labels && src->all ? src->labels[i0 + c] : lbuf ? lbuf[c] : (uint32_t)(i0 + c + 1);
             if (keep_push(k, p, l) != 0) {
-                free(buf);
+                free(buf), free(lbuf);
                 return rve_err_set(err, RVE_ENOMEM, "", "out of memory");
             }
         }
     }
-    free(buf);
+    free(buf), free(lbuf);
     return RVE_OK;
 }
 

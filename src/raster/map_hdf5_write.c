@@ -49,7 +49,7 @@ static void put_attr(hid_t obj, const char *name, hid_t ft, hid_t mt, int n, con
 /* Bytes of cell data per collective write call (slabw.calls): parallel
  * HDF5 filters (deflates) every chunk a call touches in buffers of its own,
  * so one call over the whole slab would hold a second copy of it. */
-#define BATCH_BYTES ((size_t)32 << 20)
+#define BATCH_BYTES ((size_t)8 << 20)
 
 /* Write v into dataset d: a cell array (rank 4: Z, Y, X, ncomp) gets the
  * slab's layers, from every process (collective when sw->dxpl says so), in
