@@ -43,19 +43,24 @@ for k in a:
         sys.exit(k + ": attributes differ")
 PY
 cat >oracle.py <<'PY'
-# brute-force power-distance raster of seeds.txt on n voxels over [0, L)
+# brute-force power-distance raster of seeds.txt on n voxels over [0, L);
+# a 5th argument names periodic axes (e.g. xz): images by -1, 0, 1 periods
 import sys, h5py, numpy as np
+per = sys.argv[5] if len(sys.argv) > 5 else ""
 n = [int(v) for v in sys.argv[2].split(",")]; L = [float(v) for v in sys.argv[3].split(",")]
 s = np.loadtxt(sys.argv[4])
 h = [L[a] / n[a] for a in range(3)]
 c = [(np.arange(n[a]) + 0.5) * h[a] for a in range(3)]
 z, y, x = np.meshgrid(c[2], c[1], c[0], indexing="ij")
 best = np.full(z.shape, np.inf); lab = np.zeros(z.shape, dtype=np.int64)
+offs = [(ox, oy, oz) for oz in (-1, 0, 1) for oy in (-1, 0, 1) for ox in (-1, 0, 1)
+        if (ox == 0 or "x" in per) and (oy == 0 or "y" in per) and (oz == 0 or "z" in per)]
 for i, (sx, sy, sz, w) in enumerate(s):
-    dx = x - sx; dy = y - sy; dz = z - sz
-    p = dx * dx + dy * dy + dz * dz - w * w
-    m = p < best
-    best[m] = p[m]; lab[m] = i + 1
+    for ox, oy, oz in offs:
+        dx = x - (sx + ox * L[0]); dy = y - (sy + oy * L[1]); dz = z - (sz + oz * L[2])
+        p = dx * dx + dy * dy + dz * dz - w * w
+        m = p < best
+        best[m] = p[m]; lab[m] = i + 1
 with h5py.File(sys.argv[1], "r") as f:
     got = f["DataContainers/ImageDataContainer/CellData/FeatureIds"][()][..., 0]
     dims = f["DataContainers/ImageDataContainer/_SIMPL_GEOMETRY/DIMENSIONS"][()]
@@ -66,8 +71,8 @@ PY
 h5same() { # description, file a, file b
     if "$PY" h5same.py "$2" "$3" >h5.err 2>&1; then ok; else ko "$1: $(cat h5.err)"; fi
 }
-oracle() { # description, file, grid, domain, seed file
-    if "$PY" oracle.py "$2" "$3" "$4" "$5" >or.err 2>&1; then ok; else ko "$1: $(cat or.err)"; fi
+oracle() { # description, file, grid, domain, seed file [, periodic axes]
+    if "$PY" oracle.py "$2" "$3" "$4" "$5" ${6:-} >or.err 2>&1; then ok; else ko "$1: $(cat or.err)"; fi
 }
 
 # --- raster of generated seeds: serial file against P = 1..4
@@ -131,6 +136,18 @@ for p in 1 3; do
     check "raster -np $p, ids 7 i + 3" 0 mpi $p raster ids.tess --grid 20,17,23 -o ri$p.dream3d
     h5same "raster -np $p of ids 7 i + 3 equals serial" ris.dream3d ri$p.dream3d
 done
+# periodic tessellations: the seeds' images by -1, 0, 1 periods, in the
+# serial order (rve_tess_rasterize), so ties and labels are the serial ones
+for axes in xyz xz; do
+    check "periodic ($axes) .tess" 0 "$RVE" tess --seeds seeds2.txt --domain 1,0.8,1.1 --periodic=$axes -o p$axes.tess
+    check "serial raster, periodic $axes" 0 "$RVE" raster p$axes.tess --grid 20,17,23 -o ps$axes.dream3d
+    oracle "serial periodic ($axes) raster equals brute force" ps$axes.dream3d 20,17,23 1,0.8,1.1 seeds2.txt $axes
+    for p in 1 2 4; do
+        check "raster -np $p, periodic $axes" 0 mpi $p raster p$axes.tess --grid 20,17,23 -o pm$axes$p.dream3d
+        h5same "periodic ($axes) raster -np $p equals serial" ps$axes.dream3d pm$axes$p.dream3d
+    done
+done
+oracle "periodic raster -np 4 equals brute force" pmxyz4.dream3d 20,17,23 1,0.8,1.1 seeds2.txt xyz
 "$PY" -c "
 t = open('c.tess').read(); a = t.index('*seed')
 b = t.index('\n', t.index('\n', a) + 1)

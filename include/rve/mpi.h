@@ -50,20 +50,24 @@ typedef struct {
 } rve_mpi_seeds;
 
 /* The seeds (*seed, labels from *id) of a Neper .tess file as a stream: the
- * file is scanned once (section offsets, **domain box; every seed and id
- * validated) and then read chunk by chunk, so no process holds all seeds
- * nor the topology.  seeds->ctx is the open file; lo and hi receive the
- * domain box.  Periodic tessellations, and files without *seed or **domain,
- * are refused (RVE_EUSAGE, RVE_EDATA).  Not collective. */
+ * file is scanned once (section offsets, **domain box, **periodicity flags;
+ * every seed and id validated) and then read chunk by chunk, so no process
+ * holds all seeds nor the topology.  seeds->ctx is the open file; lo and hi
+ * receive the domain box, periodic the periodicity flags.  Files without
+ * *seed or **domain are refused (RVE_EDATA).  Not collective. */
 typedef struct rve_mpi_tessfile rve_mpi_tessfile;
 rve_status rve_mpi_tessfile_open(const char *path, rve_mpi_tessfile **f, rve_mpi_seeds *seeds, double lo[3],
-                                 double hi[3], rve_err *err);
+                                 double hi[3], int periodic[3], rve_err *err);
 void rve_mpi_tessfile_close(rve_mpi_tessfile *f);
 
 typedef struct {
     int nx, ny, nz;       /* voxels */
     double h[3];          /* voxel size */
     double origin[3];     /* corner of voxel (0, 0, 0) */
+    int periodic[3];      /* periodic axes of the seeds' domain: the voxels are labelled by the
+                             seeds and their images shifted by -1, 0, 1 periods, as
+                             rve_tess_rasterize does (ties: lowest seed index) */
+    double period[3];     /* the domain's size on the periodic axes */
 } rve_mpi_grid;
 
 /* What a distributed raster did on this process (not the same on every

@@ -171,13 +171,18 @@ int cli_mpi_raster_tess(const cli_command *cmd, const cli_common *com, const cha
     rve_mpi_tessfile *tf = NULL;
     rve_mpi_seeds src;
     double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
+    int grid_per[3] = {0, 0, 0};
     memset(&src, 0, sizeof src);
     if (rve_map_format_from_path(out) != RVE_MAP_HDF5)
         st = rve_err_set(&err, RVE_EUSAGE, out, "under mpirun the map is written with parallel HDF5 (.dream3d, .h5)");
     else /* every rank streams the seeds of the file: no rank loads the tessellation */
-        st = rve_mpi_tessfile_open(tess, &tf, &src, lo, hi, &err);
+        st = rve_mpi_tessfile_open(tess, &tf, &src, lo, hi, grid_per, &err);
     rve_mpi_grid grid;
     memset(&grid, 0, sizeof grid);
+    for (int a = 0; a < 3; a++) { /* periodic: images by the box, as rve_tess_rasterize */
+        grid.periodic[a] = grid_per[a];
+        grid.period[a] = hi[a] - lo[a];
+    }
     if (st == RVE_OK && like) { /* every rank reads the reference grid (small next to the output) */
         rve_map *ref = NULL;
         st = rve_map_read(like, RVE_MAP_AUTO, NULL, &ref, &err);

@@ -99,7 +99,8 @@ static int write_grid(const cli_command *cmd, const cli_common *com, const doubl
 #ifdef RVE_HAVE_MPI
     if (cli_mpi_running()) {
         rve_mpi_seeds src = {ns, seeds, seedgen_reset, seedgen_next, sg, NULL, NULL};
-        rve_mpi_grid grid = {(int)g[0], (int)g[1], (int)g[2], {L[0] / g[0], L[1] / g[1], L[2] / g[2]}, {0, 0, 0}};
+        rve_mpi_grid grid = {(int)g[0], (int)g[1], (int)g[2], {L[0] / g[0], L[1] / g[1], L[2] / g[2]}, {0, 0, 0},
+                             {0, 0, 0}, {0, 0, 0}};
         return cli_mpi_raster(cmd, com, &src, &grid, out);
     }
 #endif

@@ -16,8 +16,13 @@ typedef struct {
 } mpi_kept;
 
 /* The seeds with z in [zlo, zhi], in ascending order, and the largest w^2
- * of all seeds (k is reused: its arrays grow). */
-rve_status mpi_select_seeds(const rve_mpi_seeds *src, double zlo, double zhi, mpi_kept *k, rve_err *err);
+ * of all seeds (k is reused: its arrays grow).  With g periodic on some
+ * axis (g may be NULL), every seed stands for its images shifted by -1, 0, 1
+ * periods on the periodic axes, in rve_tess_rasterize's order (dz, dy, dx
+ * from -1 to 1; all images of seed i before those of i + 1), and the images
+ * are what is selected. */
+rve_status mpi_select_seeds(const rve_mpi_seeds *src, const rve_mpi_grid *g, double zlo, double zhi, mpi_kept *k,
+                            rve_err *err);
 void mpi_kept_free(mpi_kept *k);
 
 /* The cells a rank owns in a distributed tessellation (mpi_tess.c). */

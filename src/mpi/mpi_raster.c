@@ -25,9 +25,12 @@
 #include "mpi_internal.h"
 
 /* Label layers k0..k1-1 of grid g into lab; the halo grows until exact. */
-static rve_status raster_slab(const rve_mpi_seeds *src, const rve_map *g, int k0, int k1, uint32_t *lab,
-                              rve_mpi_raster_info *info, rve_err *err)
+static rve_status raster_slab(const rve_mpi_seeds *src, const rve_mpi_grid *grid, const rve_map *g, int k0, int k1,
+                              uint32_t *lab, rve_mpi_raster_info *info, rve_err *err)
 {
+    long images = 1; /* seeds with their periodic images */
+    for (int a = 0; a < 3; a++)
+        images *= grid->periodic[a] ? 3 : 1;
     double zc0 = g->origin[2] + (k0 + 0.5) * g->h[2], zc1 = g->origin[2] + (k1 - 0.5) * g->h[2];
     double vol = g->nx * g->h[0] * g->ny * g->h[1] * g->nz * g->h[2];
     double halo = 3 * cbrt(vol / (double)src->n);
@@ -36,7 +39,7 @@ static rve_status raster_slab(const rve_mpi_seeds *src, const rve_map *g, int k0
     size_t nv = (size_t)g->nx * g->ny * (size_t)(k1 - k0);
     for (int round = 1; round <= HALO_ROUNDS; round++) {
         int last = round == HALO_ROUNDS;
-        st = mpi_select_seeds(src, last ? -INFINITY : zc0 - halo, last ? INFINITY : zc1 + halo, &k, err);
+        st = mpi_select_seeds(src, grid, last ? -INFINITY : zc0 - halo, last ? INFINITY : zc1 + halo, &k, err);
         if (st != RVE_OK)
             break;
         info->rounds = round;
@@ -66,7 +69,7 @@ static rve_status raster_slab(const rve_mpi_seeds *src, const rve_map *g, int k0
                 pmax = pw;
         }
         double reach = halo * halo - k.wmax2; /* lowest power of a seed left out */
-        int exact = last || k.m == src->n || pmax < reach - 1e-9 * (fabs(reach) + fabs(pmax) + k.wmax2);
+        int exact = last || k.m == src->n * images || pmax < reach - 1e-9 * (fabs(reach) + fabs(pmax) + k.wmax2);
         if (exact) {
             for (size_t v = 0; v < nv; v++)
                 lab[v] = k.lab[lab[v] - 1];
@@ -166,7 +169,7 @@ rve_status rve_mpi_raster_hdf5(MPI_Comm comm, const rve_mpi_seeds *seeds, const 
         st = rve_err_set(err, RVE_ENOMEM, path, "out of memory for %zu voxels", nv);
     double t0 = MPI_Wtime();
     if (st == RVE_OK && nv)
-        st = raster_slab(seeds, &g, info->k0, info->k1, lab, info, err);
+        st = raster_slab(seeds, grid, &g, info->k0, info->k1, lab, info, err);
     if (st == RVE_OK)
         st = fault_hook(rank, err);
     info->seconds_raster = MPI_Wtime() - t0;

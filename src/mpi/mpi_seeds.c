@@ -31,8 +31,12 @@ static int keep_push(mpi_kept *k, const double *p, uint32_t label)
 }
 
 /* The seeds with z in [zlo, zhi], in ascending order, and the largest w^2. */
-rve_status mpi_select_seeds(const rve_mpi_seeds *src, double zlo, double zhi, mpi_kept *k, rve_err *err)
+rve_status mpi_select_seeds(const rve_mpi_seeds *src, const rve_mpi_grid *g, double zlo, double zhi, mpi_kept *k,
+                            rve_err *err)
 {
+    int per[3] = {0, 0, 0};
+    for (int a = 0; g && a < 3; a++)
+        per[a] = g->periodic[a] != 0;
     k->m = 0;
     k->wmax2 = 0;
     double *buf = src->all ? NULL : malloc(CHUNK * 4 * sizeof *buf);
@@ -54,13 +58,21 @@ rve_status mpi_select_seeds(const rve_mpi_seeds *src, double zlo, double zhi, mp
             const double *p = b + 4 * c;
             if (p[3] * p[3] > k->wmax2)
                 k->wmax2 = p[3] * p[3];
-            if (!(p[2] >= zlo && p[2] <= zhi))
-                continue;
             uint32_t l = src->labels && src->all ? src->labels[i0 + c] : lbuf ? lbuf[c] : (uint32_t)(i0 + c + 1);
-            if (keep_push(k, p, l) != 0) {
-                free(buf), free(lbuf);
-                return rve_err_set(err, RVE_ENOMEM, "", "out of memory");
-            }
+            for (int dz = -per[2]; dz <= per[2]; dz++)
+                for (int dy = -per[1]; dy <= per[1]; dy++)
+                    for (int dx = -per[0]; dx <= per[0]; dx++) {
+                        int d[3] = {dx, dy, dz};
+                        double q[4] = {p[0], p[1], p[2], p[3]};
+                        for (int a = 0; a < 3; a++)
+                            q[a] = d[a] ? p[a] + d[a] * g->period[a] : p[a];
+                        if (!(q[2] >= zlo && q[2] <= zhi))
+                            continue;
+                        if (keep_push(k, q, l) != 0) {
+                            free(buf), free(lbuf);
+                            return rve_err_set(err, RVE_ENOMEM, "", "out of memory");
+                        }
+                    }
         }
     }
     free(buf), free(lbuf);

@@ -126,7 +126,7 @@ rve_status mpi_build_slab(const rve_mpi_seeds *src, const double lo[3], const do
     for (int round = 1; round <= HALO_ROUNDS; round++) {
         int last = round == HALO_ROUNDS;
         double zk0 = last ? -INFINITY : z0 - g, zk1 = last ? INFINITY : z1 + g;
-        st = mpi_select_seeds(src, zk0, zk1, &k, err);
+        st = mpi_select_seeds(src, NULL, zk0, zk1, &k, err);
         if (st != RVE_OK)
             break;
         info->rounds = round, info->ghost = g, info->seeds_kept = k.m;

@@ -5,7 +5,7 @@
  *
  * Opening scans the file line by line once (nothing kept but the offsets
  * of the **cell *id and *seed sections, the **domain box and the
- * periodicity flags) and validates every seed and id, so that the stream,
+ * **periodicity flags) and validates every seed and id, so that the stream,
  * which cannot report errors, only re-reads bytes known to be good. */
 #include "config.h"
 #define _POSIX_C_SOURCE 200809L
@@ -19,7 +19,7 @@ struct rve_mpi_tessfile {
     FILE *fs, *fi;         /* *seed and *id streams */
     long n;
     long seed_off, id_off; /* offsets after the section names (-1: none) */
-    int periodic;
+    int per[3];
     double lo[3], hi[3];
     int has_dom;
 };
@@ -83,10 +83,8 @@ static rve_status scan(FILE *fp, const char *path, struct rve_mpi_tessfile *f, r
             if (!read_domain(fp, f, &line, &cap))
                 st = rve_err_set(err, RVE_EDATA, path, "**domain *vertex: vertex lines expected");
         } else if (is_tok(p, "*general") && strcmp(sec, "periodicity") == 0) {
-            int per[3] = {0, 0, 0};
-            if (getline(&line, &cap, fp) < 0 || sscanf(line, "%d %d %d", &per[0], &per[1], &per[2]) != 3)
+            if (getline(&line, &cap, fp) < 0 || sscanf(line, "%d %d %d", &f->per[0], &f->per[1], &f->per[2]) != 3)
                 st = rve_err_set(err, RVE_EDATA, path, "**periodicity: flags expected");
-            f->periodic = per[0] || per[1] || per[2];
         }
     }
     free(line);
@@ -175,7 +173,7 @@ static rve_status validate(struct rve_mpi_tessfile *f, const char *path, rve_err
 }
 
 rve_status rve_mpi_tessfile_open(const char *path, rve_mpi_tessfile **out, rve_mpi_seeds *seeds, double lo[3],
-                                 double hi[3], rve_err *err)
+                                 double hi[3], int periodic[3], rve_err *err)
 {
     *out = NULL;
     struct rve_mpi_tessfile *f = calloc(1, sizeof *f);
@@ -187,9 +185,6 @@ rve_status rve_mpi_tessfile_open(const char *path, rve_mpi_tessfile **out, rve_m
         st = rve_err_set(err, RVE_EIO, path, "cannot open");
     if (st == RVE_OK)
         st = scan(f->fs, path, f, err);
-    if (st == RVE_OK && f->periodic)
-        st = rve_err_set(err, RVE_EUSAGE, path, "a periodic tessellation is rasterised on one process (run "
-                         "without mpirun)");
     if (st == RVE_OK && f->id_off >= 0 && !(f->fi = fopen(path, "r")))
         st = rve_err_set(err, RVE_EIO, path, "cannot open");
     if (st == RVE_OK)
@@ -206,6 +201,8 @@ rve_status rve_mpi_tessfile_open(const char *path, rve_mpi_tessfile **out, rve_m
     seeds->ctx = f;
     memcpy(lo, f->lo, sizeof f->lo);
     memcpy(hi, f->hi, sizeof f->hi);
+    for (int a = 0; a < 3; a++)
+        periodic[a] = f->per[a] != 0;
     *out = f;
     return RVE_OK;
 }
