@@ -12,11 +12,11 @@ typedef struct {
     double *s;      /* 4 m: kept seeds x y z w */
     uint32_t *lab;  /* m: their labels (seed i without labels: i + 1) */
     long m, cap;
-    double wmax2;   /* largest w^2 of all seeds */
+    double wmax2;   /* largest w^2 of the seeds left out (0: none): only they can cut in */
 } mpi_kept;
 
 /* The seeds with z in [zlo, zhi], in ascending order, and the largest w^2
- * of all seeds (k is reused: its arrays grow).  With g periodic on some
+ * of the seeds left out (k is reused: its arrays grow).  With g periodic on some
  * axis (g may be NULL), every seed stands for its images shifted by -1, 0, 1
  * periods on the periodic axes, in rve_tess_rasterize's order (dz, dy, dx
  * from -1 to 1; all images of seed i before those of i + 1), and the images

@@ -30,7 +30,8 @@ static int keep_push(mpi_kept *k, const double *p, uint32_t label)
     return 0;
 }
 
-/* The seeds with z in [zlo, zhi], in ascending order, and the largest w^2. */
+/* The seeds with z in [zlo, zhi], in ascending order, and the largest w^2
+ * of those left out. */
 rve_status mpi_select_seeds(const rve_mpi_seeds *src, const rve_mpi_grid *g, double zlo, double zhi, mpi_kept *k,
                             rve_err *err)
 {
@@ -56,8 +57,6 @@ rve_status mpi_select_seeds(const rve_mpi_seeds *src, const rve_mpi_grid *g, dou
             src->next_labels(src->ctx, lbuf, cnt);
         for (long c = 0; c < cnt; c++) {
             const double *p = b + 4 * c;
-            if (p[3] * p[3] > k->wmax2)
-                k->wmax2 = p[3] * p[3];
             uint32_t l = src->labels && src->all ? src->labels[i0 + c] : lbuf ? lbuf[c] : (uint32_t)(i0 + c + 1);
             for (int dz = -per[2]; dz <= per[2]; dz++)
                 for (int dy = -per[1]; dy <= per[1]; dy++)
@@ -66,8 +65,10 @@ rve_status mpi_select_seeds(const rve_mpi_seeds *src, const rve_mpi_grid *g, dou
                         double q[4] = {p[0], p[1], p[2], p[3]};
                         for (int a = 0; a < 3; a++)
                             q[a] = d[a] ? p[a] + d[a] * g->period[a] : p[a];
-                        if (!(q[2] >= zlo && q[2] <= zhi))
+                        if (!(q[2] >= zlo && q[2] <= zhi)) { /* left out: only these can cut in */
+                            k->wmax2 = q[3] * q[3] > k->wmax2 ? q[3] * q[3] : k->wmax2;
                             continue;
+                        }
                         if (keep_push(k, q, l) != 0) {
                             free(buf), free(lbuf);
                             return rve_err_set(err, RVE_ENOMEM, "", "out of memory");
