@@ -8,8 +8,11 @@
 # every box-face node with its exact translate, free triangles translates,
 # one group per grain, mesh volume = box, *Equation sets).
 #
-# Sizes: RVE_BENCH_PERIODIC_N (default "1000 10000"; the 10^4 one takes
-# minutes and a few GB).  Single-threaded; the load average is printed.
+# Sizes: RVE_BENCH_PERIODIC_N (default 1000, which keeps `make bench`
+# reasonable: about a minute; "1000 10000" adds the 10^4-grain RVE, which
+# takes tens of minutes and a few GB); seeds: RVE_BENCH_PERIODIC_SEEDS
+# (default 1; e.g. "1 2 3").  Single-threaded; the date, the machine, the
+# commit and, per run, the load average are printed.
 RVE=${RVE:-./rve}
 SRC=${RVE_SRCDIR:-..}
 T=$(mktemp -d /tmp/rve-bench-periodic-XXXXXX)
@@ -20,10 +23,14 @@ for p in python3 /usr/bin/python3; do
     if "$p" -c 'import gmsh, meshio, numpy' >/dev/null 2>&1; then PY=$p; break; fi
 done
 now() { date +%s.%N; }
-for n in ${RVE_BENCH_PERIODIC_N:-1000 10000}; do
-    echo "periodic RVE, $n grains (rve gen -n $n --domain 1,1,1 --periodic --morpho gg --seed 1); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+commit=$(git -C "$SRC" rev-parse --short HEAD 2>/dev/null || echo unknown)
+cpu=$(sed -n 's/^model name[^:]*: *//p' /proc/cpuinfo 2>/dev/null | head -n 1)
+echo "bench_periodic: $(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -m), $(nproc 2>/dev/null || echo '?') cores ${cpu:+($cpu)}, commit $commit"
+for n in ${RVE_BENCH_PERIODIC_N:-1000}; do
+for seed in ${RVE_BENCH_PERIODIC_SEEDS:-1}; do
+    echo "periodic RVE, $n grains (rve gen -n $n --domain 1,1,1 --periodic --morpho gg --seed $seed); load: $(cut -d' ' -f1-3 /proc/loadavg)"
     t0=$(now)
-    if ! "$RVE" gen -n "$n" --domain 1,1,1 --periodic --morpho gg --seed 1 -o "$T/g.tess" -q; then
+    if ! "$RVE" gen -n "$n" --domain 1,1,1 --periodic --morpho gg --seed "$seed" -o "$T/g.tess" -q; then
         echo "  rve gen failed"; continue
     fi
     t1=$(now)
@@ -49,5 +56,6 @@ for n in ${RVE_BENCH_PERIODIC_N:-1000 10000}; do
         echo "  periodic oracles: skipped (no python3 with gmsh, meshio, numpy)"
     fi
     rm -f "$T"/m.* "$T"/g.tess
+done
 done
 exit 0
