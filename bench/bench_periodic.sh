@@ -46,6 +46,11 @@ for seed in ${RVE_BENCH_PERIODIC_SEEDS:-1}; do
         -v c="$(j "$T/reg.json" agreement_after_collapses)" -v p="$(j "$T/reg.json" agreement_after_polish)" \
         -v g="$(echo "$t1 - $t0" | bc)" \
         'BEGIN { printf "  gen %.1f s; reg: short edges %d -> %d (%d on cells below threshold^3), %d box-face caps merged, smallest angle %.1f -> %.1f deg, agreement with the input raster %.2f %% (collapses) -> %.2f %% (polish)\n", g, sb, sa, st, pc, a0, a1, 100 * c, 100 * p }'
+    printf '  polish of box-face vertex groups: %s tried, %s moved; steps refused: %s stars meet, %s edge, %s face, %s cell, %s convex, %s quality\n' \
+        "$(j "$T/reg.json" box_groups_tried)" "$(j "$T/reg.json" box_groups_moved)" \
+        "$(j "$T/reg.json" box_steps_refused_stars_meet)" "$(j "$T/reg.json" box_steps_refused_edge)" \
+        "$(j "$T/reg.json" box_steps_refused_face)" "$(j "$T/reg.json" box_steps_refused_cell)" \
+        "$(j "$T/reg.json" box_steps_refused_convex)" "$(j "$T/reg.json" box_steps_refused_quality)"
     awk -v n="$(j "$T/m.json" tetrahedra)" -v q="$(j "$T/m.json" q_min)" -v b1="$(j "$T/m.json" q_below_0.1)" \
         -v gm="$(j "$T/m.json" gmsh_seconds)" -v s="$(echo "$t2 - $t1" | bc)" \
         'BEGIN { printf "  mesh (rcl 1, HXT, 1 thread): %d tetrahedra, min q %.4f, %.3f %% below 0.1; reg + mesh + write %.1f s wall (gmsh %.1f s)\n", n, q, 100 * b1, s, gm }'

@@ -93,6 +93,15 @@ typedef struct {
                                           polish: against the map, or (acc_vs_input) against
                                           a raster of the input at threshold / 2 */
     int acc_vs_input;
+    /* periodic box complexes: the angle polish's grouped moves of box-face
+     * vertices (with their periodic copies), why the trial steps failed */
+    size_t group_tried;                /* groups tried (angle stage) */
+    size_t group_moved;                /* of them, moved */
+    size_t group_refused[6];           /* trial steps refused: 0 a copy's cell stars meet,
+                                          1 edge made shorter, 2 face folded or bent past
+                                          the maximum, 3 cell not star-shaped or out of
+                                          the box, 4 cell not convex enough, 5 quality not
+                                          raised */
 } rve_reg_report;
 
 /* Regularise t into a new tessellation *out (free with rve_tess_free). */
