@@ -85,6 +85,7 @@ typedef struct {
     double *xbest;       /* best state seen: highest exact accuracy */
     double *xtmp;        /* scratch state */
     double accbest, objbest;
+    double obj_start;    /* Eq. 6.5 objective of the state stage 1 starts from */
     int32_t *assign;     /* nx*ny*nz: cell of each voxel in the last measured state */
     int nth;
     double t0, deadline;
