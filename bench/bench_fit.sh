@@ -41,7 +41,7 @@ EOF
 echo "bench_fit: $(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -m) $(nproc) cores," \
     "$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)," \
     "commit $(git -C "$SRC" rev-parse --short HEAD 2>/dev/null || echo unknown), threads $TH"
-echo "load at start:$(uptime | sed 's/.*load average//')"
+echo "load at start: $(uptime | sed "s/.*load average: //")"
 echo "map            cells |  CPU s: initial  eq6.5 surrog. classif. polish  other |   total  wall s | accuracy %: initial  eq6.5 classify final"
 for map in "$SRC/data/dct/dct.tif" "$SHARED"/*.tif "$SHARED"/neper/*.tesr "$SHARED"/pymicro/*.h5; do
     [ -f "$map" ] || continue
@@ -52,7 +52,7 @@ for map in "$SRC/data/dct/dct.tif" "$SHARED"/*.tif "$SHARED"/neper/*.tesr "$SHAR
         echo "$name: not fitted ($(head -1 "$T/$name.err"))"
     fi
 done
-echo "load at end:$(uptime | sed 's/.*load average//')"
+echo "load at end: $(uptime | sed "s/.*load average: //")"
 IN="$SHARED/in100-a.tif"
 if [ -f "$IN" ]; then
     for sub in sv johnson; do

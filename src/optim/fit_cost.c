@@ -232,6 +232,22 @@ static inline int brick_misses_face(const struct vbrick *b, int i)
     return 1;
 }
 
+/* ramp of the face excess of p on P over all its faces, stopping at the
+ * first face that saturates it (equal to ramp(cpoly_plane_excess(P, p))) */
+static inline double ramp_all(const cpoly *P, const double p[3], double it)
+{
+    double m = -1e300;
+    for (int f = 0; f < P->nf; f++) {
+        double s = P->fn[f][0] * p[0] + P->fn[f][1] * p[1] + P->fn[f][2] * p[2] - P->fd[f];
+        if (s > m) {
+            m = s;
+            if (m * it + 0.5 >= 1)
+                return 1;
+        }
+    }
+    return ramp(m, it);
+}
+
 static double mis_full(fitctx *F, int k, const cpoly *P, int commit)
 {
     double s = 0, it = 1.0 / F->tau, h = 0.5 * F->tau, margin = 1e-9 * (1.0 + F->diag);
@@ -319,7 +335,7 @@ double fit_cost_mis(void *ctx, int k, const double sk[4], const cpoly *P, lopt_w
                        * each: a voxel whose face is not i keeps its ramp
                        * (max(E, e) = E or both <= -h), and one whose face is
                        * i is deeper than h (ramp 0 before and after) */
-        int nrf = -1, out = 0; /* faces of P for this brick: computed at first need */
+        int nrf = -1, out = 0, nfull = 0; /* faces of P for this brick: computed when needed */
         for (size_t p = b->v0; p < b->v1; p++) {
             double c[3];
             vox_centre(F, p, c);
@@ -337,10 +353,17 @@ double fit_cost_mis(void *ctx, int k, const double sk[4], const cpoly *P, lopt_w
                     delta += ramp(En, it) - ramp(E, it);
                 continue;
             }
-            /* the full face excess on P, through its ramp */
-            if (nrf < 0)
-                brick_bound(P, b, h, margin, &out, rf, &nrf);
-            double rn = out ? ramp(cpoly_plane_excess(P, c), it) : ramp_faces(P, rf, nrf, c, it);
+            /* the full face excess on P, through its ramp; the faces that
+             * can raise it are listed for the brick from its third such voxel */
+            double rn;
+            if (nrf < 0 && nfull < 2) {
+                nfull++;
+                rn = ramp_all(P, c, it);
+            } else {
+                if (nrf < 0)
+                    brick_bound(P, b, h, margin, &out, rf, &nrf);
+                rn = out ? ramp_all(P, c, it) : ramp_faces(P, rf, nrf, c, it);
+            }
             delta += rn - (b->lazy ? 0.0 : ramp(E, it));
         }
     }
