@@ -17,6 +17,20 @@ typedef struct {
     int s1_sweeps;       /*   and the sweeps it took */
 } fit_pass;
 
+/* Warm start: stage 1 goes on from x0 (the anchor's stage-1 state), which
+ * is measured, offered and recorded as an Eq. 6.5 row of sweep 0. */
+static rve_status warm_start(fitrun *R, const double *x0, rve_err *err)
+{
+    fitctx *F = R->F;
+    memcpy(R->x, x0, (size_t)F->n * 4 * sizeof(double));
+    rve_status st = lopt_rebuild(R->L, err);
+    if (st != RVE_OK)
+        return st;
+    R->obj_start = F->W > 0 ? sqrt(lopt_total(R->L) / F->W) : 0;
+    double ow = R->obj_start, aw;
+    return fit_reached(R, R->x, 1, 0, &ow, &aw, err);
+}
+
 /* One pass of the fit with options *opts, its clock started at t0, ending
  * by the deadline (0: none). */
 static rve_status fit_once(const rve_map *m, const rve_fit_opts *opts, double t0, double deadline,
@@ -90,15 +104,8 @@ static rve_status fit_once(const rve_map *m, const rve_fit_opts *opts, double t0
     if (o.progress)
         o.progress(o.progress_ctx, 0, 0, 0.0, r->obj_init, r->acc_init);
     R.obj_start = r->obj_init;
-    if (pass && pass->x0) { /* warm start: stage 1 goes on from the anchor's */
-        memcpy(R.x, pass->x0, (size_t)n * 4 * sizeof(double));
-        if ((st = lopt_rebuild(R.L, err)) != RVE_OK)
-            goto done;
-        R.obj_start = F.W > 0 ? sqrt(lopt_total(R.L) / F.W) : 0;
-        double ow = R.obj_start, aw;
-        if ((st = fit_reached(&R, R.x, 1, 0, &ow, &aw, err)) != RVE_OK)
-            goto done;
-    }
+    if (pass && pass->x0 && (st = warm_start(&R, pass->x0, err)) != RVE_OK)
+        goto done;
     if ((st = fit_stage_eq65(&R, step, tstep, err)) != RVE_OK)
         goto done;
     if (pass && pass->save) {
