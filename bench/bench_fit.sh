@@ -33,7 +33,7 @@ c = d.get("cpu_seconds", {})
 acc = {s["stage"]: s["voxel_accuracy"] for s in d.get("stages", [])}
 f = lambda k: "%7.1f" % c[k] if k in c else "      -"
 a = lambda k: "%7.3f" % (100 * acc[k]) if k in acc else "      -"
-print("%-14s %5d | %s %s %s %s %s %s | %s %7.1f | %s %s %s %s" % (
+print("%-18s %5d | %s %s %s %s %s %s | %s %7.1f | %s %s %s %s" % (
     name, d["cells"], f("initial"), f("eq6.5"), f("surrogate"), f("classify"), f("polish"), f("other"),
     f("total"), d["seconds"], a("initial"), a("eq6.5"), a("classify"), a("polish")))
 EOF
@@ -42,7 +42,7 @@ echo "bench_fit: $(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -m) $(nproc) cores," 
     "$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)," \
     "commit $(git -C "$SRC" rev-parse --short HEAD 2>/dev/null || echo unknown), threads $TH"
 echo "load at start: $(uptime | sed "s/.*load average: //")"
-echo "map            cells |  CPU s: initial  eq6.5 surrog. classif. polish  other |   total  wall s | accuracy %: initial  eq6.5 classify final"
+echo "map                cells |  CPU s: initial  eq6.5 surrog. classif. polish  other |   total  wall s | accuracy %: initial  eq6.5 classify final"
 for map in "$SRC/data/dct/dct.tif" "$SHARED"/*.tif "$SHARED"/neper/*.tesr "$SHARED"/pymicro/*.h5; do
     [ -f "$map" ] || continue
     name=$(basename "$map" | sed 's/\.[^.]*$//')
