@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 static int run(int argc, char **argv);
 static int fit_main(int argc, char **argv, const cli_fit_outputs *to);
@@ -97,10 +98,26 @@ enum {
     OPT_RAW
 };
 
+/* CPU seconds of the process by stage, read at each progress report: the
+ * time since the previous report is the reporting stage's (the initial
+ * guess: the first report; "other": after the last report, i.e. the tiny
+ * cells' opening and the final measure).  Both passes of a monotone-effort
+ * run add to the same stages. */
+enum { CPU_INIT, CPU_EQ65, CPU_POLISH, CPU_CLASSIFY, CPU_HINGE, CPU_OTHER, CPU_TOTAL, CPU_N };
+
 typedef struct {
     cli_progress *pb;
     int total1, total2, total3; /* bar shares of the Eq. 6.5, polishing and classifier stages */
+    double cpu0, cpu_last, cpu[CPU_N];
 } prog_ctx;
+
+static double cpu_now(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 /* acc is the exact voxel accuracy of the state just reached (the library
  * rasterises every reported state) */
@@ -108,6 +125,11 @@ static void on_progress(void *ctx, int stage, int sweep, double frac, double obj
 {
     prog_ctx *p = ctx;
     char extra[96];
+    double now = cpu_now();
+    /* stage: 0 Eq. 6.5 (sweep 0: the initial guess), 1 polishing, 2 classifier, 3 surrogate */
+    int b = stage == 0 ? (sweep == 0 ? CPU_INIT : CPU_EQ65) : stage == 1 ? CPU_POLISH : stage == 2 ? CPU_CLASSIFY : CPU_HINGE;
+    p->cpu[b] += now - p->cpu_last;
+    p->cpu_last = now;
     if (stage == 2 || stage == 3)
         snprintf(extra, sizeof extra, "%s acc=%.2f%%", stage == 2 ? "classify" : "hinge", 100 * acc);
     else if (isnan(obj)) /* the polishing sweeps do not evaluate Eq. 6.5 */
@@ -320,7 +342,7 @@ static int parse_args(int argc, char **argv, const cli_fit_outputs *to, const cl
 
 /* the JSON summary of a fit */
 static void print_json(FILE *jout, const char *mapf, const char *out, const rve_fit_opts *fo,
-                       const rve_fit_result *rr)
+                       const rve_fit_result *rr, const double *cpu)
 {
     rve_json j;
     rve_json_init(&j, jout);
@@ -365,6 +387,14 @@ static void print_json(FILE *jout, const char *mapf, const char *out, const rve_
     rve_json_kv_number(&j, "seconds", rr->seconds);
     rve_json_kv_string(&j, "stopped_by", rr->stopped_by == 0 ? "tolerance" : rr->stopped_by == 1 ? "sweep cap" : "time cap");
     rve_json_kv_int(&j, "threads", fo->threads);
+    if (cpu) { /* rve fit only (rve run's fit has no per-stage clock) */
+        static const char *cn[CPU_N] = {"initial", "eq6.5", "polish", "classify", "surrogate", "other", "total"};
+        rve_json_key(&j, "cpu_seconds");
+        rve_json_begin_object(&j);
+        for (int q = 0; q < CPU_N; q++)
+            rve_json_kv_number(&j, cn[q], cpu[q]);
+        rve_json_end_object(&j);
+    }
     rve_json_end_object(&j);
     fputc('\n', jout);
 }
@@ -372,7 +402,7 @@ static void print_json(FILE *jout, const char *mapf, const char *out, const rve_
 /* The outputs of a finished fit: its tessellation (unless written
  * already), history, report pictures, summary line and JSON summary. */
 static rve_status fit_write(const cli_common *cc, const char *mapf, const rve_map *m, const rve_fit_opts *fo,
-                            const rve_fit_result *r, const cli_fit_outputs *to, rve_err *err)
+                            const rve_fit_result *r, const cli_fit_outputs *to, const double *cpu, rve_err *err)
 {
     const char *out = to->tess, *hist = to->history, *report = to->report;
     rve_status st;
@@ -387,14 +417,14 @@ static rve_status fit_write(const cli_common *cc, const char *mapf, const rve_ma
              r->n, r->obj_init, r->obj_final, 100 * r->acc_init, 100 * r->acc_final, 100 * r->acc_stage1,
              r->empty_cells, r->seconds);
     if (to->json && (cc->json || to->json != stdout))
-        print_json(to->json, mapf, out, fo, r);
+        print_json(to->json, mapf, out, fo, r, cpu);
     return RVE_OK;
 }
 
 int cli_fit_write(const cli_common *cc, const char *mapf, const rve_map *m, const rve_fit_opts *fo,
                   const rve_fit_result *r, const cli_fit_outputs *to, rve_err *err)
 {
-    return fit_write(cc, mapf, m, fo, r, to, err) == RVE_OK ? 0 : -1;
+    return fit_write(cc, mapf, m, fo, r, to, NULL, err) == RVE_OK ? 0 : -1;
 }
 
 /* to != NULL: rve run's fit, whose outputs are fixed (options that would
@@ -464,13 +494,16 @@ static int fit_main(int argc, char **argv, const cli_fit_outputs *to)
         goto fail_early;
 
     cli_progress pb;
-    prog_ctx pc = {&pb, fo.max_sweeps, fo.polish, fo.classify > 0 ? 10 : 0};
+    prog_ctx pc = {&pb, fo.max_sweeps, fo.polish, fo.classify > 0 ? 10 : 0, 0, 0, {0}};
+    pc.cpu0 = pc.cpu_last = cpu_now();
     cli_progress_start(&pb, "fit", fo.max_sweeps + pc.total3 + fo.polish, cc.verbosity);
     fo.progress = on_progress;
     fo.progress_ctx = &pc;
     rve_fit_result r;
     st = rve_fit(m, &fo, &r, &err);
     cli_progress_finish(&pb);
+    pc.cpu[CPU_TOTAL] = cpu_now() - pc.cpu0;
+    pc.cpu[CPU_OTHER] = cpu_now() - pc.cpu_last;
     if (st != RVE_OK) {
         if (!err.file[0])
             snprintf(err.file, sizeof err.file, "%s", mapf);
@@ -478,7 +511,7 @@ static int fit_main(int argc, char **argv, const cli_fit_outputs *to)
     }
     {
         cli_fit_outputs wo = {out, hist, report, to ? to->json : stdout, NULL, 0};
-        if ((st = fit_write(&cc, mapf, m, &fo, &r, &wo, &err)) != RVE_OK)
+        if ((st = fit_write(&cc, mapf, m, &fo, &r, &wo, to ? NULL : pc.cpu, &err)) != RVE_OK)
             goto fail;
     }
     rve_fit_result_free(&r);

@@ -6,12 +6,39 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Where a pass starts and what it leaves for the next: the anchor saves its
+ * stage-1 state (xs1, internal units) and sweeps; the effort pass starts
+ * stage 1 from that state with the sweeps left (warm start). */
+typedef struct {
+    const double *x0;    /* NULL: the initial guess */
+    int sweeps_done;     /* stage-1 sweeps already made from the guess to x0 */
+    int save;            /* save the stage-1 state: */
+    double *xs1;         /*   here (allocated by the pass, freed by the caller) */
+    int s1_sweeps;       /*   and the sweeps it took */
+} fit_pass;
+
+/* Warm start: stage 1 goes on from x0 (the anchor's stage-1 state), which
+ * is measured, offered and recorded as an Eq. 6.5 row of sweep 0. */
+static rve_status warm_start(fitrun *R, const double *x0, rve_err *err)
+{
+    fitctx *F = R->F;
+    memcpy(R->x, x0, (size_t)F->n * 4 * sizeof(double));
+    rve_status st = lopt_rebuild(R->L, err);
+    if (st != RVE_OK)
+        return st;
+    R->obj_start = F->W > 0 ? sqrt(lopt_total(R->L) / F->W) : 0;
+    double ow = R->obj_start, aw;
+    return fit_reached(R, R->x, 1, 0, &ow, &aw, err);
+}
+
 /* One pass of the fit with options *opts, its clock started at t0, ending
  * by the deadline (0: none). */
 static rve_status fit_once(const rve_map *m, const rve_fit_opts *opts, double t0, double deadline,
-                           rve_fit_result *r, rve_err *err)
+                           fit_pass *pass, rve_fit_result *r, rve_err *err)
 {
     rve_fit_opts o = *opts;
+    if (pass && pass->x0)
+        o.max_sweeps = o.max_sweeps > pass->sweeps_done ? o.max_sweeps - pass->sweeps_done : 0;
     memset(r, 0, sizeof *r);
     fitrun R;
     memset(&R, 0, sizeof R);
@@ -76,8 +103,20 @@ static rve_status fit_once(const rve_map *m, const rve_fit_opts *opts, double t0
         goto done;
     if (o.progress)
         o.progress(o.progress_ctx, 0, 0, 0.0, r->obj_init, r->acc_init);
-    if ((st = fit_stage_eq65(&R, step, tstep, err)) != RVE_OK ||
-        (st = fit_stage_end(&R, 1, &r->obj_stage1, &r->acc_stage1, err)) != RVE_OK)
+    R.obj_start = r->obj_init;
+    if (pass && pass->x0 && (st = warm_start(&R, pass->x0, err)) != RVE_OK)
+        goto done;
+    if ((st = fit_stage_eq65(&R, step, tstep, err)) != RVE_OK)
+        goto done;
+    if (pass && pass->save) {
+        if (!(pass->xs1 = malloc((size_t)n * 4 * sizeof(double)))) {
+            st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+            goto done;
+        }
+        memcpy(pass->xs1, R.x, (size_t)n * 4 * sizeof(double));
+        pass->s1_sweeps = r->sweeps;
+    }
+    if ((st = fit_stage_end(&R, 1, &r->obj_stage1, &r->acc_stage1, err)) != RVE_OK)
         goto done;
     /* Rounds of surrogate, classifier and polishing, each from the best
      * state so far.  A run with more rounds repeats the run with fewer and
@@ -184,19 +223,27 @@ rve_status rve_fit(const rve_map *m, const rve_fit_opts *opts, rve_fit_result *r
         rve_fit_opts_init(&o);
     double t0 = rve_now(), deadline = o.max_seconds > 0 ? t0 + o.max_seconds : 0;
     if (!anchor_opts(&o, &a))
-        return fit_once(m, &o, t0, deadline, r, err);
+        return fit_once(m, &o, t0, deadline, NULL, r, err);
     rve_fit_result A, B;
-    rve_status st = fit_once(m, &a, t0, deadline, &A, err);
+    fit_pass pa = {NULL, 0, 1, NULL, 0};
+    rve_status st = fit_once(m, &a, t0, deadline, &pa, &A, err);
     if (st != RVE_OK) {
+        free(pa.xs1);
         rve_fit_result_free(&A);
         return st;
     }
-    if (deadline > 0 && rve_now() > deadline) {
+    if ((deadline > 0 && rve_now() > deadline) || !pa.xs1) { /* no stage-1 state: cut by the deadline */
+        free(pa.xs1);
         *r = A;
         r->seconds = rve_now() - t0;
         return RVE_OK;
     }
-    if ((st = fit_once(m, &o, t0, deadline, &B, err)) != RVE_OK) {
+    /* the effort pass: stage 1 goes on from the anchor's stage-1 state with
+     * the options' budgets (sweeps counted from the guess), then its rounds */
+    fit_pass pb = {pa.xs1, pa.s1_sweeps, 0, NULL, 0};
+    st = fit_once(m, &o, t0, deadline, &pb, &B, err);
+    free(pa.xs1);
+    if (st != RVE_OK) {
         rve_fit_result_free(&A);
         rve_fit_result_free(&B);
         return st;

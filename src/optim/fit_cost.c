@@ -154,38 +154,113 @@ static inline double excess_arg(const cpoly *P, const double p[3], int32_t *arg)
     return m;
 }
 
-/* bounds of the face excess over brick b: *lo_any = 1 when some face has
+/* bounds of the face excess over brick b: *all_out = 1 when some face has
  * every point of the box at least h outside (all voxels count 1); returns the
- * largest excess over the box (<= -h: all voxels count 0). */
-static inline double brick_bound(const cpoly *P, const struct vbrick *b, double h, int *all_out)
+ * largest excess over the box (<= -h: all voxels count 0).  When rf is not
+ * NULL, the faces that may give a voxel of the box an excess above -h (its
+ * ramp above 0) are listed in rf[0 .. *nrf - 1]: the others can be left out
+ * of every voxel's ramp (ramp_faces).  margin covers the rounding between
+ * the box bound and the voxel's own plane test. */
+static inline double brick_bound(const cpoly *P, const struct vbrick *b, double h, double margin,
+                                 int *all_out, int *rf, int *nrf)
 {
     double mx = -1e300;
     *all_out = 0;
+    int m = 0;
     for (int f = 0; f < P->nf; f++) {
         const double *nf = P->fn[f];
         double c = nf[0] * b->c[0] + nf[1] * b->c[1] + nf[2] * b->c[2] - P->fd[f];
         double r = fabs(nf[0]) * b->h[0] + fabs(nf[1]) * b->h[1] + fabs(nf[2]) * b->h[2];
         if (c - r >= h) {
             *all_out = 1;
+            if (nrf)
+                *nrf = m;
             return c + r;
         }
         if (c + r > mx)
             mx = c + r;
+        if (rf && c + r > -h - margin)
+            rf[m++] = f;
     }
+    if (nrf)
+        *nrf = m;
     return mx;
+}
+
+/* ramp(E / tau + 1/2) of point p, E its face excess on P, from the faces
+ * rf[0 .. nrf - 1] that brick_bound kept (the others are below -h - margin
+ * on p's brick, where the ramp is 0 whatever they add): equal to ramp of the
+ * full face excess, and it stops at the first face that saturates it. */
+static inline double ramp_faces(const cpoly *P, const int *rf, int nrf, const double p[3], double it)
+{
+    double m = -1e300;
+    for (int q = 0; q < nrf; q++) {
+        const int f = rf[q];
+        double s = P->fn[f][0] * p[0] + P->fn[f][1] * p[1] + P->fn[f][2] * p[2] - P->fd[f];
+        if (s > m) {
+            m = s;
+            if (m * it + 0.5 >= 1)
+                return 1;
+        }
+    }
+    return nrf > 0 ? ramp(m, it) : 0;
+}
+
+/* note face a among the faces of brick b's voxels above -h - margin */
+static inline void brick_note_face(struct vbrick *b, int32_t a)
+{
+    if (b->nfa < 0)
+        return;
+    for (int q = 0; q < b->nfa; q++)
+        if (b->fa[q] == a)
+            return;
+    if (b->nfa == VB_NFA)
+        b->nfa = -1;
+    else
+        b->fa[b->nfa++] = a;
+}
+
+/* brick b (committed, every voxel inside its cell: maxE <= 0) has no voxel
+ * above -h - margin whose face is that of seed i */
+static inline int brick_misses_face(const struct vbrick *b, int i)
+{
+    if (b->nfa < 0 || b->maxE > 0)
+        return 0;
+    for (int q = 0; q < b->nfa; q++)
+        if (b->fa[q] == i)
+            return 0;
+    return 1;
+}
+
+/* ramp of the face excess of p on P over all its faces, stopping at the
+ * first face that saturates it (equal to ramp(cpoly_plane_excess(P, p))) */
+static inline double ramp_all(const cpoly *P, const double p[3], double it)
+{
+    double m = -1e300;
+    for (int f = 0; f < P->nf; f++) {
+        double s = P->fn[f][0] * p[0] + P->fn[f][1] * p[1] + P->fn[f][2] * p[2] - P->fd[f];
+        if (s > m) {
+            m = s;
+            if (m * it + 0.5 >= 1)
+                return 1;
+        }
+    }
+    return ramp(m, it);
 }
 
 static double mis_full(fitctx *F, int k, const cpoly *P, int commit)
 {
-    double s = 0, it = 1.0 / F->tau, h = 0.5 * F->tau;
+    double s = 0, it = 1.0 / F->tau, h = 0.5 * F->tau, margin = 1e-9 * (1.0 + F->diag);
+    int rf[CP_MAXF], nrf = 0;
     for (size_t bi = F->bs[k]; bi < F->bs[k + 1]; bi++) {
         struct vbrick *b = F->br + bi;
         int out;
-        double ub = brick_bound(P, b, h, &out);
+        double ub = brick_bound(P, b, h, margin, &out, commit ? NULL : rf, &nrf);
         if (!out && ub <= -h) {
             if (commit) {
                 b->lazy = 1;
                 b->maxE = ub;
+                b->nfa = -1;
             }
             continue;
         }
@@ -193,23 +268,30 @@ static double mis_full(fitctx *F, int k, const cpoly *P, int commit)
             s += (double)(b->v1 - b->v0);
             continue;
         }
+        if (!commit) { /* the ramp only: the faces that can raise it */
+            for (size_t p = b->v0; p < b->v1; p++) {
+                double c[3];
+                vox_centre(F, p, c);
+                s += ramp_faces(P, rf, nrf, c, it);
+            }
+            continue;
+        }
         double mx = -1e300;
+        b->nfa = 0;
         for (size_t p = b->v0; p < b->v1; p++) {
             double c[3];
             vox_centre(F, p, c);
             int32_t a;
             double e = excess_arg(P, c, &a);
-            if (commit) {
-                F->E[p] = e;
-                F->A[p] = a;
-                mx = e > mx ? e : mx;
-            }
+            F->E[p] = e;
+            F->A[p] = a;
+            mx = e > mx ? e : mx;
             s += ramp(e, it);
+            if (e > -h - margin)
+                brick_note_face(b, a);
         }
-        if (commit) {
-            b->lazy = 0;
-            b->maxE = mx;
-        }
+        b->lazy = 0;
+        b->maxE = mx;
     }
     return s;
 }
@@ -240,29 +322,49 @@ double fit_cost_mis(void *ctx, int k, const double sk[4], const cpoly *P, lopt_w
         return mis_full(F, k, P, 0);
     double d = 0.5 * (v3_norm2(si) - si[3] - v3_norm2(sk) + sk[3]);
     double un[3] = {n[0] / nn, n[1] / nn, n[2] / nn}, ud = d / nn;
-    double it = 1.0 / F->tau, h = 0.5 * F->tau, delta = 0;
+    double it = 1.0 / F->tau, h = 0.5 * F->tau, delta = 0, margin = 1e-9 * (1.0 + F->diag);
+    int rf[CP_MAXF];
     for (size_t bi = F->bs[k]; bi < F->bs[k + 1]; bi++) {
         const struct vbrick *b = F->br + bi;
         double ec = un[0] * b->c[0] + un[1] * b->c[1] + un[2] * b->c[2] - ud;
         double er = fabs(un[0]) * b->h[0] + fabs(un[1]) * b->h[1] + fabs(un[2]) * b->h[2];
         if (b->maxE <= -h && ec + er <= -h)
             continue; /* zero before and after */
+        if (ec + er <= -h - margin && brick_misses_face(b, i))
+            continue; /* every voxel inside, the new plane deeper than h below
+                       * each: a voxel whose face is not i keeps its ramp
+                       * (max(E, e) = E or both <= -h), and one whose face is
+                       * i is deeper than h (ramp 0 before and after) */
+        int nrf = -1, out = 0, nfull = 0; /* faces of P for this brick: computed when needed */
         for (size_t p = b->v0; p < b->v1; p++) {
             double c[3];
             vox_centre(F, p, c);
             double e = v3_dot(un, c) - ud;
-            if (b->lazy) { /* E <= -h: counted 0 before */
-                if (e > -h)
-                    delta += ramp(cpoly_plane_excess(P, c), it);
+            if (b->lazy && e <= -h)
+                continue; /* E <= -h: counted 0 before, and still */
+            double E = b->lazy ? -1e300 : F->E[p];
+            if (E <= -h - margin && e <= -h - margin)
+                continue; /* inside the committed cell deeper than h, and the new
+                           * plane too: the trial excess is at most max(E, e)
+                           * (the other half-spaces are unchanged), ramp 0 */
+            if (!b->lazy && E <= 0 && F->A[p] != i && e <= 0) {
+                double En = e > E ? e : E;
+                if (En != E)
+                    delta += ramp(En, it) - ramp(E, it);
                 continue;
             }
-            double E = F->E[p], En;
-            if (E <= 0 && F->A[p] != i && e <= 0)
-                En = e > E ? e : E;
-            else
-                En = cpoly_plane_excess(P, c);
-            if (En != E)
-                delta += ramp(En, it) - ramp(E, it);
+            /* the full face excess on P, through its ramp; the faces that
+             * can raise it are listed for the brick from its third such voxel */
+            double rn;
+            if (nrf < 0 && nfull < 2) {
+                nfull++;
+                rn = ramp_all(P, c, it);
+            } else {
+                if (nrf < 0)
+                    brick_bound(P, b, h, margin, &out, rf, &nrf);
+                rn = out ? ramp_all(P, c, it) : ramp_faces(P, rf, nrf, c, it);
+            }
+            delta += rn - (b->lazy ? 0.0 : ramp(E, it));
         }
     }
     return lopt_cell_cost(ws->L, k) + delta;

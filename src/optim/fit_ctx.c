@@ -192,6 +192,7 @@ static rve_status fitctx_voxels(fitctx *F, rve_err *err)
                     }
                     b->maxE = 0;
                     b->lazy = 0;
+                    b->nfa = -1;
                 }
                 nb++;
                 p = q;

@@ -27,11 +27,14 @@
 #include "util/vec3.h"
 #include "util/mathconst.h"
 
+#define VB_NFA 4
 struct vbrick {
     size_t v0, v1;       /* voxels vijk[v0 .. v1-1] of one grain in one brick */
     double c[3], h[3];   /* centre and half extents of their centres' bounding box */
     double maxE;         /* committed: largest E of its voxels (lazy: an upper bound <= -tau/2) */
     int lazy;            /* committed: E, A not stored (every voxel deeper than tau/2) */
+    int nfa;             /* committed: the faces A of its voxels whose E > -tau/2 - margin */
+    int32_t fa[VB_NFA];  /*   are fa[0 .. nfa-1]; nfa = -1: more than VB_NFA of them */
 };
 
 typedef struct {
@@ -82,6 +85,7 @@ typedef struct {
     double *xbest;       /* best state seen: highest exact accuracy */
     double *xtmp;        /* scratch state */
     double accbest, objbest;
+    double obj_start;    /* Eq. 6.5 objective of the state stage 1 starts from */
     int32_t *assign;     /* nx*ny*nz: cell of each voxel in the last measured state */
     int nth;
     double t0, deadline;

@@ -42,7 +42,7 @@ rve_status fit_stage_eq65(fitrun *R, double *step, double *tstep, rve_err *err)
     rve_fit_result *r = R->r;
     lopt *L = R->L;
     rve_status st;
-    double obj = r->obj_init, frac = 0.25, acc;
+    double obj = R->obj_start, frac = 0.25, acc;
     r->stopped_by = 1;
     for (int s = 1; s <= o->max_sweeps; s++) {
         cell_steps(L, F, R->x, frac, 0.05, step, tstep);
