@@ -40,6 +40,7 @@ rve_status pack_mc(pack_ctx *c, double lam_target, int open_ended)
             any_rot = 1;
     long stuck = 0;
     double best_min = 0;
+    c->res->stop = RVE_PACK_STOP_ITERATIONS;
     const double kappa = 0.02; /* growth band above the smallest scale */
     double band_top = INFINITY;
     {
@@ -122,8 +123,10 @@ rve_status pack_mc(pack_ctx *c, double lam_target, int open_ended)
             lmin = fmin(lmin, c->lam[i]);
         band_top = lmin * (1 + kappa);
         if (lmin >= lam_target) {
-            if (!open_ended)
+            if (!open_ended) {
+                c->res->stop = RVE_PACK_STOP_TARGET;
                 break;
+            }
             /* raise the common target: the box keeps its size, bodies grow again */
             lam_target *= 1.01;
             pack_grid_free(&g);
@@ -140,8 +143,10 @@ rve_status pack_mc(pack_ctx *c, double lam_target, int open_ended)
         if (lmin > best_min * (1 + 1e-6)) {
             best_min = lmin;
             stuck = 0;
-        } else if (++stuck > 2000 && open_ended)
+        } else if (++stuck > 2000 && open_ended) {
+            c->res->stop = RVE_PACK_STOP_JAMMED; /* no growth of the smallest body in 2000 sweeps */
             break;
+        }
         if ((sweep % 10) == 0) {
             double vmin = 0;
             for (int i = 0; i < n; i++)
@@ -151,8 +156,10 @@ rve_status pack_mc(pack_ctx *c, double lam_target, int open_ended)
             snprintf(extra, sizeof extra, "sweep %ld, fraction (all grown) %.4f", sweep, vmin);
             pack_report(c, pack_current_fraction(c), 0, extra);
         }
-        if (pack_out_of_time(c))
+        if (pack_out_of_time(c)) {
+            c->res->stop = RVE_PACK_STOP_TIME;
             break;
+        }
     }
 done:
     pack_grid_free(&g);

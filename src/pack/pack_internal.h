@@ -80,6 +80,11 @@ static inline void pack_shift_vec(const rve_pack_set *s, const int shift[3], dou
  * minus the smallest clearance). */
 double pack_wall_clearance(const rve_pack_body *b, const double L[3]);
 
+/* ori.c: the VTK cell data of grains and orientations ("grain", and
+ * "orientation", "euler_bunge" when every body has one) for nt triangles of
+ * owners owner[]. */
+void pack_vtk_write_ori(const rve_pack_set *s, const int *owner, size_t nt, FILE *fp);
+
 /* Wrap positions into [0,L) (periodic sets). */
 void pack_wrap(rve_pack_set *s);
 
