@@ -21,8 +21,15 @@ grep_f "stop reason in the json" '"stop":"' "$T/out"
 check "orientations of spheres: rotations only" 0 "$RVE" pack -q --size 1 -n 5 --time 10 -o "$T/s.txt" \
     --orientations "$T/s.ori"
 grep_f "no crystal columns for spheres" '# orientations 5 crystal 0' "$T/s.ori"
+TESS="$SRC/../shared/data/neper/n40-reg.tess"
+if [ -f "$TESS" ]; then
+    check "pack the cells of n40-reg.tess" 0 "$RVE" pack -q --tess "$TESS" --periodic --time 30 --jam-window 20 \
+        --jam-tol 0.01 -o "$T/t.txt" --orientations "$T/t.ori"
+else
+    TESS=
+fi
 
-H5="$H5" T="$T" "$PY" - <<'PYEOF'
+H5="$H5" TESS="$TESS" T="$T" "$PY" - <<'PYEOF'
 import os, math
 import numpy as np, meshio, h5py
 
@@ -118,6 +125,21 @@ want = np.array([[float(x) for x in r[6:13]] for r in rows])
 check("VTK orientation per triangle = the file's", np.abs(ori - want[body, :4]).max() < 1e-15)
 check("VTK Euler per triangle = the file's", np.abs(eu - want[body, 4:]).max() < 1e-12)
 check("VTK grain ids", (gr == np.array(grains)[body]).all())
+
+# --- cells of a Neper .tess 3.5 (rodrigues:passive in Neper 4.10's meaning: ours), parsed here
+if os.environ["TESS"]:
+    lines = open(os.environ["TESS"]).read().split("\n")
+    k = next(i for i, l in enumerate(lines) if l.strip() == "*ori")
+    check("tess: rodrigues:passive", lines[k + 1].split() == ["rodrigues:passive"])
+    trod = [np.array([float(x) for x in lines[k + 2 + c].split()]) for c in range(40)]
+    rows = [l.split() for l in open(T + "/t.ori") if not l.startswith("#")]
+    check("tess: 40 cells", len(rows) == 40)
+    worst = 0.0
+    for r in rows:
+        R = qu2active([float(x) for x in r[2:6]])
+        G = rod2om(trod[int(r[1]) - 1]) @ R.T
+        worst = max(worst, np.abs(G - qu2active([float(x) for x in r[6:10]]).T).max())
+    check("tess: crystal orientation = cell orientation composed with the rotation (1e-12)", worst < 1e-12, worst)
 
 # --- spheres: rotations only, unit quaternions
 rs = [l.split() for l in open(T + "/s.ori") if not l.startswith("#")]

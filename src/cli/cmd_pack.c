@@ -76,9 +76,10 @@ const cli_command cli_cmd_pack = {
     "                    shift of j, pieces, gap or -depth, normal i->j, witnesses)\n"
     "  --orientations F  per body: index, grain id, body rotation (quaternion w x y\n"
     "                    z, active, body frame -> world) and, for grains of a map\n"
-    "                    with orientations, the packed crystal orientation (passive,\n"
-    "                    sample -> crystal: quaternion w x y z and Bunge ZXZ Euler\n"
-    "                    angles in degrees), the map's composed with the rotation\n"
+    "                    or cells of a .tess with orientations, the packed crystal\n"
+    "                    orientation (passive, sample -> crystal: quaternion w x y\n"
+    "                    z and Bunge ZXZ Euler angles in degrees): the grain's\n"
+    "                    orientation composed with the body rotation\n"
     "  --json            summary on stdout: fraction, void ratio, Z, overlaps, timing\n"
     "  -q, -v, -j N      quiet, verbose, threads\n"
     "\n"
@@ -465,6 +466,17 @@ static int bodies_from_tess(const cli_command *cmd, const char *path, rve_pack_s
         st = rve_err_set(err, RVE_EDATA, path, "no cells with a volume");
     else if (!(set = rve_pack_set_alloc((size_t)ncell)))
         st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    /* the cells' crystal orientations travel with them (rve_pack_body_crystal_ori) */
+    double *q = NULL;
+    if (st == RVE_OK && t->ori && t->ori_n > 0) {
+        if (!(q = malloc(sizeof(double) * 4 * (size_t)t->n)))
+            st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+        else if (rve_tess_ori_quat(t, q, err) != RVE_OK) {
+            char msg[RVE_ERR_MSG_MAX];
+            snprintf(msg, sizeof msg, "%s", err->msg);
+            st = rve_err_set(err, RVE_EDATA, path, "orientations: %s", msg);
+        }
+    }
     int k = 0;
     for (int i = 0; i < t->n && st == RVE_OK; i++) {
         if (!(t->cells[i].nv >= 4 && t->cells[i].vol > 0))
@@ -474,8 +486,14 @@ static int bodies_from_tess(const cli_command *cmd, const char *path, rve_pack_s
             snprintf(msg, sizeof msg, "%s", err->msg);
             st = rve_err_set(err, RVE_EDATA, path, "cell %d: %s", i + 1, msg);
         }
+        set->b[k].grain = (uint32_t)(i + 1);
+        if (q) {
+            set->b[k].has_ori = 1;
+            memcpy(set->b[k].ori, q + 4 * i, sizeof set->b[k].ori);
+        }
         k++;
     }
+    free(q);
     rve_tess_free(t);
     if (st != RVE_OK) {
         rve_pack_set_free(set);

@@ -34,11 +34,8 @@ rve_status pack_mc_sweep(pack_ctx *c, double gap, double *dt, double *dr, double
     pack_cand *cd = NULL;
     int ncd = 0, capcd = 0;
     rve_status st = RVE_OK;
-    if (pack_grid_init(&g, s, 2 * c->rmax + 1e-9 * c->rmean) < 0)
+    if (pack_grid_init_all(&g, s, 2 * c->rmax + 1e-9 * c->rmean) < 0)
         st = rve_err_set(c->err, RVE_ENOMEM, NULL, "out of memory");
-    for (int i = 0; i < n && st == RVE_OK; i++)
-        if (pack_grid_insert(&g, i) < 0)
-            st = rve_err_set(c->err, RVE_ENOMEM, NULL, "out of memory");
     long tacc = 0, ttry = 0, racc = 0, rtry = 0;
     for (int t = 0; t < n && st == RVE_OK; t++) {
         int i = (int)(rve_rng_next(&c->rng) % (uint64_t)n);

@@ -23,15 +23,10 @@ rve_status pack_mc(pack_ctx *c, double lam_target, int open_ended)
     pack_cand *cd = NULL;
     int ncd = 0, capcd = 0;
     double gap = 1e-12 * c->rmean; /* smallest separation accepted */
-    if (pack_grid_init(&g, s, 2 * c->rmax * fmax(lam_target, 1.0) * 1.0 + margin + 1e-9) < 0) {
+    if (pack_grid_init_all(&g, s, 2 * c->rmax * fmax(lam_target, 1.0) + margin + 1e-9) < 0) {
         st = rve_err_set(c->err, RVE_ENOMEM, NULL, "out of memory");
         goto done;
     }
-    for (int i = 0; i < n; i++)
-        if (pack_grid_insert(&g, i) < 0) {
-            st = rve_err_set(c->err, RVE_ENOMEM, NULL, "out of memory");
-            goto done;
-        }
     double dt = 0.1 * c->rmean, dr = 0.1;
     long maxsweeps = c->p->max_sweeps > 0 ? c->p->max_sweeps : 200000;
     int any_rot = 0;
@@ -130,15 +125,10 @@ rve_status pack_mc(pack_ctx *c, double lam_target, int open_ended)
             /* raise the common target: the box keeps its size, bodies grow again */
             lam_target *= 1.01;
             pack_grid_free(&g);
-            if (pack_grid_init(&g, s, 2 * c->rmax * lam_target + margin + 1e-9) < 0) {
+            if (pack_grid_init_all(&g, s, 2 * c->rmax * lam_target + margin + 1e-9) < 0) {
                 st = rve_err_set(c->err, RVE_ENOMEM, NULL, "out of memory");
                 goto done;
             }
-            for (int i = 0; i < n; i++)
-                if (pack_grid_insert(&g, i) < 0) {
-                    st = rve_err_set(c->err, RVE_ENOMEM, NULL, "out of memory");
-                    goto done;
-                }
         }
         if (lmin > best_min * (1 + 1e-6)) {
             best_min = lmin;

@@ -117,6 +117,9 @@ int pack_grid_init(pack_grid *g, const rve_pack_set *s, double reach);
 void pack_grid_free(pack_grid *g);
 void pack_grid_cell(const pack_grid *g, const double x[3], int c[3], int f[3]);
 int pack_grid_insert(pack_grid *g, int i);
+/* pack_grid_init and every body of s inserted.  -1 on ENOMEM (the grid can
+ * still be freed). */
+int pack_grid_init_all(pack_grid *g, const rve_pack_set *s, double reach);
 void pack_grid_remove(pack_grid *g, int i);
 /* Body i moved from old: re-file it if its cell changed.  -1 on ENOMEM. */
 int pack_grid_moved(pack_grid *g, int i, const double old[3]);
