@@ -238,6 +238,32 @@ static rve_map *lu_map(void)
     return m;
 }
 
+/* The 18 grains of lu_map decomposed (tol 0.1: every grain a compound of
+ * boxes), moved into a new set. */
+static rve_pack_set *lu_set(void)
+{
+    rve_map *m = lu_map();
+    rve_pack_grain_opts o;
+    rve_pack_grain_opts_init(&o);
+    o.min_voxels = 1;
+    o.tol = 0.1;
+    rve_pack_body *b;
+    rve_pack_grain_info *info;
+    size_t n;
+    rve_err e;
+    ck_assert_msg(rve_pack_grains_from_map(m, &o, &b, &info, &n, &e) == RVE_OK, "%s", e.msg);
+    rve_pack_set *s = rve_pack_set_alloc(n);
+    for (size_t i = 0; i < n; i++) {
+        s->b[i] = b[i]; /* moved */
+        ck_assert_int_eq(s->b[i].shape, RVE_PACK_COMPOUND);
+        ck_assert(!s->b[i].has_ori && s->b[i].grain == i + 1);
+    }
+    free(b);
+    free(info);
+    rve_map_free(m);
+    return s;
+}
+
 START_TEST(test_grains_decomposition)
 {
     rve_map *m = lu_map();
@@ -333,23 +359,8 @@ END_TEST
  * overlap-free by the SAT oracle. */
 START_TEST(test_pack_jams)
 {
-    rve_map *m = lu_map();
-    rve_pack_grain_opts o;
-    rve_pack_grain_opts_init(&o);
-    o.min_voxels = 1;
-    o.tol = 0.1;
-    rve_pack_body *b;
-    rve_pack_grain_info *info;
-    size_t n;
+    rve_pack_set *s = lu_set();
     rve_err e;
-    ck_assert_msg(rve_pack_grains_from_map(m, &o, &b, &info, &n, &e) == RVE_OK, "%s", e.msg);
-    rve_pack_set *s = rve_pack_set_alloc(n);
-    for (size_t i = 0; i < n; i++) {
-        s->b[i] = b[i]; /* moved */
-        ck_assert(!s->b[i].has_ori && s->b[i].grain == i + 1);
-    }
-    free(b);
-    free(info);
     s->periodic = 1;
     rve_pack_params p;
     rve_pack_params_init(&p);
@@ -374,7 +385,6 @@ START_TEST(test_pack_jams)
     ck_assert_msg(rve_pack_run(s, &p, &res, &e) == RVE_OK, "%s", e.msg);
     ck_assert_int_eq(res.stop, RVE_PACK_STOP_ITERATIONS);
     rve_pack_set_free(s);
-    rve_map_free(m);
 }
 END_TEST
 
@@ -641,23 +651,7 @@ START_TEST(test_pack_contacts_oracle)
     check_contacts_oracle(s, 1e-3 * rmean);
     rve_pack_set_free(s);
 
-    rve_map *m = lu_map();
-    rve_pack_grain_opts o;
-    rve_pack_grain_opts_init(&o);
-    o.min_voxels = 1;
-    o.tol = 0.1;
-    rve_pack_body *b;
-    rve_pack_grain_info *info;
-    size_t n;
-    ck_assert_int_eq(rve_pack_grains_from_map(m, &o, &b, &info, &n, &e), RVE_OK);
-    s = rve_pack_set_alloc(n);
-    for (size_t i = 0; i < n; i++) {
-        s->b[i] = b[i];
-        ck_assert_int_eq(s->b[i].shape, RVE_PACK_COMPOUND);
-    }
-    free(b);
-    free(info);
-    rve_map_free(m);
+    s = lu_set();
     s->periodic = 0;
     p.method = RVE_PACK_AUTO;
     p.target_fraction = 0.3;
@@ -703,21 +697,7 @@ START_TEST(test_pack_lid)
     fprintf(stderr, "lid: 24 polyhedra, fraction %.3f in %.1f s\n", res.fraction, res.seconds);
     rve_pack_set_free(s);
 
-    rve_map *m = lu_map();
-    rve_pack_grain_opts o;
-    rve_pack_grain_opts_init(&o);
-    o.min_voxels = 1;
-    o.tol = 0.1;
-    rve_pack_body *b;
-    rve_pack_grain_info *info;
-    size_t n;
-    ck_assert_int_eq(rve_pack_grains_from_map(m, &o, &b, &info, &n, &e), RVE_OK);
-    s = rve_pack_set_alloc(n);
-    for (size_t i = 0; i < n; i++)
-        s->b[i] = b[i];
-    free(b);
-    free(info);
-    rve_map_free(m);
+    s = lu_set();
     s->periodic = 0;
     ck_assert_msg(rve_pack_run(s, &p, &res, &e) == RVE_OK, "%s", e.msg);
     rmean = 0;
