@@ -249,7 +249,7 @@ typedef struct {
     double max_seconds;      /* wall-clock budget for compaction (0 = none) */
     long max_sweeps;         /* MC sweep cap (0 = default 200000) */
     /* Jamming (COMPRESS): stop when the packing fraction gains less than
-     * jam_tol (relative) over jam_window sweeps (0: defaults 2e-3 and 100;
+     * jam_tol (relative) over jam_window sweeps (0: defaults 2e-3 and 400;
      * jam_tol < 0 turns the window test off).  docs/pack.md lists every
      * method's criterion. */
     double jam_tol;

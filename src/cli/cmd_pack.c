@@ -62,7 +62,7 @@ const cli_command cli_cmd_pack = {
     "  --time SECONDS    compaction budget (default 240)\n"
     "  --jam-tol T       compress: jammed when the fraction gains less than T\n"
     "                    (relative) over --jam-window sweeps (default 2e-3; 0: off)\n"
-    "  --jam-window N    sweeps of that window (default 100)\n"
+    "  --jam-window N    sweeps of that window (default 400)\n"
     "  --contact-tol T   contact when the gap <= T x mean bounding radius (default 1e-3)\n"
     "\n"
     "Output:\n"

@@ -202,7 +202,7 @@ rve_status pack_compress(pack_ctx *c, double target)
     int jammed = 0;
     /* jamming window: the fraction must gain jam_tol (relative) every window sweeps */
     double jtol = c->p->jam_tol != 0 ? c->p->jam_tol : 2e-3;
-    long window = c->p->jam_window > 0 ? c->p->jam_window : 100;
+    long window = c->p->jam_window > 0 ? c->p->jam_window : 400;
     double phi_then = c->vsolid / (s->L[0] * s->L[1] * s->L[2]);
     c->res->stop = RVE_PACK_STOP_ITERATIONS;
     double *save = malloc(sizeof(double) * 3 * n + 1), *disp = malloc(sizeof(double) * 3 * n + 1);
