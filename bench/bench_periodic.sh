@@ -8,8 +8,11 @@
 # every box-face node with its exact translate, free triangles translates,
 # one group per grain, mesh volume = box, *Equation sets).
 #
-# Sizes: RVE_BENCH_PERIODIC_N (default "1000 10000"; the 10^4 one takes
-# minutes and a few GB).  Single-threaded; the load average is printed.
+# Sizes: RVE_BENCH_PERIODIC_N (default 1000, which keeps `make bench`
+# reasonable: about a minute; "1000 10000" adds the 10^4-grain RVE, which
+# takes tens of minutes and a few GB); seeds: RVE_BENCH_PERIODIC_SEEDS
+# (default 1; e.g. "1 2 3").  Single-threaded; the date, the machine, the
+# commit and, per run, the load average are printed.
 RVE=${RVE:-./rve}
 SRC=${RVE_SRCDIR:-..}
 T=$(mktemp -d /tmp/rve-bench-periodic-XXXXXX)
@@ -20,10 +23,14 @@ for p in python3 /usr/bin/python3; do
     if "$p" -c 'import gmsh, meshio, numpy' >/dev/null 2>&1; then PY=$p; break; fi
 done
 now() { date +%s.%N; }
-for n in ${RVE_BENCH_PERIODIC_N:-1000 10000}; do
-    echo "periodic RVE, $n grains (rve gen -n $n --domain 1,1,1 --periodic --morpho gg --seed 1); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+commit=$(git -C "$SRC" rev-parse --short HEAD 2>/dev/null || echo unknown)
+cpu=$(sed -n 's/^model name[^:]*: *//p' /proc/cpuinfo 2>/dev/null | head -n 1)
+echo "bench_periodic: $(date -u '+%Y-%m-%d %H:%M UTC'), $(uname -m), $(nproc 2>/dev/null || echo '?') cores ${cpu:+($cpu)}, commit $commit"
+for n in ${RVE_BENCH_PERIODIC_N:-1000}; do
+for seed in ${RVE_BENCH_PERIODIC_SEEDS:-1}; do
+    echo "periodic RVE, $n grains (rve gen -n $n --domain 1,1,1 --periodic --morpho gg --seed $seed); load: $(cut -d' ' -f1-3 /proc/loadavg)"
     t0=$(now)
-    if ! "$RVE" gen -n "$n" --domain 1,1,1 --periodic --morpho gg --seed 1 -o "$T/g.tess" -q; then
+    if ! "$RVE" gen -n "$n" --domain 1,1,1 --periodic --morpho gg --seed "$seed" -o "$T/g.tess" -q; then
         echo "  rve gen failed"; continue
     fi
     t1=$(now)
@@ -39,6 +46,11 @@ for n in ${RVE_BENCH_PERIODIC_N:-1000 10000}; do
         -v c="$(j "$T/reg.json" agreement_after_collapses)" -v p="$(j "$T/reg.json" agreement_after_polish)" \
         -v g="$(echo "$t1 - $t0" | bc)" \
         'BEGIN { printf "  gen %.1f s; reg: short edges %d -> %d (%d on cells below threshold^3), %d box-face caps merged, smallest angle %.1f -> %.1f deg, agreement with the input raster %.2f %% (collapses) -> %.2f %% (polish)\n", g, sb, sa, st, pc, a0, a1, 100 * c, 100 * p }'
+    printf '  polish of box-face vertex groups: %s tried, %s moved; steps refused: %s stars meet, %s edge, %s face, %s cell, %s convex, %s quality\n' \
+        "$(j "$T/reg.json" box_groups_tried)" "$(j "$T/reg.json" box_groups_moved)" \
+        "$(j "$T/reg.json" box_steps_refused_stars_meet)" "$(j "$T/reg.json" box_steps_refused_edge)" \
+        "$(j "$T/reg.json" box_steps_refused_face)" "$(j "$T/reg.json" box_steps_refused_cell)" \
+        "$(j "$T/reg.json" box_steps_refused_convex)" "$(j "$T/reg.json" box_steps_refused_quality)"
     awk -v n="$(j "$T/m.json" tetrahedra)" -v q="$(j "$T/m.json" q_min)" -v b1="$(j "$T/m.json" q_below_0.1)" \
         -v gm="$(j "$T/m.json" gmsh_seconds)" -v s="$(echo "$t2 - $t1" | bc)" \
         'BEGIN { printf "  mesh (rcl 1, HXT, 1 thread): %d tetrahedra, min q %.4f, %.3f %% below 0.1; reg + mesh + write %.1f s wall (gmsh %.1f s)\n", n, q, 100 * b1, s, gm }'
@@ -49,5 +61,6 @@ for n in ${RVE_BENCH_PERIODIC_N:-1000 10000}; do
         echo "  periodic oracles: skipped (no python3 with gmsh, meshio, numpy)"
     fi
     rm -f "$T"/m.* "$T"/g.tess
+done
 done
 exit 0

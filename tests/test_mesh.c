@@ -907,6 +907,52 @@ START_TEST(test_mesh_solver_table)
         nphi += strcmp(line, "SCALARS Phi double 1\n") == 0;
     fclose(f);
     ck_assert_uint_eq(nphi, 1);
+    /* FEPX: $Groups holds each grain's phase (1-based; below 1 written 1),
+     * $ElsetOrientations its quaternion, one line per grain */
+    double fv[5 * 5];
+    int flab[5] = {5, 3, 1, 4, 2};
+    for (int r = 0; r < 5; r++) {
+        double row[5] = {r == 2 ? 0 : r % 2 + 1, 1, 0, 0, 0}; /* phase; q = identity */
+        memcpy(fv + 5 * r, row, sizeof row);
+    }
+    const char *fn[5] = {"phase", "q0", "q1", "q2", "q3"};
+    rve_grain_table ft = {5, 5, flab, fv, fn};
+    char pf[128];
+    snprintf(pf, sizeof pf, "%s/m-fepx.msh", dir);
+    ck_assert_int_eq(rve_mesh_write_solver(m, pf, RVE_SOLVER_FEPX, &ft, &e), RVE_OK);
+    f = fopen(pf, "r");
+    int ingroups = 0, ngroup = 0, nori = 0, inori = 0;
+    while (fgets(line, sizeof line, f)) {
+        int g, ph;
+        if (strcmp(line, "$Groups\n") == 0) {
+            ck_assert(fgets(line, sizeof line, f));
+            ck_assert_str_eq(line, "elset\n");
+            ck_assert(fgets(line, sizeof line, f));
+            ck_assert_str_eq(line, "5\n");
+            ingroups = 1;
+        } else if (strcmp(line, "$EndGroups\n") == 0) {
+            ingroups = 0;
+        } else if (ingroups) {
+            ck_assert_int_eq(sscanf(line, "%d %d", &g, &ph), 2);
+            int r = 0;
+            while (flab[r] != g)
+                r++;
+            ck_assert_int_eq(ph, r == 2 ? 1 : r % 2 + 1);
+            ngroup++;
+        } else if (strcmp(line, "$ElsetOrientations\n") == 0) {
+            ck_assert(fgets(line, sizeof line, f));
+            ck_assert_str_eq(line, "5 quaternion:passive\n");
+            inori = 1;
+        } else if (strcmp(line, "$EndElsetOrientations\n") == 0) {
+            inori = 0;
+        } else if (inori) {
+            nori++;
+        }
+    }
+    fclose(f);
+    ck_assert_int_eq(ngroup, 5);
+    ck_assert_int_eq(nori, 5);
+    unlink(pf);
     /* pairs of a non-periodic mesh are refused */
     rve_mesh np = *m;
     np.npairs = 0;

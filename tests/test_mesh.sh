@@ -151,6 +151,29 @@ ok "no temporary files left" "[ -z \"\$(ls -A \"$d\" | grep rvetmp)\" ]"
     ok "run: no fit written for a corrupt map" "[ ! -e \"$d/run2/fit.tess\" ]"
 }
 
+# An unregularised tessellation meshes with nearly flat tetrahedra: rve mesh
+# warns (one line on stderr, and in --json) when the input has edges shorter
+# than the regularisation threshold, 0.25 (V/N)^(1/3).  The count is checked
+# against the edges of the .tess measured here (awk), not rve's own count.
+if "$RVE" gen -n 30 --domain 1,1,1 --morpho gg --seed 4 -o "$d/w.tess" -q 2>/dev/null; then
+    nshort=$(awk '/^ \*\*cell/ { getline; n = $1 }
+        /^ \*\*vertex/ { getline; nv = $1; for (i = 0; i < nv; i++) { getline; x[$1] = $2; y[$1] = $3; z[$1] = $4 } }
+        /^ \*\*edge/ { getline; ne = $1; t = 0.25 * (1 / n) ^ (1 / 3)
+            for (i = 0; i < ne; i++) { getline; dx = x[$2] - x[$3]; dy = y[$2] - y[$3]; dz = z[$2] - z[$3]
+                if (sqrt(dx * dx + dy * dy + dz * dz) < t) c++ } }
+        END { print c + 0 }' "$d/w.tess")
+    check "mesh of an unregularised tessellation" 0 "$RVE" mesh "$d/w.tess" -o "$d/w.msh" --json
+    grep_f "mesh: warning on stderr names rve reg" "warning: .*$nshort edges shorter than the regularisation threshold.*rve reg" "$d/err"
+    ok "mesh: one warning line" '[ "$(grep -c warning "$d/err")" -eq 1 ]'
+    grep_f "mesh json: the short edges counted independently ($nshort)" "\"short_edges\":$nshort," "$d/out"
+    grep_f "mesh json: the warning" '"warning":".*rve reg' "$d/out"
+    ok "some short edges in the test tessellation" '[ "$nshort" -gt 0 ]'
+    check "mesh --reg" 0 "$RVE" mesh "$d/w.tess" --reg -o "$d/w2.msh" --json
+    ok "mesh --reg: no warning" '! grep -q warning "$d/err" && ! grep -q "\"warning\"" "$d/out"'
+    check "mesh -q of an unregularised tessellation" 0 "$RVE" mesh "$d/w.tess" -o "$d/w3.msh" -q
+    ok "mesh -q: quiet" '[ ! -s "$d/err" ]'
+fi
+
 rm -rf "$d"
 echo "test_mesh.sh: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -93,6 +93,15 @@ typedef struct {
                                           polish: against the map, or (acc_vs_input) against
                                           a raster of the input at threshold / 2 */
     int acc_vs_input;
+    /* periodic box complexes: the angle polish's grouped moves of box-face
+     * vertices (with their periodic copies), why the trial steps failed */
+    size_t group_tried;                /* groups tried (angle stage) */
+    size_t group_moved;                /* of them, moved */
+    size_t group_refused[6];           /* trial steps refused: 0 a copy's cell stars meet,
+                                          1 edge made shorter, 2 face folded or bent past
+                                          the maximum, 3 cell not star-shaped or out of
+                                          the box, 4 cell not convex enough, 5 quality not
+                                          raised */
 } rve_reg_report;
 
 /* Regularise t into a new tessellation *out (free with rve_tess_free). */
@@ -172,6 +181,11 @@ typedef struct {
     size_t npairs;
     size_t *pairs;            /* 2 npairs */
     unsigned char *pair_mask; /* npairs */
+    /* rve_mesh_tess: the edges of the meshed tessellation shorter than
+     * rve_reg's default threshold (rsel 1), which force flat tetrahedra
+     * (regularise first); rve_mesh_tess_reg: the short edges left. */
+    size_t short_edges;
+    double short_threshold;
 } rve_mesh;
 
 void rve_mesh_free(rve_mesh *m);
@@ -206,8 +220,8 @@ rve_status rve_mesh_write(const rve_mesh *m, const char *path, rve_mesh_format f
 /* ------------------------------------------------------ solver outputs */
 /* Per-grain values for the solver outputs (orientations, material
  * constants): row r holds ncols values of grain labels[r] (labels NULL:
- * grain r + 1); names (may be NULL) name the columns.  Grains without a
- * row get none (NaN in VTK). */
+ * grain r + 1, one row per label); names (may be NULL) name the columns.
+ * Grains without a row get none (NaN in VTK). */
 typedef struct {
     int ngrains, ncols;
     const int *labels;
@@ -232,7 +246,8 @@ typedef enum {
                               label: FEPX's elsets); $Periodicity (node master shifts) for
                               periodic meshes; $NSets x0..z1, x0y0.., x0y0z0..; $Fasets
                               x0..z1; $ElsetOrientations quaternion:passive when the table
-                              has columns q0 q1 q2 q3 */
+                              has columns q0 q1 q2 q3; $Groups (elset phase, 1-based,
+                              below 1 written 1) when it has a column phase */
 } rve_solver_format;
 
 /* Write m for a solver, atomically; gt may be NULL.  RVE_EUSAGE for pairs

@@ -63,7 +63,9 @@ const cli_command cli_cmd_mesh = {
     "                     all their periodic copies, so the mesh stays exactly periodic)\n"
     "\n"
     "Regularise first (rve reg, or --reg) to avoid the slivers that short edges\n"
-    "force.  A periodic tessellation regularised by rve reg (its pieces, sharing\n"
+    "force: a TESS with edges shorter than the regularisation threshold (rve reg's,\n"
+    "0.25 (V/N)^(1/3)) gets a one-line warning on stderr and in --json (\"warning\",\n"
+    "\"short_edges\").  A periodic tessellation regularised by rve reg (its pieces, sharing\n"
     "grain ids, opposite box faces exact translates) is meshed periodically.\n"
     "\n"
     "Examples:\n"
@@ -300,11 +302,16 @@ static void report(const mesh_args *A, const rve_tess *t, const rve_mesh *m, con
     rve_mesh_quality q;
     rve_mesh_quality_compute(m, &q);
     meshcli_print_quality(com, m, &q);
-    /* the short edges of an unregularised fit give flat tetrahedra; a
-     * minimum q of 0.0000 in the summary is easy to miss */
-    if (q.q_min < 1e-3 && com->verbosity >= RVE_NORMAL)
-        fprintf(stderr, "rve mesh: warning: minimum quality q = %.2g: nearly flat tetrahedra (%s not "
-                        "regularised? rve reg removes its short edges first)\n", q.q_min, A->in);
+    /* the short edges of an unregularised input give flat tetrahedra; a
+     * minimum q of 0.0000 in the summary is easy to miss (one line, and in
+     * the JSON; not with --reg, whose report says what is left) */
+    char warn[512] = "";
+    if (!A->reg && m->short_edges > 0)
+        snprintf(warn, sizeof warn, "%s has %zu edges shorter than the regularisation threshold %.3g "
+                 "(minimum quality q = %.2g): regularise first (rve reg, or rve mesh --reg)",
+                 A->in, m->short_edges, m->short_threshold, q.q_min);
+    if (warn[0] && com->verbosity >= RVE_NORMAL)
+        fprintf(stderr, "rve mesh: warning: %s\n", warn);
     for (int f = 0; f < RVE_MESH_NFORMATS; f++)
         if (paths[f])
             cli_info(com, "rve mesh: wrote %s", paths[f]);
@@ -324,6 +331,10 @@ static void report(const mesh_args *A, const rve_tess *t, const rve_mesh *m, con
     rve_json_kv_int(&j, "cells", t->n - t->nempty);
     rve_json_kv_int(&j, "periodic", m->periodic[0] || m->periodic[1] || m->periodic[2]);
     meshcli_json_quality(&j, m, &q);
+    rve_json_kv_int(&j, "short_edges", (long long)m->short_edges);
+    rve_json_kv_number(&j, "short_edge_threshold", m->short_threshold);
+    if (warn[0])
+        rve_json_kv_string(&j, "warning", warn);
     if (A->reg) {
         rve_json_key(&j, "reg");
         rve_json_begin_object(&j);

@@ -116,6 +116,13 @@ static inline void meshcli_print_reg(const cli_common *com, const rve_reg_report
         fprintf(stderr, "  polish: %zu vertex moves; smallest face corner or dihedral angle %.2f -> %.2f deg, "
                         "%zu -> %zu angles below the minimum\n",
                 r->polish_moves, r->angle_before, r->angle_after, r->sharp_before, r->sharp_after);
+    if (r->group_tried)
+        fprintf(stderr, "  polish of box-face vertices with their periodic copies: %zu groups tried, %zu "
+                        "moved; trial steps refused: %zu copies' cells meet, %zu edge shortened, %zu face "
+                        "folded or bent, %zu cell not star-shaped or out of the box, %zu not convex, "
+                        "%zu quality not raised\n",
+                r->group_tried, r->group_moved, r->group_refused[0], r->group_refused[1],
+                r->group_refused[2], r->group_refused[3], r->group_refused[4], r->group_refused[5]);
     if (r->acc_reg > 0)
         fprintf(stderr, "  %s after the collapses %.2f %%, after the polish %.2f %%\n",
                 r->acc_vs_input ? "agreement with the input tessellation (raster at threshold/2):"
@@ -175,6 +182,16 @@ static inline void meshcli_json_reg(rve_json *j, const rve_reg_report *r)
     rve_json_kv_number(j, "min_angle_after_deg", r->angle_after);
     rve_json_kv_int(j, "sharp_angles_before", (long long)r->sharp_before);
     rve_json_kv_int(j, "sharp_angles_after", (long long)r->sharp_after);
+    if (r->group_tried) {
+        static const char *const why[6] = {"stars_meet", "edge", "face", "cell", "convex", "quality"};
+        char key[48];
+        rve_json_kv_int(j, "box_groups_tried", (long long)r->group_tried);
+        rve_json_kv_int(j, "box_groups_moved", (long long)r->group_moved);
+        for (int k = 0; k < 6; k++) {
+            snprintf(key, sizeof key, "box_steps_refused_%s", why[k]);
+            rve_json_kv_int(j, key, (long long)r->group_refused[k]);
+        }
+    }
     if (r->acc_reg > 0) {
         rve_json_kv_number(j, r->acc_vs_input ? "agreement_after_collapses" : "accuracy_after_collapses",
                            r->acc_reg);

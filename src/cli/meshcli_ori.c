@@ -59,14 +59,21 @@ static rve_status cell_phases(const rve_tess *t, const int *ids, const rve_map *
  * MESH.ori): $ElsetOrientations with the elset ids of the .msh (the grain
  * labels, gmsh's physical volumes) and $ElsetCrySym when known.  The labels
  * are Neper >= 4.10's: quaternion:passive is rve's convention. */
+/* (label, row) pairs by label, then row: the first row of a label first */
+static int cmp_pair_int(const void *a, const void *b)
+{
+    const int *x = a, *y = b;
+    return x[0] != y[0] ? (x[0] < y[0] ? -1 : 1) : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
 static int cmp_int(const void *a, const void *b)
 {
     int x = *(const int *)a, y = *(const int *)b;
     return x < y ? -1 : x > y;
 }
 
-static rve_status write_fepx_ori(const char *msh, const rve_tess *t, const rve_mesh *m, const int *lab,
-                                 const double *q, rve_err *err)
+static rve_status write_fepx_ori(const char *msh, const rve_tess *t, int nrow, const rve_mesh *m,
+                                 const int *lab, const double *q, rve_err *err)
 {
     size_t n = strlen(msh);
     if (!strcmp(msh, "-") || n < 4 || strcmp(msh + n - 4, ".msh"))
@@ -74,7 +81,7 @@ static rve_status write_fepx_ori(const char *msh, const rve_tess *t, const rve_m
     /* the elsets are the grains the mesh has (regularisation may empty a cell) */
     char *path = malloc(n + 1);
     int *g = malloc((m->ntets ? m->ntets : 1) * sizeof *g);
-    char *in = calloc((size_t)t->n + 1, 1);
+    char *in = calloc((size_t)nrow + 1, 1);
     if (!path || !g || !in) {
         free(path), free(g), free(in);
         return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
@@ -82,7 +89,7 @@ static rve_status write_fepx_ori(const char *msh, const rve_tess *t, const rve_m
     memcpy(g, m->tet_grain, m->ntets * sizeof *g);
     qsort(g, m->ntets, sizeof *g, cmp_int);
     int ne = 0;
-    for (int k = 0; k < t->n; k++)
+    for (int k = 0; k < nrow; k++)
         ne += in[k] = bsearch(&lab[k], g, m->ntets, sizeof *g, cmp_int) != NULL;
     free(g);
     memcpy(path, msh, n - 4);
@@ -95,7 +102,7 @@ static rve_status write_fepx_ori(const char *msh, const rve_tess *t, const rve_m
     }
     FILE *fp = rve_afile_fp(af);
     fprintf(fp, "$ElsetOrientations\n%d quaternion:passive\n", ne);
-    for (int k = 0; k < t->n; k++)
+    for (int k = 0; k < nrow; k++)
         if (in[k])
             fprintf(fp, "%d %.17g %.17g %.17g %.17g\n", lab[k], q[4 * k], q[4 * k + 1], q[4 * k + 2],
                     q[4 * k + 3]);
@@ -104,6 +111,37 @@ static rve_status write_fepx_ori(const char *msh, const rve_tess *t, const rve_m
     if (t->crysym)
         fprintf(fp, "$ElsetCrySym\n%s\n$EndElsetCrySym\n", t->crysym);
     return rve_afile_commit(af, err);
+}
+
+/* Keep the first row of each label (the pieces of a periodic grain, cut at
+ * the box faces, are cells sharing its id and orientation): rows k of lab,
+ * q (4 per row), vi (NINP) and vv (NVTK) are compacted in order.  Returns
+ * the rows kept, -1 out of memory. */
+static int unique_rows(int n, int *lab, double *q, double *vi, double *vv)
+{
+    int *key = malloc(2 * (size_t)(n ? n : 1) * sizeof *key);
+    char *keep = calloc((size_t)n + 1, 1);
+    if (!key || !keep) {
+        free(key), free(keep);
+        return -1;
+    }
+    for (int k = 0; k < n; k++)
+        key[2 * k] = lab[k], key[2 * k + 1] = k;
+    qsort(key, (size_t)n, 2 * sizeof *key, cmp_pair_int);
+    for (int k = 0; k < n; k++)
+        keep[key[2 * k + 1]] = k == 0 || key[2 * k] != key[2 * k - 2];
+    int m = 0;
+    for (int k = 0; k < n; k++) {
+        if (!keep[k])
+            continue;
+        lab[m] = lab[k];
+        memmove(q + 4 * m, q + 4 * k, 4 * sizeof *q);
+        memmove(vi + NINP * m, vi + NINP * k, NINP * sizeof *vi);
+        memmove(vv + NVTK * m, vv + NVTK * k, NVTK * sizeof *vv);
+        m++;
+    }
+    free(key), free(keep);
+    return m;
 }
 
 /* The per-grain tables of t's orientations, written to the .inp and .vtk of
@@ -131,7 +169,10 @@ static rve_status ori_tables(const rve_tess *t, const int *ids, const rve_map *m
         memcpy(vi + NINP * k, row, NINP * sizeof *row);
         memcpy(vv + NVTK * k, row, NVTK * sizeof *row);
     }
-    rve_grain_table gi = {(int)n, NINP, lab, vi, col_names}, gv = {(int)n, NVTK, lab, vv, col_names};
+    int nrow = st == RVE_OK ? unique_rows((int)n, lab, q, vi, vv) : 0;
+    if (nrow < 0)
+        st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    rve_grain_table gi = {nrow, NINP, lab, vi, col_names}, gv = {nrow, NVTK, lab, vv, col_names};
     if (st == RVE_OK && outs[RVE_MESH_INP])
         st = rve_mesh_write_solver(m, outs[RVE_MESH_INP], RVE_SOLVER_ABAQUS, &gi, err);
     if (st == RVE_OK && outs[RVE_MESH_VTK])
@@ -140,7 +181,7 @@ static rve_status ori_tables(const rve_tess *t, const int *ids, const rve_map *m
         st = rve_mesh_write_solver(m, fepx, RVE_SOLVER_FEPX, &gv, err);
     const char *msh = outs[RVE_MESH_MSH41] ? outs[RVE_MESH_MSH41] : outs[RVE_MESH_MSH22];
     if (st == RVE_OK && msh)
-        st = write_fepx_ori(msh, t, m, lab, q, err);
+        st = write_fepx_ori(msh, t, nrow, m, lab, q, err);
     free(q), free(vi), free(vv), free(lab), free(ph);
     return st;
 }

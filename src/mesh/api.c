@@ -3,6 +3,7 @@
 #include "config.h"
 #include "mesh/mesh_internal.h"
 #include "mesh/reg_internal.h"
+#include "mesh/reg_state.h"
 #include "tess/tess_internal.h"
 #include "util/vec3.h"
 #include <math.h>
@@ -258,7 +259,19 @@ rve_status rve_mesh_tess(const rve_tess *t, const int *ids, const rve_mesh_opts 
         rve_cx_free(c);
         return rve_err_set(err, RVE_EDATA, NULL, "invalid tessellation: %s", why);
     }
+    /* short edges (rve_reg's default threshold): an unregularised input */
+    rve_reg_opts ro;
+    rve_reg_opts_default(&ro);
+    double thr = 0;
+    size_t hist[RVE_REG_HIST], nedges = 0, nshort = 0;
+    double minlen;
+    if (mesh_reg_threshold(t, &ro, &thr, NULL) == RVE_OK)
+        reg_histogram(c, NULL, thr, hist, &nedges, &nshort, &minlen);
     st = rve_cx_mesh(c, o, cl, outputs, out, err);
+    if (st == RVE_OK && out && *out) {
+        (*out)->short_edges = nshort;
+        (*out)->short_threshold = thr;
+    }
     rve_cx_free(c);
     return st;
 }
@@ -305,6 +318,10 @@ rve_status rve_mesh_tess_reg(const rve_tess *t, const int *ids, const rve_reg_op
             vol *= t->hi[a] - t->lo[a];
         double cl = o->cl > 0 ? o->cl : o->rcl * 0.5 * cbrt(vol / nonempty);
         st = rve_cx_mesh(c, o, cl, outputs, out, err);
+    }
+    if (st == RVE_OK && out && *out) {
+        (*out)->short_edges = rep->short_after;
+        (*out)->short_threshold = rep->threshold;
     }
     free(plane0);
     rve_cx_free(c);

@@ -149,7 +149,7 @@ static void global_angles(pol *P, double *amin, size_t *below)
 /* One trial step of vertex v (set up in Q) along dir: whether it passes the
  * checks and the mode's rule, its local quality, gain and convexity. */
 typedef struct {
-    int pass, convex, fail;
+    int pass, convex, fail, why; /* why: the check that failed (rve_reg_report.group_refused) */
     double m1, p[3];
     long long gain;
 } step_result;
@@ -159,7 +159,8 @@ static void try_pos(pol *Q, int v, int mode, double m0, const double p[3], step_
     memset(r, 0, sizeof *r);
     v3_copy(r->p, p);
     pol_place(Q, r->p);
-    if (!inside_domain(Q, Q->p) || !pol_edges_ok(Q) || !pol_faces_ok(Q) || !pol_cells_ok(Q))
+    r->why = !inside_domain(Q, Q->p) ? 3 : !pol_edges_ok(Q) ? 1 : !pol_faces_ok(Q) ? 2 : !pol_cells_ok(Q) ? 3 : 0;
+    if (r->why)
         return;
     r->m1 = pol_local_quality(Q, v, 1);
     if (mode == 0 ? !(r->m1 > m0 + 1e-9) : r->m1 < m0)
@@ -249,12 +250,15 @@ static int sweep_group(pol *P, int v, int mode, double step)
         for (int j = 0; j < i; j++)
             for (int a = 0; a < ns[i]; a++)
                 for (int b = 0; b < ns[j]; b++)
-                    if (stars[i][a] == stars[j][b])
+                    if (stars[i][a] == stars[j][b]) {
+                        P->rep->group_refused[0] += mode == 0;
                         return 0;
+                    }
         m0 = fmin(m0, pol_local_quality(P, cp[i], 0));
     }
     if (n == 0 || (mode == 0 && m0 >= 1))
         return 0;
+    P->rep->group_tried += mode == 0;
     double dir[6][3], v0[3], pos_i[8][3], best_pos[8][3];
     int nd = directions(P, v, dir), best = -1;
     long long best_gain = mode == 0 ? LLONG_MIN : 0;
@@ -275,10 +279,14 @@ static int sweep_group(pol *P, int v, int mode, double step)
             if (r.fail)
                 return -1;
             pass = r.pass;
+            if (!pass && mode == 0)
+                P->rep->group_refused[r.why]++;
             gain += r.gain;
             m1 = fmin(m1, r.m1);
             convex = convex && pol_convex_ok(P);
         }
+        if (pass && mode == 0 && (!convex || !(m1 > m0 + 1e-9)))
+            P->rep->group_refused[!convex ? 4 : 5]++;
         if (!pass || !convex || (mode == 0 ? !(m1 > m0 + 1e-9) : m1 < m0))
             continue;
         if (gain > best_gain || (mode == 0 && gain == best_gain && m1 > best_m)) {
@@ -290,6 +298,7 @@ static int sweep_group(pol *P, int v, int mode, double step)
     }
     if (best < 0)
         return 0;
+    P->rep->group_moved += mode == 0;
     for (int i = 0; i < n; i++) {
         pol_setup_vertex(P, cp[i]);
         if (move_to(P, best_pos[i]))
@@ -392,6 +401,7 @@ rve_status rve_cx_polish(rve_cx *c, const rve_map *map, const int *ids, double t
     P.thr = threshold;
     P.max_bend = max_angle * PI / 180;
     P.qang = min_angle * PI / 180;
+    P.rep = rep;
     if (!map)
         return rve_err_set(err, RVE_EUSAGE, NULL, "the polish needs a grain map");
     rve_status st = build_incidence(&P, err);

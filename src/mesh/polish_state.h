@@ -58,6 +58,7 @@ typedef struct {
      * the opposite planes (frz) and the links to them (see cx.h) */
     unsigned frz;
     int *plink;
+    rve_reg_report *rep;  /* grouped-move counters (angle stage) */
 } pol;
 
 

@@ -4,7 +4,8 @@
  * pairs), $NSets (nodes of the box faces x0..z1, edges x0y0.. and corners
  * x0y0z0..), $Fasets (the boundary triangles of each box face) and, with a
  * grain table holding the columns q0 q1 q2 q3, $ElsetOrientations
- * (quaternion:passive).  Sections as in Neper's documentation of its .msh
+ * (quaternion:passive) and, with a column phase, $Groups (FEPX's phase of
+ * each elset, 1-based).  The table has one row per grain label.  Sections as in Neper's documentation of its .msh
  * output (Neper 4, "Mesh File (.msh)"). */
 #include "config.h"
 #include "mesh/mesh_internal.h"
@@ -101,6 +102,21 @@ static void write_orientations(FILE *fp, const rve_grain_table *gt)
     fprintf(fp, "$EndElsetOrientations\n");
 }
 
+/* FEPX's phase of each elset ($Groups, "elset"): the table's phase column,
+ * 1-based as FEPX wants it (a phase below 1, unknown, is written 1). */
+static void write_groups(FILE *fp, const rve_grain_table *gt)
+{
+    int col = table_col(gt, "phase");
+    if (col < 0)
+        return;
+    fprintf(fp, "$Groups\nelset\n%d\n", gt->ngrains);
+    for (int r = 0; r < gt->ngrains; r++) {
+        double ph = gt->values[(size_t)r * (size_t)gt->ncols + (size_t)col];
+        fprintf(fp, "%d %d\n", gt->labels ? gt->labels[r] : r + 1, ph >= 1 ? (int)ph : 1);
+    }
+    fprintf(fp, "$EndGroups\n");
+}
+
 rve_status mesh_write_fepx(const rve_mesh *m, FILE *fp, const rve_grain_table *gt, rve_err *err)
 {
     int *code = malloc((3 * m->nnodes + 1) * sizeof *code);
@@ -161,6 +177,7 @@ rve_status mesh_write_fepx(const rve_mesh *m, FILE *fp, const rve_grain_table *g
     }
     fprintf(fp, "$EndFasets\n");
     write_orientations(fp, gt);
+    write_groups(fp, gt);
     free(code);
     return RVE_OK;
 }
