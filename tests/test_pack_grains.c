@@ -7,12 +7,17 @@
 #include "testutil.h"
 #include <rve/pack.h>
 #include <rve/dist.h>
+#include <rve/ori.h>
 #include <float.h>
 #include <math.h>
 #include <string.h>
 #include <unistd.h>
 #include "pack_oracle.h"
 #include "pack_dist_oracle.h"
+
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
 
 /* The compress method on convex shapes: spheres (walls, closed-form oracle,
  * overlaps resolved by the exact sphere depth) and polyhedra (periodic, SAT
@@ -233,6 +238,32 @@ static rve_map *lu_map(void)
     return m;
 }
 
+/* The 18 grains of lu_map decomposed (tol 0.1: every grain a compound of
+ * boxes), moved into a new set. */
+static rve_pack_set *lu_set(void)
+{
+    rve_map *m = lu_map();
+    rve_pack_grain_opts o;
+    rve_pack_grain_opts_init(&o);
+    o.min_voxels = 1;
+    o.tol = 0.1;
+    rve_pack_body *b;
+    rve_pack_grain_info *info;
+    size_t n;
+    rve_err e;
+    ck_assert_msg(rve_pack_grains_from_map(m, &o, &b, &info, &n, &e) == RVE_OK, "%s", e.msg);
+    rve_pack_set *s = rve_pack_set_alloc(n);
+    for (size_t i = 0; i < n; i++) {
+        s->b[i] = b[i]; /* moved */
+        ck_assert_int_eq(s->b[i].shape, RVE_PACK_COMPOUND);
+        ck_assert(!s->b[i].has_ori && s->b[i].grain == i + 1);
+    }
+    free(b);
+    free(info);
+    rve_map_free(m);
+    return s;
+}
+
 START_TEST(test_grains_decomposition)
 {
     rve_map *m = lu_map();
@@ -318,6 +349,115 @@ START_TEST(test_grains_decomposition)
     ck_assert(pieces_max_overlap(r2) <= 1e-9L * rmean);
     rve_pack_set_free(r2);
     rve_pack_set_free(s);
+    rve_map_free(m);
+}
+END_TEST
+
+/* Compression stops by jamming (issue 22): 18 L/U compounds, no target,
+ * a jamming window of 100 sweeps and 2e-3; the reason must be "jammed", not
+ * the time budget (no timed assertion: the reported reason), and the result
+ * overlap-free by the SAT oracle. */
+START_TEST(test_pack_jams)
+{
+    rve_pack_set *s = lu_set();
+    rve_err e;
+    s->periodic = 1;
+    rve_pack_params p;
+    rve_pack_params_init(&p);
+    p.max_seconds = 900; /* far more than the jam needs; the test checks the reason */
+    p.jam_window = 100; /* shorter than the default 400: a quick test */
+    p.jam_tol = 2e-3;
+    rve_pack_result res;
+    ck_assert_msg(rve_pack_run(s, &p, &res, &e) == RVE_OK, "%s", e.msg);
+    ck_assert_msg(res.stop == RVE_PACK_STOP_JAMMED, "stopped by %s after %ld sweeps", rve_pack_stop_name(res.stop),
+                  res.steps);
+    ck_assert_str_eq(rve_pack_stop_name(res.stop), "jammed");
+    double rmean = 0;
+    for (size_t i = 0; i < s->n; i++)
+        rmean += s->b[i].rbound / s->n;
+    long double ov = pieces_max_overlap(s);
+    ck_assert_msg(ov <= 1e-9L * rmean, "SAT overlap %Lg (mean radius %g)", ov, rmean);
+    ck_assert_msg(res.fraction > 0.16, "fraction %g", res.fraction); /* denser than the insertion */
+    fprintf(stderr, "jam: 18 L/U grains, fraction %.3f, %ld sweeps, %.1f s, stopped: %s\n", res.fraction, res.steps,
+            res.seconds, rve_pack_stop_name(res.stop));
+    /* with the window test off and a small sweep cap: "iterations" */
+    p.jam_tol = -1;
+    p.max_sweeps = 5;
+    ck_assert_msg(rve_pack_run(s, &p, &res, &e) == RVE_OK, "%s", e.msg);
+    ck_assert_int_eq(res.stop, RVE_PACK_STOP_ITERATIONS);
+    rve_pack_set_free(s);
+}
+END_TEST
+
+/* Crystal orientations of packed grains: closed forms.  A grain whose
+ * crystal is the passive rotation by 30 deg about z (Bunge (30, 0, 0)):
+ * unrotated it keeps it; turned by +90 deg about z (active, body -> world)
+ * its crystal [100], at 30 deg from x in the sample, points at 120 deg:
+ * Bunge (120, 0, 0), quaternion (cos 60, 0, 0, sin 60).  The identity
+ * crystal turned by 90 deg about x: Bunge (0, 90, 0). */
+START_TEST(test_crystal_ori_closed_form)
+{
+    rve_pack_body b;
+    rve_err e;
+    ck_assert_int_eq(rve_pack_body_sphere(&b, 1, &e), RVE_OK);
+    double g[4], om[9], eu[3];
+    ck_assert_int_eq(rve_pack_body_crystal_ori(&b, g), 0); /* none */
+    ck_assert(g[0] == 1 && g[1] == 0 && g[2] == 0 && g[3] == 0);
+    double c15 = cos(M_PI / 12), s15 = sin(M_PI / 12), r2 = sqrt(0.5);
+    b.has_ori = 1;
+    b.ori[0] = c15, b.ori[1] = 0, b.ori[2] = 0, b.ori[3] = s15;
+    ck_assert_int_eq(rve_pack_body_crystal_ori(&b, g), 1); /* identity rotation */
+    for (int k = 0; k < 4; k++)
+        ck_assert(fabs(g[k] - b.ori[k]) < 1e-15);
+    b.q[0] = r2, b.q[1] = 0, b.q[2] = 0, b.q[3] = r2; /* +90 deg about z */
+    rve_pack_body_crystal_ori(&b, g);
+    double want[4] = {0.5, 0, 0, sqrt(0.75)};
+    for (int k = 0; k < 4; k++)
+        ck_assert_msg(fabs(g[k] - want[k]) < 1e-15, "q[%d] %.17g, want %.17g", k, g[k], want[k]);
+    /* crystal [100] in world coordinates: the first row of g (v_c = g v_w) */
+    rve_ori_qu2om(g, om);
+    ck_assert(fabs(om[0] - cos(2 * M_PI / 3)) < 1e-15 && fabs(om[1] - sin(2 * M_PI / 3)) < 1e-15 && fabs(om[2]) < 1e-15);
+    rve_ori_qu2eu(g, eu);
+    ck_assert(fabs(eu[0] + eu[2] - 2 * M_PI / 3) < 1e-12 && fabs(eu[1]) < 1e-12);
+    b.ori[0] = 1, b.ori[3] = 0;
+    b.q[0] = r2, b.q[1] = r2, b.q[2] = 0, b.q[3] = 0; /* +90 deg about x */
+    rve_pack_body_crystal_ori(&b, g);
+    rve_ori_qu2eu(g, eu);
+    ck_assert_msg(fabs(eu[0]) < 1e-12 && fabs(eu[1] - M_PI / 2) < 1e-12 && fabs(eu[2]) < 1e-12, "Bunge %g %g %g",
+                  eu[0], eu[1], eu[2]);
+    rve_pack_body_free(&b);
+}
+END_TEST
+
+/* The map's orientations travel to the bodies: grain id and orientation of
+ * each body are those of its label, and survive a copy. */
+START_TEST(test_grains_carry_ori)
+{
+    rve_map *m = lu_map();
+    rve_err e;
+    ck_assert_int_eq(rve_map_set_random_ori(m, "cubic", 7, &e), RVE_OK);
+    rve_pack_grain_opts o;
+    rve_pack_grain_opts_init(&o);
+    o.min_voxels = 1;
+    rve_pack_body *b;
+    rve_pack_grain_info *info;
+    size_t n;
+    ck_assert_msg(rve_pack_grains_from_map(m, &o, &b, &info, &n, &e) == RVE_OK, "%s", e.msg);
+    ck_assert_uint_eq(n, 18);
+    for (size_t i = 0; i < n; i++) {
+        double q[4], g[4];
+        ck_assert_int_eq(rve_map_grain_quat(m, info[i].label, q, &e), RVE_OK);
+        ck_assert_int_eq(b[i].grain, rve_map_id(m, info[i].label));
+        rve_pack_body c;
+        ck_assert_int_eq(rve_pack_body_copy(&c, &b[i], &e), RVE_OK);
+        ck_assert_int_eq(rve_pack_body_crystal_ori(&c, g), 1); /* identity pose: the map's */
+        for (int k = 0; k < 4; k++)
+            ck_assert(fabs(g[k] - q[k]) < 1e-15 && b[i].ori[k] == q[k]);
+        rve_pack_body_free(&c);
+        rve_pack_body_free(&b[i]);
+    }
+    free(b);
+    free(info);
     rve_map_free(m);
 }
 END_TEST
@@ -512,23 +652,7 @@ START_TEST(test_pack_contacts_oracle)
     check_contacts_oracle(s, 1e-3 * rmean);
     rve_pack_set_free(s);
 
-    rve_map *m = lu_map();
-    rve_pack_grain_opts o;
-    rve_pack_grain_opts_init(&o);
-    o.min_voxels = 1;
-    o.tol = 0.1;
-    rve_pack_body *b;
-    rve_pack_grain_info *info;
-    size_t n;
-    ck_assert_int_eq(rve_pack_grains_from_map(m, &o, &b, &info, &n, &e), RVE_OK);
-    s = rve_pack_set_alloc(n);
-    for (size_t i = 0; i < n; i++) {
-        s->b[i] = b[i];
-        ck_assert_int_eq(s->b[i].shape, RVE_PACK_COMPOUND);
-    }
-    free(b);
-    free(info);
-    rve_map_free(m);
+    s = lu_set();
     s->periodic = 0;
     p.method = RVE_PACK_AUTO;
     p.target_fraction = 0.3;
@@ -574,21 +698,7 @@ START_TEST(test_pack_lid)
     fprintf(stderr, "lid: 24 polyhedra, fraction %.3f in %.1f s\n", res.fraction, res.seconds);
     rve_pack_set_free(s);
 
-    rve_map *m = lu_map();
-    rve_pack_grain_opts o;
-    rve_pack_grain_opts_init(&o);
-    o.min_voxels = 1;
-    o.tol = 0.1;
-    rve_pack_body *b;
-    rve_pack_grain_info *info;
-    size_t n;
-    ck_assert_int_eq(rve_pack_grains_from_map(m, &o, &b, &info, &n, &e), RVE_OK);
-    s = rve_pack_set_alloc(n);
-    for (size_t i = 0; i < n; i++)
-        s->b[i] = b[i];
-    free(b);
-    free(info);
-    rve_map_free(m);
+    s = lu_set();
     s->periodic = 0;
     ck_assert_msg(rve_pack_run(s, &p, &res, &e) == RVE_OK, "%s", e.msg);
     rmean = 0;
@@ -628,6 +738,9 @@ int main(void)
     tcase_add_test(tc, test_grains_decomposition);
     tcase_add_test(tc, test_pack_contacts_oracle);
     tcase_add_test(tc, test_pack_lid);
+    tcase_add_test(tc, test_pack_jams);
+    tcase_add_test(tc, test_crystal_ori_closed_form);
+    tcase_add_test(tc, test_grains_carry_ori);
     suite_add_tcase(s, tc);
     return test_run_suite(s);
 }

@@ -52,6 +52,10 @@ typedef struct {
     double rbound;   /* radius of a sphere about x that contains the body */
     double volume;
     rve_pack_pieces *pieces; /* compound: its convex pieces (body frame); else NULL */
+    uint32_t grain;  /* id (rve_map_id) of the map grain it was made from; 0 otherwise */
+    int has_ori;     /* 1: ori is the crystal orientation of its grain */
+    double ori[4];   /* crystal orientation in the body frame (the map's sample frame): unit
+                        quaternion (w,x,y,z), passive (sample -> crystal), rve/ori.h */
 } rve_pack_body;
 
 /* Initialise bodies at the origin with identity orientation.  Shapes with
@@ -79,6 +83,14 @@ double rve_pack_superquadric_volume(double a, double b, double c, double n1, dou
  * without the newline. Returns the snprintf-like length. */
 int rve_pack_body_format(const rve_pack_body *b, char *buf, size_t n);
 
+/* Crystal orientation of the posed body (b->has_ori): its grain's
+ * orientation composed with the body's rotation.  With R the body's active
+ * rotation (body frame -> world, b->q) and g the grain's passive matrix
+ * (v_crystal = g v_body), the packed orientation is g R^T: in quaternions
+ * q * ori (Hamilton product, rve/ori.h: the matrix of a*b is om(b) om(a)),
+ * passive, w >= 0.  Returns 0 and the identity when the body has none. */
+int rve_pack_body_crystal_ori(const rve_pack_body *b, double g[4]);
+
 /* ------------------------------------------------------ grains from maps */
 /* Each grain (label) of a voxel map as a body: the convex hull of its voxels
  * (the corners of the voxel cubes), or a convex decomposition: the voxel set
@@ -105,8 +117,9 @@ typedef struct {
     int pieces;         /* 1 for a convex body */
 } rve_pack_grain_info;
 
-/* Bodies (identity orientation, at their centroid in map coordinates) and
- * their infos, both malloc'd, *n of them (outputs untouched on failure).
+/* Bodies (identity orientation, at their centroid in map coordinates; grain
+ * set to the map id, and the grain's orientation in ori when the map has
+ * orientations) and their infos, both malloc'd, *n of them (outputs untouched on failure).
  * o NULL: the defaults; RVE_EUSAGE for options out of range. */
 rve_status rve_pack_grains_from_map(const rve_map *m, const rve_pack_grain_opts *o, rve_pack_body **bodies,
                                     rve_pack_grain_info **info, size_t *n, rve_err *err);
@@ -127,8 +140,18 @@ double rve_pack_set_volume_solid(const rve_pack_set *s);
 rve_status rve_pack_set_write(const rve_pack_set *s, FILE *fp, rve_err *err);
 /* Legacy VTK unstructured grid of the body surfaces (triangles), cell data:
  * "body" (index in s, from 0) and "piece" (piece of a compound body, from
- * 0; 0 for convex bodies). */
+ * 0; 0 for convex bodies); "grain" (map id) when some body comes from a
+ * map; "orientation" (4 components: the packed crystal orientation of
+ * rve_pack_body_crystal_ori) and "euler_bunge" (3, degrees) when every
+ * body has one. */
 rve_status rve_pack_set_write_vtk(const rve_pack_set *s, FILE *fp, rve_err *err);
+/* Orientations, one line per body: "i grain qw qx qy qz" (the body's
+ * active rotation, body frame -> world) followed, when the set's bodies
+ * have crystal orientations, by "ow ox oy oz phi1 Phi phi2": the packed
+ * crystal orientation (rve_pack_body_crystal_ori: passive quaternion, and
+ * Bunge ZXZ Euler angles in degrees); "# orientations N crystal 0|1" and a
+ * column line first.  RVE_EDATA when only some bodies have orientations. */
+rve_status rve_pack_set_write_ori(const rve_pack_set *s, FILE *fp, rve_err *err);
 /* Read a file written by rve_pack_set_write ("# domain" line, then bodies in
  * the `rve dist` shape syntax: sphere, ellipsoid, superquadric, box, poly). */
 rve_status rve_pack_set_read(const char *path, rve_pack_set **out, rve_err *err);
@@ -225,12 +248,28 @@ typedef struct {
     int random_orientation;  /* draw uniform orientations before packing */
     double max_seconds;      /* wall-clock budget for compaction (0 = none) */
     long max_sweeps;         /* MC sweep cap (0 = default 200000) */
+    /* Jamming (COMPRESS): stop when the packing fraction gains less than
+     * jam_tol (relative) over jam_window sweeps (0: defaults 2e-3 and 400;
+     * jam_tol < 0 turns the window test off).  docs/pack.md lists every
+     * method's criterion. */
+    double jam_tol;
+    long jam_window;
     /* Progress callback (may be NULL): fraction reached so far and target. */
     void (*progress)(void *ctx, double fraction, double target, const char *extra);
     void *progress_ctx;
 } rve_pack_params;
 
 void rve_pack_params_init(rve_pack_params *p);
+
+/* Why a packing stopped. */
+typedef enum {
+    RVE_PACK_STOP_TARGET = 0,  /* the target fraction (or the fixed domain) was reached */
+    RVE_PACK_STOP_JAMMED,      /* the method's convergence criterion: jammed (or settled, LID) */
+    RVE_PACK_STOP_TIME,        /* the max_seconds budget */
+    RVE_PACK_STOP_ITERATIONS   /* the max_sweeps cap */
+} rve_pack_stop;
+/* "target", "jammed", "time", "iterations". */
+const char *rve_pack_stop_name(rve_pack_stop s);
 
 typedef struct {
     double fraction;     /* final packing fraction */
@@ -240,6 +279,7 @@ typedef struct {
     double seconds;
     int reached_target;  /* 1 if target_fraction (or the fixed domain) was reached */
     rve_pack_method method;
+    rve_pack_stop stop;  /* why the compaction stopped */
 } rve_pack_result;
 
 /* Pack the bodies of s (sizes as given; positions and, if asked,

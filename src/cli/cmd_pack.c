@@ -60,6 +60,9 @@ const cli_command cli_cmd_pack = {
     "                    down onto the bodies; not --periodic)\n"
     "  --seed S          random seed (default 1)\n"
     "  --time SECONDS    compaction budget (default 240)\n"
+    "  --jam-tol T       compress: jammed when the fraction gains less than T\n"
+    "                    (relative) over --jam-window sweeps (default 2e-3; 0: off)\n"
+    "  --jam-window N    sweeps of that window (default 400)\n"
     "  --contact-tol T   contact when the gap <= T x mean bounding radius (default 1e-3)\n"
     "\n"
     "Output:\n"
@@ -71,6 +74,12 @@ const cli_command cli_cmd_pack = {
     "                    '# contacts N tol T', then per contact: i j sx sy sz ia ib\n"
     "                    s nx ny nz px py pz qx qy qz (bodies i, j from 0, image\n"
     "                    shift of j, pieces, gap or -depth, normal i->j, witnesses)\n"
+    "  --orientations F  per body: index, grain id, body rotation (quaternion w x y\n"
+    "                    z, active, body frame -> world) and, for grains of a map\n"
+    "                    or cells of a .tess with orientations, the packed crystal\n"
+    "                    orientation (passive, sample -> crystal: quaternion w x y\n"
+    "                    z and Bunge ZXZ Euler angles in degrees): the grain's\n"
+    "                    orientation composed with the body rotation\n"
     "  --json            summary on stdout: fraction, void ratio, Z, overlaps, timing\n"
     "  -q, -v, -j N      quiet, verbose, threads\n"
     "\n"
@@ -103,6 +112,9 @@ enum {
     OPT_GREPORT,
     OPT_DDEPTH,
     OPT_CONTACTS,
+    OPT_JAMTOL,
+    OPT_JAMWIN,
+    OPT_ORI,
 };
 
 typedef struct {
@@ -210,7 +222,9 @@ typedef struct {
     rve_pack_grain_opts gopt;
     long n, nvert, seed;
     double axes[3], expo[2], domain[3], aspect[3];
-    double fraction, tbudget, ctol;
+    const char *orifile;
+    long jam_window;
+    double fraction, tbudget, ctol, jam_tol;
     int periodic, have_domain;
     rve_pack_method method;
 } pack_args;
@@ -314,6 +328,17 @@ static int run_option(pack_args *a, const cli_command *cmd, int opt, const char 
         return 0;
     case OPT_VTK: a->vtk = arg; return 0;
     case OPT_CONTACTS: a->contacts = arg; return 0;
+    case OPT_ORI: a->orifile = arg; return 0;
+    case OPT_JAMTOL:
+        if (rve_parse_double(arg, &a->jam_tol) != RVE_OK || !(a->jam_tol >= 0 && a->jam_tol < 1))
+            return cli_usage_error(cmd, "--jam-tol: expected a number in [0,1), got '%s'", arg);
+        if (a->jam_tol == 0)
+            a->jam_tol = -1; /* the window test off */
+        return 0;
+    case OPT_JAMWIN:
+        if (rve_parse_int_range(arg, 1, 100000000L, &a->jam_window) != RVE_OK)
+            return cli_usage_error(cmd, "--jam-window: expected a positive number of sweeps, got '%s'", arg);
+        return 0;
     default: return -1;
     }
 }
@@ -325,8 +350,8 @@ static int check_args(pack_args *a, const cli_command *cmd)
         return cli_usage_error(cmd, "missing -o OUT");
     if (a->have_domain && a->fraction > 0)
         return cli_usage_error(cmd, "--domain and --fraction exclude each other");
-    const char *outs[3] = {a->out, a->vtk, a->contacts};
-    if (cli_check_paths(cmd, &a->bodies_path, 1, outs, 3))
+    const char *outs[4] = {a->out, a->vtk, a->contacts, a->orifile};
+    if (cli_check_paths(cmd, &a->bodies_path, 1, outs, 4))
         return 2;
     static const struct {
         const char *name;
@@ -391,6 +416,9 @@ static int parse_args(pack_args *a, const cli_command *cmd, int argc, char **arg
         {"min-voxels", required_argument, NULL, OPT_MINVOX},
         {"grain-report", required_argument, NULL, OPT_GREPORT},
         {"decompose-depth", required_argument, NULL, OPT_DDEPTH},
+        {"jam-tol", required_argument, NULL, OPT_JAMTOL},
+        {"jam-window", required_argument, NULL, OPT_JAMWIN},
+        {"orientations", required_argument, NULL, OPT_ORI},
         {NULL, 0, NULL, 0},
     };
     cli_getopt_reset();
@@ -438,6 +466,17 @@ static int bodies_from_tess(const cli_command *cmd, const char *path, rve_pack_s
         st = rve_err_set(err, RVE_EDATA, path, "no cells with a volume");
     else if (!(set = rve_pack_set_alloc((size_t)ncell)))
         st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    /* the cells' crystal orientations travel with them (rve_pack_body_crystal_ori) */
+    double *q = NULL;
+    if (st == RVE_OK && t->ori && t->ori_n > 0) {
+        if (!(q = malloc(sizeof(double) * 4 * (size_t)t->n)))
+            st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+        else if (rve_tess_ori_quat(t, q, err) != RVE_OK) {
+            char msg[RVE_ERR_MSG_MAX];
+            snprintf(msg, sizeof msg, "%s", err->msg);
+            st = rve_err_set(err, RVE_EDATA, path, "orientations: %s", msg);
+        }
+    }
     int k = 0;
     for (int i = 0; i < t->n && st == RVE_OK; i++) {
         if (!(t->cells[i].nv >= 4 && t->cells[i].vol > 0))
@@ -447,8 +486,14 @@ static int bodies_from_tess(const cli_command *cmd, const char *path, rve_pack_s
             snprintf(msg, sizeof msg, "%s", err->msg);
             st = rve_err_set(err, RVE_EDATA, path, "cell %d: %s", i + 1, msg);
         }
+        set->b[k].grain = (uint32_t)(i + 1);
+        if (q) {
+            set->b[k].has_ori = 1;
+            memcpy(set->b[k].ori, q + 4 * i, sizeof set->b[k].ori);
+        }
         k++;
     }
+    free(q);
     rve_tess_free(t);
     if (st != RVE_OK) {
         rve_pack_set_free(set);
@@ -558,12 +603,12 @@ static int make_set(const cli_command *cmd, const pack_args *a, rve_pack_set **s
     return bodies_random(cmd, a, &rng, set, err);
 }
 
-/* -o OUT, --vtk and --contacts, committed together (all or none). */
+/* -o OUT, --vtk, --contacts and --orientations, committed together (all or none). */
 static rve_status write_outputs(const pack_args *a, const rve_pack_set *set, double ctol_abs, rve_err *err)
 {
     rve_pack_contact *c = NULL;
     size_t nc = 0;
-    rve_afile *af[3] = {NULL, NULL, NULL};
+    rve_afile *af[4] = {NULL, NULL, NULL, NULL};
     rve_status st = RVE_OK;
     if (a->contacts)
         st = rve_pack_contacts(set, ctol_abs, &c, &nc, err);
@@ -579,8 +624,12 @@ static rve_status write_outputs(const pack_args *a, const rve_pack_set *set, dou
         st = RVE_EIO;
     if (st == RVE_OK && af[2])
         st = rve_pack_contacts_write(c, nc, ctol_abs, rve_afile_fp(af[2]), err);
+    if (st == RVE_OK && a->orifile && !(af[3] = rve_afile_open(a->orifile, 0, err)))
+        st = RVE_EIO;
+    if (st == RVE_OK && af[3])
+        st = rve_pack_set_write_ori(set, rve_afile_fp(af[3]), err);
     free(c);
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 4; k++) {
         if (st == RVE_OK && af[k])
             st = rve_afile_commit(af[k], err);
         else if (af[k])
@@ -605,16 +654,17 @@ static void report(const pack_args *a, const rve_pack_set *set, const rve_pack_m
 {
     const cli_common *com = &a->com;
     const char *mname = method_name(res->method);
-    /* say why the target was missed: the time budget, or a jam long before it */
-    if (a->fraction > 0 && !res->reached_target && (a->tbudget <= 0 || res->seconds < 0.9 * a->tbudget))
-        cli_info(com, "rve pack: warning: fraction %.4f not reached: the compaction stopped (jammed) at "
-                      "%.4f after %.1f s, before the --time budget of %g s", a->fraction, m->fraction, res->seconds,
-                 a->tbudget);
+    /* say why the target was missed: the time budget, or a jam before it */
+    if (a->fraction > 0 && !res->reached_target && res->stop != RVE_PACK_STOP_TIME)
+        cli_info(com, "rve pack: warning: fraction %.4f not reached: the compaction stopped (%s) at "
+                      "%.4f after %.1f s, before the --time budget of %g s", a->fraction,
+                 rve_pack_stop_name(res->stop), m->fraction, res->seconds, a->tbudget);
     else if (a->fraction > 0 && !res->reached_target)
         cli_info(com, "rve pack: warning: fraction %.4f not reached within --time %g s (got %.4f)", a->fraction,
                  a->tbudget, m->fraction);
-    cli_info(com, "rve pack: %zu bodies, %s, fraction %.4f, void ratio %.4f, Z %.3f, max overlap %.3g, %.1f s",
-             set->n, mname, m->fraction, m->void_ratio, m->z, m->max_overlap, res->seconds);
+    cli_info(com, "rve pack: %zu bodies, %s, fraction %.4f, void ratio %.4f, Z %.3f, max overlap %.3g, %.1f s, "
+                  "stopped: %s", set->n, mname, m->fraction, m->void_ratio, m->z, m->max_overlap, res->seconds,
+             rve_pack_stop_name(res->stop));
     if (!com->json)
         return;
     rve_json j;
@@ -628,6 +678,10 @@ static void report(const pack_args *a, const rve_pack_set *set, const rve_pack_m
     for (int k = 0; k < 3; k++)
         rve_json_number(&j, set->L[k]);
     rve_json_end_array(&j);
+    int nori = 0;
+    for (size_t i = 0; i < set->n; i++)
+        nori += set->b[i].has_ori != 0;
+    rve_json_kv_int(&j, "crystal_orientations", nori);
     rve_json_kv_number(&j, "fraction", m->fraction);
     rve_json_kv_number(&j, "void_ratio", m->void_ratio);
     if (a->grains_path) /* the grains' own (voxel) volume over the box: hulls and decompositions compare */
@@ -648,6 +702,7 @@ static void report(const pack_args *a, const rve_pack_set *set, const rve_pack_m
     rve_json_kv_number(&j, "all_pairs_per_step",
                        res->method == RVE_PACK_MC ? (double)set->n * (set->n - 1) : (double)m->all_pairs);
     rve_json_kv_bool(&j, "reached_target", res->reached_target);
+    rve_json_kv_string(&j, "stop", rve_pack_stop_name(res->stop));
     rve_json_kv_number(&j, "seconds", res->seconds);
     rve_json_end_object(&j);
     fputc('\n', stdout);
@@ -663,6 +718,8 @@ static rve_status pack_set(const pack_args *a, rve_pack_set *set, rve_pack_resul
     par.seed = (uint64_t)a->seed;
     par.max_seconds = a->tbudget;
     par.target_fraction = a->fraction;
+    par.jam_tol = a->jam_tol;
+    par.jam_window = a->jam_window;
     memcpy(par.aspect, a->aspect, sizeof a->aspect);
     if (a->have_domain) {
         par.fixed_domain = 1;

@@ -432,6 +432,7 @@ rve_status rve_pack_set_write_vtk(const rve_pack_set *s, FILE *fp, rve_err *err)
         fprintf(fp, "SCALARS piece int 1\nLOOKUP_TABLE default\n");
         for (size_t k = 0; k < m.nt; k++)
             fprintf(fp, "%d\n", m.piece[k]);
+        pack_vtk_write_ori(s, m.owner, m.nt, fp);
     }
     free(m.piece);
     free(m.p);

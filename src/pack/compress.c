@@ -34,11 +34,8 @@ rve_status pack_mc_sweep(pack_ctx *c, double gap, double *dt, double *dr, double
     pack_cand *cd = NULL;
     int ncd = 0, capcd = 0;
     rve_status st = RVE_OK;
-    if (pack_grid_init(&g, s, 2 * c->rmax + 1e-9 * c->rmean) < 0)
+    if (pack_grid_init_all(&g, s, 2 * c->rmax + 1e-9 * c->rmean) < 0)
         st = rve_err_set(c->err, RVE_ENOMEM, NULL, "out of memory");
-    for (int i = 0; i < n && st == RVE_OK; i++)
-        if (pack_grid_insert(&g, i) < 0)
-            st = rve_err_set(c->err, RVE_ENOMEM, NULL, "out of memory");
     long tacc = 0, ttry = 0, racc = 0, rtry = 0;
     for (int t = 0; t < n && st == RVE_OK; t++) {
         int i = (int)(rve_rng_next(&c->rng) % (uint64_t)n);
@@ -203,6 +200,11 @@ rve_status pack_compress(pack_ctx *c, double target)
     long maxsweeps = c->p->max_sweeps > 0 ? c->p->max_sweeps : 200000;
     double step = 0.01; /* relative shrink of the box per trial */
     int jammed = 0;
+    /* jamming window: the fraction must gain jam_tol (relative) every window sweeps */
+    double jtol = c->p->jam_tol != 0 ? c->p->jam_tol : 2e-3;
+    long window = c->p->jam_window > 0 ? c->p->jam_window : 400;
+    double phi_then = c->vsolid / (s->L[0] * s->L[1] * s->L[2]);
+    c->res->stop = RVE_PACK_STOP_ITERATIONS;
     double *save = malloc(sizeof(double) * 3 * n + 1), *disp = malloc(sizeof(double) * 3 * n + 1);
     unsigned char *moved = malloc(n + 1);
     rve_status st = RVE_OK;
@@ -213,8 +215,10 @@ rve_status pack_compress(pack_ctx *c, double target)
             break;
         c->res->steps++;
         double phi = c->vsolid / (s->L[0] * s->L[1] * s->L[2]);
-        if (target > 0 && phi >= target * (1 - 1e-12))
+        if (target > 0 && phi >= target * (1 - 1e-12)) {
+            c->res->stop = RVE_PACK_STOP_TARGET;
             break;
+        }
         /* trial shrink, then push the overlaps it made apart; undone if they stay */
         double f = 1 - step;
         if (target > 0 && phi / (f * f * f) >= target)
@@ -247,8 +251,24 @@ rve_status pack_compress(pack_ctx *c, double target)
             snprintf(extra, sizeof extra, "sweep %ld, shrink step %.1e", k, step);
             pack_report(c, phi, target, extra);
         }
-        if ((target > 0 && phi >= target * (1 - 1e-12)) || jammed > 20 || pack_out_of_time(c))
+        if (target > 0 && phi >= target * (1 - 1e-12)) {
+            c->res->stop = RVE_PACK_STOP_TARGET;
             break;
+        }
+        int stalled = 0;
+        if ((k + 1) % window == 0) {
+            /* jammed when the window gained less than jtol (relative) */
+            stalled = jtol > 0 && phi - phi_then < jtol * phi;
+            phi_then = phi;
+        }
+        if (jammed > 20 || stalled) {
+            c->res->stop = RVE_PACK_STOP_JAMMED;
+            break;
+        }
+        if (pack_out_of_time(c)) {
+            c->res->stop = RVE_PACK_STOP_TIME;
+            break;
+        }
     }
     free(save);
     free(disp);

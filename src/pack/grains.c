@@ -352,6 +352,9 @@ rve_status rve_pack_grains_from_map(const rve_map *m, const rve_pack_grain_opts 
             continue;
         il[nb].label = (uint32_t)l;
         st = grain_body(&g, vox + 3 * cnt[l], nv, &bl[nb], &il[nb]);
+        bl[nb].grain = rve_map_id(m, (uint32_t)l);
+        if (st == RVE_OK && m->ori && m->ori_n > 0) /* the crystal travels with the grain */
+            bl[nb].has_ori = (st = rve_map_grain_quat(m, (uint32_t)l, bl[nb].ori, err)) == RVE_OK;
         if (st != RVE_OK && err) {
             char msg[sizeof err->msg];
             snprintf(msg, sizeof msg, "%s", err->msg);

@@ -104,6 +104,16 @@ int pack_grid_insert(pack_grid *g, int i)
     return 0;
 }
 
+int pack_grid_init_all(pack_grid *g, const rve_pack_set *s, double reach)
+{
+    if (pack_grid_init(g, s, reach) < 0)
+        return -1;
+    for (int i = 0; i < (int)s->n; i++)
+        if (pack_grid_insert(g, i) < 0)
+            return -1;
+    return 0;
+}
+
 void pack_grid_remove(pack_grid *g, int i)
 {
     int id = g->cell_of[i];
@@ -256,11 +266,8 @@ rve_status rve_pack_broad_phase(const rve_pack_set *s, double margin, rve_pack_p
     pack_cand *cd = NULL;
     int ncd = 0, capcd = 0;
     rve_status st = RVE_OK;
-    if (pack_grid_init(&g, s, 2 * rmax + margin) < 0)
+    if (pack_grid_init_all(&g, s, 2 * rmax + margin) < 0)
         st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-    for (int i = 0; i < n && st == RVE_OK; i++)
-        if (pack_grid_insert(&g, i) < 0)
-            st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
     for (int i = 0; i < n && st == RVE_OK; i++) {
         if (pack_grid_query(&g, s->b[i].x, s->b[i].rbound, margin, i, &cd, &ncd, &capcd) < 0) {
             st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");

@@ -70,6 +70,7 @@ rve_status pack_lid(pack_ctx *c, double target, const double asp[3])
     const int window = 200; /* sweeps over which the lid or the mean height must come down by 1e-3 of the mean size */
     double lid_then = INFINITY, z_then = INFINITY;
     s->L[2] = top_height(s) + gap;
+    c->res->stop = RVE_PACK_STOP_ITERATIONS;
     for (long k = 0; k < maxsweeps; k++) {
         if ((st = pack_mc_sweep(c, gap, &dt, &dr, kT)) != RVE_OK)
             return st;
@@ -90,13 +91,17 @@ rve_status pack_lid(pack_ctx *c, double target, const double asp[3])
             double zmean = 0;
             for (size_t i = 0; i < s->n; i++)
                 zmean += s->b[i].x[2] / (double)s->n;
-            if (lid_then - s->L[2] < 1e-3 * c->rmean && z_then - zmean < 1e-3 * c->rmean)
-                break; /* settled: neither the lid nor the mean height comes down */
+            if (lid_then - s->L[2] < 1e-3 * c->rmean && z_then - zmean < 1e-3 * c->rmean) {
+                c->res->stop = RVE_PACK_STOP_JAMMED; /* settled: neither the lid nor the mean height comes down */
+                break;
+            }
             lid_then = s->L[2];
             z_then = zmean;
         }
-        if (pack_out_of_time(c))
+        if (pack_out_of_time(c)) {
+            c->res->stop = RVE_PACK_STOP_TIME;
             break;
+        }
     }
     c->res->reached_target = height > 0 ? s->L[2] <= height : 1;
     if (c->res->reached_target && height > 0)

@@ -23,15 +23,10 @@ rve_status pack_mc(pack_ctx *c, double lam_target, int open_ended)
     pack_cand *cd = NULL;
     int ncd = 0, capcd = 0;
     double gap = 1e-12 * c->rmean; /* smallest separation accepted */
-    if (pack_grid_init(&g, s, 2 * c->rmax * fmax(lam_target, 1.0) * 1.0 + margin + 1e-9) < 0) {
+    if (pack_grid_init_all(&g, s, 2 * c->rmax * fmax(lam_target, 1.0) + margin + 1e-9) < 0) {
         st = rve_err_set(c->err, RVE_ENOMEM, NULL, "out of memory");
         goto done;
     }
-    for (int i = 0; i < n; i++)
-        if (pack_grid_insert(&g, i) < 0) {
-            st = rve_err_set(c->err, RVE_ENOMEM, NULL, "out of memory");
-            goto done;
-        }
     double dt = 0.1 * c->rmean, dr = 0.1;
     long maxsweeps = c->p->max_sweeps > 0 ? c->p->max_sweeps : 200000;
     int any_rot = 0;
@@ -40,6 +35,7 @@ rve_status pack_mc(pack_ctx *c, double lam_target, int open_ended)
             any_rot = 1;
     long stuck = 0;
     double best_min = 0;
+    c->res->stop = RVE_PACK_STOP_ITERATIONS;
     const double kappa = 0.02; /* growth band above the smallest scale */
     double band_top = INFINITY;
     {
@@ -122,26 +118,25 @@ rve_status pack_mc(pack_ctx *c, double lam_target, int open_ended)
             lmin = fmin(lmin, c->lam[i]);
         band_top = lmin * (1 + kappa);
         if (lmin >= lam_target) {
-            if (!open_ended)
+            if (!open_ended) {
+                c->res->stop = RVE_PACK_STOP_TARGET;
                 break;
+            }
             /* raise the common target: the box keeps its size, bodies grow again */
             lam_target *= 1.01;
             pack_grid_free(&g);
-            if (pack_grid_init(&g, s, 2 * c->rmax * lam_target + margin + 1e-9) < 0) {
+            if (pack_grid_init_all(&g, s, 2 * c->rmax * lam_target + margin + 1e-9) < 0) {
                 st = rve_err_set(c->err, RVE_ENOMEM, NULL, "out of memory");
                 goto done;
             }
-            for (int i = 0; i < n; i++)
-                if (pack_grid_insert(&g, i) < 0) {
-                    st = rve_err_set(c->err, RVE_ENOMEM, NULL, "out of memory");
-                    goto done;
-                }
         }
         if (lmin > best_min * (1 + 1e-6)) {
             best_min = lmin;
             stuck = 0;
-        } else if (++stuck > 2000 && open_ended)
+        } else if (++stuck > 2000 && open_ended) {
+            c->res->stop = RVE_PACK_STOP_JAMMED; /* no growth of the smallest body in 2000 sweeps */
             break;
+        }
         if ((sweep % 10) == 0) {
             double vmin = 0;
             for (int i = 0; i < n; i++)
@@ -151,8 +146,10 @@ rve_status pack_mc(pack_ctx *c, double lam_target, int open_ended)
             snprintf(extra, sizeof extra, "sweep %ld, fraction (all grown) %.4f", sweep, vmin);
             pack_report(c, pack_current_fraction(c), 0, extra);
         }
-        if (pack_out_of_time(c))
+        if (pack_out_of_time(c)) {
+            c->res->stop = RVE_PACK_STOP_TIME;
             break;
+        }
     }
 done:
     pack_grid_free(&g);

@@ -21,6 +21,17 @@ void rve_pack_params_init(rve_pack_params *p)
     p->random_orientation = 1;
 }
 
+const char *rve_pack_stop_name(rve_pack_stop s)
+{
+    switch (s) {
+    case RVE_PACK_STOP_TARGET: return "target";
+    case RVE_PACK_STOP_JAMMED: return "jammed";
+    case RVE_PACK_STOP_TIME: return "time";
+    case RVE_PACK_STOP_ITERATIONS: return "iterations";
+    }
+    return "unknown";
+}
+
 /* ============================================================ shared helpers */
 
 void pack_set_scale(pack_ctx *c, int i, double lam)
@@ -315,6 +326,8 @@ rve_status rve_pack_run(rve_pack_set *s, const rve_pack_params *p, rve_pack_resu
                          "could not compact the bodies into the domain (reached fraction %.4f of %.4f)",
                          c.vsolid / (s->L[0] * s->L[1] * s->L[2]), target);
 done:
+    if ((p->target_fraction > 0 || p->fixed_domain) && res->reached_target)
+        res->stop = RVE_PACK_STOP_TARGET;
     res->fraction = c.vsolid / (s->L[0] * s->L[1] * s->L[2]);
     res->seconds = rve_now() - c.t0;
     if (res->steps > 0)

@@ -80,6 +80,11 @@ static inline void pack_shift_vec(const rve_pack_set *s, const int shift[3], dou
  * minus the smallest clearance). */
 double pack_wall_clearance(const rve_pack_body *b, const double L[3]);
 
+/* ori.c: the VTK cell data of grains and orientations ("grain", and
+ * "orientation", "euler_bunge" when every body has one) for nt triangles of
+ * owners owner[]. */
+void pack_vtk_write_ori(const rve_pack_set *s, const int *owner, size_t nt, FILE *fp);
+
 /* Wrap positions into [0,L) (periodic sets). */
 void pack_wrap(rve_pack_set *s);
 
@@ -112,6 +117,9 @@ int pack_grid_init(pack_grid *g, const rve_pack_set *s, double reach);
 void pack_grid_free(pack_grid *g);
 void pack_grid_cell(const pack_grid *g, const double x[3], int c[3], int f[3]);
 int pack_grid_insert(pack_grid *g, int i);
+/* pack_grid_init and every body of s inserted.  -1 on ENOMEM (the grid can
+ * still be freed). */
+int pack_grid_init_all(pack_grid *g, const rve_pack_set *s, double reach);
 void pack_grid_remove(pack_grid *g, int i);
 /* Body i moved from old: re-file it if its cell changed.  -1 on ENOMEM. */
 int pack_grid_moved(pack_grid *g, int i, const double old[3]);

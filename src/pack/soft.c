@@ -687,6 +687,12 @@ rve_status pack_soft(pack_ctx *c, double target)
         snprintf(extra, sizeof extra, "step %.1e, support-axis fallbacks %ld", dphi, w.fallbacks);
         pack_report(c, phi, target, extra);
     }
+    /* the loop ends at the target, at the time budget, or when the stage
+     * dphi fell below dphi_min: no compression can be relaxed (jammed) */
+    if (target_in > 0 && phi >= target_in * (1 - 1e-12))
+        c->res->stop = RVE_PACK_STOP_TARGET;
+    else
+        c->res->stop = pack_out_of_time(c) ? RVE_PACK_STOP_TIME : RVE_PACK_STOP_JAMMED;
     pack_wrap(s);
     st = open_overlaps(c);
     phi = vs / (s->L[0] * s->L[1] * s->L[2]);
