@@ -71,7 +71,8 @@ def run(*args):
 def tesr_quats(path):
     lines = open(path).read().split("\n")
     i = [k for k, l in enumerate(lines) if l.strip() == "*ori"][0]
-    assert lines[i + 1].strip() == "quaternion"
+    # passive (sample to crystal) spelled out: Neper 4.10 reads a bare descriptor as active
+    assert lines[i + 1].strip() == "quaternion:passive"
     out = []
     for l in lines[i + 2:]:
         f = l.split()

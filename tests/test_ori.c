@@ -5,6 +5,8 @@
 
 #include <math.h>
 #include <rve/ori.h>
+#include <rve/raster.h>
+#include <rve/tess.h>
 
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -537,6 +539,37 @@ START_TEST(test_descriptor_parse)
 }
 END_TEST
 
+/* One Neper 4.10 run wrote n40-reg.tesr (format 2.2) and n40-reg.tess (3.5)
+ * with the same "rodrigues:passive" values: Neper itself is the oracle that
+ * both readers give one meaning (the .tesr's must not be read with the
+ * pre-2.2 labels, which would invert every grain). */
+START_TEST(test_neper_tesr_tess_same_orientations)
+{
+    TEST_SKIP_WITHOUT_SHARED(dir);
+    char pr[4096], pt[4096];
+    snprintf(pr, sizeof pr, "%s/neper/n40-reg.tesr", dir);
+    snprintf(pt, sizeof pt, "%s/neper/n40-reg.tess", dir);
+    rve_err e;
+    rve_map *m = NULL;
+    rve_tess *t = NULL;
+    ck_assert_msg(rve_map_read(pr, RVE_MAP_AUTO, NULL, &m, &e) == RVE_OK, "%s", e.msg);
+    ck_assert_msg(rve_tess_read_tess(pt, &t, NULL, &e) == RVE_OK, "%s", e.msg);
+    ck_assert_int_eq(t->n, 40);
+    ck_assert_uint_eq(m->nlabels, 40);
+    double *qt = malloc(4 * 40 * sizeof *qt);
+    ck_assert_msg(rve_tess_ori_quat(t, qt, &e) == RVE_OK, "%s", e.msg);
+    for (uint32_t l = 1; l <= 40; l++) {
+        double qm[4];
+        ck_assert_msg(rve_map_grain_quat(m, l, qm, &e) == RVE_OK, "%s", e.msg);
+        ck_assert_msg(qdist(qm, qt + 4 * (l - 1)) < 1e-9, "grain %u: .tesr and .tess orientations differ (%g)", l,
+                      qdist(qm, qt + 4 * (l - 1)));
+    }
+    free(qt);
+    rve_tess_free(t);
+    rve_map_free(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("ori");
@@ -553,6 +586,7 @@ int main(void)
     tcase_add_test(tc, test_random_uniform);
     tcase_add_test(tc, test_mean_orientation);
     tcase_add_test(tc, test_descriptor_parse);
+    tcase_add_test(tc, test_neper_tesr_tess_same_orientations);
     suite_add_tcase(s, tc);
     return test_run_suite(s);
 }

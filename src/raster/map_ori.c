@@ -100,15 +100,15 @@ rve_status rve_map_gb_misori(const rve_map *m, rve_gb_misori **out, size_t *n, r
     return RVE_OK;
 }
 
-/* Why one rule here: rve_map has no field for the format version its
- * descriptor came from, and the map writers (HDF5, .tess) must read it the
- * same way. */
+/* Why one rule here: the map writers (HDF5, .tess, .tesr) must read the
+ * descriptor the same way.  A map's descriptor has Neper 4.10's meaning (the
+ * .tesr reader rewrites older files' labels), hence version 3.5. */
 rve_status rve_map_ori_spec(const rve_map *m, rve_ori_spec *sp, rve_err *err)
 {
     rve_ori_spec q = {RVE_ORI_QUATERNION, RVE_ORI_PASSIVE, 0};
     /* "quaternion" is what the HDF5 readers set: our passive quaternions */
     if (strcmp(m->ori_des, "quaternion") &&
-        rve_ori_parse_descriptor(m->ori_des, 2.1, &q, err) != RVE_OK)
+        rve_ori_parse_descriptor(m->ori_des, 3.5, &q, err) != RVE_OK)
         return RVE_EDATA;
     if (rve_ori_des_size(q.des) != m->ori_n)
         return rve_err_set(err, RVE_EDATA, NULL, "orientation descriptor '%s' with %d values per grain",

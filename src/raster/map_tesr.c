@@ -190,6 +190,7 @@ typedef struct {
     char *ori_des, *ext, *crysym;
     long ncell, dim;
     int fmt_bytes, fmt_big, size[3];
+    double version; /* of **format: 2.0, 2.1 or 2.2 */
     double h[3], o[3];
     size_t nori, nvox;
     const char *data; /* external data (*file), or NULL: inline after **data */
@@ -218,9 +219,10 @@ static int tesr_rd_head(tesr_rd *R, int *have_tok)
     if (!tk_next(t) || strcmp(t->tok, "**format") != 0)
         RFAIL(R, RVE_EDATA, "missing **format");
     /* 2.2 (Neper 4.10) has the layout of 2.1; what changed is the meaning
-     * of "active"/"passive" in *ori descriptors, kept verbatim here. */
+     * of "active"/"passive" in *ori descriptors (see tesr_rd_ori). */
     if (!tk_next(t) || (strcmp(t->tok, "2.0") != 0 && strcmp(t->tok, "2.1") != 0 && strcmp(t->tok, "2.2") != 0))
         RFAIL(R, RVE_EDATA, "unsupported .tesr format '%s' (expected 2.0, 2.1 or 2.2)", t->tok);
+    R->version = strtod(t->tok, NULL);
     if (!tk_peek_star(t)) {
         tk_next(t);
         if (!data_format(t->tok, &R->fmt_bytes, &R->fmt_big))
@@ -258,6 +260,28 @@ static int tesr_rd_head(tesr_rd *R, int *have_tok)
     return 1;
 }
 
+/* The *ori descriptor with its convention spelled out as Neper 4.10 (.tesr
+ * 2.2, .tess 3.5) means it, so that a map carries one meaning whatever file
+ * it came from: before 2.2 Neper's "active" was the sample-to-crystal
+ * rotation, and its writers (ours included) write 2.2. */
+static char *tesr_modern_descriptor(tesr_rd *R, const char *des)
+{
+    rve_ori_spec sp;
+    rve_err e;
+    rve_err_clear(&e);
+    /* rve_ori_parse_descriptor knows the .tess numbering: 3.5 is 4.10's */
+    if (rve_ori_parse_descriptor(des, R->version < 2.2 - 1e-9 ? 3.4 : 3.5, &sp, &e) != RVE_OK) {
+        rve_err_set(R->err, RVE_EDATA, R->name, "*ori: %s", e.msg);
+        return NULL;
+    }
+    char buf[96];
+    snprintf(buf, sizeof buf, "%s:%s", rve_ori_des_name(sp.des), sp.conv == RVE_ORI_ACTIVE ? "active" : "passive");
+    char *s = strdup(buf);
+    if (!s)
+        rve_err_set(R->err, RVE_ENOMEM, R->name, "out of memory");
+    return s;
+}
+
 /* *ori: a descriptor, then every number up to the next marker. */
 static int tesr_rd_ori(tesr_rd *R)
 {
@@ -265,7 +289,9 @@ static int tesr_rd_ori(tesr_rd *R)
     if (!tk_next(t) || t->tok[0] == '*')
         RFAIL(R, RVE_EDATA, "*ori: missing descriptor");
     free(R->ori_des);
-    R->ori_des = strdup(t->tok);
+    R->ori_des = tesr_modern_descriptor(R, t->tok);
+    if (!R->ori_des)
+        return 0;
     free(R->ori);
     R->ori = NULL;
     R->nori = 0;
@@ -730,7 +756,10 @@ rve_status rve_map_write_tesr(const rve_map *m, const char *path, const rve_map_
             fprintf(fp, "\n");
         }
         if (m->ori && m->ori_n > 0) {
-            fprintf(fp, "  *ori\n   %s\n", m->ori_des ? m->ori_des : "rodrigues");
+            /* the HDF5 readers' bare "quaternion" is passive; Neper would
+             * read a bare descriptor as active */
+            const char *des = m->ori_des ? m->ori_des : "rodrigues";
+            fprintf(fp, "  *ori\n   %s\n", strcmp(des, "quaternion") ? des : "quaternion:passive");
             for (uint32_t l = 0; l < m->nlabels; l++) {
                 fprintf(fp, "  ");
                 for (int q = 0; q < m->ori_n; q++)
