@@ -147,7 +147,7 @@ START_TEST(test_oracle_pruning)
 {
     /* the Gauss-map pruning must not change the answer: compare with all edge pairs */
     cp_rng r = {11};
-    int n = (int)(300 * test_scale()) + 20;
+    int n = (int)(300 * test_scale() * (test_long() ? 1 : 0.2)) + 20;
     for (int i = 0; i < n; i++) {
         pair_t p;
         if (pair_make(&p, &r, i % 4, i % 3 == 2 ? 2 : 0))
