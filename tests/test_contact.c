@@ -147,7 +147,7 @@ START_TEST(test_oracle_pruning)
 {
     /* the Gauss-map pruning must not change the answer: compare with all edge pairs */
     cp_rng r = {11};
-    int n = (int)(300 * test_scale()) + 20;
+    int n = (int)(300 * test_scale() * (test_long() ? 1 : 0.2)) + 20;
     for (int i = 0; i < n; i++) {
         pair_t p;
         if (pair_make(&p, &r, i % 4, i % 3 == 2 ? 2 : 0))
@@ -326,7 +326,7 @@ START_TEST(test_epa_random)
     cp_rng r = {777};
     epa_stats S;
     memset(&S, 0, sizeof S);
-    int n = (int)(10000 * test_scale());
+    int n = (int)(10000 * test_scale() * (test_long() ? 1 : 0.2));
     if (n < 200)
         n = 200;
     for (int i = 0; i < n; i++) {
@@ -533,10 +533,10 @@ END_TEST
 
 START_TEST(test_epa_stress)
 {
-    /* 10^6 queries (scaled): random clouds (no hull needed), flat and duplicate
+    /* 10^6 queries (make check-long; 2 10^5 in make check): random clouds (no hull needed), flat and duplicate
      * points, identical bodies, touching boxes: never NaN, never the cap */
     cp_rng r = {99};
-    long n = (long)(1000000 * test_scale()), nan_count = 0, cap_count = 0, other = 0;
+    long n = (long)(1000000 * test_scale() * (test_long() ? 1 : 0.2)), nan_count = 0, cap_count = 0, other = 0;
     double a[3 * 64], b[3 * 64];
     for (long i = 0; i < n; i++) {
         int kind = (int)(i % 8);
@@ -677,7 +677,7 @@ END_TEST
 START_TEST(test_polyhedron_ellipsoid_oracle)
 {
     cp_rng r = {77};
-    int n = (int)(1500 * test_scale()) + 60, cnt[8] = {0}, clear = 0;
+    int n = (int)(1500 * test_scale() * (test_long() ? 1 : 0.2)) + 60, cnt[8] = {0}, clear = 0;
     double worst_face = 0, worst_sep = 0, worst_gap = 0, worst_fallback = 0, worst_n = 0, pts[3 * 64];
     for (int i = 0; i < n; i++) {
         double c0[3] = {0, 0, 0};
@@ -841,7 +841,7 @@ START_TEST(test_superellipsoids_wellmann)
 {
     static const double lo[3] = {1, 0.7, 0.3}, hi[3] = {1, 1.3, 1.7}, paper[3] = {2.34e-6, 2.40e-6, 3.21e-5};
     cp_rng r = {2008};
-    int n = (int)(20000 * test_scale()) + 100;
+    int n = (int)(20000 * test_scale() * (test_long() ? 1 : 0.2)) + 100;
     for (int iv = 0; iv < 3; iv++) {
         /* second series: penetrating pairs, depth up to 1.75e-3 */
         double sum_rel = 0, sum_pt = 0, sum_ang = 0;

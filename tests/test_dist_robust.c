@@ -188,10 +188,10 @@ static void run_family(int family, long n, uint64_t seed)
     ck_assert_msg(st.bad == 0 && st.wrong == 0, "query %ld: %s", first_fail, first_msg);
 }
 
-START_TEST(test_flat_point) { run_family(FLAT_POINT, (long)(70000 * test_scale()), 1701); }
+START_TEST(test_flat_point) { run_family(FLAT_POINT, (long)(70000 * test_scale() * (test_long() ? 1 : 0.2)), 1701); }
 END_TEST
 
-START_TEST(test_flat_pair) { run_family(FLAT_PAIR, (long)(30000 * test_scale()), 1702); }
+START_TEST(test_flat_pair) { run_family(FLAT_PAIR, (long)(30000 * test_scale() * (test_long() ? 1 : 0.2)), 1702); }
 END_TEST
 
 /* ------------------------------------------------- extreme magnitudes */

@@ -364,7 +364,7 @@ END_TEST
  * distance, independent of the tessellation and fitting code. */
 START_TEST(test_recover_voronoi)
 {
-    int small = test_scale() < 1;
+    int small = test_scale() < 1 || !test_long(); /* full size in make check-long */
     int n = small ? 20 : 100, nx = small ? 27 : 54, ny = small ? 33 : 65, nz = small ? 38 : 75;
     double *s = malloc(sizeof(double) * 3 * (size_t)n), *w = calloc((size_t)n, sizeof(double));
     ck_assert(s && w);
@@ -542,7 +542,7 @@ START_TEST(test_in100)
     ck_assert_int_eq(rve_map_read(path, RVE_MAP_AUTO, NULL, &m, &e), RVE_OK);
     rve_fit_opts o;
     rve_fit_opts_init(&o);
-    int small = test_scale() < 1;
+    int small = test_scale() < 1 || !test_long(); /* full size in make check-long */
     o.res = 2;
     o.max_sweeps = small ? 1 : 3;
     o.max_evals = small ? 8 : 20;

@@ -109,6 +109,10 @@ static const optset SETS[] = {
 };
 #define NSETS ((int)(sizeof SETS / sizeof SETS[0]))
 
+/* make check runs the defaults and the set that raises every effort at
+ * once; make check-long (RVE_TEST_LONG=1) each effort alone as well. */
+static int fast_set(int q) { return test_long() || q == 0 || q == NSETS - 1; }
+
 static void apply(const optset *p, rve_fit_opts *o)
 {
     rve_fit_opts_init(o);
@@ -158,6 +162,8 @@ START_TEST(test_effort_exact)
     renumber(m);
     double def = 0;
     for (int q = 0; q < NSETS; q++) {
+        if (!fast_set(q))
+            continue;
         rve_fit_opts o;
         apply(&SETS[q], &o);
         double ai, a = fit_acc(m, &o, &ai);
@@ -197,6 +203,8 @@ START_TEST(test_effort_noisy)
     renumber(c);
     double def = 0;
     for (int q = 0; q < NSETS; q++) {
+        if (!fast_set(q))
+            continue;
         rve_fit_opts o;
         apply(&SETS[q], &o);
         double ai, a = fit_acc(c, &o, &ai);

@@ -7,7 +7,23 @@ check "help" 0 "$RVE" gen --help
 grep_f "help has an example" "Example" "$T/out"
 grep_f "help names --volumes" "--volumes" "$T/out"
 check "no output" 2 "$RVE" gen -n 10 --morpho gg
-check "no morpho nor volumes" 2 "$RVE" gen -n 10 -o "$T/a.tess"
+# without --morpho nor --volumes: the documented default morphology gg
+check "no morpho nor volumes: gg" 0 "$RVE" gen -q -j 1 -n 10 -o "$T/d.tess"
+check "explicit gg" 0 "$RVE" gen -q -j 1 -n 10 --morpho gg -o "$T/e.tess"
+same "the default is gg" "$T/d.tess" "$T/e.tess"
+check "both morpho and volumes" 2 "$RVE" gen -n 10 --morpho gg --volumes "$T/none.txt" -o "$T/a.tess"
+check "no -n" 2 "$RVE" gen -o "$T/a.tess"
+# the progress bar's closing line (-v prints it) and the summary give the
+# JSON's iteration count and objective (stopped by --time-limit long before
+# --max-iter: the bar must not claim the cap)
+check "progress vs summary" 0 "$RVE" gen -v -j 1 -n 40 --max-iter 100000 --time-limit 1 -o "$T/p.tess" --json
+its=$(sed -n 's/.*"iterations":\([0-9]*\).*/\1/p' "$T/out")
+obj=$(sed -n 's/.*"objective":\([-0-9.eE+]*\).*/\1/p' "$T/out")
+bar=$(grep '^gen \[' "$T/err" | tail -1)
+ok "bar ends at the iterations done ($its): $bar" "printf '%s' '$bar' | grep -q ' $its/100000 '"
+want=$(awk -v x="$obj" 'BEGIN { printf "%.4g", x }')
+ok "bar ends at the JSON objective ($want): $bar" "printf '%s' '$bar' | grep -q 'objective $want\$'"
+grep_f "summary names the JSON objective" "iterations.*objective $want\$" "$T/err"
 check "bad morpho" 2 "$RVE" gen -n 10 --morpho "diameq:foo(1,2)" -o "$T/a.tess"
 grep_f "bad morpho named" "unknown distribution" "$T/err"
 absent "no output after a usage error" "$T/a.tess"

@@ -100,7 +100,7 @@ START_TEST(test_in100_reg_mesh)
     /* Neper's -reg 1 leaves 15 % of the short edges on its fit of this map
      * (anchors); the target is 1 % */
     ck_assert(rep.short_after * 100 <= rep.short_before);
-    if (test_scale() >= 1) {
+    if (test_scale() >= 1 && test_long()) { /* the in100 mesh: make check-long */
         rve_mesh_opts o;
         rve_mesh_opts_default(&o);
         rve_mesh *msh = NULL;

@@ -35,7 +35,7 @@ START_TEST(test_pack_compress_convex)
     rve_pack_params_init(&p);
     p.method = RVE_PACK_COMPRESS;
     p.target_fraction = 0.45;
-    p.max_seconds = 4 * test_scale() + 2;
+    p.max_seconds = 4 * test_scale() * (test_long() ? 1 : 0.25) + 2; /* wall seconds: the full limit in make check-long */
     rve_pack_result res;
     ck_assert_msg(rve_pack_run(s, &p, &res, &e) == RVE_OK, "%s", e.msg);
     ck_assert_int_eq(res.method, RVE_PACK_COMPRESS);
@@ -84,7 +84,7 @@ START_TEST(test_pack_compress_mixed)
     rve_pack_params_init(&p);
     p.method = RVE_PACK_COMPRESS;
     p.target_fraction = 0.35;
-    p.max_seconds = 4 * test_scale() + 2;
+    p.max_seconds = 4 * test_scale() * (test_long() ? 1 : 0.25) + 2; /* wall seconds: the full limit in make check-long */
     rve_pack_result res;
     ck_assert_msg(rve_pack_run(s, &p, &res, &e) == RVE_OK, "%s", e.msg);
     for (int i = 0; i < n; i++) {
@@ -310,7 +310,7 @@ START_TEST(test_grains_decomposition)
     s->periodic = 1;
     rve_pack_params p;
     rve_pack_params_init(&p);
-    p.max_seconds = 8 * test_scale() + 2;
+    p.max_seconds = 8 * test_scale() * (test_long() ? 1 : 0.25) + 2; /* wall seconds: the full limit in make check-long */
     p.target_fraction = 0.3;
     rve_pack_result res;
     ck_assert_msg(rve_pack_run(s, &p, &res, &e) == RVE_OK, "%s", e.msg);
@@ -640,7 +640,7 @@ START_TEST(test_pack_contacts_oracle)
     rve_pack_params p;
     rve_pack_params_init(&p);
     p.method = RVE_PACK_COMPRESS;
-    p.max_seconds = 2 * test_scale() + 1;
+    p.max_seconds = 2 * test_scale() * (test_long() ? 1 : 0.25) + 1; /* wall seconds: the full limit in make check-long */
     p.target_fraction = 0.4;
     rve_pack_result res;
     rve_pack_set *s = random_polys(20, 1, 11);
@@ -675,7 +675,7 @@ START_TEST(test_pack_lid)
     rve_pack_params p;
     rve_pack_params_init(&p);
     p.method = RVE_PACK_LID;
-    p.max_seconds = 3 * test_scale() + 1;
+    p.max_seconds = 3 * test_scale() * (test_long() ? 1 : 0.25) + 1; /* wall seconds: the full limit in make check-long */
     rve_pack_result res;
     rve_pack_set *s = random_polys(24, 1, 5);
     ck_assert_int_eq(rve_pack_run(s, &p, &res, &e), RVE_EUSAGE); /* periodic */

@@ -345,6 +345,45 @@ START_TEST(test_json_writer)
 }
 END_TEST
 
+/* The opaque writer keeps its state across calls: nesting past
+ * RVE_JSON_DEPTH and an unbalanced close are reported, numbers round-trip. */
+START_TEST(test_json_state)
+{
+    char *mem = NULL;
+    size_t n = 0;
+    FILE *fp = open_memstream(&mem, &n);
+    rve_json j;
+    rve_json_init(&j, fp);
+    for (int k = 0; k < RVE_JSON_DEPTH + 3; k++)
+        rve_json_begin_array(&j);
+    for (int k = 0; k < RVE_JSON_DEPTH + 3; k++)
+        rve_json_end_array(&j);
+    ck_assert(!rve_json_ok(&j)); /* too deep */
+    rve_json k2;
+    rve_json_init(&k2, fp);
+    rve_json_end_object(&k2);
+    ck_assert(!rve_json_ok(&k2)); /* close without open */
+    fclose(fp);
+    free(mem);
+
+    mem = NULL;
+    fp = open_memstream(&mem, &n);
+    rve_json_init(&j, fp);
+    rve_json_begin_array(&j);
+    rve_json_number(&j, 0.1);
+    rve_json_number(&j, -1e-300);
+    rve_json_number(&j, 1.0 / 3.0);
+    rve_json_end_array(&j);
+    ck_assert(rve_json_ok(&j));
+    fclose(fp);
+    char *p = mem + 1, *end;
+    ck_assert(strtod(p, &end) == 0.1 && *end == ',');
+    ck_assert(strtod(end + 1, &end) == -1e-300 && *end == ',');
+    ck_assert(strtod(end + 1, &end) == 1.0 / 3.0 && *end == ']');
+    free(mem);
+}
+END_TEST
+
 /* ----------------------------------------------------------------- parsing */
 START_TEST(test_parse_numbers)
 {
@@ -434,6 +473,12 @@ START_TEST(test_progress_render)
     snprintf(p.extra, sizeof p.extra, "objective 1.5");
     cli_progress_render(&p, 5.0, buf, sizeof buf);
     ck_assert_str_eq(buf, "fit [######..................]  25% 25/100 5/s ETA 15s objective 1.5");
+    /* stopped early (converged): the closing line keeps the count done and
+     * says how long it took, not an ETA (the quiet bar prints nothing) */
+    cli_progress_finish_at(&p, 40);
+    p.t0 = 0;
+    cli_progress_render(&p, 8.0, buf, sizeof buf);
+    ck_assert_str_eq(buf, "fit [##########..............]  40% 40/100 5/s done in 8s objective 1.5");
 }
 END_TEST
 
@@ -466,6 +511,7 @@ static Suite *util_suite(void)
     tcase_add_test(tc, test_read_text_file);
     tcase_add_test(tc, test_json_escape);
     tcase_add_test(tc, test_json_writer);
+    tcase_add_test(tc, test_json_state);
     tcase_add_test(tc, test_parse_numbers);
     tcase_add_test(tc, test_parse_lists);
     tcase_add_test(tc, test_progress_render);

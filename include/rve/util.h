@@ -116,14 +116,20 @@ int rve_path_same_file(const char *a, const char *b);
 /* -------------------------------------------------------------------- JSON */
 /* A streaming writer that inserts commas and escapes strings. Nesting depth
  * is bounded by RVE_JSON_DEPTH; deeper nesting is ignored (and reported by
- * rve_json_ok). */
+ * rve_json_ok).
+ * rve_json is opaque: its bytes are the writer's private state, read and
+ * written only by the functions below (docs/api-style.md). It has a fixed
+ * size so that a caller can still declare one on its stack
+ * (`rve_json j; rve_json_init(&j, stdout);`) and nothing needs freeing. */
 #define RVE_JSON_DEPTH 32
+#define RVE_JSON_STATE_BYTES 256
 typedef struct {
-    FILE *fp;
-    int depth;
-    int count[RVE_JSON_DEPTH]; /* items written at each level */
-    int after_key;
-    int error;
+    union {
+        void *align_ptr_;
+        long long align_ll_;
+        double align_d_;
+        unsigned char bytes_[RVE_JSON_STATE_BYTES];
+    } private_;
 } rve_json;
 
 void rve_json_init(rve_json *j, FILE *fp);

@@ -14,13 +14,14 @@ static int run(int argc, char **argv);
 
 const cli_command cli_cmd_gen = {
     "gen", "generate a tessellation with target grain size and shape distributions",
-    "Usage: rve gen -n N --domain LX,LY,LZ --morpho SPEC -o OUT.tess [options]\n"
+    "Usage: rve gen -n N [--domain LX,LY,LZ] [--morpho SPEC] -o OUT.tess [options]\n"
     "       rve gen --volumes FILE --domain LX,LY,LZ [--seeds FILE] -o OUT.tess [options]\n"
     "Generate a Laguerre tessellation of the box [0,LX]x[0,LY]x[0,LZ] whose cells follow\n"
     "target distributions of size and shape, or whose cells have prescribed volumes.\n"
     "\n"
     "Morphology (--morpho SPEC): comma-separated PROPERTY:DISTRIBUTION items, or the\n"
-    "preset 'gg' = diameq:lognormal(1,0.35),1-sphericity:lognormal(0.145,0.03).\n"
+    "preset 'gg' = diameq:lognormal(1,0.35),1-sphericity:lognormal(0.145,0.03)\n"
+    "(grain growth; the default when neither --morpho nor --volumes is given).\n"
     "  PROPERTY      diameq (equivalent diameter, relative to its mean), size (volume,\n"
     "                relative to the mean volume), sphericity, 1-sphericity\n"
     "  DISTRIBUTION  normal(MEAN,SD), lognormal(MEAN,SD) (mean and SD of the variable),\n"
@@ -36,7 +37,7 @@ const cli_command cli_cmd_gen = {
     "  -n, --cells N          number of cells (required with --morpho)\n"
     "  -d, --domain LX,LY,LZ  box size (one value: a cube) [1]\n"
     "      --periodic         periodic tessellation\n"
-    "  -m, --morpho SPEC      target distributions (see above)\n"
+    "  -m, --morpho SPEC      target distributions (see above) [gg]\n"
     "      --volumes FILE     prescribed volumes, one positive number per line (relative:\n"
     "                         they are scaled to fill the domain); the cell count is the\n"
     "                         line count\n"
@@ -46,7 +47,8 @@ const cli_command cli_cmd_gen = {
     "                         re-solved) for rounder, more regular cells [0]\n"
     "      --tol T            maximum relative volume error [1e-3]\n"
     "      --max-iter K       shape-optimisation cap: Lloyd steps + sweeps of N trial\n"
-    "                         moves [200] (it stops earlier once converged)\n"
+    "                         moves [200] (it stops earlier once converged; the\n"
+    "                         progress bar and the summary show the iterations done)\n"
     "      --size-corr L      correlation length of the cell sizes, in mean cell sizes:\n"
     "                         neighbours more alike in size, rounder cells [0: none]\n"
     "      --time-limit SEC   stop the shape optimisation after SEC seconds [none]\n"
@@ -196,10 +198,10 @@ static int check_args(const gen_args *a)
     const cli_command *cmd = &cli_cmd_gen;
     if (!a->out)
         return cli_usage_error(cmd, "missing -o OUT.tess");
-    if (!a->morpho == !a->volumes)
-        return cli_usage_error(cmd, "give exactly one of --morpho and --volumes");
+    if (a->morpho && a->volumes)
+        return cli_usage_error(cmd, "give one of --morpho and --volumes, not both");
     if (a->morpho && a->ncells <= 0)
-        return cli_usage_error(cmd, "--morpho needs -n N");
+        return cli_usage_error(cmd, "missing -n N (the number of cells)");
     if (a->seedfile && !a->volumes)
         return cli_usage_error(cmd, "--seeds goes with --volumes");
     if (a->crysym && !a->ori)
@@ -319,6 +321,8 @@ static int parse_args(int argc, char **argv, gen_args *a, cli_common *com)
     }
     if (optind < argc)
         return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    if (!a->morpho && !a->volumes)
+        a->morpho = "gg"; /* the documented default morphology */
     return check_args(a);
 }
 
@@ -385,7 +389,8 @@ static rve_status step_morpho(const gen_args *a, const cli_common *com, unsigned
     gp.progress = on_progress;
     gp.progress_ctx = &pc;
     rve_status st = rve_gen(&g->m, &gp, g->seeds, g->w, g->vals, &g->gi, err);
-    cli_progress_finish(&pc.bar);
+    /* it stops once converged: the bar ends at the iterations done */
+    cli_progress_finish_at(&pc.bar, st == RVE_OK ? (double)g->gi.iterations : pc.bar.done);
     return st;
 }
 
@@ -534,8 +539,9 @@ static void report_info(const gen_args *a, const cli_common *com, const gen_work
                  g->pi.max_rel_err, g->pi.iterations, g->pi.seconds);
         return;
     }
-    cli_info(com, "rve gen: %zu cells in %.2f s (%d shape iterations, %d tessellations, %ld moves, %ld kept)", g->n,
-             gi->seconds, gi->iterations, gi->tess_calls, gi->moves, gi->moves_accepted);
+    cli_info(com, "rve gen: %zu cells in %.2f s (%d shape iterations, %d tessellations, %ld moves, %ld kept), "
+             "objective %.4g", g->n, gi->seconds, gi->iterations, gi->tess_calls, gi->moves, gi->moves_accepted,
+             gi->objective);
     cli_info(com, "  neighbour log-volume correlation %.3f", gi->nb_size_corr);
     for (int p = 0; p < RVE_PROP_COUNT; p++)
         if (g->m.has[p] && gi->max_dev[p] >= 0)

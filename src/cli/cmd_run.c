@@ -323,7 +323,10 @@ static rve_status on_stage(void *ctx, rve_pipeline_stage s, const rve_pipeline_r
 {
     hook_ctx *h = ctx;
     if (h->b->stage >= 0) {
-        cli_progress_finish(&h->b->pb);
+        if (s == RVE_PIPELINE_GEN) /* it stops once converged: end the bar at the iterations done */
+            cli_progress_finish_at(&h->b->pb, (double)r->gen.iterations);
+        else
+            cli_progress_finish(&h->b->pb);
         h->b->stage = -1;
     }
     if (s == RVE_PIPELINE_FIT)

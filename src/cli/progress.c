@@ -12,6 +12,7 @@ void cli_progress_start(cli_progress *p, const char *label, double total, rve_ve
     memset(p, 0, sizeof *p);
     p->fp = stderr;
     p->enabled = v != RVE_QUIET;
+    p->verbose = v >= RVE_VERBOSE;
     p->tty = isatty(fileno(stderr));
     snprintf(p->label, sizeof p->label, "%s", label ? label : "");
     p->total = total;
@@ -51,8 +52,9 @@ void cli_progress_render(const cli_progress *p, double now, char *buf, size_t n)
             bar[i] = i < fill ? '#' : '.';
         bar[width] = '\0';
         format_seconds(rate > 0 ? (p->total - p->done) / rate : NAN, eta, sizeof eta);
-        snprintf(buf, n, "%s [%s] %3.0f%% %.0f/%.0f %.3g/s ETA %s%s%s", p->label, bar, 100 * f,
-                 p->done, p->total, rate, eta, p->extra[0] ? " " : "", p->extra);
+        snprintf(buf, n, "%s [%s] %3.0f%% %.0f/%.0f %.3g/s %s %s%s%s", p->label, bar, 100 * f, p->done, p->total,
+                 rate, p->finished ? "done in" : "ETA", p->finished ? elapsed : eta, p->extra[0] ? " " : "",
+                 p->extra);
     } else {
         snprintf(buf, n, "%s %.0f %.3g/s elapsed %s%s%s", p->label, p->done, rate, elapsed,
                  p->extra[0] ? " " : "", p->extra);
@@ -81,19 +83,21 @@ void cli_progress_update(cli_progress *p, double done, const char *extra)
     p->printed = 1;
 }
 
-void cli_progress_finish(cli_progress *p)
+void cli_progress_finish(cli_progress *p) { cli_progress_finish_at(p, p->total > 0 ? p->total : p->done); }
+
+void cli_progress_finish_at(cli_progress *p, double done)
 {
+    p->done = done;
+    p->finished = 1;
     if (!p->enabled)
         return;
     double now = rve_now();
     char line[256];
-    if (p->total > 0)
-        p->done = p->total;
     cli_progress_render(p, now, line, sizeof line);
     /* On a terminal the bar's last state stays; in logs one closing line. */
     if (p->tty)
         fprintf(p->fp, "\r\033[K%s\n", line);
-    else if (p->printed || now - p->t0 >= 1.0)
+    else if (p->printed || p->verbose || now - p->t0 >= 1.0)
         fprintf(p->fp, "%s\n", line);
     fflush(p->fp);
 }

@@ -316,6 +316,7 @@ typedef struct {
     objective_ctx oc;
     double *seeds, *target, *psi, *vals, *col, *try_s, *try_psi, *sph_t, *sorted_t, *vals2, *step, *qsize, *wsize,
         *wsph, *oldv;
+    double *pvals, *pcol; /* progress reports: values and scratch (only with p->progress) */
     int *changed;
     size_t *pos, *pos2;
     keyed *order, *order2;
@@ -329,6 +330,7 @@ static void ws_free(gen_ws *w)
     free(w->target), free(w->psi), free(w->vals), free(w->col), free(w->try_s), free(w->try_psi);
     free(w->sph_t), free(w->sorted_t), free(w->vals2), free(w->step), free(w->changed), free(w->pos);
     free(w->pos2), free(w->order2), free(w->qsize), free(w->wsize), free(w->wsph), free(w->oldv), free(w->order);
+    free(w->pvals), free(w->pcol);
 }
 
 static rve_status ws_alloc(gen_ws *w, rve_err *err)
@@ -347,6 +349,11 @@ static rve_status ws_alloc(gen_ws *w, rve_err *err)
     w->wsph = malloc(n * sizeof *w->wsph);
     w->oldv = malloc(2 * n * sizeof *w->oldv);
     w->order = malloc(n * sizeof *w->order);
+    if (w->p->progress) {
+        w->pvals = malloc(RVE_PROP_COUNT * n * sizeof *w->pvals), w->pcol = malloc(n * sizeof *w->pcol);
+        if (!w->pvals || !w->pcol)
+            return rve_err_set(err, RVE_ENOMEM, "", "out of memory (%zu cells)", n);
+    }
     if (!w->rng || !w->target || !w->psi || !w->vals || !w->col || !w->try_s || !w->try_psi || !w->sph_t ||
         !w->sorted_t || !w->order || !w->vals2 || !w->step || !w->changed || !w->pos || !w->oldv || !w->pos2 ||
         !w->order2 || !w->qsize || !w->wsize || !w->wsph)
@@ -466,8 +473,33 @@ static rve_status lloyd_phase(gen_ws *w, const rve_pvol_params *ip, int *it, rve
         rve_tess_free(w->t);
         w->t = tn;
         w->f = fn;
+        if (p->progress)
+            p->progress(p->progress_ctx, *it + 1, p->max_iter, fn);
     }
     return RVE_OK;
+}
+
+/* The search's progress, reported with the objective rve_gen_info gives
+ * (the smoothed CDF distance of the diagram just reached), not the search's
+ * internal rank energy, so a bar and the final summary speak of one number. */
+typedef struct {
+    gen_ws *w;
+    const inc_state *is;
+} search_report;
+
+static void search_progress(void *ctx, int it, int max_iter, double energy)
+{
+    const search_report *r = ctx;
+    gen_ws *w = r->w;
+    double f = w->f;
+    (void)energy;
+    if (r->is->t && r->is->t->nempty == 0) {
+        objective_ctx oc = w->oc;
+        oc.col = w->pcol;
+        values_from_tess(r->is->t, w->n, w->m, w->pvals);
+        f = objective(&oc, w->pvals);
+    }
+    w->p->progress(w->p->progress_ctx, it, max_iter, f);
 }
 
 /* Shape phase B: the incremental local search (gen_search.c) on a diagram
@@ -501,8 +533,12 @@ static rve_status search_phase(gen_ws *w, const rve_pvol_params *ip, int *it, rv
     for (size_t i = 0; i < n; i++)
         w->step[i] = 0.1;
     inc_stats stats = {0, 0, 0, 0};
+    rve_gen_params ps = *p;
+    search_report rep = {w, &is};
+    if (p->progress)
+        ps.progress = search_progress, ps.progress_ctx = &rep;
     st = gen_inc_search(&w->c, &is, w->seeds, w->psi, w->sizep >= 0 ? w->target : NULL, w->sizep >= 0 ? ip : NULL,
-                        *it, sweeps, GEN_STOP * eref, p->time_limit > 0 ? w->t0 + p->time_limit : 0, w->rng, p,
+                        *it, sweeps, GEN_STOP * eref, p->time_limit > 0 ? w->t0 + p->time_limit : 0, w->rng, &ps,
                         w->step, w->changed, w->oldv, &stats, err);
     if (w->sizep >= 0 && st == RVE_OK)
         gen_inc_targets(&is, w->target);
@@ -599,6 +635,8 @@ rve_status rve_gen(const rve_morpho *m, const rve_gen_params *p, double *seeds, 
     if (st == RVE_OK) {
         info->nb_size_corr = nb_size_corr(w.t, n);
         info->objective = w.f;
+        if (p->progress && info->iterations > 0) /* the final figure, after the last volume solve */
+            p->progress(p->progress_ctx, info->iterations, p->max_iter, w.f);
         report_ks(m, n, w.vals, w.col, info);
         double pmin = HUGE_VAL;
         for (size_t i = 0; i < n; i++)

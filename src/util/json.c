@@ -1,18 +1,49 @@
-/* A small streaming JSON writer. */
+/* A small streaming JSON writer.
+ *
+ * rve_json is opaque (rve/util.h): its bytes hold a json_state, copied in
+ * and out with memcpy (so the state is never read through a pointer of
+ * another type). The copy is ~150 bytes per call; the writer's output is
+ * small summaries, so this costs nothing measurable. */
 #include "config.h"
 #include <rve/util.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+typedef struct {
+    FILE *fp;
+    int depth;
+    int count[RVE_JSON_DEPTH]; /* items written at each level */
+    int after_key;
+    int error;
+} json_state;
+
+_Static_assert(sizeof(json_state) <= RVE_JSON_STATE_BYTES,
+               "rve_json's private bytes must hold the writer state");
+
+static json_state load(const rve_json *j)
+{
+    json_state s;
+    memcpy(&s, j->private_.bytes_, sizeof s);
+    return s;
+}
+
+static void store(rve_json *j, const json_state *s)
+{
+    memcpy(j->private_.bytes_, s, sizeof *s);
+}
+
 void rve_json_init(rve_json *j, FILE *fp)
 {
+    json_state s;
     memset(j, 0, sizeof *j);
-    j->fp = fp;
+    memset(&s, 0, sizeof s);
+    s.fp = fp;
+    store(j, &s);
 }
 
 /* Separator before a value or a key at the current level. */
-static void json_sep(rve_json *j)
+static void json_sep(json_state *j)
 {
     if (j->after_key) {
         j->after_key = 0;
@@ -22,8 +53,9 @@ static void json_sep(rve_json *j)
         fputc(',', j->fp);
 }
 
-static void json_open(rve_json *j, int c)
+static void json_open(rve_json *pub, int c)
 {
+    json_state s = load(pub), *j = &s;
     json_sep(j);
     fputc(c, j->fp);
     if (j->depth >= RVE_JSON_DEPTH)
@@ -31,18 +63,22 @@ static void json_open(rve_json *j, int c)
     else
         j->count[j->depth] = 0;
     j->depth++;
+    store(pub, j);
 }
 
-static void json_close(rve_json *j, int c)
+static void json_close(rve_json *pub, int c)
 {
+    json_state s = load(pub), *j = &s;
     if (j->depth <= 0) {
         j->error = 1;
+        store(pub, j);
         return;
     }
     j->depth--;
     fputc(c, j->fp);
     if (j->depth == 0)
         fputc('\n', j->fp);
+    store(pub, j);
 }
 
 void rve_json_begin_object(rve_json *j) { json_open(j, '{'); }
@@ -92,7 +128,7 @@ size_t rve_json_escape(const char *s, char *out, size_t n)
     return len;
 }
 
-static void json_write_string(rve_json *j, const char *s)
+static void json_write_string(json_state *j, const char *s)
 {
     char small[256];
     size_t need = rve_json_escape(s, small, sizeof small);
@@ -111,53 +147,64 @@ static void json_write_string(rve_json *j, const char *s)
     free(big);
 }
 
-void rve_json_key(rve_json *j, const char *key)
+void rve_json_key(rve_json *pub, const char *key)
 {
-    json_sep(j);
-    json_write_string(j, key);
-    fputc(':', j->fp);
-    j->after_key = 1;
+    json_state s = load(pub);
+    json_sep(&s);
+    json_write_string(&s, key);
+    fputc(':', s.fp);
+    s.after_key = 1;
+    store(pub, &s);
 }
 
-void rve_json_string(rve_json *j, const char *s)
+void rve_json_string(rve_json *pub, const char *str)
 {
-    json_sep(j);
-    if (s)
-        json_write_string(j, s);
+    json_state s = load(pub);
+    json_sep(&s);
+    if (str)
+        json_write_string(&s, str);
     else
-        fputs("null", j->fp);
+        fputs("null", s.fp);
+    store(pub, &s);
+}
+
+/* A scalar value already formatted (numbers, booleans, null). */
+static void json_scalar(rve_json *pub, const char *text)
+{
+    json_state s = load(pub);
+    json_sep(&s);
+    fputs(text, s.fp);
+    store(pub, &s);
 }
 
 void rve_json_number(rve_json *j, double x)
 {
-    json_sep(j);
-    if (isfinite(x))
-        fprintf(j->fp, "%.17g", x);
-    else
-        fputs("null", j->fp);
+    char buf[40];
+    if (!isfinite(x)) {
+        json_scalar(j, "null");
+        return;
+    }
+    snprintf(buf, sizeof buf, "%.17g", x);
+    json_scalar(j, buf);
 }
 
 void rve_json_int(rve_json *j, long long x)
 {
-    json_sep(j);
-    fprintf(j->fp, "%lld", x);
+    char buf[32];
+    snprintf(buf, sizeof buf, "%lld", x);
+    json_scalar(j, buf);
 }
 
-void rve_json_bool(rve_json *j, int b)
-{
-    json_sep(j);
-    fputs(b ? "true" : "false", j->fp);
-}
-
-void rve_json_null(rve_json *j)
-{
-    json_sep(j);
-    fputs("null", j->fp);
-}
+void rve_json_bool(rve_json *j, int b) { json_scalar(j, b ? "true" : "false"); }
+void rve_json_null(rve_json *j) { json_scalar(j, "null"); }
 
 void rve_json_kv_string(rve_json *j, const char *key, const char *s) { rve_json_key(j, key); rve_json_string(j, s); }
 void rve_json_kv_number(rve_json *j, const char *key, double x) { rve_json_key(j, key); rve_json_number(j, x); }
 void rve_json_kv_int(rve_json *j, const char *key, long long x) { rve_json_key(j, key); rve_json_int(j, x); }
 void rve_json_kv_bool(rve_json *j, const char *key, int b) { rve_json_key(j, key); rve_json_bool(j, b); }
 
-int rve_json_ok(const rve_json *j) { return !j->error && j->depth == 0 && !ferror(j->fp); }
+int rve_json_ok(const rve_json *j)
+{
+    json_state s = load(j);
+    return !s.error && s.depth == 0 && !ferror(s.fp);
+}
