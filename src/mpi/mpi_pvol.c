@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "mpi_internal.h"
+#include "util/pcg.h"
 
 typedef struct {
     MPI_Comm comm;
@@ -146,54 +147,22 @@ static void lap_mul(dpv *c, const double *x, double *y)
     }
 }
 
-/* Jacobi-preconditioned CG for L x = b over the owned rows (as pcg() in
- * src/optim/pvol.c).  Returns iterations. */
+static void lap_mul_cb(void *ctx, const double *x, double *y)
+{
+    lap_mul(ctx, x, y);
+}
+
+static double allsum_cb(void *ctx, double x)
+{
+    return allsum(ctx, x);
+}
+
+/* Jacobi-preconditioned CG for L x = b over the owned rows, with the serial
+ * solver's iteration (util/pcg.h).  Returns iterations. */
 static int pcg(dpv *c, const double *b, double *x, double tol, int maxit, double *work)
 {
-    long m = c->o.n;
-    double *r = work, *z = work + m, *p = work + 2 * m, *q = work + 3 * m, s = 0;
-    for (long i = 0; i < m; i++) {
-        x[i] = 0, r[i] = b[i];
-        s += b[i] * b[i];
-    }
-    double bn = sqrt(allsum(c, s));
-    if (bn == 0)
-        return 0;
-    s = 0;
-    for (long i = 0; i < m; i++) {
-        z[i] = c->diag[i] > 0 ? r[i] / c->diag[i] : r[i];
-        p[i] = z[i];
-        s += r[i] * z[i];
-    }
-    double rz = allsum(c, s);
-    int it;
-    for (it = 1; it <= maxit; it++) {
-        lap_mul(c, p, q);
-        s = 0;
-        for (long i = 0; i < m; i++)
-            s += p[i] * q[i];
-        double pq = allsum(c, s);
-        if (!(pq > 0))
-            break;
-        double al = rz / pq, rn = 0;
-        for (long i = 0; i < m; i++) {
-            x[i] += al * p[i];
-            r[i] -= al * q[i];
-            rn += r[i] * r[i];
-        }
-        if (sqrt(allsum(c, rn)) <= tol * bn)
-            break;
-        s = 0;
-        for (long i = 0; i < m; i++) {
-            z[i] = c->diag[i] > 0 ? r[i] / c->diag[i] : r[i];
-            s += r[i] * z[i];
-        }
-        double rz2 = allsum(c, s), be = rz2 / rz;
-        rz = rz2;
-        for (long i = 0; i < m; i++)
-            p[i] = z[i] + be * p[i];
-    }
-    return it;
+    pcg_ops o = {lap_mul_cb, allsum_cb, c};
+    return pcg_jacobi((size_t)c->o.n, c->diag, b, x, tol, maxit, work, &o);
 }
 
 /* A first diagram with no empty cell: the weights shrink towards the

@@ -16,6 +16,7 @@
  * convergent). */
 #include "config.h"
 #include "optim/synth.h"
+#include "util/pcg.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,54 +143,25 @@ static void lap_mul(const synth_ctx *c, const double *diag, const double *x, dou
     }
 }
 
+/* The Laplacian product for pcg_jacobi. */
+typedef struct {
+    const synth_ctx *c;
+    const double *diag;
+} lap_ctx;
+
+static void lap_mul_cb(void *ctx, const double *x, double *y)
+{
+    const lap_ctx *l = ctx;
+    lap_mul(l->c, l->diag, x, y);
+}
+
 /* Jacobi-preconditioned CG for L x = b (b has zero sum).  Returns iterations. */
 static int pcg(const synth_ctx *c, const double *diag, const double *b, double *x, double tol, int maxit,
                double *work)
 {
-    size_t n = c->n;
-    double *r = work, *z = work + n, *p = work + 2 * n, *q = work + 3 * n;
-    double bn = 0;
-    for (size_t i = 0; i < n; i++) {
-        x[i] = 0;
-        r[i] = b[i];
-        bn += b[i] * b[i];
-    }
-    bn = sqrt(bn);
-    if (bn == 0)
-        return 0;
-    double rz = 0;
-    for (size_t i = 0; i < n; i++) {
-        z[i] = diag[i] > 0 ? r[i] / diag[i] : r[i];
-        p[i] = z[i];
-        rz += r[i] * z[i];
-    }
-    int it;
-    for (it = 1; it <= maxit; it++) {
-        lap_mul(c, diag, p, q);
-        double pq = 0;
-        for (size_t i = 0; i < n; i++)
-            pq += p[i] * q[i];
-        if (!(pq > 0))
-            break;
-        double al = rz / pq, rn = 0;
-        for (size_t i = 0; i < n; i++) {
-            x[i] += al * p[i];
-            r[i] -= al * q[i];
-            rn += r[i] * r[i];
-        }
-        if (sqrt(rn) <= tol * bn)
-            break;
-        double rz2 = 0;
-        for (size_t i = 0; i < n; i++) {
-            z[i] = diag[i] > 0 ? r[i] / diag[i] : r[i];
-            rz2 += r[i] * z[i];
-        }
-        double be = rz2 / rz;
-        rz = rz2;
-        for (size_t i = 0; i < n; i++)
-            p[i] = z[i] + be * p[i];
-    }
-    return it;
+    lap_ctx l = {c, diag};
+    pcg_ops o = {lap_mul_cb, NULL, &l};
+    return pcg_jacobi(c->n, diag, b, x, tol, maxit, work, &o);
 }
 
 static void residual(const rve_tess *t, const double *target, size_t n, double *g, double *norm, double *maxrel,
