@@ -26,6 +26,8 @@ const char *rve_gjk_status_name(rve_gjk_status s)
 #define GJK_DEFAULT_EPS_ABS (4 * DBL_EPSILON)
 /* the stopping test's absolute floor, in eps |v| max|w| */
 #define DIST_STOP_ABS 16
+/* equal-|v| steps GJK may take before it stops on "no progress" */
+#define GJK_STALLS 4
 
 void rve_gjk_opts_default(rve_gjk_opts *o)
 {
@@ -369,7 +371,7 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
     sv_res r;
     double v[3], vv = INFINITY, wmax2 = 0;
     rve_gjk_status status = RVE_GJK_CAP;
-    int it = 0;
+    int it = 0, stalls = 0;
     sv_ctx cx = {(const double(*)[3])S.a, (const double(*)[3])S.b, 0};
     S.n = 0;
 
@@ -428,8 +430,14 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
         S.ib[slot] = ib;
         simplex_solve(&S, k, johnson, &r, &cx);
         if (!(r.vv < vv)) {
-            /* no progress (rounding): keep the previous simplex */
-            if (k > 0) {
+            /* no progress: keep the previous simplex and stop, unless the
+             * two |v|^2 are equal to their rounding (DIST_STOP_ABS eps |v|
+             * max|y| each) while w passed the gap test: the new simplex is
+             * then as good, and the faces of a flat body met so far may be
+             * the wrong ones (docs/dist.md); at most GJK_STALLS times */
+            if (k > 0 && stalls < GJK_STALLS && r.vv <= vv + 2 * DIST_STOP_ABS * DBL_EPSILON * sqrt(vv * wmax2)) {
+                stalls++;
+            } else if (k > 0) {
                 S.n = k;
                 status = RVE_GJK_CONVERGED;
                 break;
