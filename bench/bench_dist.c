@@ -20,7 +20,7 @@
 
 #define ROUNDS 9
 #define TARGET_SEC 0.02 /* per lib per round */
-#define NQ 64
+#define NQ 1000 /* pairs per row, as the anchors' (anchors.md) */
 #define NBODY 8
 
 static uint64_t rs = 88172645463325252ull;
@@ -105,7 +105,9 @@ static void body_make(body *b, int n)
     memset(b, 0, sizeof *b);
     b->nv = n;
     b->v = calloc(3 * (size_t)n, sizeof(double));
-    double ax[3] = {1.0, 0.6 + 0.4 * urand(), 0.5 + 0.5 * urand()};
+    /* sphere-like, as the anchors' pairs: n points on the unit sphere are
+     * all hull vertices */
+    double ax[3] = {1.0, 1.0, 1.0};
     b->radius = 0;
     for (int i = 0; i < n; i++) {
         double u[3];
@@ -133,6 +135,7 @@ typedef struct {
     body *A, *B;
     double pa[3], qa[4], pb[3], qb[4];
     rve_shape sa, sb;
+    rve_shape sa0, sb0; /* the same without the edge graph */
     /* point-vs-polytope rows */
     double pt[3];
 } query;
@@ -143,6 +146,10 @@ static void query_shapes(query *q)
     rve_shape_set_pose(&q->sa, q->pa, q->qa);
     rve_shape_polytope(&q->sb, q->B->v, q->B->nv, q->B->has_graph ? &q->B->g : NULL);
     rve_shape_set_pose(&q->sb, q->pb, q->qb);
+    rve_shape_polytope(&q->sa0, q->A->v, q->A->nv, NULL);
+    rve_shape_set_pose(&q->sa0, q->pa, q->qa);
+    rve_shape_polytope(&q->sb0, q->B->v, q->B->nv, NULL);
+    rve_shape_set_pose(&q->sb0, q->pb, q->qb);
 }
 
 /* ------------------------------------------------------------ libccd */
@@ -189,8 +196,11 @@ static void ccd_obj_set(ccd_obj *o, const body *b, const double p[3], const doub
 #endif
 
 /* ------------------------------------------------------------ runners */
-enum { LIB_SV, LIB_JOHNSON, LIB_BULLET, LIB_FCL, LIB_ISECT, LIB_CCD, NLIB };
-static const char *lib_name[NLIB] = {"ours SV", "ours Johns", "Bullet", "FCL", "ours isect", "libccd isect"};
+/* LIB_LEAN: rve_gjk_distance (d only, the lean path); LIB_BRUTE: ours
+ * without the hill-climbing graph (brute-force support); both only in the
+ * current tree (BENCH_THEN builds this program on an older kernel) */
+enum { LIB_SV, LIB_LEAN, LIB_BRUTE, LIB_JOHNSON, LIB_BULLET, LIB_FCL, LIB_ISECT, LIB_CCD, NLIB };
+static const char *lib_name[NLIB] = {"ours SV", "ours lean", "ours brute", "ours Johns", "Bullet", "FCL", "ours isect", "libccd isect"};
 
 static volatile double sink;
 
@@ -208,6 +218,15 @@ static double run_pairs(int lib, query *qs, int nq, long reps)
             case LIB_JOHNSON: {
                 rve_dist_result res;
                 rve_gjk_dist(&q->sa, &q->sb, &o, NULL, &res);
+                s += res.d;
+                break;
+            }
+#ifndef BENCH_THEN
+            case LIB_LEAN: s += rve_gjk_distance(&q->sa, &q->sb, NULL, NULL, NULL); break;
+#endif
+            case LIB_BRUTE: {
+                rve_dist_result res;
+                rve_gjk_dist(&q->sa0, &q->sb0, &o, NULL, &res);
                 s += res.d;
                 break;
             }
@@ -247,7 +266,12 @@ static double run_points(int lib, query *qs, int nq, long reps, void **bt_point,
             query *q = &qs[i];
             switch (lib) {
             case LIB_SV:
-            case LIB_JOHNSON: s += rve_dist_point_polytope_opts(q->pt, q->A->v, q->A->nv, &o, NULL, NULL); break;
+            case LIB_JOHNSON: {
+                rve_dist_result res;
+                s += rve_dist_point_polytope_opts(q->pt, q->A->v, q->A->nv, &o, NULL, &res);
+                break;
+            }
+            case LIB_LEAN: s += rve_dist_point_polytope_opts(q->pt, q->A->v, q->A->nv, &o, NULL, NULL); break;
             case LIB_ISECT: {
                 rve_shape a, b;
                 rve_shape_point(&a, q->pt);
@@ -285,7 +309,10 @@ static int lib_available(int lib)
 #ifdef HAVE_CCD
     case LIB_CCD: return 1;
 #endif
-    case LIB_SV: case LIB_JOHNSON: case LIB_ISECT: return 1;
+    case LIB_SV: case LIB_JOHNSON: case LIB_ISECT: case LIB_BRUTE: return 1;
+#ifndef BENCH_THEN
+    case LIB_LEAN: return 1;
+#endif
     default: return 0;
     }
 }
@@ -309,7 +336,7 @@ static void bench_row(const char *label, query *qs, int nq, int points, void **b
     double t[NLIB][ROUNDS];
     long reps[NLIB];
     for (int l = 0; l < NLIB; l++) {
-        if (!lib_available(l)) { reps[l] = 0; continue; }
+        if (!lib_available(l) || (points && l == LIB_BRUTE)) { reps[l] = 0; continue; }
         /* calibrate */
         long r = 1;
         for (;;) {
@@ -356,7 +383,9 @@ static void bench_row(const char *label, query *qs, int nq, int points, void **b
         else
             rve_gjk_dist(&qs[i].sa, &qs[i].sb, NULL, NULL, &r);
         calls += r.iterations;
+#ifndef BENCH_THEN
         exact += r.exact;
+#endif
     }
     printf("   %5.2f %5.3f", (double)calls / nq, (double)exact / nq);
     printf("\n");
@@ -394,6 +423,22 @@ static void agreement(query *qs, int nq, int points, void **btp, void **fcp, dou
     }
 }
 
+/* the cost of the hill-climbing graph (qhull), to set against the time it
+ * saves per query (ours brute - ours SV): the crossover in queries */
+static void graph_cost(const body *b, int n)
+{
+    long reps = 0;
+    double t0 = now(), t;
+    do {
+        rve_poly_graph g;
+        if (rve_poly_graph_build(b->v, n, &g, NULL) == RVE_OK)
+            rve_poly_graph_free(&g);
+        reps++;
+        t = now() - t0;
+    } while (t < 0.05);
+    printf("%4d vertices: building the edge graph (qhull) takes %.0f ns per body\n", n, t * 1e9 / (double)reps);
+}
+
 int main(void)
 {
     static const int sizes[5] = {8, 32, 128, 512, 2048};
@@ -405,15 +450,16 @@ int main(void)
     printf("ours uses the qhull edge graph (hill climbing) above 32 vertices; FCL walks edges above 32 too\n\n");
     printf("%-26s", "row");
     for (int l = 0; l < NLIB; l++) printf(" %12s", lib_name[l]);
-    printf("   ratios: Johns/SV Bullet/SV FCL/SV libccd/isect   calls exact");
+    printf("   ratios: lean/SV brute/SV Johns/SV Bullet/SV FCL/SV libccd/isect   calls exact");
     printf("\n");
     double worst_dev[NLIB] = {0};
     for (int si = 0; si < 5; si++) {
         int n = sizes[si];
         body bodies[NBODY];
         for (int i = 0; i < NBODY; i++) body_make(&bodies[i], n);
+        graph_cost(&bodies[0], n);
         for (int c = 0; c < 3; c++) {
-            query qs[NQ];
+            static query qs[NQ];
             for (int i = 0; i < NQ; i++) {
                 query *q = &qs[i];
                 q->A = &bodies[(int)(urand() * NBODY)];
@@ -426,18 +472,22 @@ int main(void)
                 double sep = c == 2 ? 0.4 * (q->A->radius + q->B->radius) : (q->A->radius + q->B->radius + 0.5);
                 for (int k = 0; k < 3; k++) q->pb[k] = u[k] * sep;
                 query_shapes(q);
-                if (c == 1) { /* touching: move B to 1e-9 from A along the witness direction */
+                if (c < 2) {
+                    /* B moved along the witness direction to the distance
+                     * D (distant) or 1e-6 D (touching), D = 2 the bodies'
+                     * diameter: the distance drops by exactly the shift */
+                    double D = 2.0, target = c == 0 ? D : 1e-6 * D;
                     rve_dist_result r;
                     rve_gjk_dist(&q->sa, &q->sb, NULL, NULL, &r);
                     if (r.d > 0) {
-                        double m = (r.d - 1e-9) / r.d;
+                        double m = (r.d - target) / r.d;
                         for (int k = 0; k < 3; k++) q->pb[k] += (r.p[k] - r.q[k]) * m;
                         query_shapes(q);
                     }
                 }
             }
             char label[64];
-            snprintf(label, sizeof label, "%4d vs %4d %s", n, n, cfg_name[c]);
+            snprintf(label, sizeof label, "%4d vs %4d %s", n, n, c == 1 ? "touch 1e-6D" : cfg_name[c]);
             bench_row(label, qs, NQ, 0, NULL, NULL);
             double dev[NLIB];
             agreement(qs, NQ, 0, NULL, NULL, dev);
@@ -445,11 +495,11 @@ int main(void)
         }
         for (int i = 0; i < NBODY; i++) body_free(&bodies[i]);
     }
-    /* point vs polytope, 20-40 vertices (the fitting case): world-frame vertices */
+    /* point vs polytope, 30 vertices (the anchors' row): world-frame vertices */
     {
         body bodies[NBODY];
         for (int i = 0; i < NBODY; i++) {
-            body_make(&bodies[i], 20 + (int)(urand() * 21));
+            body_make(&bodies[i], 30);
             double q[4];
             rand_quat(q);
             for (int j = 0; j < bodies[i].nv; j++) {
@@ -468,19 +518,25 @@ int main(void)
         int tri0[3] = {0, 0, 0};
         void *btp = peer_bullet_available() ? peer_bullet_make(origin, 1) : NULL;
         void *fcp = peer_fcl_available() ? peer_fcl_make(origin, 1, tri0, 0) : NULL;
-        query qs[NQ];
-        for (int i = 0; i < NQ; i++) {
-            query *q = &qs[i];
-            q->A = q->B = &bodies[(int)(urand() * NBODY)];
-            double u[3];
-            rand_unit(u);
-            double r = (i % 4 == 0) ? 0.5 * urand() : (i % 4 == 3 ? 1.5 + 2 * urand() : 1.0 + 0.3 * urand());
-            for (int k = 0; k < 3; k++) q->pt[k] = u[k] * r;
+        static query qs[NQ];
+        for (int c = 0; c < 2; c++) {
+            /* the point at D = 2 (distant) or 1e-6 D (touching) from the
+             * hull, along the normal at its closest point to a far point */
+            for (int i = 0; i < NQ; i++) {
+                query *q = &qs[i];
+                q->A = q->B = &bodies[(int)(urand() * NBODY)];
+                double u[3], far[3], target = c == 0 ? 2.0 : 2e-6;
+                rand_unit(u);
+                for (int k = 0; k < 3; k++) far[k] = 10 * u[k];
+                rve_dist_result r;
+                double d = rve_dist_point_polytope(far, q->A->v, q->A->nv, NULL, &r);
+                for (int k = 0; k < 3; k++) q->pt[k] = r.q[k] + (far[k] - r.q[k]) * (target / d);
+            }
+            bench_row(c == 0 ? "point vs poly 30 distant" : "point vs poly 30 touch", qs, NQ, 1, &btp, &fcp);
+            double dev[NLIB];
+            agreement(qs, NQ, 1, &btp, &fcp, dev);
+            for (int l = 0; l < NLIB; l++) worst_dev[l] = fmax(worst_dev[l], dev[l]);
         }
-        bench_row("point vs poly 20-40", qs, NQ, 1, &btp, &fcp);
-        double dev[NLIB];
-        agreement(qs, NQ, 1, &btp, &fcp, dev);
-        for (int l = 0; l < NLIB; l++) worst_dev[l] = fmax(worst_dev[l], dev[l]);
         if (btp) peer_bullet_free(btp);
         if (fcp) peer_fcl_free(fcp);
         for (int i = 0; i < NBODY; i++) body_free(&bodies[i]);
@@ -497,7 +553,7 @@ int main(void)
             pts[i].bt = peer_bullet_available() ? peer_bullet_make(pts[i].v, 1) : NULL;
             pts[i].fc = peer_fcl_available() ? peer_fcl_make(pts[i].v, 1, t0, 0) : NULL;
         }
-        query qs[NQ];
+        static query qs[NQ];
         for (int i = 0; i < NQ; i++) {
             query *q = &qs[i];
             q->A = &pts[(int)(urand() * NBODY)];

@@ -194,6 +194,74 @@ END_TEST
 START_TEST(test_flat_pair) { run_family(FLAT_PAIR, (long)(30000 * test_scale() * (test_long() ? 1 : 0.2)), 1702); }
 END_TEST
 
+/* The lean path (rve_gjk_distance; rve_dist_point_polytope without out)
+ * gives the full path's answers bit for bit, and within 100 eps L of the
+ * oracle, on the flat families; and bit for bit on rotated, rounded boxes
+ * and superquadrics (the rotation matrix is now set once per pose). */
+static int same(double x, double y) { return x == y || (isnan(x) && isnan(y)); }
+
+START_TEST(test_lean_path)
+{
+    rng_seed(1703);
+    long n = (long)(4000 * test_scale());
+    for (long t = 0; t < 2 * n; t++) {
+        flat_query Q;
+        flat_draw(&Q, t < n ? FLAT_POINT : FLAT_PAIR);
+        rve_shape A, B;
+        rve_shape_polytope(&A, Q.a, Q.na, NULL);
+        if (Q.nb == 1)
+            rve_shape_point(&B, Q.b);
+        else
+            rve_shape_polytope(&B, Q.b, Q.nb, NULL);
+        rve_dist_result r;
+        rve_gjk_dist(&A, &B, NULL, NULL, &r);
+        double p[3], q[3];
+        double d0 = rve_gjk_distance(&A, &B, NULL, NULL, NULL);
+        double d1 = rve_gjk_distance(&A, &B, NULL, p, q);
+        ck_assert_msg(same(d0, r.d) && same(d1, r.d), "query %ld: lean %.17g / %.17g, full %.17g", t, d0, d1, r.d);
+        for (int k = 0; k < 3; k++)
+            ck_assert_msg(same(p[k], r.p[k]) && same(q[k], r.q[k]), "query %ld: witnesses differ", t);
+        if (Q.nb == 1) {
+            double dp = rve_dist_point_polytope(Q.b, Q.a, Q.na, NULL, &r);
+            double dl = rve_dist_point_polytope(Q.b, Q.a, Q.na, NULL, NULL);
+            ck_assert_msg(same(dp, dl), "query %ld: point lean %.17g, full %.17g", t, dl, dp);
+        }
+        flat_truth T;
+        flat_oracle(&Q, &T);
+        if (T.overlap >= 0)
+            ck_assert_msg(fabs(d0 - (double)T.d) <= 100 * EPS * T.L, "query %ld: lean %.17g oracle %.17Lg", t, d0, T.d);
+    }
+    for (long t = 0; t < 2000; t++) {
+        rve_shape A, B;
+        double pa[3], pb[3], qa[4], qb[4];
+        for (int k = 0; k < 3; k++) {
+            pa[k] = 4 * urand() - 2;
+            pb[k] = 4 * urand() - 2;
+        }
+        for (int k = 0; k < 4; k++) {
+            qa[k] = nrand();
+            qb[k] = nrand();
+        }
+        rve_shape_box(&A, 0.2 + urand(), 0.2 + urand(), 0.2 + urand());
+        if (t % 2)
+            rve_shape_superquadric(&B, 0.3 + urand(), 0.3 + urand(), 0.3 + urand(), 2 + 4 * urand(), 2 + 4 * urand());
+        else
+            rve_shape_ellipsoid(&B, 0.3 + urand(), 0.3 + urand(), 0.3 + urand());
+        rve_shape_set_pose(&A, pa, qa);
+        rve_shape_set_pose(&B, pb, qb);
+        if (t % 3 == 0)
+            rve_shape_set_radius(&A, 0.1 * urand());
+        rve_dist_result r;
+        rve_gjk_dist(&A, &B, NULL, NULL, &r);
+        double p[3], q[3];
+        double d0 = rve_gjk_distance(&A, &B, NULL, NULL, NULL), d1 = rve_gjk_distance(&A, &B, NULL, p, q);
+        ck_assert_msg(same(d0, r.d) && same(d1, r.d), "posed %ld: lean %.17g, full %.17g", t, d0, r.d);
+        for (int k = 0; k < 3; k++)
+            ck_assert(same(p[k], r.p[k]) && same(q[k], r.q[k]));
+    }
+}
+END_TEST
+
 /* ------------------------------------------------- extreme magnitudes */
 START_TEST(test_magnitudes)
 {
@@ -320,6 +388,10 @@ static const stress_case stress_cases[] = {
      {-0.0055304978950763027, -0.63736064859125241, -0.20981888802158433, -0.40486458121741936, 0.11151642201516565, -0.064148571722946163, 0.57786262547903489, -0.37707737703175331, 0.020292841642493571, -0.29600959630606477, 0.56697521812973384, 0.11185892514694543, -0.04275873378818662, -0.37034402426507512, -0.13174516239915879, 0.41529685446108017, 0.18362222318865012, 0.16326421982294165, 0.34028115769718287, -0.48308188223999399, -0.073420195653008516, -0.0055304978950763027, -0.63736064859125241, -0.20981888802158433},
      {0.026656949970888771, -0.6230006937020871, -0.19712317405995797},
      "sliver of aspect 1e5: the long double oracle was 900 eps L off, the kernel right"},
+    {11,
+     {-1.505144954102841, 3.6483864510576316, -5.2424431515865955, -1.2863334880432684, 3.3121648488108124, -3.9290668739061827, -1.5268028880300184, 3.6699053765987317, -4.7562556142068022, -1.3037379656973922, 3.3442017883852939, -4.3108904964620027, -1.3904485175350474, 3.4709955222574584, -4.4937054913746319, -1.2397068094366974, 3.2665018453521135, -5.0105795406481857, -0.95796546432469287, 2.8516205755359589, -4.2645976164730683, -1.1360983178006754, 3.1139317813812397, -4.736243837990429, -1.4610749568908663, 3.5779045842811263, -4.8330648056764645, -0.95033704189174251, 2.8321197054089362, -3.8111932776002893, -1.3904485175350474, 3.4709955222574584, -4.4937054913746319},
+     {-1.133379227072383, 3.1099280120573307, -4.7290502021907601},
+     "flat tetrahedron: the next face's |v|^2 equal to rounding, GJK stopped on \"no progress\" (169 eps L)"},
 };
 
 START_TEST(test_stress_regressions)
@@ -410,6 +482,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_contact_magnitudes);
     tcase_add_test(tc, test_polyhedron_magnitudes);
     tcase_add_test(tc, test_stress_regressions);
+    tcase_add_test(tc, test_lean_path);
     tcase_add_test(tc, test_flat_point);
     tcase_add_test(tc, test_flat_pair);
     suite_add_tcase(s, tc);

@@ -59,6 +59,8 @@ typedef struct {
     double pos[3];           /* world position of the body origin */
     double quat[4];          /* unit quaternion (w, x, y, z), body -> world */
     int rotated;             /* 0 when quat is the identity (set by rve_shape_set_pose) */
+    double R[9];             /* rotation matrix of quat, row-major (set by rve_shape_set_pose
+                                once per pose, not per query) */
     double radius;           /* sphere radius, or the rounding radius of any other kind */
     double v[4][3];          /* point / segment / triangle / tetrahedron vertices, sphere centre */
     double axes[3];          /* box half extents, ellipsoid / superquadric semi-axes */
@@ -163,6 +165,13 @@ typedef struct {
 rve_gjk_status rve_gjk_dist(const rve_shape *a, const rve_shape *b, const rve_gjk_opts *opts,
                             rve_gjk_simplex *warm, rve_dist_result *out);
 
+/* The lean distance query (default options): returns the distance, the same
+ * value rve_gjk_dist gives (0 for intersecting shapes, inf beyond the double
+ * range, NaN for invalid shapes), and fills the witnesses p (on A) and q (on
+ * B) only when they are not NULL; the final simplex is not kept.  warm may
+ * be NULL. */
+double rve_gjk_distance(const rve_shape *a, const rve_shape *b, rve_gjk_simplex *warm, double p[3], double q[3]);
+
 /* Boolean intersection test (GJK stopped at the first separating plane):
  * 1 when the shapes (radii included) overlap or touch, 0 when separated,
  * -1 for invalid shapes.  warm may be NULL. */
@@ -172,7 +181,8 @@ int rve_gjk_intersect(const rve_shape *a, const rve_shape *b, rve_gjk_simplex *w
  * of verts[0 .. 3nv-1] (world frame), 0 inside.  warm (may be NULL) keeps
  * the vertex indices of the last simplex; out (may be NULL) gets the
  * closest point q (p in out->p) and the status.  Returns the distance
- * (NaN for nv < 1 or non-finite input). */
+ * (NaN for nv < 1 or non-finite input).  Without out, only the distance is
+ * computed (the lean path). */
 double rve_dist_point_polytope(const double p[3], const double *verts, int nv,
                                rve_gjk_simplex *warm, rve_dist_result *out);
 /* Same with the sub-algorithm and tolerances of opts (NULL = defaults). */

@@ -6,6 +6,7 @@
 #include "util/vec3.h"
 #include <float.h>
 #include <math.h>
+#include <string.h>
 
 #if defined(__GNUC__)
 #define DIST_INLINE static inline __attribute__((always_inline))
@@ -22,12 +23,17 @@ typedef struct {
 static inline void dist_frame_init(dist_frame *f, const rve_shape *s)
 {
     f->rotated = s->rotated;
-    if (!s->rotated)
-        return;
-    double w = s->quat[0], x = s->quat[1], y = s->quat[2], z = s->quat[3];
-    f->R[0] = 1 - 2 * (y * y + z * z); f->R[1] = 2 * (x * y - w * z);     f->R[2] = 2 * (x * z + w * y);
-    f->R[3] = 2 * (x * y + w * z);     f->R[4] = 1 - 2 * (x * x + z * z); f->R[5] = 2 * (y * z - w * x);
-    f->R[6] = 2 * (x * z - w * y);     f->R[7] = 2 * (y * z + w * x);     f->R[8] = 1 - 2 * (x * x + y * y);
+    if (s->rotated)
+        memcpy(f->R, s->R, sizeof f->R);
+}
+
+/* the rotation matrix of a unit quaternion (w, x, y, z) */
+static inline void dist_quat_matrix(const double q[4], double R[9])
+{
+    double w = q[0], x = q[1], y = q[2], z = q[3];
+    R[0] = 1 - 2 * (y * y + z * z); R[1] = 2 * (x * y - w * z);     R[2] = 2 * (x * z + w * y);
+    R[3] = 2 * (x * y + w * z);     R[4] = 1 - 2 * (x * x + z * z); R[5] = 2 * (y * z - w * x);
+    R[6] = 2 * (x * z - w * y);     R[7] = 2 * (y * z + w * x);     R[8] = 1 - 2 * (x * x + y * y);
 }
 
 /* Number of indexable vertices of a shape's core (0: not vertex-based). */

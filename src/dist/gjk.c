@@ -26,6 +26,8 @@ const char *rve_gjk_status_name(rve_gjk_status s)
 #define GJK_DEFAULT_EPS_ABS (4 * DBL_EPSILON)
 /* the stopping test's absolute floor, in eps |v| max|w| */
 #define DIST_STOP_ABS 16
+/* equal-|v| steps GJK may take before it stops on "no progress" */
+#define GJK_STALLS 4
 
 void rve_gjk_opts_default(rve_gjk_opts *o)
 {
@@ -54,11 +56,15 @@ typedef struct {
     int sc;              /* coordinates were multiplied by 2^-sc */
     int local;           /* c != 0 or sc != 0: results need pair_to_world */
     double wmax2;        /* largest |w|^2 the loop met (set by gjk_loop) */
+    int want;            /* what the result gets: WANT_D, WANT_PQ or WANT_FULL */
     /* point-vs-polytope fast path */
     const double *pt;
     const double *V;
     int nv;
 } gjk_pair;
+
+/* What a query fills in (the lean path asks only for d, or d, p and q). */
+enum { WANT_D = 0, WANT_PQ = 1, WANT_FULL = 2 };
 
 typedef void (*gjk_support_fn)(gjk_pair *P, const double v[3], double a[3], double b[3], int *ia, int *ib);
 typedef void (*gjk_vertex_fn)(const gjk_pair *P, int ia, int ib, double a[3], double b[3]);
@@ -320,15 +326,21 @@ static inline int warm_start(gjk_pair *P, gjk_vertex_fn vertex, int nva, int nvb
     return 0;
 }
 
-/* p, q, d and the final simplex of the loop into out */
-static inline void loop_result(const gjk_simplex *S, rve_gjk_status status, double vv, rve_dist_result *out)
+/* d, and as asked (want) p, q and the final simplex of the loop, into out */
+static inline void loop_result(const gjk_simplex *S, rve_gjk_status status, double vv, int want, rve_dist_result *out)
 {
-    out->n = S->n;
+    out->n = want == WANT_FULL ? S->n : 0;
+    if (want == WANT_D) {
+        out->d = status == RVE_GJK_INTERSECT ? 0 : sqrt(vv);
+        return;
+    }
     {
         double p[3] = {0, 0, 0}, q[3] = {0, 0, 0};
         for (int i = 0; i < S->n; i++) {
             v3_axpy(p, p, S->lam[i], SA(*S, i));
             v3_axpy(q, q, S->lam[i], SB(*S, i));
+        }
+        for (int i = 0; i < out->n; i++) {
             v3_copy(out->a[i], SA(*S, i));
             v3_copy(out->b[i], SB(*S, i));
             out->lambda[i] = S->lam[i];
@@ -369,7 +381,7 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
     sv_res r;
     double v[3], vv = INFINITY, wmax2 = 0;
     rve_gjk_status status = RVE_GJK_CAP;
-    int it = 0;
+    int it = 0, stalls = 0;
     sv_ctx cx = {(const double(*)[3])S.a, (const double(*)[3])S.b, 0};
     S.n = 0;
 
@@ -428,8 +440,14 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
         S.ib[slot] = ib;
         simplex_solve(&S, k, johnson, &r, &cx);
         if (!(r.vv < vv)) {
-            /* no progress (rounding): keep the previous simplex */
-            if (k > 0) {
+            /* no progress: keep the previous simplex and stop, unless the
+             * two |v|^2 are equal to their rounding (DIST_STOP_ABS eps |v|
+             * max|y| each) while w passed the gap test: the new simplex is
+             * then as good, and the faces of a flat body met so far may be
+             * the wrong ones (docs/dist.md); at most GJK_STALLS times */
+            if (k > 0 && stalls < GJK_STALLS && r.vv <= vv + 2 * DIST_STOP_ABS * DBL_EPSILON * sqrt(vv * wmax2)) {
+                stalls++;
+            } else if (k > 0) {
                 S.n = k;
                 status = RVE_GJK_CONVERGED;
                 break;
@@ -453,8 +471,9 @@ done:
     P->wmax2 = wmax2;
     out->iterations = it;
     out->exact = cx.nex;
-    loop_result(&S, status, vv, out);
-    if (!isfinite(out->d) || !isfinite(out->p[0] + out->p[1] + out->p[2] + out->q[0] + out->q[1] + out->q[2])) {
+    loop_result(&S, status, vv, P->want, out);
+    if (!isfinite(out->d) ||
+        (P->want != WANT_D && !isfinite(out->p[0] + out->p[1] + out->p[2] + out->q[0] + out->q[1] + out->q[2]))) {
         status = RVE_GJK_DEGENERATE;
         out->d = NAN;
     }
@@ -525,6 +544,8 @@ static void pair_init(gjk_pair *P, const rve_shape *A, const rve_shape *B, int s
     dist_frame_init(&P->fa, A);
     dist_frame_init(&P->fb, B);
     P->hintA = P->hintB = -1;
+    if (!scaled)
+        P->want = WANT_FULL;
     if (A->kind == RVE_SHAPE_POLYTOPE && A->graph)
         P->hintA = A->graph->start;
     if (B->kind == RVE_SHAPE_POLYTOPE && B->graph)
@@ -623,10 +644,12 @@ static rve_gjk_status pair_finish(const gjk_pair *P, rve_gjk_status st, rve_dist
     }
     if (st != RVE_GJK_DEGENERATE && P->local) {
         double t[3];
-        pair_to_world(P, out->p, t);
-        v3_copy(out->p, t);
-        pair_to_world(P, out->q, t);
-        v3_copy(out->q, t);
+        if (P->want != WANT_D) {
+            pair_to_world(P, out->p, t);
+            v3_copy(out->p, t);
+            pair_to_world(P, out->q, t);
+            v3_copy(out->q, t);
+        }
         for (int i = 0; i < out->n; i++) {
             pair_to_world(P, out->a[i], t);
             v3_copy(out->a[i], t);
@@ -658,14 +681,12 @@ static rve_gjk_status scaled_run(gjk_pair *P, const rve_shape *A, const rve_shap
                     margin);
 }
 
-rve_gjk_status rve_gjk_dist(const rve_shape *A, const rve_shape *B, const rve_gjk_opts *opts,
-                            rve_gjk_simplex *warm, rve_dist_result *out)
+/* the distance query, filling in out what `want` asks for */
+DIST_INLINE rve_gjk_status gjk_dist_run(const rve_shape *A, const rve_shape *B, const rve_gjk_opts *opts,
+                                         rve_gjk_simplex *warm, rve_dist_result *out, int want)
 {
-    rve_gjk_opts o;
-    if (opts)
-        o = *opts;
-    else
-        rve_gjk_opts_default(&o);
+    static const rve_gjk_opts o0 = {RVE_SUB_SV, GJK_DEFAULT_MAX_ITER, GJK_DEFAULT_EPS_REL, GJK_DEFAULT_EPS_ABS};
+    const rve_gjk_opts *op = opts ? opts : &o0, o = *op;
     if (!shape_valid_fast(A) || !shape_valid_fast(B)) {
         degenerate_result(out);
         return out->status;
@@ -673,6 +694,8 @@ rve_gjk_status rve_gjk_dist(const rve_shape *A, const rve_shape *B, const rve_gj
     gjk_pair P;
     double v0[3];
     pair_init(&P, A, B, 0, v0);
+    /* rounded shapes need the witnesses to move them by the radii */
+    P.want = want == WANT_D && (A->radius > 0 || B->radius > 0) ? WANT_PQ : want;
     rve_gjk_simplex w0;
     if (warm)
         w0 = *warm;
@@ -690,6 +713,23 @@ rve_gjk_status rve_gjk_dist(const rve_shape *A, const rve_shape *B, const rve_gj
     return pair_finish(&P, st, out);
 }
 
+rve_gjk_status rve_gjk_dist(const rve_shape *A, const rve_shape *B, const rve_gjk_opts *opts,
+                            rve_gjk_simplex *warm, rve_dist_result *out)
+{
+    return gjk_dist_run(A, B, opts, warm, out, WANT_FULL);
+}
+
+double rve_gjk_distance(const rve_shape *A, const rve_shape *B, rve_gjk_simplex *warm, double p[3], double q[3])
+{
+    rve_dist_result out;
+    gjk_dist_run(A, B, NULL, warm, &out, p || q ? WANT_PQ : WANT_D);
+    if (p)
+        v3_copy(p, out.p);
+    if (q)
+        v3_copy(q, out.q);
+    return out.d;
+}
+
 int rve_gjk_intersect(const rve_shape *A, const rve_shape *B, rve_gjk_simplex *warm)
 {
     rve_gjk_opts o;
@@ -700,6 +740,7 @@ int rve_gjk_intersect(const rve_shape *A, const rve_shape *B, rve_gjk_simplex *w
     double v0[3];
     rve_dist_result out;
     pair_init(&P, A, B, 0, v0);
+    P.want = WANT_D;
     double margin = A->radius + B->radius;
     /* the loop compares squares of the margin and of v.w: pairs whose first
      * direction or margin is beyond 2^+-200 (or that fail) run scaled */
@@ -719,9 +760,10 @@ int rve_gjk_intersect(const rve_shape *A, const rve_shape *B, rve_gjk_simplex *w
 }
 
 static double ptpoly_run(const double p[3], const double *verts, int nv, const rve_gjk_opts *o, int scaled,
-                         rve_gjk_simplex *warm, rve_dist_result *out, int *rescale)
+                         rve_gjk_simplex *warm, rve_dist_result *out, int *rescale, int want)
 {
     gjk_pair P;
+    P.want = want;
     P.pt = p;
     P.V = verts;
     P.nv = nv;
@@ -760,7 +802,7 @@ static double ptpoly_run(const double p[3], const double *verts, int nv, const r
     } else if (st != RVE_GJK_DEGENERATE) {
         if (scaled) {
             out->d = ldexp(out->d, P.sc);
-            for (int i = 0; i < 3; i++)
+            for (int i = 0; i < 3 && want != WANT_D; i++)
                 out->q[i] = ldexp(out->q[i], P.sc);
             for (int k = 0; k < out->n; k++)
                 for (int i = 0; i < 3; i++) {
@@ -780,6 +822,8 @@ double rve_dist_point_polytope_opts(const double p[3], const double *verts, int 
 {
     rve_dist_result tmp;
     rve_gjk_opts o;
+    /* the lean path: without out, only d is computed */
+    int want = out ? WANT_FULL : WANT_D;
     if (!out)
         out = &tmp;
     if (opts)
@@ -794,12 +838,12 @@ double rve_dist_point_polytope_opts(const double p[3], const double *verts, int 
     if (warm)
         w0 = *warm;
     int rescale;
-    ptpoly_run(p, verts, nv, &o, 0, warm, out, &rescale);
+    ptpoly_run(p, verts, nv, &o, 0, warm, out, &rescale, want);
     if (rescale) {
         int nex = out->exact;
         if (warm)
             *warm = w0;
-        ptpoly_run(p, verts, nv, &o, 1, warm, out, &rescale);
+        ptpoly_run(p, verts, nv, &o, 1, warm, out, &rescale, want);
         out->exact += nex;
     }
     return out->d;

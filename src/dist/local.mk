@@ -105,3 +105,10 @@ librve-dist.sym: $(top_srcdir)/scripts/api-symbols $(top_srcdir)/include/rve/dis
 	  | LC_ALL=C sort -u >$@.tmp && mv $@.tmp $@
 CLEANFILES += librve-dist.sym
 pkgconfig_DATA += rve-dist.pc
+
+# The issue's stress size: 10^7 queries of the flat families (8*10^6 point
+# draws, each checked through rve_gjk_dist and rve_dist_point_polytope, and
+# 2*10^6 pairs), seed of the issue's runs; about 20 CPU minutes on an idle core.
+bench-dist-stress-long: bench/bench_dist_stress$(EXEEXT)
+	bench/bench_dist_stress 8000000 2000000 20261124
+.PHONY: bench-dist-stress-long

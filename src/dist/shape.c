@@ -97,6 +97,7 @@ void rve_shape_set_pose(rve_shape *s, const double pos[3], const double quat[4])
                 s->quat[i] = quat[i]; /* rejected by rve_shape_check */
         }
         s->rotated = !(s->quat[0] == 1.0 && s->quat[1] == 0.0 && s->quat[2] == 0.0 && s->quat[3] == 0.0);
+        dist_quat_matrix(s->quat, s->R);
     }
 }
 
