@@ -66,10 +66,11 @@ base="$t/base"
 mkdir "$base"
 (cd "$base" && "$RVE" convert -q --synth m.tif --size 12,12,12 --seeds 6 &&
     "$RVE" convert -q --synth s.tif --size 8,8,8 --seeds 4 &&
+    "$RVE" tess -q -n 3 --domain 1,1,1 --rng-seed 3 -o t3.tess &&
     "$RVE" fit -q m.tif -o f.tess --no-report --sweeps 1 --polish 1 --rounds 1 -j 1 && rm -f f.csv &&
     printf 'box 0 0 0 1 1 1 1 0 0 0  box 1.5 0 0 1 1 1 1 0 0 0\nsphere 0 0 0 1 poly 4 0 0 2 1 0 2 0 1 2 0 0 3\ncompound 2 box 0 0 0 0.5 0.5 0.5 1 0 0 0 box 0 2 0 0.5 0.5 0.5 1 0 0 0  sphere 0 1 0 0.6\n' >q.txt) ||
     { echo "SKIP: rve cannot make the inputs"; exit 77; }
-inputs="m.tif s.tif f.tess q.txt"
+inputs="m.tif s.tif f.tess t3.tess q.txt"
 
 # k values to try out of n calls
 # (RVE_TEST_LONG: every k up to 300 calls, else the first 100, the last 20
@@ -124,6 +125,7 @@ scenario() {
             one "$name" "$outs" "$kind" "$k" "$@"
             runs=$((runs + 1))
         done
+        [ -n "$long" ] && echo "$name: $kind done ($runs faults so far, $fail failed)"
     done
     echo "$name: $runs faults injected (calls: $(tr '\n' ' ' <"$t/cnt-$name" | sed 's/ injected.*//'))"
     every=""; fresh=""; only_kinds=""
@@ -142,14 +144,23 @@ same_output() {
         awk -F, -v OFS=, "$strip" "$1" >"$t/a.csv"
         awk -F, -v OFS=, "$strip" "$2" >"$t/b.csv"
         cmp -s "$t/a.csv" "$t/b.csv" ;;
-    *.msh | *.inp) mesh_complete "$1" ;;
+    *.msh | *.inp | *.vtk) mesh_complete "$1" ;;
     *) cmp -s "$1" "$2" ;;
     esac
 }
 
-mesh_complete() { # FILE.msh or FILE.inp
+mesh_complete() { # FILE.msh (gmsh 4.1 or 2.2), FILE.inp or FILE.vtk
     case $1 in
     *.msh)
+        if sed -n 2p "$1" | grep -q '^2\.'; then
+            awk '
+            $1 == "$Nodes" || $1 == "$Elements" { sec = $1; getline; want = $1; got = 0; next }
+            sec != "" && $1 ~ /^\$End/ { if ($1 != "$End" substr(sec, 2) || got != want) exit 1; sec = ""; last = $1; next }
+            sec != "" { got++; next }
+            { last = $1 }
+            END { exit !(last == "$EndElements" && want > 0) }' "$1"
+            return
+        fi
         awk '
         $1 == "$Nodes" || $1 == "$Elements" { sec = $1; getline; nb = $1; want = $2; got = 0; nodes = sec == "$Nodes"; next }
         sec != "" && $1 ~ /^\$End/ { if ($1 != "$End" substr(sec, 2) || nb != 0 || got != want) exit 1; sec = ""; last = $1; next }
@@ -162,6 +173,19 @@ mesh_complete() { # FILE.msh or FILE.inp
         /^\*/ { blk = $1; next }
         blk == "*Node" { n++ } blk == "*Element," { e++ }
         END { exit !(n == want_n && e == want_e && n > 0) }' "$1" ;;
+    *.vtk)
+        # legacy VTK: POINTS, CELLS and CELL_TYPES as long as their headers
+        # say, then one grain per cell after LOOKUP_TABLE, and a final newline
+        [ "$(tail -c 1 "$1" | od -An -c | tr -d ' ')" = '\n' ] && awk '
+        function chk() { if (sec != "" && got != want) bad = 1; got = 0 }
+        /^POINTS / { chk(); sec = "p"; want = $2; next }
+        /^CELLS / { chk(); sec = "c"; want = $2; nc = $2; next }
+        /^CELL_TYPES / { chk(); sec = "t"; want = $2; next }
+        /^CELL_DATA / { chk(); sec = ""; nd = $2; next }
+        /^LOOKUP_TABLE / { sec = "d"; want = nd; got = 0; next }
+        sec != "" && NF > 0 { got++ }
+        END { last = sec; chk(); exit bad || last != "d" || nd != nc || nc == 0 }' "$1" ;;
+    *) return 1 ;;
     esac
 }
 
@@ -187,7 +211,7 @@ valid_output() { # FILE [as what: .json]
     *.csv)
         [ "$(tail -c 1 "$1" | od -An -c | tr -d ' ')" = '\n' ] &&
             awk -F, 'NR == 1 { n = NF } NF != n { bad = 1 } END { exit bad || NR < 2 }' "$1" ;;
-    *.msh | *.inp) mesh_complete "$1" ;;
+    *.msh | *.inp | *.vtk) mesh_complete "$1" ;;
     *.json)
         if command -v python3 >/dev/null 2>&1; then
             python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$1" 2>/dev/null
@@ -264,6 +288,10 @@ scenario tess "t.tess" tess -n 8 --domain 1,1,1 --rng-seed 3 -o t.tess
 scenario gen "g.tess" gen -n 8 --domain 1,1,1 --morpho 'size:lognormal(1,0.2)' --seed 3 -o g.tess --json
 scenario reg "r.tess" reg f.tess -o r.tess
 scenario mesh "x.msh x.inp" mesh f.tess -o x --format msh,inp
+# every format, on a coarse mesh of three cells (about 900 writes: every k
+# of WRITE in the long run)
+every="WRITE"
+scenario mesh-fmt "y.msh y-v22.msh y.inp y.vtk" mesh t3.tess -o y --format msh,msh22,inp,vtk --rcl 4
 scenario raster "r.tif" raster f.tess --like m.tif -o r.tif
 scenario pack "p.txt" pack --shape sphere --size 'lognormal(1,0.2)' -n 10 --seed 3 --fraction 0.3 -o p.txt
 # rve run as a scenario of its own: fit, regularisation and mesh, with all
