@@ -65,19 +65,25 @@ ok() { pass=$((pass + 1)); }
 base="$t/base"
 mkdir "$base"
 (cd "$base" && "$RVE" convert -q --synth m.tif --size 12,12,12 --seeds 6 &&
+    "$RVE" convert -q --synth s.tif --size 8,8,8 --seeds 4 &&
+    "$RVE" tess -q -n 3 --domain 1,1,1 --rng-seed 3 -o t3.tess &&
     "$RVE" fit -q m.tif -o f.tess --no-report --sweeps 1 --polish 1 --rounds 1 -j 1 && rm -f f.csv &&
     printf 'box 0 0 0 1 1 1 1 0 0 0  box 1.5 0 0 1 1 1 1 0 0 0\nsphere 0 0 0 1 poly 4 0 0 2 1 0 2 0 1 2 0 0 3\ncompound 2 box 0 0 0 0.5 0.5 0.5 1 0 0 0 box 0 2 0 0.5 0.5 0.5 1 0 0 0  sphere 0 1 0 0.6\n' >q.txt) ||
     { echo "SKIP: rve cannot make the inputs"; exit 77; }
-inputs="m.tif f.tess q.txt"
+inputs="m.tif s.tif f.tess t3.tess q.txt"
 
 # k values to try out of n calls
 # (RVE_TEST_LONG: every k up to 300 calls, else the first 100, the last 20
 # and 200 evenly spaced, so that CI's long run stays bounded; RVE_FI_EVERY=1
 # sweeps every k whatever the count)
-ks() { # n
+ks() { # n [kind]
     if [ -n "${RVE_FI_EVERY:-}" ] || [ "$1" -le 8 ] || { [ -n "$long" ] && [ "$1" -le 300 ]; }; then
         seq 1 "$1"
         return
+    fi
+    # a scenario may ask for every k of some kinds in the long run
+    if [ -n "$long" ] && [ -n "${2:-}" ]; then
+        case " $every " in *" $2 "*) seq 1 "$1"; return ;; esac
     fi
     if [ -n "$long" ]; then
         { seq 1 100; seq $(($1 - 19)) "$1"; i=1; while [ $i -le 200 ]; do echo $((100 + i * ($1 - 120) / 201)); i=$((i + 1)); done; } | sort -nu
@@ -88,6 +94,13 @@ ks() { # n
 # RVE_FI_KINDS (default "ALLOC WRITE FSYNC RENAME") and RVE_FI_ONLY (names
 # of scenarios) narrow a long run
 kinds=${RVE_FI_KINDS:-ALLOC WRITE FSYNC RENAME}
+# per scenario (reset by each): "every" names the kinds swept at every k in
+# the long run; "fresh" is a folder of outputs that does not exist before the
+# run and must not exist after a failure (else every output exists
+# beforehand, holding "old NAME"); "only_kinds" narrows the kinds
+every=""
+fresh=""
+only_kinds=""
 
 # scenario NAME "OUTPUTS" ARGS...: the command runs in a copy of $base
 scenario() {
@@ -104,13 +117,18 @@ scenario() {
     cp "$t/cnt" "$t/cnt-$name"
     runs=0
     for kind in $kinds; do
+        if [ -n "$only_kinds" ] && [ -z "${RVE_FI_KINDS:-}" ]; then
+            case " $only_kinds " in *" $kind "*) ;; *) continue ;; esac
+        fi
         n=$(awk -v k="$(echo "$kind" | tr 'A-Z' 'a-z')" '$1 == k { print $2 }' "$t/cnt-$name")
-        for k in $(ks "${n:-0}"); do
+        for k in $(ks "${n:-0}" "$kind"); do
             one "$name" "$outs" "$kind" "$k" "$@"
             runs=$((runs + 1))
         done
+        [ -n "$long" ] && echo "$name: $kind done ($runs faults so far, $fail failed)"
     done
     echo "$name: $runs faults injected (calls: $(tr '\n' ' ' <"$t/cnt-$name" | sed 's/ injected.*//'))"
+    every=""; fresh=""; only_kinds=""
 }
 
 # same_output FILE REF: FILE is the fault-free result.  Times (the fit's
@@ -126,7 +144,23 @@ same_output() {
         awk -F, -v OFS=, "$strip" "$1" >"$t/a.csv"
         awk -F, -v OFS=, "$strip" "$2" >"$t/b.csv"
         cmp -s "$t/a.csv" "$t/b.csv" ;;
+    *.msh | *.inp | *.vtk) mesh_complete "$1" ;;
+    *) cmp -s "$1" "$2" ;;
+    esac
+}
+
+mesh_complete() { # FILE.msh (gmsh 4.1 or 2.2), FILE.inp or FILE.vtk
+    case $1 in
     *.msh)
+        if sed -n 2p "$1" | grep -q '^2\.'; then
+            awk '
+            $1 == "$Nodes" || $1 == "$Elements" { sec = $1; getline; want = $1; got = 0; next }
+            sec != "" && $1 ~ /^\$End/ { if ($1 != "$End" substr(sec, 2) || got != want) exit 1; sec = ""; last = $1; next }
+            sec != "" { got++; next }
+            { last = $1 }
+            END { exit !(last == "$EndElements" && want > 0) }' "$1"
+            return
+        fi
         awk '
         $1 == "$Nodes" || $1 == "$Elements" { sec = $1; getline; nb = $1; want = $2; got = 0; nodes = sec == "$Nodes"; next }
         sec != "" && $1 ~ /^\$End/ { if ($1 != "$End" substr(sec, 2) || nb != 0 || got != want) exit 1; sec = ""; last = $1; next }
@@ -139,7 +173,19 @@ same_output() {
         /^\*/ { blk = $1; next }
         blk == "*Node" { n++ } blk == "*Element," { e++ }
         END { exit !(n == want_n && e == want_e && n > 0) }' "$1" ;;
-    *) cmp -s "$1" "$2" ;;
+    *.vtk)
+        # legacy VTK: POINTS, CELLS and CELL_TYPES as long as their headers
+        # say, then one grain per cell after LOOKUP_TABLE, and a final newline
+        [ "$(tail -c 1 "$1" | od -An -c | tr -d ' ')" = '\n' ] && awk '
+        function chk() { if (sec != "" && got != want) bad = 1; got = 0 }
+        /^POINTS / { chk(); sec = "p"; want = $2; next }
+        /^CELLS / { chk(); sec = "c"; want = $2; nc = $2; next }
+        /^CELL_TYPES / { chk(); sec = "t"; want = $2; next }
+        /^CELL_DATA / { chk(); sec = ""; nd = $2; next }
+        /^LOOKUP_TABLE / { sec = "d"; want = nd; got = 0; next }
+        sec != "" && NF > 0 { got++ }
+        END { last = sec; chk(); exit bad || last != "d" || nd != nc || nc == 0 }' "$1" ;;
+    *) return 1 ;;
     esac
 }
 
@@ -150,10 +196,12 @@ same_output() {
 # fields on every line as in the header, a final newline).  The same for
 # tess: its spatial ordering of the seeds falls back to their file order
 # when memory is short, which gives the same cells numbered otherwise; gen
-# builds its tessellation the same way.
-loose="fit tess gen"
-valid_output() {
-    case $1 in
+# builds its tessellation the same way.  rve run fits: its outputs too (its
+# fit.json holds times: parsed by python3, or not empty).
+loose="fit tess gen run run-new"
+loose_stdout="run"
+valid_output() { # FILE [as what: .json]
+    case ${2:-$1} in
     *.tess)
         if [ -n "${RVE_SRCDIR:-}" ] && command -v python3 >/dev/null 2>&1; then
             python3 "$RVE_SRCDIR/tests/neper_tess_check.py" "$1" >/dev/null 2>&1
@@ -163,6 +211,14 @@ valid_output() {
     *.csv)
         [ "$(tail -c 1 "$1" | od -An -c | tr -d ' ')" = '\n' ] &&
             awk -F, 'NR == 1 { n = NF } NF != n { bad = 1 } END { exit bad || NR < 2 }' "$1" ;;
+    *.msh | *.inp | *.vtk) mesh_complete "$1" ;;
+    *.json)
+        if command -v python3 >/dev/null 2>&1; then
+            python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$1" 2>/dev/null
+        else
+            [ -s "$1" ]
+        fi ;;
+    *.png) [ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ] ;;
     *) [ -s "$1" ] ;;
     esac
 }
@@ -171,7 +227,13 @@ one() { # name outs kind k args...
     name=$1; outs=$2; kind=$3; k=$4; shift 4
     w="$t/w"
     rm -rf "$w"; cp -a "$base" "$w"
-    for o in $outs; do echo "old $o" >"$w/$o"; done
+    if [ -z "$fresh" ]; then
+        for o in $outs; do
+            case $o in */*) mkdir -p "$w/${o%/*}" ;; esac
+            echo "old $o" >"$w/$o"
+        done
+    fi
+    (cd "$w" && find . | sort) >"$t/before"
     (cd "$w" && env LD_PRELOAD="$shim" "RVE_FI_$kind=$k" RVE_FI_COUNT="$t/cnt" "$prog" "$@" -q -j 1 \
         >"$t/out" 2>"$t/err")
     rc=$?
@@ -191,16 +253,30 @@ one() { # name outs kind k args...
         bad=""
         for o in $outs; do same_output "$w/$o" "$t/ref-$name/$o" || bad="$bad $o"; done
         # stdout: the same, but for the time taken
-        for f in "$t/out" "$t/ref-$name.out"; do sed 's/"seconds":[-+.0-9eE]*//g' "$f" >"$f.s"; done
-        cmp -s "$t/out.s" "$t/ref-$name.out.s" || bad="$bad stdout"
+        # (rve run's summary holds the mesh's counts, which differ from
+        # run to run as the mesh does: a complete JSON document then)
+        case " $loose_stdout " in
+        *" $name "*) valid_output "$t/out" .json || bad="$bad stdout" ;;
+        *)
+            for f in "$t/out" "$t/ref-$name.out"; do sed 's/"seconds":[-+.0-9eE]*//g' "$f" >"$f.s"; done
+            cmp -s "$t/out.s" "$t/ref-$name.out.s" || bad="$bad stdout" ;;
+        esac
         if [ -z "$bad" ]; then ok; else violation "$what: exit 0 but incomplete or different:$bad"; fi
     else
         if [ "$rc" -eq 1 ]; then ok; else violation "$what: exit $rc, wanted 0 or 1: $(head -2 "$t/err")"; fi
         if [ "$(wc -l <"$t/err")" -eq 1 ] && grep -q "^rve [a-z]*: ." "$t/err"; then ok; else
             violation "$what: not one error line: $(head -3 "$t/err" | tr '\n' '|')"; fi
         bad=""
-        for o in $outs; do [ "$(cat "$w/$o")" = "old $o" ] || bad="$bad $o"; done
+        if [ -n "$fresh" ]; then
+            [ -e "$w/$fresh" ] && bad=" $fresh (created)"
+        else
+            for o in $outs; do [ "$(cat "$w/$o" 2>/dev/null)" = "old $o" ] || bad="$bad $o"; done
+        fi
         if [ -z "$bad" ]; then ok; else violation "$what: exit $rc but earlier files changed:$bad"; fi
+        # nothing new either: no partial output, no folder left behind
+        (cd "$w" && find . | sort) >"$t/after"
+        if cmp -s "$t/before" "$t/after"; then ok; else
+            violation "$what: exit $rc but files appeared: $(comm -13 "$t/before" "$t/after" | tr '\n' ' ')"; fi
     fi
 }
 
@@ -212,8 +288,23 @@ scenario tess "t.tess" tess -n 8 --domain 1,1,1 --rng-seed 3 -o t.tess
 scenario gen "g.tess" gen -n 8 --domain 1,1,1 --morpho 'size:lognormal(1,0.2)' --seed 3 -o g.tess --json
 scenario reg "r.tess" reg f.tess -o r.tess
 scenario mesh "x.msh x.inp" mesh f.tess -o x --format msh,inp
+# every format, on a coarse mesh of three cells (about 900 writes: every k
+# of WRITE in the long run)
+every="WRITE"
+scenario mesh-fmt "y.msh y-v22.msh y.inp y.vtk" mesh t3.tess -o y --format msh,msh22,inp,vtk --rcl 4
 scenario raster "r.tif" raster f.tess --like m.tif -o r.tif
 scenario pack "p.txt" pack --shape sphere --size 'lognormal(1,0.2)' -n 10 --seed 3 --fraction 0.3 -o p.txt
+# rve run as a scenario of its own: fit, regularisation and mesh, with all
+# their outputs committed together at the end; once over earlier results
+# (every k of ALLOC and WRITE in the long run), once into a new folder that
+# must not exist after a failure (ALLOC and WRITE only in make check)
+run_outs="fit.tess fit.csv fit.json reg.tess mesh.msh fit_report/slice_x.png fit_report/slice_y.png
+ fit_report/slice_z.png fit_report/convergence.png fit_report/accuracy.png"
+every="ALLOC WRITE"
+scenario run "$(for o in $run_outs; do printf 'R/%s ' "$o"; done)" run s.tif -o R --fit-options "--sweeps 1 --polish 1 --rounds 1" --rcl 2 --json
+fresh=R2
+[ -n "$long" ] || only_kinds="ALLOC WRITE"
+scenario run-new "$(for o in $run_outs; do printf 'R2/%s ' "$o"; done)" run s.tif -o R2 --fit-options "--sweeps 1 --polish 1 --rounds 1" --rcl 2
 scenario compare "" compare m.tif m.tif --json
 scenario dist "" dist q.txt
 scenario contact "" contact q.txt --json

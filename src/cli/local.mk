@@ -34,3 +34,5 @@ tests_libfaultinject_la_CFLAGS = $(AM_CFLAGS)
 tests_libfaultinject_la_LDFLAGS = -module -shared -avoid-version -rpath /nowhere
 tests_libfaultinject_la_LIBADD = -ldl
 dist_check_SCRIPTS += tests/test_faultinject.sh
+# SIGINT/SIGTERM/SIGHUP mid-run: nothing left behind (docs/reliability.md)
+dist_check_SCRIPTS += tests/test_signal.sh

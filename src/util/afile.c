@@ -56,16 +56,47 @@ static void reg_del(int slot)
         atomic_store(&reg_used[slot], 0);
 }
 
+/* Folders a transaction created (rve run -o DIR, DIR/fit_report): a stack,
+ * so that the handler removes the newest (innermost) first; emptied all at
+ * once when the transaction ends. */
+#define REG_DIRS 16
+static char reg_dir[REG_DIRS][REG_PATH];
+static atomic_int reg_dir_used[REG_DIRS]; /* 0 free, 1 being filled, 2 live */
+static atomic_int reg_ndirs;
+
+static void reg_dir_add(const char *path)
+{
+    if (strlen(path) >= REG_PATH)
+        return; /* only the clean-up of an empty folder is lost */
+    int i = atomic_fetch_add(&reg_ndirs, 1);
+    if (i >= REG_DIRS)
+        return;
+    memcpy(reg_dir[i], path, strlen(path) + 1);
+    atomic_store(&reg_dir_used[i], 2);
+}
+
+static void reg_dir_clear(void)
+{
+    for (int i = 0; i < REG_DIRS; i++)
+        atomic_store(&reg_dir_used[i], 0);
+    atomic_store(&reg_ndirs, 0);
+}
+
 static void on_fatal_signal(int sig)
 {
     /* The handler may run on any thread (OpenMP workers do not block
      * signals), so a commit in progress is protected by a flag, not a mask. */
     if (reg_hold)
         return;
-    /* unlink and _exit are async-signal-safe; the slots are plain arrays */
+    /* unlink, rmdir and _exit are async-signal-safe; the slots are plain
+     * arrays.  rmdir refuses a folder that holds anything: only the folders
+     * the transaction created, and left empty, go. */
     for (int i = 0; i < REG_SLOTS; i++)
         if (atomic_load(&reg_used[i]) == 2)
             unlink(reg_path[i]);
+    for (int i = REG_DIRS; i-- > 0;)
+        if (atomic_load(&reg_dir_used[i]) == 2)
+            rmdir(reg_dir[i]);
     _exit(128 + sig);
 }
 
@@ -449,12 +480,20 @@ const char *rve_afile_staged_path(const char *path)
 
 rve_status rve_afile_txn_mkdir(const char *dir, rve_err *err)
 {
-    if (mkdir(dir, 0777) != 0) {
+    /* block the fatal signals so that no created folder is unregistered */
+    sigset_t all, old;
+    sigfillset(&all);
+    sigprocmask(SIG_BLOCK, &all, &old);
+    int made = mkdir(dir, 0777) == 0, e = errno;
+    if (made && txn.active)
+        reg_dir_add(dir);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    if (!made) {
         struct stat st;
-        if (errno == EEXIST && stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+        if (e == EEXIST && stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
             return RVE_OK;
         return rve_err_set(err, RVE_EIO, dir, "cannot create the folder: %s",
-                           errno == EEXIST ? "a file of that name exists" : strerror(errno));
+                           e == EEXIST ? "a file of that name exists" : strerror(e));
     }
     if (!txn.active)
         return RVE_OK;
@@ -474,6 +513,7 @@ rve_status rve_afile_txn_mkdir(const char *dir, rve_err *err)
 
 static void txn_reset(void)
 {
+    reg_dir_clear();
     free(txn.files);
     for (size_t i = 0; i < txn.nd; i++)
         free(txn.dirs[i]);
