@@ -9,7 +9,8 @@
 # and prints per-rank CPU seconds (the largest and the sum), cells per
 # CPU-second, peak resident memory per rank (largest) against 1/P of P = 1.
 # RVE_BENCH_MPI_BIG=1 adds the acceptance run: 10^7 cells to 1024^3 with
-# P = 4 (about 9 GB in all; tens of minutes of CPU).  Sizes can be changed
+# P = 4 (about 5 GB in all; tens of minutes of CPU), then the same map from
+# one serial process.  Sizes can be changed
 # with RVE_BENCH_MPI_N, RVE_BENCH_MPI_GRID, RVE_BENCH_MPI_RANKS;
 # RVE_BENCH_MPI_SKIP_TESS=1 runs the raster only.
 # Usage: make bench-mpi, or RVE=build-mpi/rve sh bench/bench_mpi.sh
@@ -52,5 +53,11 @@ if [ -n "${RVE_BENCH_MPI_BIG:-}" ]; then
     "$MPIRUN" --quiet --oversubscribe -np 4 "$RVE" tess -q -n 10000000 --grid 1024,1024,1024 -o "$T/big.dream3d" --json >"$T/big.json"
     summary "raster 10^7 -> 1024^3" 4 "$T/big.json"
     echo "file: $(du -h "$T/big.dream3d" | cut -f1)"
+    rm -f "$T/big.dream3d" "$T/big.dream3d.xdmf"
+    # the same map from one serial process (no mpirun), for comparison
+    /usr/bin/time -f "%U %S %M %e" -o "$T/serial.time" "$RVE" tess -q -n 10000000 --grid 1024,1024,1024 -j 1 \
+        -o "$T/big.dream3d" >/dev/null
+    awk '{printf "| %-22s | serial | %8.1f | %8.1f | %10.0f | %8.0f | %8.1f |\n", "raster 10^7 -> 1024^3", \
+        $1 + $2, $1 + $2, 1e7 / ($1 + $2), $3 / 1024, $4}' "$T/serial.time"
 fi
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
