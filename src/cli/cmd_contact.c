@@ -313,6 +313,16 @@ static rve_status read_queries(const char *path, int method, int volume, query *
     return RVE_OK;
 }
 
+/* A --method value (every kernel name but "compound", which is chosen per
+ * query), or -1. */
+static int method_by_name(const char *s)
+{
+    for (int m = M_AUTO; m < M_COMPOUND; m++)
+        if (strcmp(s, mname[m]) == 0)
+            return m;
+    return -1;
+}
+
 static int run(int argc, char **argv)
 {
     const cli_command *cmd = &cli_cmd_contact;
@@ -339,19 +349,7 @@ static int run(int argc, char **argv)
             return 2;
         switch (c) {
         case OPT_METHOD:
-            if (strcmp(optarg, "auto") == 0)
-                method = M_AUTO;
-            else if (strcmp(optarg, "epa") == 0)
-                method = M_EPA;
-            else if (strcmp(optarg, "peng-hanley") == 0)
-                method = M_PH;
-            else if (strcmp(optarg, "wellmann") == 0)
-                method = M_WELLMANN;
-            else if (strcmp(optarg, "cundall") == 0)
-                method = M_CUNDALL;
-            else if (strcmp(optarg, "nezami") == 0)
-                method = M_NEZAMI;
-            else
+            if ((method = method_by_name(optarg)) < 0)
                 return cli_usage_error(cmd,
                                        "--method: expected 'auto', 'epa', 'peng-hanley', 'wellmann', 'cundall' or "
                                        "'nezami', got '%s'",

@@ -1,6 +1,6 @@
 /* Prescribed-volume Laguerre diagrams: damped Newton on the concave dual of
  * semi-discrete optimal transport (Kitagawa, Merigot, Thibert 2019; Bourne,
- * Kok, Roper, Spanjer 2020).  Issue 9.
+ * Kok, Roper, Spanjer 2020).
  *
  * With psi_i = w_i^2 (Neper's weight is a radius), cell i is
  * { x : |x - s_i|^2 - psi_i <= |x - s_j|^2 - psi_j }.  The dual
