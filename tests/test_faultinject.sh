@@ -296,8 +296,8 @@ scenario raster "r.tif" raster f.tess --like m.tif -o r.tif
 scenario pack "p.txt" pack --shape sphere --size 'lognormal(1,0.2)' -n 10 --seed 3 --fraction 0.3 -o p.txt
 # rve run as a scenario of its own: fit, regularisation and mesh, with all
 # their outputs committed together at the end; once over earlier results,
-# once into a new folder that must not exist after a failure (ALLOC and
-# WRITE only in make check).  The long run takes the dense spread (every k
+# once into a new folder that must not exist after a failure (ALLOC, WRITE
+# and RENAME only in make check).  The long run takes the dense spread (every k
 # of ALLOC and WRITE, about 2700 runs, passed once with RVE_FI_EVERY=1: see
 # docs/reliability.md; too long for CI's budget)
 run_outs="fit.tess fit.csv fit.json reg.tess mesh.msh fit_report/slice_x.png fit_report/slice_y.png
@@ -305,7 +305,7 @@ run_outs="fit.tess fit.csv fit.json reg.tess mesh.msh fit_report/slice_x.png fit
 every=""
 scenario run "$(for o in $run_outs; do printf 'R/%s ' "$o"; done)" run s.tif -o R --fit-options "--sweeps 1 --polish 1 --rounds 1" --rcl 2 --json
 fresh=R2
-[ -n "$long" ] || only_kinds="ALLOC WRITE"
+[ -n "$long" ] || only_kinds="ALLOC WRITE RENAME"
 scenario run-new "$(for o in $run_outs; do printf 'R2/%s ' "$o"; done)" run s.tif -o R2 --fit-options "--sweeps 1 --polish 1 --rounds 1" --rcl 2
 scenario compare "" compare m.tif m.tif --json
 scenario dist "" dist q.txt

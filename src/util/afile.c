@@ -617,6 +617,10 @@ rve_status rve_afile_txn_commit(rve_err *err)
     }
     free(bak);
     txn.n = 0;
+    /* a failed commit put every output back: the folders it made go too
+     * (newest first; rmdir refuses non-empty ones) */
+    for (size_t i = txn.nd; st != RVE_OK && i-- > 0;)
+        (void)rmdir(txn.dirs[i]);
     txn_reset(); /* frees the folder names; the folders hold results now and stay */
     return st;
 }
