@@ -134,8 +134,12 @@ one() {
         if cmp -s "$T/before" "$T/after"; then ok; else
             ko "$what: files appeared or went: $(diff "$T/before" "$T/after" | grep '^[<>]' | tr '\n' ' ')"; fi
         if cmp -s "$T/before.sum" "$T/after.sum"; then ok; else ko "$what: earlier files changed"; fi
-    elif [ "$st" = 0 ] && [ "$when" = finished ]; then
-        ok # finished before the signal: complete outputs
+    elif [ "$st" = 0 ] && { [ "$when" = finished ] || [ "$when" = writing ]; }; then
+        # finished before the signal, or the signal came while the outputs
+        # were being committed (from the first rename on, rve holds signals
+        # so that outputs are never half old, half new: src/util/afile.c):
+        # complete outputs
+        ok
         bad=""
         for o in $outs; do
             case $name in
@@ -147,7 +151,7 @@ one() {
     else
         case $st in
         -*) ko "$what: killed by the signal's default action (no handler): status $st" ;;
-        *) ko "$what: exit $st ($when), wanted $code (or 0 when finished first)" ;;
+        *) ko "$what: exit $st ($when), wanted $code (or 0 with complete outputs when finished or committing)" ;;
         esac
     fi
     (cd "$w" && sha256sum m.tif t.tess) >"$T/inputs.now"
