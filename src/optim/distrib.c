@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "synth.h"
+#include "util/strtrim.h"
 
 static const char *prop_names[RVE_PROP_COUNT] = {"diameq", "size", "sphericity", "1-sphericity"};
 
@@ -124,16 +125,6 @@ void rve_morpho_free(rve_morpho *m)
     memset(m, 0, sizeof *m);
 }
 
-static char *trim(char *s)
-{
-    while (isspace((unsigned char)*s))
-        s++;
-    size_t n = strlen(s);
-    while (n > 0 && isspace((unsigned char)s[n - 1]))
-        s[--n] = '\0';
-    return s;
-}
-
 rve_status rve_morpho_parse(const char *spec, rve_morpho *m, rve_err *err)
 {
     memset(m, 0, sizeof *m);
@@ -161,14 +152,14 @@ rve_status rve_morpho_parse(const char *spec, rve_morpho *m, rve_err *err)
         if ((*c == ',' && depth == 0) || *c == '\0') {
             int end = *c == '\0';
             *c = '\0';
-            char *it = trim(item);
+            char *it = str_trim(item);
             char *colon = strchr(it, ':');
             if (!colon) {
                 st = rve_err_set(err, RVE_EUSAGE, spec, "'%s': expected PROPERTY:DISTRIBUTION", it);
                 break;
             }
             *colon = '\0';
-            char *pn = trim(it);
+            char *pn = str_trim(it);
             int p;
             for (p = 0; p < RVE_PROP_COUNT; p++)
                 if (strcmp(pn, prop_names[p]) == 0)

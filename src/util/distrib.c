@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "util/strtrim.h"
 
 static const char *kind_names[] = {"normal", "lognormal", "weibull", "custom", "constant", "uniform"};
 
@@ -350,16 +351,6 @@ static rve_status load_custom(rve_distrib *d, const char *path, rve_err *err)
     return st;
 }
 
-static char *trim(char *s)
-{
-    while (isspace((unsigned char)*s))
-        s++;
-    size_t n = strlen(s);
-    while (n > 0 && isspace((unsigned char)s[n - 1]))
-        s[--n] = '\0';
-    return s;
-}
-
 /* parameter checks of a parsed distribution; NULL when valid */
 static const char *invalid(const rve_distrib *d)
 {
@@ -378,7 +369,7 @@ static rve_status parse_call(char *t, rve_distrib *d, const char *s, rve_err *er
 {
     char *par = strchr(t, '(');
     *par = '\0';
-    char *name = trim(t), *args = par + 1, *save = NULL, *file = NULL;
+    char *name = str_trim(t), *args = par + 1, *save = NULL, *file = NULL;
     int kind = -1, nnum = 0;
     for (int k = 0; k < 6; k++)
         if (strcasecmp(name, kind_names[k]) == 0)
@@ -390,16 +381,16 @@ static rve_status parse_call(char *t, rve_distrib *d, const char *s, rve_err *er
     int need = kind == RVE_DISTRIB_DIRAC ? 1 : kind == RVE_DISTRIB_CUSTOM ? 0 : 2;
     double num[2] = {0, 0};
     for (char *a = strtok_r(args, ",", &save); a; a = strtok_r(NULL, ",", &save)) {
-        a = trim(a);
+        a = str_trim(a);
         char *eq = strchr(a, '=');
         double *bound = NULL;
         if (eq) {
             *eq = '\0';
-            char *key = trim(a);
+            char *key = str_trim(a);
             bound = strcasecmp(key, "from") == 0 ? &d->lo : strcasecmp(key, "to") == 0 ? &d->hi : NULL;
             if (!bound)
                 return rve_err_set(err, RVE_EUSAGE, NULL, "distribution '%s': unknown '%s=' (only from=A, to=B)", s, key);
-            if (rve_parse_double(trim(eq + 1), bound) != RVE_OK)
+            if (rve_parse_double(str_trim(eq + 1), bound) != RVE_OK)
                 return rve_err_set(err, RVE_EUSAGE, NULL, "distribution '%s': bad truncation bound", s);
         } else if (kind == RVE_DISTRIB_CUSTOM && !file) {
             file = a;
@@ -435,7 +426,7 @@ rve_status rve_distrib_parse(const char *s, rve_distrib *d, rve_err *err)
         memcpy(small, s, sl + 1);
     else if (!(buf = strdup(s)))
         return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
-    char *t = trim(buf);
+    char *t = str_trim(buf);
     size_t tl = strlen(t);
     rve_status st = RVE_OK;
     if (!strchr(t, '(')) {
