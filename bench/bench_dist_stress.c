@@ -4,10 +4,12 @@
  * long double oracle.  Prints, per family and magnitude class, the queries
  * beyond 100 eps L, wrong intersect / separate decisions, uncertain oracle
  * verdicts, the worst error in eps L and the exact-fallback rate.  Exit 1 on
- * any failure.  Usage: bench_dist_stress [N_POINT [N_PAIR [SEED]]] (N_PAIR
- * defaults to N_POINT; pair queries cost about 3 times more). */
+ * any failure.  Usage: bench_dist_stress [N_POINT [N_PAIR [SEED [N_TIED]]]]
+ * (N_PAIR defaults to N_POINT; pair queries cost about 3 times more;
+ * N_TIED, the near-tied faces family of tests/dist_tied.h, defaults to
+ * N_POINT / 5). */
 #include "config.h"
-#include "dist_flat.h"
+#include "dist_tied.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -18,6 +20,7 @@ int main(int argc, char **argv)
     nfam[0] = argc > 1 ? atol(argv[1]) : 100000;
     nfam[1] = argc > 2 ? atol(argv[2]) : nfam[0];
     uint64_t seed = argc > 3 ? strtoull(argv[3], NULL, 10) : 20261124;
+    long ntied = argc > 4 ? atol(argv[4]) : nfam[0] / 5;
     int failed = 0;
     rng_seed(seed);
     for (int family = 0; family < 2; family++) {
@@ -45,5 +48,28 @@ int main(int argc, char **argv)
         printf("  (%.1f s CPU)\n", (double)(clock() - t0) / CLOCKS_PER_SEC);
         fflush(stdout);
     }
+    /* the near-tied faces family (points over shared edges of faces
+     * coplanar to rounding) */
+    fam_stats st[2] = {{0}, {0}};
+    long shown = 0;
+    clock_t t0 = clock();
+    for (long t = 0; t < ntied; t++) {
+        flat_query Q;
+        char msg[512];
+        tied_draw(&Q);
+        st[Q.mag != 1].witness = 1;
+        if (flat_check(&Q, &st[Q.mag != 1], msg, sizeof msg) && shown < 5) {
+            printf("  FAIL tied query %ld: %s\n", t, msg);
+            shown++;
+        }
+    }
+    for (int c = 0; c < 2; c++) {
+        printf("%-6s %-12s %9ld queries: %ld beyond 100 eps L, %ld wrong decisions, %ld uncertain, worst %.2f eps L, "
+               "witness within %.2f eps L, exact fallbacks %.5f per query\n",
+               "tied", c ? "10^[-300,300]" : "magnitude 1", st[c].n, st[c].bad, st[c].wrong, st[c].uncertain, st[c].worst,
+               st[c].worst_wit, (double)st[c].exact / (double)(st[c].n ? st[c].n : 1));
+        failed |= st[c].bad || st[c].wrong;
+    }
+    printf("  (%.1f s CPU)\n", (double)(clock() - t0) / CLOCKS_PER_SEC);
     return failed;
 }

@@ -63,10 +63,16 @@ tests_test_dist_robust_CFLAGS = $(TEST_CFLAGS)
 # dist_exact_* are internal (dist_internal.h): linked from the convenience library
 tests_test_dist_robust_LDADD = $(CORE_LIBS)
 
+# the near-tied faces family (flat tetrahedra, near-coplanar caps) and the support scan
+UNIT_TESTS += tests/test_dist_tied
+tests_test_dist_tied_SOURCES = tests/test_dist_tied.c tests/dist_tied.h tests/dist_flat.h tests/dist_oracle.h tests/dist_rng.h
+tests_test_dist_tied_CFLAGS = $(TEST_CFLAGS)
+tests_test_dist_tied_LDADD = $(CORE_LIBS)
+
 # the flat families of the robustness tests (nearly flat bodies far from the origin): `bench_dist_stress N` runs N queries per family
 # (10^7 for the issue; `make bench` runs the default 10^5)
 BENCH_PROGS += bench/bench_dist_stress
-bench_bench_dist_stress_SOURCES = bench/bench_dist_stress.c tests/dist_flat.h tests/dist_oracle.h tests/dist_rng.h
+bench_bench_dist_stress_SOURCES = bench/bench_dist_stress.c tests/dist_tied.h tests/dist_flat.h tests/dist_oracle.h tests/dist_rng.h
 bench_bench_dist_stress_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 bench_bench_dist_stress_CFLAGS = $(AM_CFLAGS) -O2
 bench_bench_dist_stress_LDADD = librve.la $(QHULL_LIBS) -lm

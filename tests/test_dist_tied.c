@@ -1,0 +1,104 @@
+/* test_dist_tied - issue 17: the generated family of near-tied faces
+ * (tests/dist_tied.h) against the binary128 oracle, and the brute-force
+ * support scan (dist_argmax, four products per step) against a plain scan. */
+#include "config.h"
+#include "testutil.h"
+#include <rve/dist.h>
+#include "dist_tied.h"
+#include "dist/dist_internal.h"
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+
+/* The plain scan dist_argmax replaces: first index of the maximum. */
+static int scan_argmax(const double *V, int nv, const double d[3])
+{
+    int best = 0;
+    double bd = V[0] * d[0] + V[1] * d[1] + V[2] * d[2];
+    for (int i = 1; i < nv; i++) {
+        double t = V[3 * i] * d[0] + V[3 * i + 1] * d[1] + V[3 * i + 2] * d[2];
+        if (t > bd) {
+            bd = t;
+            best = i;
+        }
+    }
+    return best;
+}
+
+/* Integer coordinates in {-1, 0, 1} make most directions tie between
+ * several vertices: the first one must win, as in the plain scan; and
+ * random doubles, and a NaN direction (index 0, as the scan). */
+START_TEST(test_argmax_scan)
+{
+    rng_seed(17);
+    double V[3 * 80];
+    long ties = 0;
+    for (int r = 0; r < 200000; r++) {
+        int nv = 1 + r % 75, ints = r % 3 != 0;
+        for (int i = 0; i < 3 * nv; i++)
+            V[i] = ints ? (double)((int)(urand() * 3) - 1) : urand() - 0.5;
+        double d[3];
+        for (int k = 0; k < 3; k++)
+            d[k] = ints ? (double)((int)(urand() * 3) - 1) : urand() - 0.5;
+        int a = dist_argmax(V, nv, d), b = scan_argmax(V, nv, d);
+        ck_assert_msg(a == b, "nv %d: %d, the scan %d", nv, a, b);
+        for (int i = 0; i < nv && ints; i++)
+            if (i != b && V[3 * i] * d[0] + V[3 * i + 1] * d[1] + V[3 * i + 2] * d[2] ==
+                              V[3 * b] * d[0] + V[3 * b + 1] * d[1] + V[3 * b + 2] * d[2]) {
+                ties++;
+                break;
+            }
+    }
+    double dn[3] = {NAN, 1, 0};
+    ck_assert_int_eq(dist_argmax(V, 40, dn), scan_argmax(V, 40, dn));
+    fprintf(stderr, "argmax: 200000 scans equal to the plain scan, %ld with a tied maximum\n", ties);
+    ck_assert(ties > 10000);
+}
+END_TEST
+
+START_TEST(test_tied_family)
+{
+    long n = (long)(20000 * test_scale() * (test_long() ? 10 : 1));
+    rng_seed(1703);
+    fam_stats st = {0};
+    st.witness = 1;
+    char msg[512] = "", first[512] = "";
+    long first_fail = -1, tied = 0, checked_ties = 0;
+    for (long q = 0; q < n; q++) {
+        flat_query Q;
+        tied_draw(&Q);
+        if (flat_check(&Q, &st, msg, sizeof msg) && first_fail < 0) {
+            first_fail = q;
+            snprintf(first, sizeof first, "%s", msg);
+        }
+        if (q % 10 == 0) {
+            /* the family is what it claims: two or more faces within the
+             * rounding of |v| (16 eps L) of the closest one */
+            double L = fmax(maxabs_pts(Q.a, Q.na), maxabs_pts(Q.b, 1));
+            checked_ties++;
+            tied += tied_faces(&Q, 16 * DBL_EPSILON * L) >= 2;
+        }
+    }
+    fprintf(stderr,
+            "tied faces: %ld queries (%ld checks), %ld beyond 100 eps L, %ld wrong decisions, %ld uncertain, worst %.2f eps L, "
+            "witness off its body by at most %.2f eps L, exact fallbacks %.4f per check; %ld of %ld sampled queries "
+            "have two or more faces within 16 eps L of the closest\n",
+            n, st.n, st.bad, st.wrong, st.uncertain, st.worst, st.worst_wit, (double)st.exact / (double)(st.n ? st.n : 1),
+            tied, checked_ties);
+    ck_assert_msg(st.bad == 0 && st.wrong == 0, "query %ld: %s", first_fail, first);
+    ck_assert_msg(2 * tied > checked_ties, "only %ld of %ld queries have tied faces", tied, checked_ties);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("dist_tied");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_argmax_scan);
+    tcase_add_test(tc, test_tied_family);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void) { return test_run_suite(suite()); }
