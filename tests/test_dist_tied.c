@@ -1,6 +1,6 @@
 /* test_dist_tied - issue 17: the generated family of near-tied faces
  * (tests/dist_tied.h) against the binary128 oracle, and the brute-force
- * support scan (dist_argmax, four products per step) against a plain scan. */
+ * support scans (dist_argmax, dist_argmax_block) against a plain scan. */
 #include "config.h"
 #include "testutil.h"
 #include <rve/dist.h>
@@ -31,17 +31,19 @@ static int scan_argmax(const double *V, int nv, const double d[3])
 START_TEST(test_argmax_scan)
 {
     rng_seed(17);
-    double V[3 * 80];
+    static double V[3 * 600];
     long ties = 0;
-    for (int r = 0; r < 200000; r++) {
-        int nv = 1 + r % 75, ints = r % 3 != 0;
+    for (int r = 0; r < 220000; r++) {
+        /* 200000 small sets (the block scan called directly), 20000 above
+         * DIST_ARGMAX_BLOCK_NV (through dist_argmax) */
+        int nv = r < 200000 ? 1 + r % 75 : DIST_ARGMAX_BLOCK_NV + r % 80, ints = r % 3 != 0;
         for (int i = 0; i < 3 * nv; i++)
             V[i] = ints ? (double)((int)(urand() * 3) - 1) : urand() - 0.5;
         double d[3];
         for (int k = 0; k < 3; k++)
             d[k] = ints ? (double)((int)(urand() * 3) - 1) : urand() - 0.5;
-        int a = dist_argmax(V, nv, d), b = scan_argmax(V, nv, d);
-        ck_assert_msg(a == b, "nv %d: %d, the scan %d", nv, a, b);
+        int a = dist_argmax(V, nv, d), b = scan_argmax(V, nv, d), c = dist_argmax_block(V, nv, d);
+        ck_assert_msg(a == b && c == b, "nv %d: %d and %d, the scan %d", nv, a, c, b);
         for (int i = 0; i < nv && ints; i++)
             if (i != b && V[3 * i] * d[0] + V[3 * i + 1] * d[1] + V[3 * i + 2] * d[2] ==
                               V[3 * b] * d[0] + V[3 * b + 1] * d[1] + V[3 * b + 2] * d[2]) {
@@ -50,8 +52,8 @@ START_TEST(test_argmax_scan)
             }
     }
     double dn[3] = {NAN, 1, 0};
-    ck_assert_int_eq(dist_argmax(V, 40, dn), scan_argmax(V, 40, dn));
-    fprintf(stderr, "argmax: 200000 scans equal to the plain scan, %ld with a tied maximum\n", ties);
+    ck_assert_int_eq(dist_argmax_block(V, 40, dn), scan_argmax(V, 40, dn));
+    fprintf(stderr, "argmax: 220000 scans equal to the plain scan, %ld with a tied maximum\n", ties);
     ck_assert(ties > 10000);
 }
 END_TEST

@@ -192,29 +192,24 @@ void dist_poly_unscale(rve_polyhedron *P, int sc);
 
 void dist_superquadric_support(const rve_shape *s, const double d[3], double out[3]);
 
+/* The same scan for large polytopes (shape.c): four products per step are
+ * compared with the running best at once, and the plain scan's updates run
+ * only when one of them beats it, so the index is the same, bit for bit.
+ * Inside GJK it is faster only from about 512 vertices (25 % at 2048) and
+ * slower below 256 (docs/dist.md), hence the threshold. */
+#define DIST_ARGMAX_BLOCK_NV 512
+int dist_argmax_block(const double *V, int nv, const double d[3]);
+
 /* Index of the vertex of verts[0..nv-1] maximising d (brute force): the
- * first index of the maximum, as a plain scan with `t > best` (NaN products
- * never win).  Four products per step are compared with the running best at
- * once and the scan's own updates run only when one of them beats it: the
- * same answer as the scan, bit for bit (the updates are the scan's), and
- * 13-24 % faster from 32 vertices (docs/dist.md). */
+ * first index of the maximum (`t > best`; NaN products never win). */
 DIST_INLINE int dist_argmax(const double *V, int nv, const double d[3])
 {
+    if (nv >= DIST_ARGMAX_BLOCK_NV)
+        return dist_argmax_block(V, nv, d);
     const double dx = d[0], dy = d[1], dz = d[2];
-    int best = 0, i = 1;
+    int best = 0;
     double bd = V[0] * dx + V[1] * dy + V[2] * dz;
-    for (; i + 4 <= nv; i += 4) {
-        const double *p = V + 3 * i;
-        double t0 = p[0] * dx + p[1] * dy + p[2] * dz, t1 = p[3] * dx + p[4] * dy + p[5] * dz;
-        double t2 = p[6] * dx + p[7] * dy + p[8] * dz, t3 = p[9] * dx + p[10] * dy + p[11] * dz;
-        if ((t0 > bd) | (t1 > bd) | (t2 > bd) | (t3 > bd)) {
-            if (t0 > bd) { bd = t0; best = i; }
-            if (t1 > bd) { bd = t1; best = i + 1; }
-            if (t2 > bd) { bd = t2; best = i + 2; }
-            if (t3 > bd) { bd = t3; best = i + 3; }
-        }
-    }
-    for (; i < nv; i++) {
+    for (int i = 1; i < nv; i++) {
         const double *p = V + 3 * i;
         double t = p[0] * dx + p[1] * dy + p[2] * dz;
         if (t > bd) {
