@@ -200,16 +200,12 @@ void dist_superquadric_support(const rve_shape *s, const double d[3], double out
 #define DIST_ARGMAX_BLOCK_NV 512
 int dist_argmax_block(const double *V, int nv, const double d[3]);
 
-/* Index of the vertex of verts[0..nv-1] maximising d (brute force): the
- * first index of the maximum (`t > best`; NaN products never win). */
-DIST_INLINE int dist_argmax(const double *V, int nv, const double d[3])
+/* The plain scan of V[i..nv-1] from the best index `best` so far (value bd):
+ * the first index of the maximum (`t > bd`; NaN products never win). */
+static inline int dist_argmax_from(const double *V, int nv, const double d[3], int i, int best, double bd)
 {
-    if (nv >= DIST_ARGMAX_BLOCK_NV)
-        return dist_argmax_block(V, nv, d);
     const double dx = d[0], dy = d[1], dz = d[2];
-    int best = 0;
-    double bd = V[0] * dx + V[1] * dy + V[2] * dz;
-    for (int i = 1; i < nv; i++) {
+    for (; i < nv; i++) {
         const double *p = V + 3 * i;
         double t = p[0] * dx + p[1] * dy + p[2] * dz;
         if (t > bd) {
@@ -218,6 +214,14 @@ DIST_INLINE int dist_argmax(const double *V, int nv, const double d[3])
         }
     }
     return best;
+}
+
+/* Index of the vertex of verts[0..nv-1] maximising d (brute force). */
+DIST_INLINE int dist_argmax(const double *V, int nv, const double d[3])
+{
+    if (nv >= DIST_ARGMAX_BLOCK_NV)
+        return dist_argmax_block(V, nv, d);
+    return dist_argmax_from(V, nv, d, 1, 0, V[0] * d[0] + V[1] * d[1] + V[2] * d[2]);
 }
 
 /* Polytopes with at most this many vertices ignore their edge graph. */

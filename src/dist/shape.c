@@ -436,13 +436,5 @@ int dist_argmax_block(const double *V, int nv, const double d[3])
             if (t3 > bd) { bd = t3; best = i + 3; }
         }
     }
-    for (; i < nv; i++) {
-        const double *p = V + 3 * i;
-        double t = p[0] * dx + p[1] * dy + p[2] * dz;
-        if (t > bd) {
-            bd = t;
-            best = i;
-        }
-    }
-    return best;
+    return dist_argmax_from(V, nv, d, i, best, bd);
 }
