@@ -4,9 +4,10 @@
 # are written here with h5py in three layouts (DREAM3D SIMPL feature table in
 # Bunge radians, LabDCT voxel Rodrigues vectors each given as another cubic
 # equivalent, pymicro table of Rodrigues vectors), with sparse grain ids and
-# two phases; `rve run FILE -o DIR --format msh,inp,vtk` must give a fit.tess
+# two phases; `rve run FILE -o DIR --format msh,inp,vtk,fepx` must give a fit.tess
 # and reg.tess whose *ori, and a mesh.inp (*User Material constants),
-# mesh.vtk (cell data) and mesh.ori (FEPX $ElsetOrientations) whose
+# mesh.vtk (cell data), mesh.ori and mesh-fepx.msh (FEPX $ElsetOrientations,
+# $Groups phases) whose
 # per-grain orientations equal the input's within 1e-6 degrees (disorientation; cubic symmetry where the input gave voxel
 # orientations), read by this script's own parsers and rotation formulas;
 # `rve mesh DIR/reg.tess -o X.inp` carries them too; `rve stat` gives the
@@ -173,7 +174,7 @@ def tess_crysym(path):
 def check_run(name, path, sym, crysym):
     global worst
     out = os.path.join(T, name)
-    r = subprocess.run([RVE, "run", path, "-o", out, "--format", "msh,inp,vtk", "-q"],
+    r = subprocess.run([RVE, "run", path, "-o", out, "--format", "msh,inp,vtk,fepx", "-q"],
                        capture_output=True, text=True)
     check(name + ": rve run", r.returncode == 0, r.stderr)
     if r.returncode:
@@ -208,6 +209,23 @@ def check_run(name, path, sym, crysym):
     check("%s: mesh.ori $ElsetOrientations quaternion:passive, elsets = physical volumes, max %.2g deg" % (name, d3),
           tok[0] == "$ElsetOrientations" and tok[2] == "quaternion:passive" and d3 < 1e-6 and vols == set(gid)
           and tok[3 + 5 * ne] == "$EndElsetOrientations", str(tok[:3]) + str(sorted(vols)))
+    # FEPX's own .msh from rve run: $ElsetOrientations and $Groups (phase, 1-based)
+    sec, cur = {}, None
+    for l in open(os.path.join(out, "mesh-fepx.msh")).read().split("\n"):
+        if l.startswith("$End"):
+            cur = None
+        elif l.startswith("$"):
+            cur = sec.setdefault(l[1:], [])
+        elif cur is not None and l.strip():
+            cur.append(l.split())
+    eo, gr = sec.get("ElsetOrientations", [[]]), sec.get("Groups", [[], []])
+    rows = {int(w[0]): np.array([float(v) for v in w[1:5]]) for w in eo[1:]}
+    d4 = max(disori(rows[g], truth[g], sym) for g in gid) if sorted(rows) == sorted(gid) else 1e9
+    worst = max(worst, d4)
+    ph = {int(w[0]): int(w[1]) for w in gr[2:]}
+    check("%s: mesh-fepx.msh orientations (max %.2g deg) and $Groups phases" % (name, d4),
+          eo[0] == [str(len(gid)), "quaternion:passive"] and d4 < 1e-6 and gr[0] == ["elset"]
+          and ph == {g: max(phase[g], 1) for g in gid}, str(eo[0]) + str(gr[:2]) + str(ph))
     # rve mesh of the regularised file: the same orientations (no map: phase 0)
     m2 = os.path.join(out, "again.inp")
     r = subprocess.run([RVE, "mesh", os.path.join(out, "reg.tess"), "-o", m2, "-q"], capture_output=True, text=True)
