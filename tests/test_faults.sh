@@ -417,6 +417,16 @@ run "mesh --cl 1e-3 refused from the estimate" 1 timeout 60 "$RVE" mesh -q "$t/f
 grep -q "elements" "$t/err" && ok || violation "mesh refusal does not name the estimate"
 absent "no huge mesh" "$t/huge.msh"
 
+# ------------------------------------------- gmsh library missing
+# librve loads libgmsh on first use: a missing one is a one-line error
+# naming it, exit 1, no output; commands that do not mesh do not need it
+run "mesh without the gmsh library" 1 \
+    env RVE_GMSH_LIBRARY=/nonexistent/libgmsh.so "$RVE" mesh -q "$t/f.tess" -o "$t/nogmsh.msh"
+[ "$(wc -l <"$t/err")" -eq 1 ] && grep -q "rve mesh: .*cannot load the gmsh library: /nonexistent/libgmsh.so" "$t/err" &&
+    ok || violation "missing gmsh: $(cat "$t/err")"
+absent "no mesh without gmsh" "$t/nogmsh.msh"
+run "stat without the gmsh library" 0 env RVE_GMSH_LIBRARY=/nonexistent/libgmsh.so "$RVE" stat -q "$t/m.tif"
+
 no_temps "campaign" "$t"
 echo "test_faults.sh: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -15,14 +15,7 @@
 #include <math.h>
 #include <unistd.h>
 
-static unsigned long long rng_state = 88172645463325252ULL;
-static double urand(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (double)(rng_state >> 11) / 9007199254740992.0;
-}
+#include "test_rng.h"
 
 /* map nx*ny*nz (h = 1) labelled by brute-force power distance: label k+1 */
 static rve_map *brute_map(int nx, int ny, int nz, int n, const double *s, const double *w)

@@ -12,14 +12,8 @@
 #include <rve/raster.h>
 #include <math.h>
 
-static unsigned long long rng_state = 0x9E3779B97F4A7C15ULL;
-static double urand(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (double)(rng_state >> 11) / 9007199254740992.0;
-}
+#define TEST_RNG_SEED 0x9E3779B97F4A7C15ULL
+#include "test_rng.h"
 
 /* power-nearest of n seeds (x y z w, w the radius) to c; ties to the lower index */
 static int nearest(int n, const double *s, const double *w, const double c[3])

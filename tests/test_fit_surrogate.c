@@ -17,14 +17,8 @@
 
 typedef long double ld;
 
-static unsigned long long rng_state = 0x2545F4914F6CDD1DULL;
-static double urand(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (double)(rng_state >> 11) / 9007199254740992.0;
-}
+#define TEST_RNG_SEED 0x2545F4914F6CDD1DULL
+#include "test_rng.h"
 
 typedef struct {
     int n;

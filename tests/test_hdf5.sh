@@ -9,61 +9,16 @@ RVE=${RVE:-./rve}
 lib_python test_hdf5 "h5py, numpy"
 T=$(mktemp -d "${TMPDIR:-/tmp}/rve-hdf5.XXXXXX") || exit 1
 [ -n "${RVE_KEEP:-}" ] || trap 'rm -rf "$T"' EXIT
-RVE="$RVE" T="$T" SHARED="${RVE_SHARED_DATA:-}" "$PY" - <<'EOF'
-import os, subprocess, math, time
+RVE="$RVE" T="$T" SRC="$SRC" SHARED="${RVE_SHARED_DATA:-}" "$PY" - <<'EOF'
+import os, subprocess, math, time, sys
 import numpy as np, h5py
+sys.path.insert(0, os.path.join(os.environ["SRC"], "tests"))
+from rot_oracle import Checker, eu2qu, qu2eu, qmul, angle, group, CUBIC, sym_angle
 
 RVE, T, SHARED = os.environ["RVE"], os.environ["T"], os.environ["SHARED"]
-passed = failed = 0
 
-def check(name, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL", name, detail)
-
-# Independent oracle: Rowenhorst et al. 2015, eq. (A.5), P = -1 (passive).
-def eu2qu(e):
-    s, d = 0.5 * (e[0] + e[2]), 0.5 * (e[0] - e[2])
-    c, sn = math.cos(0.5 * e[1]), math.sin(0.5 * e[1])
-    q = np.array([c * math.cos(s), sn * math.cos(d), sn * math.sin(d), c * math.sin(s)])
-    return q if q[0] >= 0 else -q
-
-def qmul(a, b):
-    return np.array([a[0]*b[0]-a[1]*b[1]-a[2]*b[2]-a[3]*b[3], a[0]*b[1]+a[1]*b[0]+a[2]*b[3]-a[3]*b[2],
-                     a[0]*b[2]-a[1]*b[3]+a[2]*b[0]+a[3]*b[1], a[0]*b[3]+a[1]*b[2]-a[2]*b[1]+a[3]*b[0]])
-
-def qu2eu(q):  # Rowenhorst eq. (A.6), P = -1
-    q03, q12 = q[0]**2 + q[3]**2, q[1]**2 + q[2]**2
-    chi = math.sqrt(q03 * q12)
-    e = [math.atan2(q[0]*q[2] + q[1]*q[3], q[0]*q[1] - q[2]*q[3]), math.atan2(2*chi, q03 - q12),
-         math.atan2(q[1]*q[3] - q[0]*q[2], q[0]*q[1] + q[2]*q[3])]
-    return [a % (2 * math.pi) for a in e]
-
-def angle(q, p):  # rotation angle between two quaternions (no symmetry)
-    r = qmul(np.array([q[0], -q[1], -q[2], -q[3]]), p)  # atan2: accurate near 0
-    return 2 * math.atan2(float(np.linalg.norm(r[1:])), abs(float(r[0])))
-
-def group(gens):  # closure of generators: an independent cubic group
-    out = [np.array([1.0, 0, 0, 0])]
-    grew = True
-    while grew:
-        grew = False
-        for a in list(out):
-            for g in gens:
-                p = qmul(a, g)
-                if all(min(np.abs(p - b).max(), np.abs(p + b).max()) > 1e-9 for b in out):
-                    out.append(p)
-                    grew = True
-    return out
-
-CUBIC24 = group([np.array([math.sqrt(.5), math.sqrt(.5), 0, 0]), np.array([.5, .5, .5, .5])])
-assert len(CUBIC24) == 24
-
-def sym_angle(q, p):  # angle modulo cubic symmetry on the crystal side
-    return min(angle(qmul(q, s), p) for s in CUBIC24)
+check = Checker()
+CUBIC24 = CUBIC
 
 def run(*args):
     return subprocess.run([RVE] + list(args), capture_output=True, text=True)
@@ -351,7 +306,7 @@ else:
     print("  real pymicro files absent: skipped")
     skipped = True
 
-print("test_hdf5: %d passed, %d failed" % (passed, failed))
+print("test_hdf5: %d passed, %d failed" % (check.passed, check.failed))
 # part of the test did not run: report a skip (77), not a pass
-raise SystemExit(1 if failed else 77 if globals().get("skipped") else 0)
+raise SystemExit(1 if check.failed else 77 if globals().get("skipped") else 0)
 EOF

@@ -22,9 +22,12 @@ ok "rve.pc installed" '[ -n "$pcfull" ]'
 ok "rve/dist.h installed" '[ -n "$(find "$root" -path "*/include/rve/dist.h")" ]'
 ok "man page rve.1 installed" '[ -n "$(find "$root" -path "*/man1/rve.1")" ]'
 ok "man page rve-dist.1 installed" '[ -n "$(find "$root" -path "*/man1/rve-dist.1")" ]'
-ok "rve.pc lists OpenMP, HDF5, qhull, gmsh and voro++" \
-    'grep "^Libs.private:" "$pcfull" | grep -q -- "-lqhull_r" && grep "^Libs.private:" "$pcfull" | grep -q -- "-lgmsh" &&
+ok "rve.pc lists OpenMP, HDF5, qhull and voro++, not gmsh (loaded when meshing)" \
+    'grep "^Libs.private:" "$pcfull" | grep -q -- "-lqhull_r" && ! grep "^Libs.private:" "$pcfull" | grep -q -- "-lgmsh" &&
      grep "^Libs.private:" "$pcfull" | grep -q -- "-lvoro++" && grep "^Libs.private:" "$pcfull" | grep -q -- "hdf5"'
+solib=$(find "$root" -name 'librve.so.*' -type f | head -n 1)
+ok "installed librve.so does not need libgmsh at start-up" \
+    '[ -n "$solib" ] && objdump -p "$solib" | grep -q "NEEDED.*libgsl" && ! objdump -p "$solib" | grep -q "NEEDED.*libgmsh"'
 
 if [ -n "$pcdist" ]; then
     # the installed tree as the system root: pkg-config prefixes -I and -L with it

@@ -4,9 +4,10 @@
 # are written here with h5py in three layouts (DREAM3D SIMPL feature table in
 # Bunge radians, LabDCT voxel Rodrigues vectors each given as another cubic
 # equivalent, pymicro table of Rodrigues vectors), with sparse grain ids and
-# two phases; `rve run FILE -o DIR --format msh,inp,vtk` must give a fit.tess
+# two phases; `rve run FILE -o DIR --format msh,inp,vtk,fepx` must give a fit.tess
 # and reg.tess whose *ori, and a mesh.inp (*User Material constants),
-# mesh.vtk (cell data) and mesh.ori (FEPX $ElsetOrientations) whose
+# mesh.vtk (cell data), mesh.ori and mesh-fepx.msh (FEPX $ElsetOrientations,
+# $Groups phases) whose
 # per-grain orientations equal the input's within 1e-6 degrees (disorientation; cubic symmetry where the input gave voxel
 # orientations), read by this script's own parsers and rotation formulas;
 # `rve mesh DIR/reg.tess -o X.inp` carries them too; `rve stat` gives the
@@ -18,55 +19,19 @@ RVE=${RVE:-./rve}
 lib_python test_ori_run "h5py, numpy"
 T=$(mktemp -d "${TMPDIR:-/tmp}/rve-orirun.XXXXXX") || exit 1
 [ -n "${RVE_KEEP:-}" ] || trap 'rm -rf "$T"' EXIT
-RVE="$RVE" T="$T" "$PY" - <<'EOF'
-import os, subprocess, math
+RVE="$RVE" T="$T" SRC="$SRC" "$PY" - <<'EOF'
+import os, subprocess, math, sys
 import numpy as np, h5py
+sys.path.insert(0, os.path.join(os.environ["SRC"], "tests"))
+from rot_oracle import Checker, eu2qu, qmul, angle, sym_angle, CUBIC
 
 RVE, T = os.environ["RVE"], os.environ["T"]
-passed = failed = 0
 worst = 0.0  # largest disorientation seen (degrees)
 
-def check(name, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL", name, detail)
-
-# --- rotations: Rowenhorst et al. 2015, P = -1 (passive), written here -----
-def eu2qu(e):  # eq. (A.5)
-    s, d = 0.5 * (e[0] + e[2]), 0.5 * (e[0] - e[2])
-    c, sn = math.cos(0.5 * e[1]), math.sin(0.5 * e[1])
-    q = np.array([c * math.cos(s), sn * math.cos(d), sn * math.sin(d), c * math.sin(s)])
-    return q if q[0] >= 0 else -q
-
-def qmul(a, b):
-    return np.array([a[0]*b[0]-a[1]*b[1]-a[2]*b[2]-a[3]*b[3], a[0]*b[1]+a[1]*b[0]+a[2]*b[3]-a[3]*b[2],
-                     a[0]*b[2]-a[1]*b[3]+a[2]*b[0]+a[3]*b[1], a[0]*b[3]+a[1]*b[2]-a[2]*b[1]+a[3]*b[0]])
-
-def angle(q, p):  # rotation between two quaternions, degrees (atan2: accurate near 0)
-    r = qmul(np.array([q[0], -q[1], -q[2], -q[3]]), p)
-    return math.degrees(2 * math.atan2(float(np.linalg.norm(r[1:])), abs(float(r[0]))))
-
-def group(gens):  # closure of generators: an independent cubic group
-    out = [np.array([1.0, 0, 0, 0])]
-    grew = True
-    while grew:
-        grew = False
-        for a in list(out):
-            for g in gens:
-                p = qmul(a, g)
-                if all(min(np.abs(p - b).max(), np.abs(p + b).max()) > 1e-9 for b in out):
-                    out.append(p)
-                    grew = True
-    return out
-
-CUBIC = group([np.array([math.sqrt(.5), math.sqrt(.5), 0, 0]), np.array([.5, .5, .5, .5])])
-assert len(CUBIC) == 24
+check = Checker()
 
 def disori(q, p, sym):  # degrees; crystal-side symmetry is enough for the angle to one input
-    return min(angle(qmul(q, s), p) for s in (CUBIC if sym else CUBIC[:1]))
+    return math.degrees(sym_angle(q, p) if sym else angle(q, p))
 
 def rod(q):
     return q[1:] / q[0]
@@ -173,7 +138,7 @@ def tess_crysym(path):
 def check_run(name, path, sym, crysym):
     global worst
     out = os.path.join(T, name)
-    r = subprocess.run([RVE, "run", path, "-o", out, "--format", "msh,inp,vtk", "-q"],
+    r = subprocess.run([RVE, "run", path, "-o", out, "--format", "msh,inp,vtk,fepx", "-q"],
                        capture_output=True, text=True)
     check(name + ": rve run", r.returncode == 0, r.stderr)
     if r.returncode:
@@ -208,6 +173,23 @@ def check_run(name, path, sym, crysym):
     check("%s: mesh.ori $ElsetOrientations quaternion:passive, elsets = physical volumes, max %.2g deg" % (name, d3),
           tok[0] == "$ElsetOrientations" and tok[2] == "quaternion:passive" and d3 < 1e-6 and vols == set(gid)
           and tok[3 + 5 * ne] == "$EndElsetOrientations", str(tok[:3]) + str(sorted(vols)))
+    # FEPX's own .msh from rve run: $ElsetOrientations and $Groups (phase, 1-based)
+    sec, cur = {}, None
+    for l in open(os.path.join(out, "mesh-fepx.msh")).read().split("\n"):
+        if l.startswith("$End"):
+            cur = None
+        elif l.startswith("$"):
+            cur = sec.setdefault(l[1:], [])
+        elif cur is not None and l.strip():
+            cur.append(l.split())
+    eo, gr = sec.get("ElsetOrientations", [[]]), sec.get("Groups", [[], []])
+    rows = {int(w[0]): np.array([float(v) for v in w[1:5]]) for w in eo[1:]}
+    d4 = max(disori(rows[g], truth[g], sym) for g in gid) if sorted(rows) == sorted(gid) else 1e9
+    worst = max(worst, d4)
+    ph = {int(w[0]): int(w[1]) for w in gr[2:]}
+    check("%s: mesh-fepx.msh orientations (max %.2g deg) and $Groups phases" % (name, d4),
+          eo[0] == [str(len(gid)), "quaternion:passive"] and d4 < 1e-6 and gr[0] == ["elset"]
+          and ph == {g: max(phase[g], 1) for g in gid}, str(eo[0]) + str(gr[:2]) + str(ph))
     # rve mesh of the regularised file: the same orientations (no map: phase 0)
     m2 = os.path.join(out, "again.inp")
     r = subprocess.run([RVE, "mesh", os.path.join(out, "reg.tess"), "-o", m2, "-q"], capture_output=True, text=True)
@@ -354,6 +336,6 @@ r = subprocess.run([RVE, "stat", "--no-area", one, "--pole-figure", png, "--json
 check("pole figure with --json", r.returncode == 0)
 
 print("largest disorientation input -> outputs: %.3g deg" % worst)
-print("test_ori_run: %d passed, %d failed" % (passed, failed))
-raise SystemExit(1 if failed else 0)
+print("test_ori_run: %d passed, %d failed" % (check.passed, check.failed))
+raise SystemExit(1 if check.failed else 0)
 EOF

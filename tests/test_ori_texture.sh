@@ -11,45 +11,16 @@ RVE=${RVE:-./rve}
 lib_python test_ori_texture "numpy"
 T=$(mktemp -d "${TMPDIR:-/tmp}/rve-oritex.XXXXXX") || exit 1
 [ -n "${RVE_KEEP:-}" ] || trap 'rm -rf "$T"' EXIT
-RVE="$RVE" T="$T" "$PY" - <<'PYEOF'
-import os, subprocess, math
+RVE="$RVE" T="$T" SRC="$SRC" "$PY" - <<'PYEOF'
+import os, subprocess, math, sys
 import numpy as np
+sys.path.insert(0, os.path.join(os.environ["SRC"], "tests"))
+from rot_oracle import Checker, eu2qu, CUBIC
 
 RVE, T = os.environ["RVE"], os.environ["T"]
-passed = failed = 0
 
-def check(name, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL", name, detail)
-
-def eu2qu(e):  # Rowenhorst et al. 2015, eq. (A.5), P = -1
-    s, d = 0.5 * (e[0] + e[2]), 0.5 * (e[0] - e[2])
-    c, sn = math.cos(0.5 * e[1]), math.sin(0.5 * e[1])
-    q = np.array([c * math.cos(s), sn * math.cos(d), sn * math.sin(d), c * math.sin(s)])
-    return q if q[0] >= 0 else -q
-
-def qmul(a, b):
-    return np.array([a[0]*b[0]-a[1]*b[1]-a[2]*b[2]-a[3]*b[3], a[0]*b[1]+a[1]*b[0]+a[2]*b[3]-a[3]*b[2],
-                     a[0]*b[2]-a[1]*b[3]+a[2]*b[0]+a[3]*b[1], a[0]*b[3]+a[1]*b[2]-a[2]*b[1]+a[3]*b[0]])
-
-def group(gens):
-    out = [np.array([1.0, 0, 0, 0])]
-    grew = True
-    while grew:
-        grew = False
-        for a in list(out):
-            for g in gens:
-                p = qmul(a, g)
-                if all(min(np.abs(p - b).max(), np.abs(p + b).max()) > 1e-9 for b in out):
-                    out.append(p)
-                    grew = True
-    return out
-
-CUBIC = np.array(group([np.array([math.sqrt(.5), math.sqrt(.5), 0, 0]), np.array([.5, .5, .5, .5])]))
+check = Checker()
+CUBIC = np.array(CUBIC)
 
 def disori(qs, p):  # cubic disorientation angles (deg) of rows qs to p, vectorised
     best = np.full(len(qs), 1e9)
@@ -112,6 +83,6 @@ for bad in (["--ori", "foo"], ["--ori", "random:5"], ["--ori", "cube:-1"], ["--c
     check("usage error: " + " ".join(bad), r.returncode == 2 and len(r.stderr.strip().split("\n")) <= 2, r.stderr)
 
 print("copper:5 mean scatter %.3f deg (Maxwell %.3f); random: mean %.2f deg" % (ang_c.mean(), want, ang.mean()))
-print("test_ori_texture: %d passed, %d failed" % (passed, failed))
-raise SystemExit(1 if failed else 0)
+print("test_ori_texture: %d passed, %d failed" % (check.passed, check.failed))
+raise SystemExit(1 if check.failed else 0)
 PYEOF

@@ -11,14 +11,7 @@
 #include <stdint.h>
 #include <unistd.h>
 
-static uint64_t rng_state = 88172645463325252ull;
-static double urand(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (rng_state >> 11) * (1.0 / 9007199254740992.0);
-}
+#include "test_rng.h"
 
 /* a map of N^3 voxels from n random Laguerre seeds, ids 10, 20, ... */
 static rve_map *laguerre_map(int n, int N)

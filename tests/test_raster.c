@@ -39,14 +39,7 @@ static const char *tpath(const char *name)
     return buf[k];
 }
 
-static uint64_t rng_state = 88172645463325252ull;
-static uint64_t rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
+#include "test_rng.h"
 
 /* A random map with labels up to maxlab (including 0 and maxlab itself). */
 static rve_map *random_map(int nx, int ny, int nz, uint32_t maxlab)

@@ -7,14 +7,7 @@
 #include <stdint.h>
 #include <unistd.h>
 
-static uint64_t rng_state = 88172645463325252ULL;
-static double urand(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (rng_state >> 11) * (1.0 / 9007199254740992.0);
-}
+#include "test_rng.h"
 
 /* Brute force: lowest index of smallest power distance. */
 static int brute_owner(const double *s, int n, const double x[3])

@@ -221,29 +221,10 @@ static int parse(const cli_command *cmd, int argc, char **argv, mesh_args *A)
             else
                 return cli_usage_error(cmd, "--algo: expected delaunay or hxt, got '%s'", optarg);
             break;
-        case OPT_FORMAT: {
-            char tmp[256];
-            snprintf(tmp, sizeof tmp, "%s", optarg);
-            A->mask = 0;
-            A->fepx = 0;
-            for (char *tok = strtok(tmp, ","); tok; tok = strtok(NULL, ",")) {
-                if (strcmp(tok, "msh") == 0)
-                    A->mask |= 1u << RVE_MESH_MSH41;
-                else if (strcmp(tok, "msh22") == 0)
-                    A->mask |= 1u << RVE_MESH_MSH22;
-                else if (strcmp(tok, "inp") == 0)
-                    A->mask |= 1u << RVE_MESH_INP;
-                else if (strcmp(tok, "vtk") == 0)
-                    A->mask |= 1u << RVE_MESH_VTK;
-                else if (strcmp(tok, "fepx") == 0)
-                    A->fepx = 1;
-                else
-                    return cli_usage_error(cmd, "--format: expected msh, msh22, inp, vtk or fepx, got '%s'", tok);
-            }
-            if (!A->mask && !A->fepx)
-                return cli_usage_error(cmd, "--format: empty list");
+        case OPT_FORMAT:
+            if (meshcli_format_option(cmd, optarg, &A->mask, &A->fepx))
+                return 2;
             break;
-        }
         case OPT_SEEDS: A->seedfile = optarg; break;
         case OPT_PAIRS: A->pairs = optarg; break;
         case OPT_REG: A->reg = 1; break;

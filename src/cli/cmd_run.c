@@ -23,8 +23,8 @@ const cli_command cli_cmd_run = {
     "  DIR/fit_report/       the fit report pictures (slices, convergence, accuracy)\n"
     "  DIR/fit.json          the fit's summary\n"
     "  DIR/reg.tess          the regularised tessellation\n"
-    "  DIR/mesh.msh          the conformal tetrahedral mesh (and mesh.inp, mesh.vtk\n"
-    "                        with --format)\n"
+    "  DIR/mesh.msh          the conformal tetrahedral mesh (and mesh.inp, mesh.vtk,\n"
+    "                        mesh-v22.msh, mesh-fepx.msh with --format)\n"
     "With --gen, N cells following the morphology MORPHO (as rve gen --morpho) are\n"
     "synthesised instead of fitted (DIR/gen.tess), then regularised (DIR/reg.tess)\n"
     "and meshed; with --periodic the cells are regularised as they are meshed, so\n"
@@ -51,7 +51,8 @@ const cli_command cli_cmd_run = {
     "  --cl L             absolute element size (overrides --rcl)\n"
     "  --max-elements N   mesh size cap (see rve help mesh; default 1e7)\n"
     "  --order 1|2        element order (default 1)\n"
-    "  --format LIST      mesh formats among msh, msh22, inp, vtk (default msh)\n"
+    "  --format LIST      mesh formats among msh, msh22, inp, vtk, fepx (Neper/FEPX .msh\n"
+    "                     with orientations and phases; mesh.msh when alone) [msh]\n"
     "  --no-mesh          stop after regularisation\n"
     "  --json             print a JSON summary on standard output\n"
     "  -q, --quiet        no messages;  -v, --verbose  more messages\n"
@@ -61,7 +62,7 @@ const cli_command cli_cmd_run = {
     "Examples:\n"
     "  rve run data/dct/dct.tif -o dct-run\n"
     "  rve run data/dct/dct.tif -o dct-quick --fit-options \"--max-time 5\" --no-polish --format msh,inp --json\n"
-    "  rve run --gen gg -n 50 --periodic -o gg-run --format msh,inp\n",
+    "  rve run --gen gg -n 50 --periodic -o gg-run --format msh,inp,fepx\n",
     run,
 };
 
@@ -76,29 +77,12 @@ typedef struct {
     rve_pipeline_opts po;
     const char *dir, *fitopt, *map, *gen;
     unsigned mask;
+    int fepx;            /* also the Neper/FEPX .msh */
     long cells;
     double domain[3];
     int periodic;
     unsigned long seed;
 } run_args;
-
-static int parse_formats(const char *s, unsigned *mask)
-{
-    char tmp[256];
-    snprintf(tmp, sizeof tmp, "%s", s);
-    *mask = 0;
-    char *save = NULL;
-    static const char *names[RVE_MESH_NFORMATS] = {"msh", "msh22", "inp", "vtk"};
-    for (char *tok = strtok_r(tmp, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        int f = 0;
-        while (f < RVE_MESH_NFORMATS && strcmp(tok, names[f]) != 0)
-            f++;
-        if (f == RVE_MESH_NFORMATS)
-            return -1;
-        *mask |= 1u << f;
-    }
-    return *mask ? 0 : -1;
-}
 
 /* One option of the regularisation or the mesh; 1 handled, 0 not, 2 bad value. */
 static int reg_mesh_option(const cli_command *cmd, run_args *a, int c, const char *arg)
@@ -125,9 +109,7 @@ static int reg_mesh_option(const cli_command *cmd, run_args *a, int c, const cha
     case OPT_ORDER:
         return meshcli_mesh_option(cmd, "order", arg, mo) ? 2 : 1;
     case OPT_FORMAT:
-        if (parse_formats(arg, &a->mask))
-            return cli_usage_error(cmd, "--format: expected a list among msh, msh22, inp, vtk, got '%s'", arg);
-        return 1;
+        return meshcli_format_option(cmd, arg, &a->mask, &a->fepx) ? 2 : 1;
     default: return 0;
     }
 }
@@ -301,6 +283,7 @@ typedef struct {
     const rve_fit_opts *fo;
     char *path[5];       /* fit.tess (gen.tess), fit.csv, fit_report, fit.json, reg.tess */
     char *mesh[RVE_MESH_NFORMATS];
+    char *fepx;          /* the Neper/FEPX .msh, or NULL */
     int ori;             /* .inp/.vtk carry orientations: written here */
     bars *b;
 } hook_ctx;
@@ -342,9 +325,13 @@ static rve_status on_stage(void *ctx, rve_pipeline_stage s, const rve_pipeline_r
         if (r->regularised && !r->reg)
             meshcli_print_reg(&h->a->com, &r->reg_report);
         meshcli_print_quality(&h->a->com, r->mesh, &r->quality);
+        const rve_tess *t = r->reg ? r->reg : r->tess;
+        rve_status st = RVE_OK;
         if (h->ori)
-            return meshcli_ori_write(r->reg ? r->reg : r->tess, r->ids, h->map, r->mesh,
-                                     (const char *const *)h->mesh, err);
+            st = meshcli_ori_write(t, r->ids, h->map, r->mesh, (const char *const *)h->mesh, err);
+        if (st == RVE_OK && h->fepx)
+            st = meshcli_fepx_write(t, r->ids, h->map, r->mesh, h->fepx, err);
+        return st;
     }
     return RVE_OK;
 }
@@ -392,6 +379,8 @@ static void print_json(const hook_ctx *h, const rve_pipeline_result *r)
         for (int f = 0; f < RVE_MESH_NFORMATS; f++)
             if (h->mesh[f])
                 rve_json_string(&j, h->mesh[f]);
+        if (h->fepx)
+            rve_json_string(&j, h->fepx);
         rve_json_end_array(&j);
         meshcli_json_quality(&j, r->mesh, &r->quality);
         rve_json_kv_number(&j, "seconds", r->seconds[RVE_PIPELINE_MESH]);
@@ -421,6 +410,11 @@ static int make_paths(hook_ctx *h, run_args *a)
             snprintf(h->mesh[f], plen, "%s/mesh%s", a->dir,
                      f == RVE_MESH_MSH22 && !(a->mask & 1u) ? ".msh" : ext[f]);
         }
+    if (a->po.mesh_enabled && a->fepx) {
+        if (!(h->fepx = malloc(plen)))
+            return -1;
+        snprintf(h->fepx, plen, "%s/mesh%s", a->dir, a->mask ? "-fepx.msh" : ".msh");
+    }
     return 0;
 }
 
@@ -531,5 +525,6 @@ static int run(int argc, char **argv)
         free(h.path[i]);
     for (int f = 0; f < RVE_MESH_NFORMATS; f++)
         free(h.mesh[f]);
+    free(h.fepx);
     return rc;
 }

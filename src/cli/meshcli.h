@@ -12,6 +12,9 @@
  * in one place (meshcli_opts.c): 0 when set, 2 after a usage error. */
 int meshcli_reg_option(const cli_command *cmd, const char *name, const char *arg, rve_reg_opts *o);
 int meshcli_mesh_option(const cli_command *cmd, const char *name, const char *arg, rve_mesh_opts *o);
+/* --format LIST (msh, msh22, inp, vtk, fepx; comma-separated) into mask
+ * (bits RVE_MESH_*) and fepx: 0 when set, 2 after a usage error. */
+int meshcli_format_option(const cli_command *cmd, const char *arg, unsigned *mask, int *fepx);
 
 /* Progress bar of the regularisation's polish. */
 static inline void meshcli_reg_progress(void *ctx, double frac, size_t moves, double acc)

@@ -62,3 +62,29 @@ int meshcli_mesh_option(const cli_command *cmd, const char *name, const char *ar
         return int_in(cmd, name, arg, 0, 100, "a count from 0 to 100", &o->optimize);
     return cli_usage_error(cmd, "--%s: not a mesh option", name);
 }
+
+int meshcli_format_option(const cli_command *cmd, const char *arg, unsigned *mask, int *fepx)
+{
+    static const char *const names[RVE_MESH_NFORMATS] = {"msh", "msh22", "inp", "vtk"};
+    const char *p = arg;
+    *mask = 0;
+    *fepx = 0;
+    while (*p) {
+        size_t len = strcspn(p, ",");
+        int f = 0;
+        while (f < RVE_MESH_NFORMATS && !(strlen(names[f]) == len && !strncmp(p, names[f], len)))
+            f++;
+        if (f < RVE_MESH_NFORMATS)
+            *mask |= 1u << f;
+        else if (len == 4 && !strncmp(p, "fepx", 4))
+            *fepx = 1;
+        else
+            return cli_usage_error(cmd, "--format: expected a list among msh, msh22, inp, vtk, fepx, got '%.*s'",
+                                   (int)len, p);
+        p += len;
+        p += *p == ',';
+    }
+    if (!*mask && !*fepx)
+        return cli_usage_error(cmd, "--format: empty list");
+    return 0;
+}

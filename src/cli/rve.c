@@ -46,6 +46,9 @@ static void print_help(FILE *fp)
             "      --json        print a JSON summary of the result on stdout\n"
             "  -h, --help        help of the subcommand\n"
             "\n"
+            "Environment: RVE_THREADS (threads), RVE_GMSH_LIBRARY (the gmsh library to load\n"
+            "when meshing, a build of the same gmsh version; default " RVE_GMSH_SONAME ").\n"
+            "\n"
             "Exit status: 0 success, 1 bad data or failed input/output, 2 bad usage.\n");
 }
 

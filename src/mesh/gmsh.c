@@ -686,7 +686,8 @@ rve_status rve_cx_mesh(const rve_cx *c, const rve_mesh_opts *o, double cl,
     if (ierr) {
         pthread_mutex_unlock(&gmsh_lock);
         rve_mesh_free(m);
-        return rve_err_set(err, RVE_EINTERNAL, NULL, "gmsh: cannot initialise");
+        const char *why = mesh_gmsh_unavailable();
+        return rve_err_set(err, RVE_EINTERNAL, NULL, "gmsh: %s", why ? why : "cannot initialise");
     }
     gmshOptionSetNumber("General.Terminal", o->verbose ? 1 : 0, &ierr);
     gmshOptionSetNumber("General.Verbosity", o->verbose ? 4 : 1, &ierr);

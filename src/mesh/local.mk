@@ -21,3 +21,4 @@ UNIT_TESTS += tests/test_reg_eq66
 tests_test_reg_eq66_SOURCES = tests/test_reg_eq66.c
 tests_test_reg_eq66_CFLAGS = $(TEST_CFLAGS)
 tests_test_reg_eq66_LDADD = $(CORE_LIBS)
+librve_core_la_SOURCES += src/mesh/gmsh_dl.c

@@ -60,4 +60,8 @@ int mesh_int_cmp(const void *x, const void *y);
 /* The Neper/FEPX flavour of .msh (write_fepx.c; see RVE_SOLVER_FEPX). */
 rve_status mesh_write_fepx(const rve_mesh *m, FILE *fp, const rve_grain_table *gt, rve_err *err);
 
+/* NULL when the gmsh library is loaded (gmsh_dl.c loads it on first use),
+ * else why it cannot be */
+const char *mesh_gmsh_unavailable(void);
+
 #endif

@@ -11,3 +11,4 @@ UNIT_TESTS += tests/test_hdf5
 tests_test_hdf5_SOURCES = tests/test_hdf5.c
 tests_test_hdf5_CFLAGS = $(TEST_CFLAGS)
 tests_test_hdf5_LDADD = $(TEST_LIBS) $(HDF5_LIBS)
+EXTRA_DIST += tests/rot_oracle.py
