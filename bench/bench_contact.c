@@ -90,8 +90,8 @@ static void ccd_cen(const void *obj, ccd_vec3_t *c)
 }
 #endif
 
-enum { M_GJK, M_EPA, M_EPA_GRAPH, M_EPA_TOL, M_NEZAMI, M_CUNDALL, M_CCD_EPA, M_CCD_MPR, M_BULLET, M_N };
-static const char *mname[M_N] = {"(ours GJK alone)", "ours GJK-TD/EPA", "ours EPA + hull graph", "ours EPA tol 1e-2", "ours Nezami (rev.)", "ours Cundall (rev.)",
+enum { M_GJK, M_EPA, M_EPA_GRAPH, M_EPA_POLY, M_EPA_TOL, M_NEZAMI, M_CUNDALL, M_CCD_EPA, M_CCD_MPR, M_BULLET, M_N };
+static const char *mname[M_N] = {"(ours GJK alone)", "ours GJK-TD/EPA", "ours EPA + hull graph", "ours EPA polyhedra", "ours EPA tol 1e-2", "ours Nezami (rev.)", "ours Cundall (rev.)",
                                  "libccd GJK+EPA", "libccd MPR", "Bullet btGjkEpa2"};
 
 /* one query; returns 1 when a penetration was reported (depth >= 0, n A to B) */
@@ -112,6 +112,9 @@ static int run_query(int m, bpair *p, double *depth, double n[3])
         break;
     case M_EPA_GRAPH:
         rve_contact_epa(&p->ga, &p->gb, NULL, &c, &e);
+        break;
+    case M_EPA_POLY: /* the polyhedra (rve_polyhedron_alloc): their edge graph comes with the hull */
+        rve_contact_epa_polyhedra(p->A, p->B, NULL, &c, &e);
         break;
     case M_EPA_TOL: { /* stopped at a coarse tolerance: a depth error bound of 1e-2 the size of A - B */
         rve_epa_opts o = {1e-2, 0};
@@ -369,9 +372,9 @@ int main(int argc, char **argv)
      * the polytope work is not) */
     {
         static const int lo[4] = {4, 8, 9, 41}, hi[4] = {7, 8, 40, 256};
-        static const int show[5] = {M_EPA, M_EPA_GRAPH, M_BULLET, M_CCD_MPR, M_CCD_EPA};
+        static const int show[6] = {M_EPA, M_EPA_GRAPH, M_EPA_POLY, M_BULLET, M_CCD_MPR, M_CCD_EPA};
         printf("\nby vertex count (both bodies in the class): pairs, median ns");
-        for (int k = 0; k < 5; k++)
+        for (int k = 0; k < 6; k++)
             if (available(show[k]))
                 printf(" | %s", mname[show[k]]);
         printf("\n");
@@ -382,7 +385,7 @@ int main(int argc, char **argv)
             for (int i = 0; i < np; i++)
                 cnt += P[i].na >= lo[c] && P[i].na <= hi[c] && P[i].nb >= lo[c] && P[i].nb <= hi[c];
             printf(" %3d pairs", cnt);
-            for (int k = 0; k < 5 && cnt > 0; k++) {
+            for (int k = 0; k < 6 && cnt > 0; k++) {
                 if (!available(show[k]))
                     continue;
                 int m2 = 0;

@@ -235,6 +235,9 @@ typedef struct {
     double centroid[3]; /* centre of mass (uniform density) */
     double volume;
     double radius;      /* largest distance from the centroid to a vertex */
+    rve_poly_graph graph; /* the edges as a hill-climbing graph, built with the hull above
+                             32 vertices (empty, nv = 0, below): pass &P->graph to
+                             rve_shape_polytope; owned by P */
 } rve_polyhedron;
 
 /* Hull of n points (x,y,z triples). RVE_EDATA for fewer than 4 points,

@@ -217,8 +217,8 @@ static double solfec_gap(const rve_polyhedron *A, const rve_polyhedron *B, const
     }
     double g = nmin - nmax, ag = fabs(g);
     rve_shape sa, sb;
-    rve_shape_polytope(&sa, A->v, (int)A->nv, NULL);
-    rve_shape_polytope(&sb, B->v, (int)B->nv, NULL);
+    rve_shape_polytope(&sa, A->v, (int)A->nv, &A->graph);
+    rve_shape_polytope(&sb, B->v, (int)B->nv, &B->graph);
     double q1[4] = {1, 0, 0, 0}, pa[3], pb[3];
     v3_scale(pa, nsum, -ag);
     v3_scale(pb, nsum, ag);

@@ -695,8 +695,8 @@ rve_status rve_contact_epa_polyhedra(const rve_polyhedron *A, const rve_polyhedr
     rve_shape a, b;
     if (A->nv > 2147483647u || B->nv > 2147483647u)
         return rve_err_set(err, RVE_EDATA, NULL, "polyhedron too large");
-    rve_shape_polytope(&a, A->v, (int)A->nv, NULL);
-    rve_shape_polytope(&b, B->v, (int)B->nv, NULL);
+    rve_shape_polytope(&a, A->v, (int)A->nv, &A->graph);
+    rve_shape_polytope(&b, B->v, (int)B->nv, &B->graph);
     return rve_contact_epa(&a, &b, opts, out, err);
 }
 

@@ -4,8 +4,10 @@
 #include <rve/dist.h>
 #include "util/vec3.h"
 #include "dist/contact_internal.h"
+#include "dist/dist_internal.h"
 
 #include <libqhull_r/qhull_ra.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +24,34 @@ void rve_polyhedron_free(rve_polyhedron *P)
     free(P->eface);
     free(P->vstart);
     free(P->vedge);
+    rve_poly_graph_free(&P->graph);
     free(P);
+}
+
+/* The hill-climbing graph of the support queries from the edges (O(nv + ne),
+ * no second hull): above DIST_GRAPH_MIN_NV vertices, where the queries use
+ * it.  Out of memory leaves it empty (the brute-force support then). */
+static void poly_graph(rve_polyhedron *P)
+{
+    memset(&P->graph, 0, sizeof P->graph);
+    if (P->nv <= DIST_GRAPH_MIN_NV || P->nv > (size_t)INT_MAX / 2 || P->ne == 0)
+        return;
+    rve_poly_graph *g = &P->graph;
+    g->off = malloc((P->nv + 1) * sizeof *g->off);
+    g->nbr = malloc(2 * P->ne * sizeof *g->nbr);
+    if (!g->off || !g->nbr) {
+        rve_poly_graph_free(g);
+        return;
+    }
+    for (size_t i = 0; i <= P->nv; i++)
+        g->off[i] = (int)P->vstart[i];
+    for (size_t i = 0; i < P->nv; i++)
+        for (size_t k = P->vstart[i]; k < P->vstart[i + 1]; k++) {
+            size_t e = P->vedge[k];
+            g->nbr[k] = (int)(P->edge[2 * e] == i ? P->edge[2 * e + 1] : P->edge[2 * e]);
+        }
+    g->nv = (int)P->nv;
+    g->start = (int)P->edge[0];
 }
 
 void rve_polyhedron_support(const rve_polyhedron *P, const double d[3], double out[3])
@@ -107,6 +136,7 @@ static rve_status finish(rve_polyhedron *P, rve_err *err)
             P->vedge[P->vstart[v] + fill[v]++] = e;
         }
     free(fill);
+    poly_graph(P);
 
     /* volume and centroid by tetrahedra from the vertex mean */
     long double o[3] = {0, 0, 0};
@@ -352,6 +382,7 @@ rve_status rve_polyhedron_transform(rve_polyhedron **out, const rve_polyhedron *
     if (!R)
         return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
     *R = *P;
+    memset(&R->graph, 0, sizeof R->graph); /* built below from the copied edges */
     size_t nfv = P->fstart[P->nf];
     R->v = malloc(3 * P->nv * sizeof *R->v);
     R->plane = malloc(4 * P->nf * sizeof *R->plane);
@@ -372,6 +403,7 @@ rve_status rve_polyhedron_transform(rve_polyhedron **out, const rve_polyhedron *
     memcpy(R->eface, P->eface, 2 * P->ne * sizeof *R->eface);
     memcpy(R->vstart, P->vstart, (P->nv + 1) * sizeof *R->vstart);
     memcpy(R->vedge, P->vedge, 2 * P->ne * sizeof *R->vedge);
+    poly_graph(R);
     for (size_t i = 0; i < P->nv; i++) {
         double x[3];
         v3_qrot(x, qq, P->v + 3 * i);

@@ -315,7 +315,7 @@ static rve_status ph_run(const rve_polyhedron *P, const rve_shape *S, rve_contac
         rve_shape a;
         if (P->nv > 2147483647u)
             return rve_err_set(err, RVE_EDATA, NULL, "polyhedron too large");
-        rve_shape_polytope(&a, P->v, (int)P->nv, NULL);
+        rve_shape_polytope(&a, P->v, (int)P->nv, &P->graph);
         rve_dist_result g;
         rve_gjk_status gs = rve_gjk_dist(&a, S, NULL, NULL, &g);
         if (ccase == 5 && (gs == RVE_GJK_INTERSECT || !(g.d > 0))) {

@@ -63,6 +63,12 @@ tests_test_dist_robust_CFLAGS = $(TEST_CFLAGS)
 # dist_exact_* are internal (dist_internal.h): linked from the convenience library
 tests_test_dist_robust_LDADD = $(CORE_LIBS)
 
+# the polyhedra's own hill-climbing graph (rve_polyhedron.graph)
+UNIT_TESTS += tests/test_dist_graph
+tests_test_dist_graph_SOURCES = tests/test_dist_graph.c tests/contact_oracle.c tests/contact_oracle.h tests/dist_rng.h
+tests_test_dist_graph_CFLAGS = $(TEST_CFLAGS)
+tests_test_dist_graph_LDADD = $(CORE_LIBS)
+
 # the near-tied faces family (flat tetrahedra, near-coplanar caps) and the support scan
 UNIT_TESTS += tests/test_dist_tied
 tests_test_dist_tied_SOURCES = tests/test_dist_tied.c tests/dist_tied.h tests/dist_flat.h tests/dist_oracle.h tests/dist_rng.h
