@@ -83,7 +83,8 @@ rve_status mesh_reg_box_complex(const rve_tess *t, const rve_reg_opts *ro, rve_r
         return ts;
     /* pieces labelled by cell index + 1 (the input raster's labels) until meshing */
     rve_cx *c = NULL;
-    rve_status st = rve_cx_from_periodic(t, NULL, &c, err);
+    int nsnap = 0;
+    rve_status st = rve_cx_from_periodic(t, NULL, thr, &c, &nsnap, err);
     if (st != RVE_OK)
         return st;
     double *plane0 = cx_planes(c);

@@ -1,0 +1,201 @@
+/* periodic_snap.c - thin caps removed before the periodic cut (internal).
+ *
+ * A cell crossing a box plane by less than the short-edge threshold over a
+ * wide area (a wide thin cap) cannot be regularised away once cut: the
+ * collapses flatten it into a wedge and removing it needs a topology change.
+ * Before the cut the change is free: every tessellation vertex within d of a
+ * periodic box plane lo + k L is put onto it (per axis, both sides).  A cap
+ * thinner than d then has no vertex beyond the plane and yields no piece;
+ * the faces it shared with the cells beyond lie on the plane and become box
+ * faces of both sides (periodic.c tags them), which is the split of the
+ * opposite polygon.  Moving a vertex moves it in every cell that has it, so
+ * the cells still tile the space (faces bend by less than d). */
+#include "config.h"
+#include "mesh/periodic_internal.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+double mesh_periodic_plane(const rve_tess *t, int a, long k)
+{
+    return t->lo[a] + (double)k * (t->hi[a] - t->lo[a]);
+}
+
+/* Nearest plane index of coordinate x on axis a. */
+static long plane_index(const rve_tess *t, int a, double x)
+{
+    return lround((x - t->lo[a]) / (t->hi[a] - t->lo[a]));
+}
+
+/* Class of every cell vertex, merged modulo the period within eps. */
+static int classify(const rve_tess *t, const size_t *off, double eps, int *cls, mesh_vmerge *m)
+{
+    if (mesh_vmerge_init(m, off[t->n]) != 0)
+        return -1;
+    for (int k = 0; k < t->n; k++)
+        for (int i = 0; i < t->cells[k].nv; i++) {
+            double r[3];
+            for (int a = 0; a < 3; a++) {
+                double L = t->hi[a] - t->lo[a], x = t->cells[k].v[3 * i + a];
+                r[a] = x;
+                if (t->periodic[a]) {
+                    r[a] = x - floor((x - t->lo[a]) / L) * L;
+                    if (r[a] >= t->hi[a])
+                        r[a] -= L;
+                    else if (r[a] < t->lo[a])
+                        r[a] += L;
+                }
+            }
+            cls[off[k] + (size_t)i] = mesh_vmerge_find(m, r, 2 * eps, eps);
+        }
+    return 0;
+}
+
+/* Withdraw the snaps of cell k on axis a that would flatten it (all its
+ * vertices on one plane) or leave a face on a plane it crosses; 1 if any. */
+static int withdraw(const rve_tess *t, int k, int a, const double *sv, const int *cls,
+                    unsigned char *snap)
+{
+    const rve_tess_poly *c = &t->cells[k];
+    double mn = INFINITY, mx = -INFINITY;
+    for (int i = 0; i < c->nv; i++) {
+        mn = fmin(mn, sv[3 * i + a]);
+        mx = fmax(mx, sv[3 * i + a]);
+    }
+    int changed = 0;
+    unsigned char bit = (unsigned char)(1u << a);
+    if (mn == mx) {
+        for (int i = 0; i < c->nv; i++)
+            if (snap[cls[i]] & bit) {
+                snap[cls[i]] &= (unsigned char)~bit;
+                changed = 1;
+            }
+        return changed;
+    }
+    /* per face and plane: all its vertices on the plane (flat; allowed where
+     * the cell only touches the plane), or at most two (a bent face meets
+     * the plane in a segment, as a planar one does: on-plane vertices
+     * and crossing edges together at most two) */
+    for (int f = 0; f < c->nf; f++) {
+        int n = c->foff[f + 1] - c->foff[f];
+        for (int j0 = c->foff[f]; j0 < c->foff[f + 1]; j0++) {
+            int i0 = c->floop[j0], on = 0;
+            if (!(snap[cls[i0]] & bit))
+                continue;
+            double P = sv[3 * i0 + a];
+            int contacts = 0;
+            for (int j = 0; j < n; j++) {
+                int i = c->floop[c->foff[f] + j], i1 = c->floop[c->foff[f] + (j + 1) % n];
+                on += (snap[cls[i]] & bit) && sv[3 * i + a] == P;
+                contacts += (sv[3 * i + a] - P) * (sv[3 * i1 + a] - P) < 0;
+            }
+            contacts += on;
+            if (contacts <= 2 || (on == n && !(mn < P && P < mx)))
+                continue;
+            for (int j = c->foff[f]; j < c->foff[f + 1]; j++)
+                if (sv[3 * c->floop[j] + a] == P)
+                    snap[cls[c->floop[j]]] &= (unsigned char)~bit;
+            changed = 1;
+            break;
+        }
+    }
+    return changed;
+}
+
+/* Withdraw every snap of the vertices of a face of cell k that would be
+ * folded onto the box planes: each vertex on some plane, no plane holding
+ * them all (a face across a box edge); 1 if any. */
+static int unfold(const rve_tess *t, int k, const double *sv, const int *cls, unsigned char *snap)
+{
+    const rve_tess_poly *c = &t->cells[k];
+    int changed = 0;
+    for (int f = 0; f < c->nf; f++) {
+        int all = 1, common = 0;
+        for (int j = c->foff[f]; j < c->foff[f + 1] && all; j++)
+            all = snap[cls[c->floop[j]]] != 0;
+        for (int a = 0; a < 3 && all && !common; a++) {
+            double P = sv[3 * c->floop[c->foff[f]] + a];
+            common = 1;
+            for (int j = c->foff[f]; j < c->foff[f + 1] && common; j++)
+                common = (snap[cls[c->floop[j]]] >> a & 1) && sv[3 * c->floop[j] + a] == P;
+        }
+        if (!all || common)
+            continue;
+        for (int j = c->foff[f]; j < c->foff[f + 1]; j++)
+            snap[cls[c->floop[j]]] = 0;
+        changed = 1;
+    }
+    return changed;
+}
+
+/* Coordinates of cell k with the current decisions. */
+static void place(const rve_tess *t, int k, const int *cls, const unsigned char *snap, double *sv)
+{
+    const rve_tess_poly *c = &t->cells[k];
+    for (int i = 0; i < c->nv; i++)
+        for (int a = 0; a < 3; a++) {
+            double x = c->v[3 * i + a];
+            sv[3 * i + a] = snap[cls[i]] >> a & 1 ? mesh_periodic_plane(t, a, plane_index(t, a, x)) : x;
+        }
+}
+
+int mesh_periodic_snap(const rve_tess *t, double d, double eps, double **sv_out, size_t **off_out,
+                       int *nsnap)
+{
+    size_t *off = malloc(((size_t)t->n + 1) * sizeof *off);
+    if (!off)
+        return -1;
+    off[0] = 0;
+    for (int k = 0; k < t->n; k++)
+        off[k + 1] = off[k] + (size_t)t->cells[k].nv;
+    double *sv = malloc((3 * off[t->n] + 1) * sizeof *sv);
+    int *cls = malloc((off[t->n] + 1) * sizeof *cls);
+    mesh_vmerge m = {0};
+    unsigned char *snap = NULL;
+    int rc = !sv || !cls ? -1 : 0;
+    *nsnap = 0;
+    if (rc == 0 && d > 0 && classify(t, off, eps, cls, &m) != 0)
+        rc = -1;
+    if (rc == 0 && d > 0 && !(snap = calloc((size_t)m.ncls + 1, 1)))
+        rc = -1;
+    for (int c = 0; rc == 0 && d > 0 && c < m.ncls; c++)
+        for (int a = 0; a < 3; a++) {
+            const double *r = m.rep + 3 * c;
+            if (t->periodic[a] && fmin(r[a] - t->lo[a], t->hi[a] - r[a]) <= d)
+                snap[c] |= (unsigned char)(1u << a);
+        }
+    /* withdrawals only clear decisions, so this settles; bounded anyway,
+     * and a complex that does not settle is cut unsnapped */
+    int changed = 1;
+    for (int pass = 0; rc == 0 && d > 0 && pass < 64 && changed; pass++) {
+        changed = 0;
+        for (int k = 0; k < t->n; k++) {
+            place(t, k, cls + off[k], snap, sv + 3 * off[k]);
+            for (int a = 0; a < 3; a++)
+                if (t->periodic[a])
+                    changed |= withdraw(t, k, a, sv + 3 * off[k], cls + off[k], snap);
+            changed |= unfold(t, k, sv + 3 * off[k], cls + off[k], snap);
+        }
+    }
+    if (rc == 0 && d > 0 && changed)
+        memset(snap, 0, (size_t)m.ncls);
+    for (int k = 0; rc == 0 && k < t->n; k++) {
+        if (d > 0)
+            place(t, k, cls + off[k], snap, sv + 3 * off[k]);
+        else
+            memcpy(sv + 3 * off[k], t->cells[k].v, (size_t)(3 * t->cells[k].nv) * sizeof *sv);
+    }
+    for (int c = 0; rc == 0 && d > 0 && c < m.ncls; c++)
+        *nsnap += snap[c] != 0;
+    mesh_vmerge_free(&m);
+    free(cls);
+    free(snap);
+    if (rc != 0) {
+        free(sv);
+        free(off);
+        return rc;
+    }
+    *sv_out = sv;
+    *off_out = off;
+    return 0;
+}
