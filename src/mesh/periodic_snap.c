@@ -12,9 +12,11 @@
  * the cells still tile the space (faces bend by less than d). */
 #include "config.h"
 #include "mesh/periodic_internal.h"
+#include "util/vec3.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 
 double mesh_periodic_plane(const rve_tess *t, int a, long k)
 {
@@ -51,6 +53,58 @@ static int classify(const rve_tess *t, const size_t *off, double eps, int *cls, 
     return 0;
 }
 
+/* Mark the vertices of the thin caps of cell k: where it crosses a
+ * periodic box plane and its part on one side lies within d of the plane
+ * (the thinner side if both do), that part's vertices go onto the plane. */
+static void mark_caps(const rve_tess *t, int k, double d, const int *cls, unsigned char *snap)
+{
+    const rve_tess_poly *c = &t->cells[k];
+    for (int a = 0; a < 3; a++) {
+        if (!t->periodic[a] || c->nv == 0)
+            continue;
+        double mn = INFINITY, mx = -INFINITY;
+        for (int i = 0; i < c->nv; i++) {
+            mn = fmin(mn, c->v[3 * i + a]);
+            mx = fmax(mx, c->v[3 * i + a]);
+        }
+        for (long g = plane_index(t, a, mn); g <= plane_index(t, a, mx); g++) {
+            double P = mesh_periodic_plane(t, a, g), lo = P - mn, hi = mx - P;
+            if (!(lo > 0 && hi > 0) || fmin(lo, hi) > d)
+                continue;
+            int up = hi <= lo; /* the cap is above the plane */
+            for (int i = 0; i < c->nv; i++) {
+                double x = c->v[3 * i + a];
+                if (up ? x > P : x < P)
+                    snap[cls[i]] |= (unsigned char)(1u << a);
+            }
+        }
+    }
+}
+
+/* 0 if face f of cell c (coordinates sv) meets plane x[a] = P as the clip
+ * can read it, 1 if not (see withdraw); mn, mx: the cell's extent. */
+static int face_meets_plane_bad(const rve_tess_poly *c, int f, const double *sv, int a, double P, double mn,
+                               double mx)
+{
+    int a0 = c->foff[f], n = c->foff[f + 1] - a0, zeros = 0, runs = 0, cross = 0, run = 0, maxrun = 0;
+    int neg = 0, pos = 0;
+    for (int j = 0; j < n; j++) {
+        double x = sv[3 * c->floop[a0 + j] + a] - P, y = sv[3 * c->floop[a0 + (j + 1) % n] + a] - P;
+        zeros += x == 0;
+        neg |= x < 0;
+        pos |= x > 0;
+        runs += x != 0 && y == 0;
+        cross += x * y < 0;
+    }
+    if (zeros == n)
+        return mn < P && P < mx; /* flat on a plane the cell crosses */
+    for (int j = 0; j < 2 * n; j++) { /* longest run of on-plane vertices, cyclic */
+        run = sv[3 * c->floop[a0 + j % n] + a] == P ? run + 1 : 0;
+        maxrun = run > maxrun ? run : maxrun;
+    }
+    return runs + cross > 2 || (maxrun >= 2 && neg && pos);
+}
+
 /* Withdraw the snaps of cell k on axis a that would flatten it (all its
  * vertices on one plane) or leave a face on a plane it crosses; 1 if any. */
 static int withdraw(const rve_tess *t, int k, int a, const double *sv, const int *cls,
@@ -65,6 +119,7 @@ static int withdraw(const rve_tess *t, int k, int a, const double *sv, const int
     int changed = 0;
     unsigned char bit = (unsigned char)(1u << a);
     if (mn == mx) {
+        if (getenv("RVE_DBG")) fprintf(stderr, "DBGW collapse cell %d axis %d\n", k, a);
         for (int i = 0; i < c->nv; i++)
             if (snap[cls[i]] & bit) {
                 snap[cls[i]] &= (unsigned char)~bit;
@@ -73,25 +128,19 @@ static int withdraw(const rve_tess *t, int k, int a, const double *sv, const int
         return changed;
     }
     /* per face and plane: all its vertices on the plane (flat; allowed where
-     * the cell only touches the plane), or at most two (a bent face meets
-     * the plane in a segment, as a planar one does: on-plane vertices
-     * and crossing edges together at most two) */
+     * the cell only touches the plane), or a meeting the clip reads as a
+     * planar face's: at most two contacts (runs of on-plane vertices and
+     * crossing edges), and an on-plane edge only on a face that keeps to
+     * one side */
     for (int f = 0; f < c->nf; f++) {
-        int n = c->foff[f + 1] - c->foff[f];
         for (int j0 = c->foff[f]; j0 < c->foff[f + 1]; j0++) {
-            int i0 = c->floop[j0], on = 0;
+            int i0 = c->floop[j0];
             if (!(snap[cls[i0]] & bit))
                 continue;
             double P = sv[3 * i0 + a];
-            int contacts = 0;
-            for (int j = 0; j < n; j++) {
-                int i = c->floop[c->foff[f] + j], i1 = c->floop[c->foff[f] + (j + 1) % n];
-                on += (snap[cls[i]] & bit) && sv[3 * i + a] == P;
-                contacts += (sv[3 * i + a] - P) * (sv[3 * i1 + a] - P) < 0;
-            }
-            contacts += on;
-            if (contacts <= 2 || (on == n && !(mn < P && P < mx)))
+            if (!face_meets_plane_bad(c, f, sv, a, P, mn, mx))
                 continue;
+            if (getenv("RVE_DBG")) fprintf(stderr, "DBGW contacts cell %d axis %d face %d\n", k, a, f);
             for (int j = c->foff[f]; j < c->foff[f + 1]; j++)
                 if (sv[3 * c->floop[j] + a] == P)
                     snap[cls[c->floop[j]]] &= (unsigned char)~bit;
@@ -121,11 +170,46 @@ static int unfold(const rve_tess *t, int k, const double *sv, const int *cls, un
         }
         if (!all || common)
             continue;
+        if (getenv("RVE_DBG")) fprintf(stderr, "DBGW unfold cell %d face %d\n", k, f);
         for (int j = c->foff[f]; j < c->foff[f + 1]; j++)
             snap[cls[c->floop[j]]] = 0;
         changed = 1;
     }
     return changed;
+}
+
+/* Withdraw every snap of the vertices of cell k if the snap folds it: a
+ * tetrahedron of its centroid, a face edge and the face's vertex mean
+ * without positive volume (the fans of a convex cell all have it); 1 if any. */
+static int unfold_cell(const rve_tess *t, int k, const double *sv, const int *cls, unsigned char *snap)
+{
+    const rve_tess_poly *c = &t->cells[k];
+    const double *o = c->centroid;
+    int bad = 0, moved = 0;
+    for (int i = 0; i < c->nv && !moved; i++)
+        moved = snap[cls[i]] != 0;
+    for (int f = 0; f < c->nf && moved && !bad; f++) {
+        int a0 = c->foff[f], n = c->foff[f + 1] - a0;
+        double m[3] = {0, 0, 0};
+        for (int j = 0; j < n; j++)
+            for (int a = 0; a < 3; a++)
+                m[a] += sv[3 * c->floop[a0 + j] + a] / n;
+        for (int j = 0; j < n && !bad; j++) {
+            const double *p = sv + 3 * c->floop[a0 + j], *q = sv + 3 * c->floop[a0 + (j + 1) % n];
+            double u[3], w[3], x[3], r[3];
+            v3_sub(u, p, o);
+            v3_sub(w, q, o);
+            v3_sub(r, m, o);
+            v3_cross(x, w, r);
+            bad = !(v3_dot(u, x) > 0);
+        }
+    }
+    if (!bad)
+        return 0;
+    for (int i = 0; i < c->nv; i++)
+        snap[cls[i]] = 0;
+    if (getenv("RVE_DBG")) fprintf(stderr, "DBGW fold cell %d\n", k);
+    return 1;
 }
 
 /* Coordinates of cell k with the current decisions. */
@@ -158,12 +242,9 @@ int mesh_periodic_snap(const rve_tess *t, double d, double eps, double **sv_out,
         rc = -1;
     if (rc == 0 && d > 0 && !(snap = calloc((size_t)m.ncls + 1, 1)))
         rc = -1;
-    for (int c = 0; rc == 0 && d > 0 && c < m.ncls; c++)
-        for (int a = 0; a < 3; a++) {
-            const double *r = m.rep + 3 * c;
-            if (t->periodic[a] && fmin(r[a] - t->lo[a], t->hi[a] - r[a]) <= d)
-                snap[c] |= (unsigned char)(1u << a);
-        }
+    for (int k = 0; rc == 0 && d > 0 && k < t->n; k++)
+        mark_caps(t, k, d, cls + off[k], snap);
+    if (getenv("RVE_DBG") && snap) { int c0 = 0; for (int c = 0; c < m.ncls; c++) c0 += snap[c] != 0; fprintf(stderr, "DBG initial snapped %d of %d\n", c0, m.ncls); }
     /* withdrawals only clear decisions, so this settles; bounded anyway,
      * and a complex that does not settle is cut unsnapped */
     int changed = 1;
@@ -175,6 +256,7 @@ int mesh_periodic_snap(const rve_tess *t, double d, double eps, double **sv_out,
                 if (t->periodic[a])
                     changed |= withdraw(t, k, a, sv + 3 * off[k], cls + off[k], snap);
             changed |= unfold(t, k, sv + 3 * off[k], cls + off[k], snap);
+            changed |= unfold_cell(t, k, sv + 3 * off[k], cls + off[k], snap);
         }
     }
     if (rc == 0 && d > 0 && changed)
