@@ -24,7 +24,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 /* ------------------------------------------------------ pieces of all cells */
 typedef struct {
@@ -374,16 +373,6 @@ static rve_status pair_faces(const pieces *s, int *fsrc, int *fc, int *nf_out, r
                                      s->fv + s->foff[h], s->foff[h + 1] - s->foff[h], t1, t2))
                 g = h;
         }
-        if (g < 0 && getenv("RVE_DBG")) {
-            fprintf(stderr, "DBG piece %d cell %d face %d:", s->fpiece[f], s->pgrain[s->fpiece[f]], f);
-            for (int j = s->foff[f]; j < s->foff[f + 1]; j++) { fprintf(stderr, " %d", s->fv[j]); }
-            fprintf(stderr, "\n");
-            for (int q = 0; q < s->nf; q++) { int hit = 0;
-                for (int j = s->foff[q]; j < s->foff[q+1]; j++) for (int ii = s->foff[f]; ii < s->foff[f+1]; ii++) hit += s->fv[j] == s->fv[ii];
-                if (hit < 2 || q == f) continue;
-                fprintf(stderr, " face %d dom %d piece %d cell %d:", q, s->fdom[q], s->fpiece[q], s->pgrain[s->fpiece[q]]);
-                for (int j = s->foff[q]; j < s->foff[q+1]; j++) { fprintf(stderr, " %d", s->fv[j]); } fprintf(stderr, "\n"); }
-        }
         if (g < 0) {
             st = rve_err_set(err, RVE_EINTERNAL, NULL,
                              "periodic cut: a face of a piece of cell %d has no match on the other side",
@@ -455,16 +444,6 @@ static rve_status match_partners(const rve_cx *c, const int *vcls, const unsigne
                 int q = k[j].i;
                 if (same_set(p, n, c->fv + c->foff[q], c->foff[q + 1] - c->foff[q], t1, t2))
                     g = q;
-            }
-            if ((g < 0 || c->fper[g] >= 0) && getenv("RVE_DBG")) {
-                fprintf(stderr, "DBG face %d cells %d %d g %d n %d ok %d\n", f, c->fc[2*f], c->fc[2*f+1], g, n, ok);
-                for (int i = 0; i < n; i++) { const double *x = c->v + 3 * c->fv[c->foff[f] + i];
-                    fprintf(stderr, "  v %d cls %d mask %d (%.17g %.17g %.17g)\n", c->fv[c->foff[f]+i], vcls[c->fv[c->foff[f]+i]], vmask[c->fv[c->foff[f]+i]], x[0], x[1], x[2]); }
-                for (int q = 0; q < c->nf; q++) { if (c->fdom[q] != 2*a && c->fdom[q] != 2*a+1) continue; int hit = 0;
-                    for (int j = c->foff[q]; j < c->foff[q+1]; j++) for (int i = 0; i < n; i++) hit |= vcls[c->fv[j]] == vcls[c->fv[c->foff[f]+i]];
-                    if (!hit) continue;
-                    fprintf(stderr, " face %d dom %d cells %d %d:", q, c->fdom[q], c->fc[2*q], c->fc[2*q+1]);
-                    for (int j = c->foff[q]; j < c->foff[q+1]; j++) { fprintf(stderr, " %d", vcls[c->fv[j]]); } fprintf(stderr, "\n"); }
             }
             if (g < 0 || c->fper[g] >= 0)
                 st = rve_err_set(err, RVE_EINTERNAL, NULL,

@@ -15,7 +15,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 void mesh_cpoly_free(mesh_cpoly *p)
 {

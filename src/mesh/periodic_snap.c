@@ -12,11 +12,11 @@
  * the cells still tile the space (faces bend by less than d). */
 #include "config.h"
 #include "mesh/periodic_internal.h"
+#include "util/mathconst.h"
 #include "util/vec3.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 double mesh_periodic_plane(const rve_tess *t, int a, long k)
 {
@@ -55,9 +55,12 @@ static int classify(const rve_tess *t, const size_t *off, double eps, int *cls, 
 
 /* Mark the vertices of the thin caps of cell k: where it crosses a
  * periodic box plane and its part on one side lies within d of the plane
- * (the thinner side if both do), that part's vertices go onto the plane. */
-static void mark_caps(const rve_tess *t, int k, double d, const int *cls, unsigned char *snap)
+ * (the thinner side if both do), that part's vertices go onto the plane.
+ * whole: instead, withdraw the rest of every cap that lost a vertex (a cap
+ * half moved would be thinner, not gone); 1 if any. */
+static int mark_caps(const rve_tess *t, int k, double d, const int *cls, unsigned char *snap, int whole)
 {
+    int changed = 0;
     const rve_tess_poly *c = &t->cells[k];
     for (int a = 0; a < 3; a++) {
         if (!t->periodic[a] || c->nv == 0)
@@ -71,14 +74,26 @@ static void mark_caps(const rve_tess *t, int k, double d, const int *cls, unsign
             double P = mesh_periodic_plane(t, a, g), lo = P - mn, hi = mx - P;
             if (!(lo > 0 && hi > 0) || fmin(lo, hi) > d)
                 continue;
-            int up = hi <= lo; /* the cap is above the plane */
+            int up = hi <= lo, all = 1; /* the cap is above the plane */
+            unsigned char bit = (unsigned char)(1u << a);
+            for (int i = 0; i < c->nv && whole && all; i++) {
+                double x = c->v[3 * i + a];
+                all = !(up ? x > P : x < P) || (snap[cls[i]] & bit);
+            }
             for (int i = 0; i < c->nv; i++) {
                 double x = c->v[3 * i + a];
-                if (up ? x > P : x < P)
-                    snap[cls[i]] |= (unsigned char)(1u << a);
+                if (!(up ? x > P : x < P))
+                    continue;
+                if (!whole)
+                    snap[cls[i]] |= bit;
+                else if (!all && (snap[cls[i]] & bit)) {
+                    snap[cls[i]] &= (unsigned char)~bit;
+                    changed = 1;
+                }
             }
         }
     }
+    return changed;
 }
 
 /* 0 if face f of cell c (coordinates sv) meets plane x[a] = P as the clip
@@ -119,7 +134,6 @@ static int withdraw(const rve_tess *t, int k, int a, const double *sv, const int
     int changed = 0;
     unsigned char bit = (unsigned char)(1u << a);
     if (mn == mx) {
-        if (getenv("RVE_DBG")) fprintf(stderr, "DBGW collapse cell %d axis %d\n", k, a);
         for (int i = 0; i < c->nv; i++)
             if (snap[cls[i]] & bit) {
                 snap[cls[i]] &= (unsigned char)~bit;
@@ -140,7 +154,6 @@ static int withdraw(const rve_tess *t, int k, int a, const double *sv, const int
             double P = sv[3 * i0 + a];
             if (!face_meets_plane_bad(c, f, sv, a, P, mn, mx))
                 continue;
-            if (getenv("RVE_DBG")) fprintf(stderr, "DBGW contacts cell %d axis %d face %d\n", k, a, f);
             for (int j = c->foff[f]; j < c->foff[f + 1]; j++)
                 if (sv[3 * c->floop[j] + a] == P)
                     snap[cls[c->floop[j]]] &= (unsigned char)~bit;
@@ -170,7 +183,6 @@ static int unfold(const rve_tess *t, int k, const double *sv, const int *cls, un
         }
         if (!all || common)
             continue;
-        if (getenv("RVE_DBG")) fprintf(stderr, "DBGW unfold cell %d face %d\n", k, f);
         for (int j = c->foff[f]; j < c->foff[f + 1]; j++)
             snap[cls[c->floop[j]]] = 0;
         changed = 1;
@@ -208,8 +220,52 @@ static int unfold_cell(const rve_tess *t, int k, const double *sv, const int *cl
         return 0;
     for (int i = 0; i < c->nv; i++)
         snap[cls[i]] = 0;
-    if (getenv("RVE_DBG")) fprintf(stderr, "DBGW fold cell %d\n", k);
     return 1;
+}
+
+/* Withdraw the snaps of the vertices of every face of cell k that the snap
+ * bends by more than SNAP_MAX_BEND_DEG: a fan triangle (face vertex mean,
+ * edge) turned that far from the face's mean plane (a face moved whole onto
+ * a box plane turns but stays flat).  The collapses may bend a
+ * face by max_angle (20 deg) in all; a snap that spends more than half of
+ * it leaves them nothing to work with.  1 if any. */
+#define SNAP_MAX_BEND_DEG 20.0
+static int unbend(const rve_tess *t, int k, const double *sv, const int *cls, unsigned char *snap)
+{
+    const rve_tess_poly *c = &t->cells[k];
+    double cmax = cos(SNAP_MAX_BEND_DEG * M_PI / 180);
+    int changed = 0;
+    for (int f = 0; f < c->nf; f++) {
+        int a0 = c->foff[f], n = c->foff[f + 1] - a0, moved = 0, bad = 0;
+        for (int j = 0; j < n && !moved; j++)
+            moved = snap[cls[c->floop[a0 + j]]] != 0;
+        if (!moved)
+            continue;
+        double n0[3] = {0, 0, 0}, m[3] = {0, 0, 0};
+        for (int j = 0; j < n; j++) { /* Newell normal (the face's plane after the snap) */
+            const double *p = sv + 3 * c->floop[a0 + j], *q = sv + 3 * c->floop[a0 + (j + 1) % n];
+            n0[0] += (p[1] - q[1]) * (p[2] + q[2]);
+            n0[1] += (p[2] - q[2]) * (p[0] + q[0]);
+            n0[2] += (p[0] - q[0]) * (p[1] + q[1]);
+            for (int a = 0; a < 3; a++)
+                m[a] += sv[3 * c->floop[a0 + j] + a] / n;
+        }
+        v3_normalize(n0);
+        for (int j = 0; j < n && !bad; j++) {
+            double u[3], w[3], x[3];
+            v3_sub(u, sv + 3 * c->floop[a0 + j], m);
+            v3_sub(w, sv + 3 * c->floop[a0 + (j + 1) % n], m);
+            v3_cross(x, u, w);
+            double l = v3_normalize(x);
+            bad = l > 0 && v3_dot(x, n0) < cmax;
+        }
+        if (!bad)
+            continue;
+        for (int j = 0; j < n; j++)
+            snap[cls[c->floop[a0 + j]]] = 0;
+        changed = 1;
+    }
+    return changed;
 }
 
 /* Coordinates of cell k with the current decisions. */
@@ -243,8 +299,7 @@ int mesh_periodic_snap(const rve_tess *t, double d, double eps, double **sv_out,
     if (rc == 0 && d > 0 && !(snap = calloc((size_t)m.ncls + 1, 1)))
         rc = -1;
     for (int k = 0; rc == 0 && d > 0 && k < t->n; k++)
-        mark_caps(t, k, d, cls + off[k], snap);
-    if (getenv("RVE_DBG") && snap) { int c0 = 0; for (int c = 0; c < m.ncls; c++) c0 += snap[c] != 0; fprintf(stderr, "DBG initial snapped %d of %d\n", c0, m.ncls); }
+        mark_caps(t, k, d, cls + off[k], snap, 0);
     /* withdrawals only clear decisions, so this settles; bounded anyway,
      * and a complex that does not settle is cut unsnapped */
     int changed = 1;
@@ -257,6 +312,8 @@ int mesh_periodic_snap(const rve_tess *t, double d, double eps, double **sv_out,
                     changed |= withdraw(t, k, a, sv + 3 * off[k], cls + off[k], snap);
             changed |= unfold(t, k, sv + 3 * off[k], cls + off[k], snap);
             changed |= unfold_cell(t, k, sv + 3 * off[k], cls + off[k], snap);
+            changed |= unbend(t, k, sv + 3 * off[k], cls + off[k], snap);
+            changed |= mark_caps(t, k, d, cls + off[k], snap, 1); /* a cap goes whole or stays */
         }
     }
     if (rc == 0 && d > 0 && changed)

@@ -8,7 +8,6 @@
 #include "tess/tess_internal.h"
 #include "util/vec3.h"
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,31 +84,13 @@ rve_status mesh_reg_box_complex(const rve_tess *t, const rve_reg_opts *ro, rve_r
     /* pieces labelled by cell index + 1 (the input raster's labels) until meshing */
     rve_cx *c = NULL;
     int nsnap = 0;
-    rve_status st = rve_cx_from_periodic(t, NULL, thr, &c, &nsnap, err);
+    rve_status st = rve_cx_from_periodic(t, NULL, ro->box_snap > 0 ? ro->box_snap * thr : 0, &c, &nsnap, err);
+    if (st != RVE_OK && st != RVE_ENOMEM && ro->box_snap > 0) { /* the snapped cut failed: cut as is */
+        nsnap = 0;
+        st = rve_cx_from_periodic(t, NULL, 0, &c, NULL, err);
+    }
     if (st != RVE_OK)
         return st;
-    if (getenv("RVE_DBG")) {
-        fprintf(stderr, "DBG snapped %d classes (thr %g)\n", nsnap, thr);
-        for (int k = 0; k < c->nc; k++) {
-            double mn[3] = {1e9, 1e9, 1e9}, mx[3] = {-1e9, -1e9, -1e9};
-            int dom = 0;
-            for (int f = 0; f < c->nf; f++) {
-                if (c->fc[2 * f] != k && c->fc[2 * f + 1] != k)
-                    continue;
-                if (c->fdom[f] >= 0)
-                    dom |= 1 << c->fdom[f];
-                for (int i = c->foff[f]; i < c->foff[f + 1]; i++)
-                    for (int a = 0; a < 3; a++) {
-                        mn[a] = fmin(mn[a], c->v[3 * c->fv[i] + a]);
-                        mx[a] = fmax(mx[a], c->v[3 * c->fv[i] + a]);
-                    }
-            }
-            for (int a = 0; a < 3; a++)
-                if ((dom >> (2 * a) & 3) && mx[a] - mn[a] < thr)
-                    fprintf(stderr, "DBG thin piece %d grain %d axis %d depth %g box %g..%g %g..%g %g..%g\n", k, c->cid[k], a,
-                            mx[a] - mn[a], mn[0], mx[0], mn[1], mx[1], mn[2], mx[2]);
-        }
-    }
     double *plane0 = cx_planes(c);
     *out = c;
     *plane0_out = plane0;
@@ -120,6 +101,7 @@ rve_status mesh_reg_box_complex(const rve_tess *t, const rve_reg_opts *ro, rve_r
         st = rve_err_set(err, RVE_EINTERNAL, NULL, "periodic cut: %s", why);
     if (st == RVE_OK)
         st = rve_cx_reg(c, plane0, thr, ro->max_angle, ro->max_passes, ro->remove_small_cells, rep, err);
+    rep->box_snapped = (size_t)nsnap; /* after rve_cx_reg, which clears the report */
     rve_map *own = NULL;
     if (st == RVE_OK && ro->min_angle > 0)
         st = mesh_input_raster(t, thr, &own, err);
