@@ -224,42 +224,39 @@ static int unfold_cell(const rve_tess *t, int k, const double *sv, const int *cl
 }
 
 /* Withdraw the snaps of the vertices of every face of cell k that the snap
- * bends by more than SNAP_MAX_BEND_DEG: a fan triangle (face vertex mean,
- * edge) turned that far from the face's mean plane (a face moved whole onto
- * a box plane turns but stays flat).  The collapses may bend a
- * face by max_angle (20 deg) in all; a snap that spends more than half of
- * it leaves them nothing to work with.  1 if any. */
+ * bends by more than SNAP_MAX_BEND_DEG, measured as the regularisation
+ * measures a face's bend: atan(h / r), h the largest distance of a vertex
+ * from the plane through the vertex mean along the vector area, r the
+ * radius of a disc of the face's area (a face moved whole onto a box plane
+ * turns but stays flat).  The collapses keep every face within max_angle
+ * (default 20 deg); a snap past it would leave them stuck.  1 if any. */
 #define SNAP_MAX_BEND_DEG 20.0
 static int unbend(const rve_tess *t, int k, const double *sv, const int *cls, unsigned char *snap)
 {
     const rve_tess_poly *c = &t->cells[k];
-    double cmax = cos(SNAP_MAX_BEND_DEG * M_PI / 180);
     int changed = 0;
     for (int f = 0; f < c->nf; f++) {
-        int a0 = c->foff[f], n = c->foff[f + 1] - a0, moved = 0, bad = 0;
+        int a0 = c->foff[f], n = c->foff[f + 1] - a0, moved = 0;
         for (int j = 0; j < n && !moved; j++)
             moved = snap[cls[c->floop[a0 + j]]] != 0;
         if (!moved)
             continue;
-        double n0[3] = {0, 0, 0}, m[3] = {0, 0, 0};
-        for (int j = 0; j < n; j++) { /* Newell normal (the face's plane after the snap) */
+        double N[3] = {0, 0, 0}, m[3] = {0, 0, 0}, h = 0;
+        for (int j = 0; j < n; j++) { /* Newell vector area */
             const double *p = sv + 3 * c->floop[a0 + j], *q = sv + 3 * c->floop[a0 + (j + 1) % n];
-            n0[0] += (p[1] - q[1]) * (p[2] + q[2]);
-            n0[1] += (p[2] - q[2]) * (p[0] + q[0]);
-            n0[2] += (p[0] - q[0]) * (p[1] + q[1]);
+            N[0] += (p[1] - q[1]) * (p[2] + q[2]);
+            N[1] += (p[2] - q[2]) * (p[0] + q[0]);
+            N[2] += (p[0] - q[0]) * (p[1] + q[1]);
             for (int a = 0; a < 3; a++)
                 m[a] += sv[3 * c->floop[a0 + j] + a] / n;
         }
-        v3_normalize(n0);
-        for (int j = 0; j < n && !bad; j++) {
-            double u[3], w[3], x[3];
+        double area = 0.5 * v3_normalize(N);
+        for (int j = 0; j < n; j++) {
+            double u[3];
             v3_sub(u, sv + 3 * c->floop[a0 + j], m);
-            v3_sub(w, sv + 3 * c->floop[a0 + (j + 1) % n], m);
-            v3_cross(x, u, w);
-            double l = v3_normalize(x);
-            bad = l > 0 && v3_dot(x, n0) < cmax;
+            h = fmax(h, fabs(v3_dot(u, N)));
         }
-        if (!bad)
+        if (area > 0 && atan2(h, sqrt(area / M_PI)) <= SNAP_MAX_BEND_DEG * M_PI / 180)
             continue;
         for (int j = 0; j < n; j++)
             snap[cls[c->floop[a0 + j]]] = 0;
