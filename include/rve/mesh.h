@@ -64,7 +64,7 @@ typedef struct {
     double box_snap;   /* periodic tessellations: before the cut at the box faces, the
                           vertices of cells crossing a box plane by less than box_snap
                           times the threshold (thin caps) go onto it, where no face is
-                          bent by more than 20 deg nor a cell folded (docs/periodic.md);
+                          bent by more than 10 deg nor a cell folded (docs/periodic.md);
                           default 1; 0: off */
     /* optional progress of the polish (the long part): fraction done in [0, 1],
      * vertex moves so far and the current accuracy (0 before it is known) */

@@ -148,8 +148,9 @@ static void report(const cli_common *com, const rve_reg_opts *o, const rve_tess 
              rep.removed, secs, out);
     meshcli_print_reg(com, &rep);
     if (periodic)
-        cli_info(com, "  periodic: %d pieces of cells cut at the box faces (%zu caps merged into points), "
-                       "opposite box faces exact translates", r->n, rep.pieces_removed);
+        cli_info(com, "  periodic: %zu vertices of thin caps put onto the box planes before the cut; "
+                       "%d pieces of cells cut at the box faces (%zu caps merged into points), "
+                       "opposite box faces exact translates", rep.box_snapped, r->n, rep.pieces_removed);
     else
         meshcli_print_removed(com, t, r, ids);
     if (mpath)
@@ -167,6 +168,8 @@ static void report(const cli_common *com, const rve_reg_opts *o, const rve_tess 
         rve_json_kv_string(&j, "output", out);
         rve_json_kv_int(&j, "cells", t->n - t->nempty);
         meshcli_json_reg(&j, &rep);
+        if (periodic)
+            rve_json_kv_int(&j, "box_snapped", (long long)rep.box_snapped);
         if (mpath) {
             rve_json_kv_number(&j, "accuracy_before", acc0);
             rve_json_kv_number(&j, "accuracy_after", acc1);

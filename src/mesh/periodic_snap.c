@@ -230,7 +230,7 @@ static int unfold_cell(const rve_tess *t, int k, const double *sv, const int *cl
  * radius of a disc of the face's area (a face moved whole onto a box plane
  * turns but stays flat).  The collapses keep every face within max_angle
  * (default 20 deg); a snap past it would leave them stuck.  1 if any. */
-#define SNAP_MAX_BEND_DEG 20.0
+#define SNAP_MAX_BEND_DEG 10.0
 static int unbend(const rve_tess *t, int k, const double *sv, const int *cls, unsigned char *snap)
 {
     const rve_tess_poly *c = &t->cells[k];
