@@ -3,7 +3,7 @@
 # is the plane x = 1 + 0.3 threshold, so one of them crosses the box plane
 # x = 1 by 0.3 threshold over a wide area, among 38 random cells.  The box
 # complex used to keep that cap as a piece, which the collapses flattened
-# into a wedge (a short edge left, min q 0.005); the cut now puts the cap's
+# into a wedge (a short edge left, min q 0.005); with --box-snap the cut puts the cap's
 # vertices onto the plane first (docs/periodic.md).  Oracles that trust
 # nothing the code reports: the regularised .tess's edge lengths (awk),
 # Neper's q of every tetrahedron and every grain's meshed volume against its
@@ -27,7 +27,9 @@ check "tess periodic (a wide thin cap)" 0 "$RVE" tess --seeds "$d/seeds.txt" --p
 ncap=$(awk -v thr=$thr '/^ \*\*vertex/ { m = 1; getline; next } /^ \*\*/ { m = 0 }
     m { x = $2 < 0.5 ? $2 : $2 - 1; n += x > 0.29 * thr && x < 0.31 * thr } END { print n + 0 }' "$d/t.tess")
 ok "a face at x = 1 + 0.3 threshold ($ncap vertices)" '[ "$ncap" -gt 4 ]'
-check "reg periodic (a wide thin cap)" 0 "$RVE" reg "$d/t.tess" --length $thr -o "$d/r.tess" -q
+check "reg periodic --box-snap 1 (a wide thin cap)" 0 "$RVE" reg "$d/t.tess" --length $thr --box-snap 1 -o "$d/r.tess" -q
+check "--box-snap out of range" 2 "$RVE" reg "$d/t.tess" --box-snap -1 -o "$d/x.tess" -q
+ok "refused reg wrote nothing" '[ ! -e "$d/x.tess" ]'
 check "no edge below the threshold in the regularised tessellation (awk)" 0 awk -v thr=$thr '
     /^ \*\*vertex/ { mode = 1; getline; next } /^ \*\*edge/ { mode = 2; getline; next } /^ \*\*/ { mode = 0 }
     mode == 1 { x[$1] = $2; y[$1] = $3; z[$1] = $4 }

@@ -65,7 +65,7 @@ typedef struct {
                           vertices of cells crossing a box plane by less than box_snap
                           times the threshold (thin caps) go onto it, where no face is
                           bent by more than 10 deg nor a cell folded (docs/periodic.md);
-                          default 1; 0: off */
+                          default 0: off (it helps some RVEs and hurts others) */
     /* optional progress of the polish (the long part): fraction done in [0, 1],
      * vertex moves so far and the current accuracy (0 before it is known) */
     void (*progress)(void *ctx, double frac, size_t moves, double accuracy);
