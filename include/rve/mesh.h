@@ -61,6 +61,11 @@ typedef struct {
                           min_angle.  NULL: the polish keeps to the input tessellation
                           instead (its raster at threshold / 2) */
     const int *ids;    /* grain label of each cell in map (NULL: cell i is grain i + 1) */
+    double box_snap;   /* periodic tessellations: before the cut at the box faces, the
+                          vertices of cells crossing a box plane by less than box_snap
+                          times the threshold (thin caps) go onto it, where no face is
+                          bent by more than 10 deg nor a cell folded (docs/periodic.md);
+                          default 0: off (it helps some RVEs and hurts others) */
     /* optional progress of the polish (the long part): fraction done in [0, 1],
      * vertex moves so far and the current accuracy (0 before it is known) */
     void (*progress)(void *ctx, double frac, size_t moves, double accuracy);
@@ -95,6 +100,8 @@ typedef struct {
     int acc_vs_input;
     /* periodic box complexes: the angle polish's grouped moves of box-face
      * vertices (with their periodic copies), why the trial steps failed */
+    size_t box_snapped;                /* periodic: vertices put onto a box plane before
+                                          the cut (thin caps removed; box_snap) */
     size_t group_tried;                /* groups tried (angle stage) */
     size_t group_moved;                /* of them, moved */
     size_t group_refused[6];           /* trial steps refused: 0 a copy's cell stars meet,

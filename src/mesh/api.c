@@ -242,7 +242,7 @@ rve_status rve_mesh_tess(const rve_tess *t, const int *ids, const rve_mesh_opts 
     double cl = o->cl > 0 ? o->cl : o->rcl * 0.5 * cbrt(vol / nonempty);
     rve_cx *c;
     /* periodic: the cells are cut at the box faces into pieces first */
-    rve_status st = has_periodic(t) ? rve_cx_from_periodic(t, ids, &c, err)
+    rve_status st = has_periodic(t) ? rve_cx_from_periodic(t, ids, 0, &c, NULL, err)
                                     : rve_cx_from_tess(t, &c, NULL, err);
     if (st != RVE_OK)
         return st;

@@ -14,8 +14,12 @@ rve_status rve_cx_mesh(const rve_cx *c, const rve_mesh_opts *o, double cl,
 /* Complex of a periodic tessellation cut at the box faces: every cell
  * crossing a box face becomes several pieces (cells of the complex with the
  * grain label ids[k], or k + 1), translated into the box; faces on opposite
- * box faces are exact translates of each other and linked by fper. */
-rve_status rve_cx_from_periodic(const rve_tess *t, const int *ids, rve_cx **out, rve_err *err);
+ * box faces are exact translates of each other and linked by fper.  Vertices
+ * within snap (> 0) of a box plane are put onto it first, which removes the
+ * caps thinner than snap (periodic_snap.c); *nsnap (may be NULL) receives
+ * how many vertices moved. */
+rve_status rve_cx_from_periodic(const rve_tess *t, const int *ids, double snap, rve_cx **out,
+                                int *nsnap, rve_err *err);
 /* Periodic node pairs of m (m->lo, hi, periodic set) by exact coordinates;
  * RVE_EINTERNAL if a node on an upper box face has no exact translate. */
 rve_status rve_mesh_pair_nodes(rve_mesh *m, rve_err *err);

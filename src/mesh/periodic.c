@@ -18,177 +18,12 @@
  * opposite box faces are matched through those copies (rve_cx.fper). */
 #include "config.h"
 #include "mesh/mesh_internal.h"
+#include "mesh/periodic_internal.h"
 #include "util/vec3.h"
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ------------------------------------------------ convex polyhedron clip */
-/* A convex polyhedron being cut: vertex loops, counter-clockwise seen from
- * outside, and per face the domain plane it lies on (-1 inside the box). */
-typedef struct {
-    int nv, nf, nfv;
-    int cv, cf, cfv; /* capacities */
-    double *v;
-    int *foff, *fv, *fdom;
-} cpoly;
-
-static void cpoly_free(cpoly *p)
-{
-    free(p->v);
-    free(p->foff);
-    free(p->fv);
-    free(p->fdom);
-    memset(p, 0, sizeof *p);
-}
-
-/* Make room for nv vertices, nf faces and nfv incidences; -1 out of memory. */
-static int cpoly_reserve(cpoly *p, int nv, int nf, int nfv)
-{
-    if (nv > p->cv) {
-        double *x = realloc(p->v, (size_t)(3 * nv) * sizeof *x);
-        if (!x)
-            return -1;
-        p->v = x;
-        p->cv = nv;
-    }
-    if (nf + 1 > p->cf) {
-        int *a = realloc(p->foff, (size_t)(nf + 1) * sizeof *a);
-        if (a)
-            p->foff = a;
-        int *b = realloc(p->fdom, (size_t)(nf + 1) * sizeof *b);
-        if (b)
-            p->fdom = b;
-        if (!a || !b)
-            return -1;
-        p->cf = nf + 1;
-    }
-    if (nfv > p->cfv) {
-        int *a = realloc(p->fv, (size_t)nfv * sizeof *a);
-        if (!a)
-            return -1;
-        p->fv = a;
-        p->cfv = nfv;
-    }
-    return 0;
-}
-
-typedef struct {
-    int i, j, k; /* edge i-j (i < j) cut at new vertex k */
-} ecut;
-
-/* Order the on-plane vertices ids[0..n) counter-clockwise about the cap's
- * outward normal (sign * e_axis): angle sort in the plane, which is exact
- * enough for a convex section. */
-static void cap_order(const cpoly *p, int *ids, int n, int axis, int sign)
-{
-    int u = (axis + 1) % 3, w = (axis + 2) % 3;
-    double cu = 0, cw = 0;
-    for (int i = 0; i < n; i++) {
-        cu += p->v[3 * ids[i] + u] / n;
-        cw += p->v[3 * ids[i] + w] / n;
-    }
-    double ang[64];
-    for (int i = 0; i < n; i++)
-        ang[i] = sign * atan2(p->v[3 * ids[i] + w] - cw, p->v[3 * ids[i] + u] - cu);
-    for (int i = 1; i < n; i++) /* insertion sort: sections have few vertices */
-        for (int j = i; j > 0 && ang[j] < ang[j - 1]; j--) {
-            double a = ang[j];
-            ang[j] = ang[j - 1];
-            ang[j - 1] = a;
-            int t = ids[j];
-            ids[j] = ids[j - 1];
-            ids[j - 1] = t;
-        }
-}
-
-/* Keep the part of in where x[axis] >= P (ge) or <= P (!ge) into out; the
- * new face on the plane gets domain plane dom.  Returns 0, -1 out of memory,
- * -2 a section too complex for a convex cell (more than 64 vertices). */
-static int cpoly_clip(const cpoly *in, cpoly *out, int axis, double P, int ge, int dom)
-{
-    int nv = in->nv, nf = in->nf;
-    out->nv = out->nf = out->nfv = 0;
-    int ncut = 0, cap_n = 0, cap[64];
-    /* at most one new vertex per edge (nfv / 2 edges) and one new face */
-    if (cpoly_reserve(out, nv + in->nfv / 2 + 1, nf + 1, in->nfv * 2 + 64) != 0)
-        return -1;
-    int *map = malloc((size_t)(nv + 1) * sizeof *map);
-    ecut *cuts = malloc((size_t)(in->nfv / 2 + 1) * sizeof *cuts);
-    double *d = malloc((size_t)(nv + 1) * sizeof *d);
-    if (!map || !cuts || !d) {
-        free(map);
-        free(cuts);
-        free(d);
-        return -1;
-    }
-    for (int i = 0; i < nv; i++) {
-        d[i] = ge ? P - in->v[3 * i + axis] : in->v[3 * i + axis] - P; /* inside: d <= 0 */
-        map[i] = -1;
-    }
-    int rc = 0;
-    for (int f = 0; f < nf && rc == 0; f++) {
-        int a0 = in->foff[f], n = in->foff[f + 1] - a0, start = out->nfv;
-        out->foff[out->nf] = start;
-        for (int s = 0; s < n; s++) {
-            int i = in->fv[a0 + s], j = in->fv[a0 + (s + 1) % n];
-            if (d[i] <= 0) {
-                if (map[i] < 0) {
-                    map[i] = out->nv++;
-                    v3_copy(out->v + 3 * map[i], in->v + 3 * i);
-                    if (d[i] == 0 && cap_n < 64)
-                        cap[cap_n++] = map[i];
-                    else if (d[i] == 0)
-                        rc = -2;
-                }
-                out->fv[out->nfv++] = map[i];
-            }
-            if ((d[i] < 0 && d[j] > 0) || (d[i] > 0 && d[j] < 0)) {
-                int lo = i < j ? i : j, hi = i < j ? j : i, k = -1;
-                for (int c = 0; c < ncut && k < 0; c++)
-                    if (cuts[c].i == lo && cuts[c].j == hi)
-                        k = cuts[c].k;
-                if (k < 0) {
-                    const double *a = in->v + 3 * lo, *b = in->v + 3 * hi;
-                    double t = (P - a[axis]) / (b[axis] - a[axis]), *x;
-                    k = out->nv++;
-                    x = out->v + 3 * k;
-                    for (int c = 0; c < 3; c++)
-                        x[c] = a[c] + t * (b[c] - a[c]);
-                    x[axis] = P; /* on the plane exactly */
-                    cuts[ncut].i = lo;
-                    cuts[ncut].j = hi;
-                    cuts[ncut++].k = k;
-                    if (cap_n < 64)
-                        cap[cap_n++] = k;
-                    else
-                        rc = -2;
-                }
-                out->fv[out->nfv++] = k;
-            }
-        }
-        if (out->nfv - start >= 3) {
-            out->fdom[out->nf++] = in->fdom[f];
-        } else {
-            out->nfv = start;
-        }
-    }
-    if (rc == 0 && cap_n >= 3 && out->nf > 0) {
-        cap_order(out, cap, cap_n, axis, ge ? -1 : 1);
-        out->foff[out->nf] = out->nfv;
-        for (int i = 0; i < cap_n; i++)
-            out->fv[out->nfv++] = cap[i];
-        out->fdom[out->nf++] = dom;
-    }
-    out->foff[out->nf] = out->nfv;
-    if (out->nf < 4) /* nothing (or a sliver of no volume) on this side */
-        out->nf = out->nfv = out->nv = 0;
-    free(map);
-    free(cuts);
-    free(d);
-    return rc;
-}
 
 /* ------------------------------------------------------ pieces of all cells */
 typedef struct {
@@ -216,7 +51,7 @@ static void pieces_free(pieces *s)
 }
 
 /* Append piece p (cell k, translated by -g L, snapped onto the box planes). */
-static int pieces_add(pieces *s, const cpoly *p, int k, const int g[3], const rve_tess *t, double eps)
+static int pieces_add(pieces *s, const mesh_cpoly *p, int k, const int g[3], const rve_tess *t, double eps)
 {
     if (s->nv + p->nv > s->cv) {
         int c = 2 * (s->nv + p->nv) + 64;
@@ -288,21 +123,51 @@ static int pieces_add(pieces *s, const cpoly *p, int k, const int g[3], const rv
     return 0;
 }
 
-/* Cut cell k into the lattice boxes it meets; the pieces go to s. */
-static int cut_cell(const rve_tess *t, int k, pieces *s, cpoly buf[2], double eps)
+/* Faces of p (lattice box g) lying wholly on one of its periodic box
+ * planes (a cell touching a plane after the snap) become box faces. */
+static void tag_plane_faces(mesh_cpoly *p, const int g[3], const rve_tess *t)
+{
+    for (int f = 0; f < p->nf; f++)
+        for (int a = 0; a < 3 && p->fdom[f] < 0; a++) {
+            if (!t->periodic[a])
+                continue;
+            for (int side = 0; side < 2; side++) {
+                double P = mesh_periodic_plane(t, a, g[a] + side);
+                int on = 1;
+                for (int i = p->foff[f]; i < p->foff[f + 1] && on; i++)
+                    on = p->v[3 * p->fv[i] + a] == P;
+                if (on)
+                    p->fdom[f] = 2 * a + side;
+            }
+        }
+}
+
+/* Cut cell k (vertices cv, snapped) into the lattice boxes it meets; the
+ * pieces go to s. */
+static int cut_cell(const rve_tess *t, int k, const double *cv, pieces *s, mesh_cpoly buf[2], double eps)
 {
     const rve_tess_poly *c = &t->cells[k];
     int gmin[3], gmax[3];
     for (int a = 0; a < 3; a++) {
         double mn = INFINITY, mx = -INFINITY, L = t->hi[a] - t->lo[a];
         for (int i = 0; i < c->nv; i++) {
-            mn = fmin(mn, c->v[3 * i + a]);
-            mx = fmax(mx, c->v[3 * i + a]);
+            mn = fmin(mn, cv[3 * i + a]);
+            mx = fmax(mx, cv[3 * i + a]);
         }
         gmin[a] = gmax[a] = 0;
         if (t->periodic[a]) {
+            /* boxes the cell has volume in: a cell touching a plane from
+             * one side (a snapped vertex) does not cross it */
             gmin[a] = (int)floor((mn - t->lo[a]) / L);
             gmax[a] = (int)floor((mx - t->lo[a]) / L);
+            if (mesh_periodic_plane(t, a, gmin[a] + 1) <= mn)
+                gmin[a]++;
+            else if (mesh_periodic_plane(t, a, gmin[a]) > mn)
+                gmin[a]--;
+            if (mesh_periodic_plane(t, a, gmax[a]) >= mx)
+                gmax[a]--;
+            else if (mesh_periodic_plane(t, a, gmax[a] + 1) < mx)
+                gmax[a]++;
         }
         if (gmax[a] - gmin[a] > 4)
             return -2; /* a cell wider than the box: refused by the caller */
@@ -311,10 +176,10 @@ static int cut_cell(const rve_tess *t, int k, pieces *s, cpoly buf[2], double ep
     for (g[0] = gmin[0]; g[0] <= gmax[0]; g[0]++)
         for (g[1] = gmin[1]; g[1] <= gmax[1]; g[1]++)
             for (g[2] = gmin[2]; g[2] <= gmax[2]; g[2]++) {
-                cpoly *cur = &buf[0], *nxt = &buf[1];
-                if (cpoly_reserve(cur, c->nv, c->nf, c->nfv) != 0)
+                mesh_cpoly *cur = &buf[0], *nxt = &buf[1];
+                if (mesh_cpoly_reserve(cur, c->nv, c->nf, c->nfv) != 0)
                     return -1;
-                memcpy(cur->v, c->v, (size_t)(3 * c->nv) * sizeof(double));
+                memcpy(cur->v, cv, (size_t)(3 * c->nv) * sizeof(double));
                 memcpy(cur->foff, c->foff, (size_t)(c->nf + 1) * sizeof(int));
                 memcpy(cur->fv, c->floop, (size_t)c->nfv * sizeof(int));
                 for (int f = 0; f < c->nf; f++)
@@ -327,14 +192,15 @@ static int cut_cell(const rve_tess *t, int k, pieces *s, cpoly buf[2], double ep
                         int gk = g[a] + side;
                         if ((side == 0 && g[a] == gmin[a]) || (side == 1 && g[a] == gmax[a]))
                             continue; /* the cell does not cross this plane */
-                        double P = t->lo[a] + gk * (t->hi[a] - t->lo[a]);
-                        int rc = cpoly_clip(cur, nxt, a, P, side == 0, 2 * a + side);
+                        double P = mesh_periodic_plane(t, a, gk);
+                        int rc = mesh_cpoly_clip(cur, nxt, a, P, side == 0, 2 * a + side);
                         if (rc != 0)
                             return rc;
-                        cpoly *x = cur;
+                        mesh_cpoly *x = cur;
                         cur = nxt;
                         nxt = x;
                     }
+                tag_plane_faces(cur, g, t);
                 if (cur->nf > 0 && pieces_add(s, cur, k, g, t, eps) != 0)
                     return -1;
             }
@@ -342,61 +208,6 @@ static int cut_cell(const rve_tess *t, int k, pieces *s, cpoly buf[2], double ep
 }
 
 /* --------------------------------------------------- merging the vertices */
-/* Canonical points merged within eps: a hash of grid cells of size 2 eps
- * (a point's partners within eps lie in the 27 cells around it). */
-typedef struct {
-    int64_t *key; /* 3 per slot */
-    int *head;    /* first class in the slot's chain, -1 empty */
-    size_t cap;
-    int *next;    /* per class: next class in the same grid cell */
-    double *rep;  /* per class: canonical coordinates */
-    int ncls;
-} vmerge;
-
-static size_t vm_slot(const vmerge *m, const int64_t k[3], int *found)
-{
-    uint64_t h = (uint64_t)k[0] * 0x9E3779B97F4A7C15ull ^ (uint64_t)k[1] * 0xC2B2AE3D27D4EB4Full ^
-                 (uint64_t)k[2] * 0x165667B19E3779F9ull;
-    size_t i = (size_t)(h >> 20) & (m->cap - 1);
-    while (m->head[i] >= 0 &&
-           !(m->key[3 * i] == k[0] && m->key[3 * i + 1] == k[1] && m->key[3 * i + 2] == k[2]))
-        i = (i + 1) & (m->cap - 1);
-    *found = m->head[i] >= 0;
-    return i;
-}
-
-/* Class of canonical point x (a new one if no class lies within eps). */
-static int vm_find(vmerge *m, const double x[3], double h, double eps)
-{
-    int64_t k[3], q[3];
-    for (int a = 0; a < 3; a++)
-        k[a] = (int64_t)floor(x[a] / h);
-    for (int dx = -1; dx <= 1; dx++)
-        for (int dy = -1; dy <= 1; dy++)
-            for (int dz = -1; dz <= 1; dz++) {
-                int found;
-                q[0] = k[0] + dx;
-                q[1] = k[1] + dy;
-                q[2] = k[2] + dz;
-                size_t s = vm_slot(m, q, &found);
-                for (int c = found ? m->head[s] : -1; c >= 0; c = m->next[c]) {
-                    const double *r = m->rep + 3 * c;
-                    if (fabs(r[0] - x[0]) <= eps && fabs(r[1] - x[1]) <= eps && fabs(r[2] - x[2]) <= eps)
-                        return c;
-                }
-            }
-    int found, c = m->ncls++;
-    size_t s = vm_slot(m, k, &found);
-    if (!found) {
-        memcpy(m->key + 3 * s, k, sizeof k);
-        m->head[s] = -1;
-    }
-    m->next[c] = m->head[s];
-    m->head[s] = c;
-    v3_copy(m->rep + 3 * c, x);
-    return c;
-}
-
 /* Map every piece vertex to a merged vertex: vid[i] in [0, *nout), with
  * coordinates *vout and (class, mask) in vcls / vmask; (*vcm)[8 class + mask]
  * is the merged vertex of a class and mask (-1 if none). */
@@ -404,25 +215,17 @@ static rve_status merge_vertices(const rve_tess *t, const pieces *s, double eps,
                                  double **vout, int **vcls, unsigned char **vmask, int **vcm,
                                  int *nout, rve_err *err)
 {
-    vmerge m = {0};
-    m.cap = 16;
-    while (m.cap < 2 * (size_t)s->nv + 16)
-        m.cap *= 2;
-    m.key = malloc(3 * m.cap * sizeof *m.key);
-    m.head = malloc(m.cap * sizeof *m.head);
-    m.next = malloc(((size_t)s->nv + 1) * sizeof *m.next);
-    m.rep = malloc((3 * (size_t)s->nv + 1) * sizeof *m.rep);
+    mesh_vmerge m;
+    int vm_rc = mesh_vmerge_init(&m, (size_t)s->nv);
     int *cm = NULL; /* 8 per class: merged vertex of each mask */
     int *ccls = malloc(((size_t)s->nv + 1) * sizeof *ccls);
     unsigned char *cmask = malloc((size_t)s->nv + 1);
     double *v = malloc((3 * (size_t)s->nv + 1) * sizeof *v);
     rve_status st = RVE_OK;
-    if (!m.key || !m.head || !m.next || !m.rep || !ccls || !cmask || !v) {
+    if (vm_rc != 0 || !ccls || !cmask || !v) {
         st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
         goto done;
     }
-    for (size_t i = 0; i < m.cap; i++)
-        m.head[i] = -1;
     int *cls = vid; /* classes first, merged ids after */
     unsigned char *mask = cmask;
     for (int i = 0; i < s->nv; i++) {
@@ -434,7 +237,7 @@ static rve_status merge_vertices(const rve_tess *t, const pieces *s, double eps,
                 mask[i] |= (unsigned char)(1u << a);
                 x[a] = t->lo[a];
             }
-        cls[i] = vm_find(&m, x, 2 * eps, eps);
+        cls[i] = mesh_vmerge_find(&m, x, 2 * eps, eps);
     }
     cm = malloc((8 * (size_t)m.ncls + 1) * sizeof *cm);
     if (!cm) {
@@ -469,10 +272,7 @@ static rve_status merge_vertices(const rve_tess *t, const pieces *s, double eps,
     ccls = NULL;
     cmask = NULL;
 done:
-    free(m.key);
-    free(m.head);
-    free(m.next);
-    free(m.rep);
+    mesh_vmerge_free(&m);
     free(cm);
     free(ccls);
     free(cmask);
@@ -767,7 +567,8 @@ static rve_status assemble(const rve_tess *t, const int *ids, const pieces *s, c
     return RVE_OK;
 }
 
-rve_status rve_cx_from_periodic(const rve_tess *t, const int *ids, rve_cx **out, rve_err *err)
+rve_status rve_cx_from_periodic(const rve_tess *t, const int *ids, double snap, rve_cx **out,
+                                int *nsnap, rve_err *err)
 {
     *out = NULL;
     double scale = 0;
@@ -776,20 +577,29 @@ rve_status rve_cx_from_periodic(const rve_tess *t, const int *ids, rve_cx **out,
     /* far above the rounding of voro++'s vertices, far below any real edge */
     double eps = 1e-9 * scale;
     pieces s = {0};
-    cpoly buf[2] = {{0}, {0}};
+    mesh_cpoly buf[2] = {{0}, {0}};
     rve_status st = RVE_OK;
+    double *sv = NULL;
+    size_t *off = NULL;
+    int ns = 0;
+    if (mesh_periodic_snap(t, snap, eps, &sv, &off, &ns) != 0)
+        st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    if (nsnap)
+        *nsnap = ns;
     for (int k = 0; k < t->n && st == RVE_OK; k++) {
         if (t->cells[k].nv == 0)
             continue;
-        int rc = cut_cell(t, k, &s, buf, eps);
+        int rc = cut_cell(t, k, sv + 3 * off[k], &s, buf, eps);
         if (rc == -1)
             st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
         else if (rc != 0)
             st = rve_err_set(err, RVE_EDATA, NULL,
                              "cell %d is too large or complex to be cut by the periodic box", k + 1);
     }
-    cpoly_free(&buf[0]);
-    cpoly_free(&buf[1]);
+    mesh_cpoly_free(&buf[0]);
+    mesh_cpoly_free(&buf[1]);
+    free(sv);
+    free(off);
     int *vid = NULL, *vcls = NULL, *vcm = NULL, *fsrc = NULL, *fc = NULL, nv = 0, nf = 0;
     unsigned char *vmask = NULL;
     double *v = NULL;

@@ -18,6 +18,7 @@ void rve_reg_opts_default(rve_reg_opts *o)
     o->min_angle = 12;
     o->map = NULL;
     o->ids = NULL;
+    o->box_snap = 0;
     o->progress = NULL;
     o->progress_ctx = NULL;
 }

@@ -83,7 +83,12 @@ rve_status mesh_reg_box_complex(const rve_tess *t, const rve_reg_opts *ro, rve_r
         return ts;
     /* pieces labelled by cell index + 1 (the input raster's labels) until meshing */
     rve_cx *c = NULL;
-    rve_status st = rve_cx_from_periodic(t, NULL, &c, err);
+    int nsnap = 0;
+    rve_status st = rve_cx_from_periodic(t, NULL, ro->box_snap > 0 ? ro->box_snap * thr : 0, &c, &nsnap, err);
+    if (st != RVE_OK && st != RVE_ENOMEM && ro->box_snap > 0) { /* the snapped cut failed: cut as is */
+        nsnap = 0;
+        st = rve_cx_from_periodic(t, NULL, 0, &c, NULL, err);
+    }
     if (st != RVE_OK)
         return st;
     double *plane0 = cx_planes(c);
@@ -96,6 +101,7 @@ rve_status mesh_reg_box_complex(const rve_tess *t, const rve_reg_opts *ro, rve_r
         st = rve_err_set(err, RVE_EINTERNAL, NULL, "periodic cut: %s", why);
     if (st == RVE_OK)
         st = rve_cx_reg(c, plane0, thr, ro->max_angle, ro->max_passes, ro->remove_small_cells, rep, err);
+    rep->box_snapped = (size_t)nsnap; /* after rve_cx_reg, which clears the report */
     rve_map *own = NULL;
     if (st == RVE_OK && ro->min_angle > 0)
         st = mesh_input_raster(t, thr, &own, err);
