@@ -52,6 +52,15 @@ typedef struct {
      * rasterisation) of the state just reached, objective its exact Eq. 6.5. */
     void (*progress)(void *ctx, int stage, int sweep, double frac, double objective, double accuracy);
     void *progress_ctx;
+    /* The distributed fit's hooks (src/mpi, docs/mpi.md); NULL (the default)
+     * for the serial fit.  Arrays of n = the grains of the map, label order. */
+    const double *init_seed;       /* 3n physical: start from these seeds instead of the centroids */
+    const double *init_weight;     /* n Neper weights of those seeds (with init_seed) */
+    const unsigned char *frozen;   /* n: 1 = this seed and weight are never moved (the seeds of
+                                    * grains another process fits); the seeds are then not brought
+                                    * back into the box either (the weights keep their gauge:
+                                    * a frozen seed's returned weight w' gives the common shift
+                                    * w^2 - w'^2 of the returned weights) */
 } rve_fit_opts;
 
 /* Defaults: see rve_fit_opts_init in src/optim/fit.c and docs/fit.md. */

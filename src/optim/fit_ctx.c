@@ -51,6 +51,7 @@ void fitctx_free(fitctx *F)
     free(F->E);
     free(F->A);
     free(F->valid);
+    free(F->xfix);
     memset(F, 0, sizeof *F);
 }
 
@@ -332,6 +333,17 @@ void fit_to_internal(const fitctx *F, const double *seed, const double *weight, 
     }
 }
 
+/* The frozen seeds back to their values (after a stage that moves every
+ * seed through another parametrisation). */
+void fit_restore_frozen(const fitctx *F, double *x)
+{
+    if (!F->frozen)
+        return;
+    for (int k = 0; k < F->n; k++)
+        if (F->frozen[k])
+            memcpy(x + 4 * (size_t)k, F->xfix + 4 * (size_t)k, 4 * sizeof(double));
+}
+
 rve_status rve_fit_initial(const rve_map *m, rve_fit_result *r, rve_err *err)
 {
     memset(r, 0, sizeof *r);
@@ -366,6 +378,10 @@ rve_status rve_fit_initial(const rve_map *m, rve_fit_result *r, rve_err *err)
  * term common to all cells, so every point keeps its cell. */
 void fit_keep_inside(const fitctx *F, double *x)
 {
+    if (F->frozen) { /* the frozen seeds fix the diagram's gauge: no transform */
+        fit_restore_frozen(F, x);
+        return;
+    }
     double c[3], l = 1;
     v3_scale(c, F->hi, 0.5);
     for (int k = 0; k < F->n; k++)
