@@ -132,10 +132,8 @@ rve_status mpi_build_slab(const rve_mpi_seeds *src, const double lo[3], const do
         info->rounds = round, info->ghost = g, info->seeds_kept = k.m;
         if (k.m == 0)
             break; /* no seed near: no owned cell */
-        if (k.m > INT32_MAX) {
-            st = rve_err_set(err, RVE_EUSAGE, "", "more than 2^31 - 1 seeds in one slab");
+        if ((st = mpi_kept_check(&k, err)) != RVE_OK)
             break;
-        }
         rve_tess *t = NULL;
         st = rve_tess_build(k.s, (int)k.m, lo, hi, per, &to, &t, err);
         if (st != RVE_OK)
@@ -299,10 +297,8 @@ rve_status rve_mpi_tess_cells(MPI_Comm comm, const rve_mpi_seeds *seeds, const d
     if (!info)
         info = &dummy;
     memset(info, 0, sizeof *info);
-    rve_status st = RVE_OK;
-    if (!seeds || seeds->n < 1 || seeds->n > INT32_MAX || (!seeds->all && (!seeds->reset || !seeds->next)))
-        st = rve_err_set(err, RVE_EUSAGE, "", "distributed tess: no seeds");
-    else if (!(hi[0] > lo[0] && hi[1] > lo[1] && hi[2] > lo[2]))
+    rve_status st = mpi_seeds_check(seeds, "tess", err);
+    if (st == RVE_OK && !(hi[0] > lo[0] && hi[1] > lo[1] && hi[2] > lo[2]))
         st = rve_err_set(err, RVE_EUSAGE, "", "distributed tess: empty box");
     double z0 = lo[2] + (hi[2] - lo[2]) * rank / size, z1 = rank == size - 1 ? hi[2] : lo[2] + (hi[2] - lo[2]) * (rank + 1) / size;
     mpi_owned o;
