@@ -169,6 +169,11 @@ static rve_status fit_once(const rve_map *m, const rve_fit_opts *opts, double t0
         goto done;
     r->obj_final = r->obj_polish;
     fit_to_physical(&F, R.xbest, r->seed, r->weight);
+    r->weight_shift = 0; /* as fit_to_physical: the smallest t if negative, in physical units */
+    for (int k = 0; k < n; k++)
+        if (R.xbest[4 * k + 3] < r->weight_shift)
+            r->weight_shift = R.xbest[4 * k + 3];
+    r->weight_shift *= F.L * F.L;
     st = rve_fit_quality(m, n, r->seed, r->weight, &r->acc_final, &r->iou_min, &r->iou_median,
                          &r->empty_cells, NULL, err);
     if (st != RVE_OK)
