@@ -135,6 +135,56 @@ rve_status rve_mpi_pvol_solve(MPI_Comm comm, size_t n, const double *seeds, cons
                               const double *target, double *weights, const rve_pvol_params *p, rve_pvol_info *info,
                               rve_err *err);
 
+/* ------------------------------------------------------ distributed fit */
+/* Where the grain map of a distributed fit comes from: the grid of the
+ * whole map, and a reader of any range of its z layers [k0, k1) as a map
+ * of its own (nx ny (k1 - k0) voxels, origin at layer k0; nlabels: the
+ * largest label of those layers).  A rank reads its slab, then its slab
+ * plus the halo; it never asks for more. */
+typedef struct {
+    int nx, ny, nz;
+    double h[3], origin[3];
+    rve_status (*read)(void *ctx, int k0, int k1, rve_map **out, rve_err *err);
+    void *ctx;
+} rve_mpi_map_src;
+
+/* A source over a map held in memory (every rank read it whole: formats
+ * that cannot be read in part).  m must outlive src.  Not collective. */
+void rve_mpi_map_src_memory(const rve_map *m, rve_mpi_map_src *src);
+
+/* What a distributed fit did. */
+typedef struct {
+    int k0, k1;           /* this rank's layers */
+    int s0, s1;           /* the layers it read: slab and halo */
+    int halo;             /* halo depth in layers: the largest z extent of a grain (same everywhere) */
+    int grains;           /* grains of the whole map (same everywhere) */
+    int owned;            /* grains owned by this rank (centroid layer in its slab) */
+    int sub_grains;       /* grains present in its slab and halo (owned + frozen) */
+    int rounds;           /* exchange rounds run */
+    double acc_round[16]; /* accuracy after round r (0: the initial guess), rounds + 1 values */
+    double seconds_fit;   /* this rank's wall time in the sub-fits */
+} rve_mpi_fit_info;
+
+#define RVE_MPI_FIT_ROUNDS_MAX 15
+
+/* Fit a Laguerre tessellation to the grain map of src (rve_fit's problem:
+ * cell i = the i-th label present, label order), distributed by z slabs.
+ * Each rank reads its slab; the per-grain voxel counts, centroids and z
+ * extents are summed over the ranks; the halo is the largest grain's z
+ * extent, so that a grain whose centroid lies in a slab lies whole in that
+ * slab plus the halo.  Every rank starts from the serial fit's initial guess
+ * (centroids, equivalent-sphere weights) of the whole map, then, `rounds`
+ * times: runs rve_fit with the options o on its slab plus halo, moving only
+ * the seeds it owns (the other grains' seeds frozen: rve_fit_opts.frozen),
+ * and the owned seeds and weights are exchanged (one MPI_Allreduce of 4
+ * doubles per grain).  The accuracy (fraction of non-void voxels whose cell
+ * is their grain) of every round is measured on each rank's slab against
+ * all seeds and summed; the best state is returned (r: n, label, seed,
+ * weight, acc_init, acc_final; the same on every rank).  With one rank, the
+ * fit is rve_fit of the whole map. */
+rve_status rve_mpi_fit(MPI_Comm comm, const rve_mpi_map_src *src, const rve_fit_opts *o, int rounds,
+                       rve_fit_result *r, rve_mpi_fit_info *info, rve_err *err);
+
 #ifdef __cplusplus
 }
 #endif
