@@ -161,23 +161,29 @@ typedef struct {
     int owned;            /* grains owned by this rank (centroid layer in its slab) */
     int sub_grains;       /* grains present in its slab and halo (owned + frozen) */
     int rounds;           /* exchange rounds run */
+    int colours;          /* rank colours of the frozen rounds (same everywhere) */
     double acc_round[16]; /* accuracy after round r (0: the initial guess), rounds + 1 values */
     double seconds_fit;   /* this rank's wall time in the sub-fits */
 } rve_mpi_fit_info;
 
-#define RVE_MPI_FIT_ROUNDS_MAX 15
+#define RVE_MPI_FIT_ROUNDS_MAX 15 /* acc_round holds rounds + 1 values */
 
 /* Fit a Laguerre tessellation to the grain map of src (rve_fit's problem:
  * cell i = the i-th label present, label order), distributed by z slabs.
  * Each rank reads its slab; the per-grain voxel counts, centroids and z
  * extents are summed over the ranks; the halo is the largest grain's z
- * extent, so that a grain whose centroid lies in a slab lies whole in that
- * slab plus the halo.  Every rank starts from the serial fit's initial guess
- * (centroids, equivalent-sphere weights) of the whole map, then, `rounds`
- * times: runs rve_fit with the options o on its slab plus halo, moving only
- * the seeds it owns (the other grains' seeds frozen: rve_fit_opts.frozen),
- * and the owned seeds and weights are exchanged (one MPI_Allreduce of 4
- * doubles per grain).  The accuracy (fraction of non-void voxels whose cell
+ * extent, so that a grain whose centroid lies in a slab (the grains the rank
+ * owns) lies whole in that slab plus the halo.  Every rank starts from the
+ * serial fit's initial guess (centroids, equivalent-sphere weights) of the
+ * whole map.  Round 1: each rank runs rve_fit with the options o on its slab
+ * plus halo, all its grains free, and keeps the seeds it owns.  Then
+ * `sweeps` sweeps of coloured rounds: in a round the ranks of one colour
+ * (rank mod C, C = 2 + (halo - 1) / (nz / P), at most P: ranks fitting
+ * together are too far apart for their grains to touch) run rve_fit on their
+ * slab plus halo moving only the seeds they own, the others frozen
+ * (rve_fit_opts.frozen); at most RVE_MPI_FIT_ROUNDS_MAX rounds in all.
+ * After every round the owned seeds and weights are exchanged (one
+ * MPI_Allreduce of 4 doubles per grain).  The accuracy (fraction of non-void voxels whose cell
  * is their grain) of every round is measured on each rank's slab against
  * all seeds and summed; the best state is returned (r: n, label, seed,
  * weight, acc_init, acc_final; the same on every rank).  With one rank, the

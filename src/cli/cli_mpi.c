@@ -9,8 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Exchange rounds of the distributed fit (rve_mpi_fit, docs/mpi.md). */
-#define CLI_MPI_FIT_ROUNDS 2
+/* Sweeps of frozen rounds of the distributed fit after its overlapping
+ * round (rve_mpi_fit, docs/mpi.md); RVE_MPI_FIT_SWEEPS=N overrides. */
+#define CLI_MPI_FIT_SWEEPS 1
 
 /* The subcommands that run distributed under mpirun (docs/mpi.md). */
 static const char *const distributed[] = {"gen", "tess", "raster", "fit"};
@@ -322,9 +323,9 @@ int cli_mpi_fit(const cli_command *cmd, const cli_common *com, const char *mapf,
     if ((st = rve_mpi_agree(MPI_COMM_WORLD, st, &err)) == RVE_OK) {
         rve_mpi_map_src src;
         rve_mpi_map_src_memory(m, &src);
-        const char *ev = getenv("RVE_MPI_FIT_ROUNDS"); /* the exchange rounds (docs/mpi.md) */
-        int rounds = ev && atoi(ev) > 0 ? atoi(ev) : CLI_MPI_FIT_ROUNDS;
-        st = rve_mpi_fit(MPI_COMM_WORLD, &src, fo, rounds, &r, &info, &err);
+        const char *ev = getenv("RVE_MPI_FIT_SWEEPS");
+        int sweeps = ev && atoi(ev) >= 0 && ev[0] ? atoi(ev) : CLI_MPI_FIT_SWEEPS;
+        st = rve_mpi_fit(MPI_COMM_WORLD, &src, fo, sweeps, &r, &info, &err);
         if (st != RVE_OK && !err.file[0])
             snprintf(err.file, sizeof err.file, "%s", mapf);
     }
@@ -353,6 +354,7 @@ int cli_mpi_fit(const cli_command *cmd, const cli_common *com, const char *mapf,
             rve_json_kv_string(&j, "map", mapf);
             rve_json_kv_int(&j, "cells", r.n);
             rve_json_kv_int(&j, "halo_layers", hmax);
+            rve_json_kv_int(&j, "colours", info.colours);
             rve_json_kv_int(&j, "sub_grains_max", smax);
             rve_json_kv_number(&j, "accuracy_init", r.acc_init);
             rve_json_kv_number(&j, "accuracy", r.acc_final);

@@ -149,7 +149,19 @@ static rve_status fit_alone(const rve_mpi_map_src *src, const rve_fit_opts *o, r
     return st;
 }
 
-rve_status rve_mpi_fit(MPI_Comm comm, const rve_mpi_map_src *src, const rve_fit_opts *o, int rounds,
+/* Colours of the frozen rounds: ranks c apart fit together when their
+ * grains cannot touch, that is when c - 1 whole slabs (the thinnest, nz / P
+ * layers) lie between their slabs and cover the largest grain's extent. */
+static int fit_colours(int nz, int size, int halo)
+{
+    int thin = nz / size;
+    if (thin < 1)
+        return size;
+    int c = 2 + (halo - 1) / thin;
+    return c > size ? size : c;
+}
+
+rve_status rve_mpi_fit(MPI_Comm comm, const rve_mpi_map_src *src, const rve_fit_opts *o, int sweeps,
                        rve_fit_result *r, rve_mpi_fit_info *info, rve_err *err)
 {
     rve_mpi_fit_info inf;
@@ -158,7 +170,7 @@ rve_status rve_mpi_fit(MPI_Comm comm, const rve_mpi_map_src *src, const rve_fit_
     int rank, size;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
-    rounds = rounds < 1 ? 1 : rounds > RVE_MPI_FIT_ROUNDS_MAX ? RVE_MPI_FIT_ROUNDS_MAX : rounds;
+    sweeps = sweeps < 0 ? 0 : sweeps;
     if (size == 1) {
         rve_status st = fit_alone(src, o, r, &inf, err);
         if (info)
@@ -199,14 +211,18 @@ rve_status rve_mpi_fit(MPI_Comm comm, const rve_mpi_map_src *src, const rve_fit_
         goto out;
     memcpy(B, X, n4 * sizeof(double));
     double best = inf.acc_round[0];
+    int colours = fit_colours(src->nz, size, g.halo);
+    int rounds = 1 + sweeps * colours;
+    rounds = rounds > RVE_MPI_FIT_ROUNDS_MAX ? RVE_MPI_FIT_ROUNDS_MAX : rounds;
+    inf.colours = colours;
     for (int rd = 1; rd <= rounds; rd++) {
         /* Round 1: every rank fits all the grains of its slab and halo from
          * the initial guess (an overlapping decomposition: each keeps the
-         * grains it owns).  Then red-black: the even ranks fit in even
-         * rounds, the odd ranks in odd rounds, moving only their grains
-         * against their neighbours' latest seeds (frozen); the others hand
-         * on their seeds unchanged. */
-        int free_all = rd == 1, active = free_all || rd % 2 == rank % 2;
+         * grains it owns).  Then sweeps of coloured rounds: the ranks of one
+         * colour (rank mod colours) fit, moving only their grains against
+         * all others' latest seeds (frozen); the others hand on their seeds
+         * unchanged. */
+        int free_all = rd == 1, active = free_all || (rd - 2) % colours == rank % colours;
         memset(Y, 0, n4 * sizeof(double));
         for (size_t l = 1; l <= g.nl; l++)
             if (g.owner[l] == rank)
