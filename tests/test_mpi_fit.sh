@@ -58,6 +58,8 @@ fit_case syn.dream3d syn.dream3d syn "1 2 3 4" -j 1 --polish 6 --hinge 100 --cla
 
 # faults: every rank stops with one line (exit 1), nothing written
 printf 'not a map' >bad.tif
+check "--history refused under mpirun (-np 2)" 2 mpi 2 fit syn.dream3d -o h.tess --history h.csv
+absent "no output after the refusal" h.tess
 check "a bad map (-np 2)" 1 mpi 2 fit bad.tif -o bad.tess
 one_line "a bad map: one line"
 grep_f "a bad map: the line names the file" "bad.tif" "$T/err"

@@ -494,6 +494,8 @@ static int fit_main(int argc, char **argv, const cli_fit_outputs *to)
     if (cli_mpi_running() && !to) { /* distributed by z slabs: only the .tess (docs/mpi.md) */
         free(hpath);
         free(rpath);
+        if (A.hist || A.report)
+            return cli_usage_error(me, "--history and --report are not written under mpirun (docs/mpi.md)");
         return cli_mpi_fit(me, &cc, mapf, &A.lo, &fo, out);
     }
 #endif
