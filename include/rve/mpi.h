@@ -191,6 +191,16 @@ typedef struct {
 rve_status rve_mpi_fit(MPI_Comm comm, const rve_mpi_map_src *src, const rve_fit_opts *o, int rounds,
                        rve_fit_result *r, rve_mpi_fit_info *info, rve_err *err);
 
+/* One Lloyd step of the prescribed-volume synthesis (rve gen --volumes
+ * --lloyd, box [0, domain], not periodic): every seed (3 n, every rank the
+ * same, replaced) moves to the centroid of its Laguerre cell with the
+ * weights w (n radii); a cell without volume keeps its seed.  Each rank
+ * builds the cells of its z slab (ghost seeds deepened until exact, as
+ * rve_mpi_tess_cells) and the centroids are summed over the ranks (one
+ * MPI_Allreduce of 3 n doubles, one contributor each: exact). */
+rve_status rve_mpi_lloyd_step(MPI_Comm comm, size_t n, double *seeds, const double *w, const double domain[3],
+                              rve_err *err);
+
 #ifdef __cplusplus
 }
 #endif

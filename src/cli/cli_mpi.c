@@ -259,8 +259,8 @@ int cli_mpi_tess(const cli_command *cmd, const cli_common *com, const rve_mpi_se
     return 0;
 }
 
-int cli_mpi_gen_volumes(const cli_command *cmd, const cli_common *com, size_t n, const double *seeds, double *w,
-                        const double *target, const double domain[3], double tol, const char *out)
+int cli_mpi_gen_volumes(const cli_command *cmd, const cli_common *com, size_t n, double *seeds, double *w,
+                        const double *target, const double domain[3], double tol, long lloyd, const char *out)
 {
     rve_err err;
     rve_err_clear(&err);
@@ -270,6 +270,17 @@ int cli_mpi_gen_volumes(const cli_command *cmd, const cli_common *com, size_t n,
     rve_pvol_info pi;
     memset(&pi, 0, sizeof pi);
     rve_status st = rve_mpi_pvol_solve(MPI_COMM_WORLD, n, seeds, domain, target, w, &pp, &pi, &err);
+    double secs = pi.seconds;
+    int its = pi.iterations;
+    for (long k = 0; st == RVE_OK && k < lloyd; k++) { /* as the serial step_volumes */
+        st = rve_mpi_lloyd_step(MPI_COMM_WORLD, n, seeds, w, domain, &err);
+        if (st == RVE_OK)
+            st = rve_mpi_pvol_solve(MPI_COMM_WORLD, n, seeds, domain, target, w, &pp, &pi, &err);
+        secs += pi.seconds;
+        its += pi.iterations;
+    }
+    pi.seconds = secs;
+    pi.iterations = its;
     double *s4 = st == RVE_OK ? malloc(4 * n * sizeof *s4) : NULL;
     if (st == RVE_OK)
         st = rve_mpi_agree(MPI_COMM_WORLD, s4 ? RVE_OK : rve_err_set(&err, RVE_ENOMEM, "", "out of memory"), &err);

@@ -38,6 +38,7 @@ typedef struct {
     int *deg;      /* n neighbour counts */
     long *nb;      /* n * kmax neighbours (label: global index + 1, ascending, 0 padded) */
     double *area;  /* n * kmax areas of the faces shared with them */
+    double *cen;   /* 3 n centroids */
     int kmax;
 } mpi_owned;
 

@@ -51,7 +51,7 @@ static int cell_exact(const rve_tess *t, int i, double zk0, double zk1, const do
 
 void mpi_owned_free(mpi_owned *o)
 {
-    free(o->idx), free(o->vol), free(o->deg), free(o->nb), free(o->area);
+    free(o->idx), free(o->vol), free(o->deg), free(o->nb), free(o->area), free(o->cen);
     memset(o, 0, sizeof *o);
 }
 
@@ -89,7 +89,8 @@ static rve_status collect(const rve_tess *t, const mpi_kept *k, double z0, doubl
     o->deg = malloc((size_t)(n ? n : 1) * sizeof *o->deg);
     o->nb = calloc((size_t)(n ? n : 1) * (size_t)(kmax ? kmax : 1), sizeof *o->nb);
     o->area = calloc((size_t)(n ? n : 1) * (size_t)(kmax ? kmax : 1), sizeof *o->area);
-    if (!o->idx || !o->vol || !o->deg || !o->nb || !o->area)
+    o->cen = malloc((size_t)(n ? n : 1) * 3 * sizeof *o->cen);
+    if (!o->idx || !o->vol || !o->deg || !o->nb || !o->area || !o->cen)
         return rve_err_set(err, RVE_ENOMEM, "", "out of memory");
     long r = 0;
     for (long i = 0; i < k->m; i++) {
@@ -99,6 +100,7 @@ static rve_status collect(const rve_tess *t, const mpi_kept *k, double z0, doubl
         const rve_tess_poly *c = &t->cells[i];
         o->idx[r] = (long)k->lab[i] - 1;
         o->vol[r] = c->vol;
+        memcpy(o->cen + 3 * (size_t)r, c->centroid, 3 * sizeof(double));
         int d = 0;
         for (int f = 0; f < c->nf; f++)
             if (c->fnbr[f] >= 0) {
