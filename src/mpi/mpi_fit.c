@@ -3,11 +3,32 @@
  * halo, the other grains' seeds frozen, and the seeds are exchanged after
  * every round. */
 #include "config.h"
+#define _POSIX_C_SOURCE 200809L
 #include "mpi/mpi_fit_int.h"
 #include "util/mathconst.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+/* Wait for every rank without spinning: the ranks that sit out a coloured
+ * round would otherwise poll inside the next collective (OpenMPI busy-waits)
+ * and burn a core each for nothing.  A non-blocking barrier tested every
+ * millisecond (at most about 28 hours, then a plain wait). */
+static void quiet_barrier(MPI_Comm comm)
+{
+    MPI_Request rq;
+    MPI_Ibarrier(comm, &rq);
+    int done = 0;
+    const struct timespec ms = {0, 1000000};
+    for (long i = 0; !done && i < 100000000L; i++) {
+        MPI_Test(&rq, &done, MPI_STATUS_IGNORE);
+        if (!done)
+            nanosleep(&ms, NULL);
+    }
+    if (!done)
+        MPI_Wait(&rq, MPI_STATUS_IGNORE);
+}
 
 /* One rank's sub-fit: the grains present in sub (layers s0..), those the
  * rank owns moving, the others frozen at X (4 per label: x y z W, W = w^2
@@ -230,6 +251,7 @@ rve_status rve_mpi_fit(MPI_Comm comm, const rve_mpi_map_src *src, const rve_fit_
         double t0 = MPI_Wtime();
         st = sub && active ? sub_fit(sub, &g, rank, free_all, X, o, Y, &inf.sub_grains, err) : RVE_OK;
         inf.seconds_fit += MPI_Wtime() - t0;
+        quiet_barrier(comm);
         if ((st = rve_mpi_agree(comm, st, err)) != RVE_OK)
             goto out;
         /* exchange: every grain has one owner, the others add zeros (exact) */
