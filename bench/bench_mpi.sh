@@ -13,6 +13,11 @@
 # one serial process.  Sizes can be changed
 # with RVE_BENCH_MPI_N, RVE_BENCH_MPI_GRID, RVE_BENCH_MPI_RANKS;
 # RVE_BENCH_MPI_SKIP_TESS=1 runs the raster only.
+# RVE_BENCH_MPI_FIT=1 adds the distributed fit: a Voronoi grain map of
+# RVE_BENCH_MPI_FIT_N (2000) grains on RVE_BENCH_MPI_FIT_GRID^3 (128^3)
+# voxels (rve tess -n --grid), fitted by the serial rve fit (/usr/bin/time)
+# and by mpirun -np P rve fit: CPU, peak memory per rank and accuracy.
+# RVE_BENCH_MPI_SKIP_RASTER=1 skips the raster and tessellation runs.
 # Usage: make bench-mpi, or RVE=build-mpi/rve sh bench/bench_mpi.sh
 set -eu
 RVE=${RVE:-./rve}
@@ -37,9 +42,12 @@ print("| %-22s | %d | %8.1f | %8.1f | %10.0f | %8.0f | %8.1f |" % (label, p, max
 PY
 }
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)   $(getconf _NPROCESSORS_ONLN) cores, $(free -g | awk '/Mem:/ {print $2}') GiB"
-echo "| run                    | P | CPU max s | CPU sum s | cells/CPU-s | RSS max MB | wall s |"
-echo "|------------------------|---|----------|----------|------------|----------|--------|"
+if [ -z "${RVE_BENCH_MPI_SKIP_RASTER:-}" ]; then
+    echo "| run                    | P | CPU max s | CPU sum s | cells/CPU-s | RSS max MB | wall s |"
+    echo "|------------------------|---|----------|----------|------------|----------|--------|"
+fi
 for p in $RANKS; do
+    [ -z "${RVE_BENCH_MPI_SKIP_RASTER:-}" ] || break
     "$MPIRUN" --quiet --oversubscribe -np "$p" "$RVE" tess -q -n "$N" --grid "$G,$G,$G" -o "$T/r.dream3d" --json >"$T/r.json"
     summary "raster $N -> $G^3" "$p" "$T/r.json"
     rm -f "$T/r.dream3d" "$T/r.dream3d.xdmf"
@@ -59,5 +67,28 @@ if [ -n "${RVE_BENCH_MPI_BIG:-}" ]; then
         -o "$T/big.dream3d" >/dev/null
     awk '{printf "| %-22s | serial | %8.1f | %8.1f | %10.0f | %8.0f | %8.1f |\n", "raster 10^7 -> 1024^3", \
         $1 + $2, $1 + $2, 1e7 / ($1 + $2), $3 / 1024, $4}' "$T/serial.time"
+fi
+if [ -n "${RVE_BENCH_MPI_FIT:-}" ]; then
+    NF=${RVE_BENCH_MPI_FIT_N:-2000} GF=${RVE_BENCH_MPI_FIT_GRID:-128}
+    "$RVE" tess -q -n "$NF" --grid "$GF,$GF,$GF" -o "$T/f.dream3d"
+    echo "| fit $NF grains, $GF^3    | P | CPU max s | CPU sum s | accuracy | RSS max MB | wall s |"
+    echo "|------------------------|---|----------|----------|----------|----------|--------|"
+    /usr/bin/time -f "%U %S %M %e" -o "$T/fs.time" "$RVE" fit -q -j 1 "$T/f.dream3d" -o "$T/fs.tess" --no-report \
+        --json >"$T/fs.json"
+    acc=$("$py" -c "import json, sys; print(json.load(open(sys.argv[1]))['voxel_accuracy_final'])" "$T/fs.json")
+    awk -v a="$acc" '{printf "| %-22s | serial | %8.1f | %8.1f | %.5f | %8.0f | %8.1f |\n", "fit (serial rve fit)", \
+        $1 + $2, $1 + $2, a, $3 / 1024, $4}' "$T/fs.time"
+    for p in $RANKS; do
+        "$MPIRUN" --quiet --oversubscribe -np "$p" "$RVE" fit -q -j 1 "$T/f.dream3d" -o "$T/f$p.tess" --json >"$T/f.json"
+        "$py" - "$p" "$T/f.json" <<'PY'
+import json, sys
+p, j = int(sys.argv[1]), json.load(open(sys.argv[2]))
+cpu = j["rank_cpu_seconds"]; rss = j["rank_peak_rss_mb"]
+print("| %-22s | %d | %8.1f | %8.1f | %.5f | %8.0f | %8.1f |" % ("fit (halo %d, %d col.)" % (j["halo_layers"], j["colours"]),
+      p, max(cpu), sum(cpu), j["accuracy"], max(rss), j["seconds"]))
+print("  per rank: CPU %s s, RSS %s MB; accuracy by round %s" % (
+      " ".join("%.1f" % c for c in cpu), " ".join("%.0f" % r for r in rss), " ".join("%.5f" % a for a in j["accuracy_rounds"])))
+PY
+    done
 fi
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -135,6 +135,72 @@ rve_status rve_mpi_pvol_solve(MPI_Comm comm, size_t n, const double *seeds, cons
                               const double *target, double *weights, const rve_pvol_params *p, rve_pvol_info *info,
                               rve_err *err);
 
+/* ------------------------------------------------------ distributed fit */
+/* Where the grain map of a distributed fit comes from: the grid of the
+ * whole map, and a reader of any range of its z layers [k0, k1) as a map
+ * of its own (nx ny (k1 - k0) voxels, origin at layer k0; nlabels: the
+ * largest label of those layers).  A rank reads its slab, then its slab
+ * plus the halo; it never asks for more. */
+typedef struct {
+    int nx, ny, nz;
+    double h[3], origin[3];
+    rve_status (*read)(void *ctx, int k0, int k1, rve_map **out, rve_err *err);
+    void *ctx;
+} rve_mpi_map_src;
+
+/* A source over a map held in memory (every rank read it whole: formats
+ * that cannot be read in part).  m must outlive src.  Not collective. */
+void rve_mpi_map_src_memory(const rve_map *m, rve_mpi_map_src *src);
+
+/* What a distributed fit did. */
+typedef struct {
+    int k0, k1;           /* this rank's layers */
+    int s0, s1;           /* the layers it read: slab and halo */
+    int halo;             /* halo depth in layers: the largest z extent of a grain (same everywhere) */
+    int grains;           /* grains of the whole map (same everywhere) */
+    int owned;            /* grains owned by this rank (centroid layer in its slab) */
+    int sub_grains;       /* grains present in its slab and halo (owned + frozen) */
+    int rounds;           /* exchange rounds run */
+    int colours;          /* rank colours of the frozen rounds (same everywhere) */
+    double acc_round[16]; /* accuracy after round r (0: the initial guess), rounds + 1 values */
+    double seconds_fit;   /* this rank's wall time in the sub-fits */
+} rve_mpi_fit_info;
+
+#define RVE_MPI_FIT_ROUNDS_MAX 15 /* acc_round holds rounds + 1 values */
+
+/* Fit a Laguerre tessellation to the grain map of src (rve_fit's problem:
+ * cell i = the i-th label present, label order), distributed by z slabs.
+ * Each rank reads its slab; the per-grain voxel counts, centroids and z
+ * extents are summed over the ranks; the halo is the largest grain's z
+ * extent, so that a grain whose centroid lies in a slab (the grains the rank
+ * owns) lies whole in that slab plus the halo.  Every rank starts from the
+ * serial fit's initial guess (centroids, equivalent-sphere weights) of the
+ * whole map.  Round 1: each rank runs rve_fit with the options o on its slab
+ * plus halo, all its grains free, and keeps the seeds it owns.  Then
+ * `sweeps` sweeps of coloured rounds: in a round the ranks of one colour
+ * (rank mod C, C = 2 + (halo - 1) / (nz / P), at most P: ranks fitting
+ * together are too far apart for their grains to touch) run rve_fit on their
+ * slab plus halo moving only the seeds they own, the others frozen
+ * (rve_fit_opts.frozen); at most RVE_MPI_FIT_ROUNDS_MAX rounds in all.
+ * After every round the owned seeds and weights are exchanged (one
+ * MPI_Allreduce of 4 doubles per grain).  The accuracy (fraction of non-void voxels whose cell
+ * is their grain) of every round is measured on each rank's slab against
+ * all seeds and summed; the best state is returned (r: n, label, seed,
+ * weight, acc_init, acc_final; the same on every rank).  With one rank, the
+ * fit is rve_fit of the whole map. */
+rve_status rve_mpi_fit(MPI_Comm comm, const rve_mpi_map_src *src, const rve_fit_opts *o, int rounds,
+                       rve_fit_result *r, rve_mpi_fit_info *info, rve_err *err);
+
+/* One Lloyd step of the prescribed-volume synthesis (rve gen --volumes
+ * --lloyd, box [0, domain], not periodic): every seed (3 n, every rank the
+ * same, replaced) moves to the centroid of its Laguerre cell with the
+ * weights w (n radii); a cell without volume keeps its seed.  Each rank
+ * builds the cells of its z slab (ghost seeds deepened until exact, as
+ * rve_mpi_tess_cells) and the centroids are summed over the ranks (one
+ * MPI_Allreduce of 3 n doubles, one contributor each: exact). */
+rve_status rve_mpi_lloyd_step(MPI_Comm comm, size_t n, double *seeds, const double *w, const double domain[3],
+                              rve_err *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -52,6 +52,15 @@ typedef struct {
      * rasterisation) of the state just reached, objective its exact Eq. 6.5. */
     void (*progress)(void *ctx, int stage, int sweep, double frac, double objective, double accuracy);
     void *progress_ctx;
+    /* The distributed fit's hooks (src/mpi, docs/mpi.md); NULL (the default)
+     * for the serial fit.  Arrays of n = the grains of the map, label order. */
+    const double *init_seed;       /* 3n physical: start from these seeds instead of the centroids */
+    const double *init_weight;     /* n Neper weights of those seeds (with init_seed) */
+    const unsigned char *frozen;   /* n: 1 = this seed and weight are never moved (the seeds of
+                                    * grains another process fits); the seeds are then not brought
+                                    * back into the box either (the weights keep their gauge:
+                                    * a frozen seed's returned weight w' gives the common shift
+                                    * w^2 - w'^2 of the returned weights) */
 } rve_fit_opts;
 
 /* Defaults: see rve_fit_opts_init in src/optim/fit.c and docs/fit.md. */
@@ -96,11 +105,23 @@ typedef struct {
     int stopped_by;                    /* 0 tolerance, 1 sweep cap, 2 time cap */
     int nhist;
     rve_fit_hist *hist;
+    double weight_shift;  /* the returned weights are w_i^2 = W_i - weight_shift, W_i the power
+                           * weights in the gauge of the starting state (init_weight^2, or the
+                           * equivalent-sphere radii^2): what the distributed fit needs to put the
+                           * weights of several fits in one gauge */
 } rve_fit_result;
 
 /* Fit m.  r is filled (free with rve_fit_result_free, also after an error). */
 rve_status rve_fit(const rve_map *m, const rve_fit_opts *o, rve_fit_result *r, rve_err *err);
 void rve_fit_result_free(rve_fit_result *r);
+
+/* Seeds that left the box [lo, hi] brought back without changing the
+ * power diagram: s' = c + l (s - c), W' = |s'|^2 - l |s|^2 + l W (c the box
+ * centre, 0 < l <= 1 the largest factor that puts every seed 1e-3 of the box
+ * inside), which turns every score 2 s.x - |s|^2 + W into l times itself
+ * plus a term common to all seeds.  s4: n x (x, y, z, W), W = w^2 the power
+ * weight (any real). */
+void rve_fit_keep_inside(int n, double *s4, const double lo[3], const double hi[3]);
 
 /* Initial guess only (centroid seeds, equivalent-sphere weights): fills
  * r->n, label, seed, weight (physical units). */

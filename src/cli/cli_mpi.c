@@ -9,8 +9,12 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Sweeps of frozen rounds of the distributed fit after its overlapping
+ * round (rve_mpi_fit, docs/mpi.md); RVE_MPI_FIT_SWEEPS=N overrides. */
+#define CLI_MPI_FIT_SWEEPS 1
+
 /* The subcommands that run distributed under mpirun (docs/mpi.md). */
-static const char *const distributed[] = {"gen", "tess", "raster"};
+static const char *const distributed[] = {"gen", "tess", "raster", "fit"};
 
 static int mpi_on(void)
 {
@@ -76,7 +80,7 @@ int cli_mpi_refuse(const cli_command *cmd)
         if (strcmp(cmd->name, distributed[i]) == 0)
             return 0;
     fprintf(stderr, "rve %s: does not run distributed; run it without mpirun, or with -np 1 "
-            "(distributed: rve gen, tess, raster; docs/mpi.md)\n", cmd->name);
+            "(distributed: rve gen, tess, raster, fit; docs/mpi.md)\n", cmd->name);
     return 2;
 }
 
@@ -119,6 +123,27 @@ void cli_mpi_json_ranks(rve_json *j)
     free(all);
 }
 
+/* The JSON summary of a distributed command on rank 0: opened with the
+ * output and the ranks (j is then open on rank 0 only, when com->json). */
+static void json_open(rve_json *j, const cli_common *com, const char *out)
+{
+    rve_json_init(j, stdout);
+    if (com->json && cli_mpi_rank() == 0) {
+        rve_json_begin_object(j);
+        rve_json_kv_string(j, "output", out);
+        rve_json_kv_int(j, "ranks", cli_mpi_size());
+    }
+}
+
+/* ... and closed with the per-rank CPU and memory (collective). */
+static void json_close(rve_json *j, const cli_common *com)
+{
+    if (com->json)
+        cli_mpi_json_ranks(j);
+    if (com->json && cli_mpi_rank() == 0)
+        rve_json_end_object(j);
+}
+
 int cli_mpi_raster(const cli_command *cmd, const cli_common *com, const rve_mpi_seeds *seeds,
                    const rve_mpi_grid *grid, const char *out)
 {
@@ -141,11 +166,8 @@ int cli_mpi_raster(const cli_command *cmd, const cli_common *com, const rve_mpi_
              "per rank) in %.3f s -> %s", cmd->name, seeds->n, grid->nx, grid->ny, grid->nz, cli_mpi_size(), kmax,
              hmax, rmax, rmax > 1 ? "s" : "", dt, out);
     rve_json j;
-    rve_json_init(&j, stdout);
+    json_open(&j, com, out);
     if (com->json && cli_mpi_rank() == 0) {
-        rve_json_begin_object(&j);
-        rve_json_kv_string(&j, "output", out);
-        rve_json_kv_int(&j, "ranks", cli_mpi_size());
         rve_json_kv_int(&j, "seeds", seeds->n);
         rve_json_kv_int(&j, "labels", info.nlabels);
         rve_json_kv_int(&j, "seeds_kept_max", kmax);
@@ -153,10 +175,7 @@ int cli_mpi_raster(const cli_command *cmd, const cli_common *com, const rve_mpi_
         rve_json_kv_int(&j, "halo_rounds_max", rmax);
         rve_json_kv_number(&j, "seconds", dt);
     }
-    if (com->json)
-        cli_mpi_json_ranks(&j);
-    if (com->json && cli_mpi_rank() == 0)
-        rve_json_end_object(&j);
+    json_close(&j, com);
     return 0;
 }
 
@@ -227,11 +246,8 @@ int cli_mpi_tess(const cli_command *cmd, const cli_common *com, const rve_mpi_se
              "rank) in %.3f s -> %s", cmd->name, seeds->n, cli_mpi_size(), kmax, gmax, rmax, rmax > 1 ? "s" : "", dt,
              out);
     rve_json j;
-    rve_json_init(&j, stdout);
+    json_open(&j, com, out);
     if (com->json && cli_mpi_rank() == 0) {
-        rve_json_begin_object(&j);
-        rve_json_kv_string(&j, "output", out);
-        rve_json_kv_int(&j, "ranks", cli_mpi_size());
         rve_json_kv_int(&j, "cells", seeds->n);
         rve_json_kv_int(&j, "max_degree", info.max_degree);
         rve_json_kv_int(&j, "seeds_kept_max", kmax);
@@ -239,15 +255,12 @@ int cli_mpi_tess(const cli_command *cmd, const cli_common *com, const rve_mpi_se
         rve_json_kv_int(&j, "ghost_rounds_max", rmax);
         rve_json_kv_number(&j, "seconds", dt);
     }
-    if (com->json)
-        cli_mpi_json_ranks(&j);
-    if (com->json && cli_mpi_rank() == 0)
-        rve_json_end_object(&j);
+    json_close(&j, com);
     return 0;
 }
 
-int cli_mpi_gen_volumes(const cli_command *cmd, const cli_common *com, size_t n, const double *seeds, double *w,
-                        const double *target, const double domain[3], double tol, const char *out)
+int cli_mpi_gen_volumes(const cli_command *cmd, const cli_common *com, size_t n, double *seeds, double *w,
+                        const double *target, const double domain[3], double tol, long lloyd, const char *out)
 {
     rve_err err;
     rve_err_clear(&err);
@@ -257,6 +270,17 @@ int cli_mpi_gen_volumes(const cli_command *cmd, const cli_common *com, size_t n,
     rve_pvol_info pi;
     memset(&pi, 0, sizeof pi);
     rve_status st = rve_mpi_pvol_solve(MPI_COMM_WORLD, n, seeds, domain, target, w, &pp, &pi, &err);
+    double secs = pi.seconds;
+    int its = pi.iterations;
+    for (long k = 0; st == RVE_OK && k < lloyd; k++) { /* as the serial step_volumes */
+        st = rve_mpi_lloyd_step(MPI_COMM_WORLD, n, seeds, w, domain, &err);
+        if (st == RVE_OK)
+            st = rve_mpi_pvol_solve(MPI_COMM_WORLD, n, seeds, domain, target, w, &pp, &pi, &err);
+        secs += pi.seconds;
+        its += pi.iterations;
+    }
+    pi.seconds = secs;
+    pi.iterations = its;
     double *s4 = st == RVE_OK ? malloc(4 * n * sizeof *s4) : NULL;
     if (st == RVE_OK)
         st = rve_mpi_agree(MPI_COMM_WORLD, s4 ? RVE_OK : rve_err_set(&err, RVE_ENOMEM, "", "out of memory"), &err);
@@ -279,12 +303,9 @@ int cli_mpi_gen_volumes(const cli_command *cmd, const cli_common *com, size_t n,
     if (rc)
         return rc;
     rve_json j;
-    rve_json_init(&j, stdout);
+    json_open(&j, com, out);
     if (com->json && cli_mpi_rank() == 0) {
-        rve_json_begin_object(&j);
         rve_json_kv_string(&j, "command", "gen");
-        rve_json_kv_string(&j, "output", out);
-        rve_json_kv_int(&j, "ranks", cli_mpi_size());
         rve_json_kv_int(&j, "cells", (long long)n);
         rve_json_kv_number(&j, "max_rel_volume_error", pi.max_rel_err);
         rve_json_kv_int(&j, "newton_iterations", pi.iterations);
@@ -292,9 +313,71 @@ int cli_mpi_gen_volumes(const cli_command *cmd, const cli_common *com, size_t n,
         rve_json_kv_int(&j, "cg_iterations", pi.cg_iterations);
         rve_json_kv_number(&j, "seconds", pi.seconds);
     }
-    if (com->json)
-        cli_mpi_json_ranks(&j);
-    if (com->json && cli_mpi_rank() == 0)
-        rve_json_end_object(&j);
+    json_close(&j, com);
     return 0;
+}
+
+int cli_mpi_fit(const cli_command *cmd, const cli_common *com, const char *mapf, const rve_map_load_opts *lo,
+                const rve_fit_opts *fo, const char *out)
+{
+    rve_err err;
+    rve_err_clear(&err);
+    rve_map *m = NULL;
+    rve_status st = rve_map_load(mapf, lo, &m, &err);
+    if (st != RVE_OK && !err.file[0])
+        snprintf(err.file, sizeof err.file, "%s", mapf);
+    rve_fit_result r;
+    memset(&r, 0, sizeof r);
+    rve_mpi_fit_info info;
+    memset(&info, 0, sizeof info);
+    double t0 = MPI_Wtime();
+    if ((st = rve_mpi_agree(MPI_COMM_WORLD, st, &err)) == RVE_OK) {
+        rve_mpi_map_src src;
+        rve_mpi_map_src_memory(m, &src);
+        const char *ev = getenv("RVE_MPI_FIT_SWEEPS");
+        int sweeps = ev && atoi(ev) >= 0 && ev[0] ? atoi(ev) : CLI_MPI_FIT_SWEEPS;
+        st = rve_mpi_fit(MPI_COMM_WORLD, &src, fo, sweeps, &r, &info, &err);
+        if (st != RVE_OK && !err.file[0])
+            snprintf(err.file, sizeof err.file, "%s", mapf);
+    }
+    double dt = MPI_Wtime() - t0;
+    if (st == RVE_OK && cli_mpi_rank() == 0) { /* the seeds are small: one rank writes */
+        cli_fit_outputs to = {out, NULL, NULL, NULL, NULL, 0};
+        cli_common quiet = *com; /* the summary line is this command's own */
+        quiet.verbosity = RVE_QUIET;
+        st = cli_fit_write(&quiet, mapf, m, fo, &r, &to, &err) == 0 ? RVE_OK : err.code;
+    }
+    st = rve_mpi_agree(MPI_COMM_WORLD, st, &err);
+    rve_map_free(m);
+    int rc = 0;
+    if (st != RVE_OK)
+        rc = cli_fail(cmd, &err);
+    else {
+        int hmax = info.halo, smax = info.sub_grains;
+        MPI_Allreduce(MPI_IN_PLACE, &smax, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        cli_info(com, "rve fit: %d grains on %d ranks (halo %d layers, at most %d grains per rank), accuracy "
+                 "%.2f%% -> %.2f%% in %d exchange round%s, %.1f s -> %s", info.grains, cli_mpi_size(), hmax, smax,
+                 100 * r.acc_init, 100 * r.acc_final, info.rounds, info.rounds > 1 ? "s" : "", dt, out);
+        rve_json j;
+        json_open(&j, com, out);
+        if (com->json && cli_mpi_rank() == 0) {
+            rve_json_kv_string(&j, "command", "fit");
+            rve_json_kv_string(&j, "map", mapf);
+            rve_json_kv_int(&j, "cells", r.n);
+            rve_json_kv_int(&j, "halo_layers", hmax);
+            rve_json_kv_int(&j, "colours", info.colours);
+            rve_json_kv_int(&j, "sub_grains_max", smax);
+            rve_json_kv_number(&j, "accuracy_init", r.acc_init);
+            rve_json_kv_number(&j, "accuracy", r.acc_final);
+            rve_json_key(&j, "accuracy_rounds");
+            rve_json_begin_array(&j);
+            for (int k = 0; k <= info.rounds; k++)
+                rve_json_number(&j, info.acc_round[k]);
+            rve_json_end_array(&j);
+            rve_json_kv_number(&j, "seconds", dt);
+        }
+        json_close(&j, com);
+    }
+    rve_fit_result_free(&r);
+    return rc;
 }

@@ -42,10 +42,18 @@ int cli_mpi_tess(const cli_command *cmd, const cli_common *com, const rve_mpi_se
 /* rve gen --volumes -o CELLS.h5 under mpirun: the distributed prescribed-
  * volume solve (rve_mpi_pvol_solve) of the n seeds (3 n, every rank the
  * same) with initial weights w (n, replaced by the solution) and targets,
+ * then lloyd Lloyd steps (rve_mpi_lloyd_step: seeds replaced), each
+ * followed by a solve, as the serial rve gen --volumes --lloyd,
  * then the cell table with the seeds of the result (rve_mpi_tess_cells),
  * with messages and JSON summary; the exit status. */
-int cli_mpi_gen_volumes(const cli_command *cmd, const cli_common *com, size_t n, const double *seeds, double *w,
-                        const double *target, const double domain[3], double tol, const char *out);
+int cli_mpi_gen_volumes(const cli_command *cmd, const cli_common *com, size_t n, double *seeds, double *w,
+                        const double *target, const double domain[3], double tol, long lloyd, const char *out);
+/* rve fit MAP -o OUT.tess under mpirun: every rank loads the map (the
+ * readers cannot read a part), the fit is distributed by z slabs
+ * (rve_mpi_fit), rank 0 writes the .tess (cli_fit_write: no history, no
+ * report); messages and JSON summary; the exit status. */
+int cli_mpi_fit(const cli_command *cmd, const cli_common *com, const char *mapf, const rve_map_load_opts *lo,
+                const rve_fit_opts *fo, const char *out);
 #else
 static inline int cli_mpi_begin(int *argc, char ***argv) { (void)argc, (void)argv; return 0; }
 static inline void cli_mpi_end(void) {}

@@ -4,6 +4,7 @@
 #include "cli/cli.h"
 #include "cli/cli_map.h"
 #include "cli/fit_report.h"
+#include "cli/cli_mpi.h"
 #include <rve/optim.h>
 #include <rve/pipeline.h>
 #include <rve/raster.h>
@@ -489,6 +490,15 @@ static int fit_main(int argc, char **argv, const cli_fit_outputs *to)
             return rc;
         }
     }
+#ifdef RVE_HAVE_MPI
+    if (cli_mpi_running() && !to) { /* distributed by z slabs: only the .tess (docs/mpi.md) */
+        free(hpath);
+        free(rpath);
+        if (A.hist || A.report)
+            return cli_usage_error(me, "--history and --report are not written under mpirun (docs/mpi.md)");
+        return cli_mpi_fit(me, &cc, mapf, &A.lo, &fo, out);
+    }
+#endif
     st = rve_map_load(mapf, &A.lo, &m, &err);
     if (st != RVE_OK)
         goto fail_early;

@@ -218,8 +218,8 @@ static int check_args(const gen_args *a)
         return cli_usage_error(cmd, "--count: the RVEs differ by their random seeds, not with --seeds FILE");
     if (!a->count && cli_mpi_running() && a->volumes && rve_path_has_ext(a->out, ".h5")) {
         /* distributed prescribed volumes (docs/mpi.md) */
-        if (a->periodic || a->lloyd || a->valfile || a->ori)
-            return cli_usage_error(cmd, "under mpirun, --volumes -o CELLS.h5 takes neither --periodic, --lloyd, "
+        if (a->periodic || a->valfile || a->ori)
+            return cli_usage_error(cmd, "under mpirun, --volumes -o CELLS.h5 takes neither --periodic, "
                                    "--values nor --ori");
     } else if (!a->count && cli_mpi_size() > 1)
         return cli_usage_error(cmd, "under mpirun, give --count K (K RVEs spread over the ranks), or --volumes "
@@ -736,7 +736,7 @@ static int gen_volumes_mpi(const gen_args *a, const cli_common *com)
         st = step_initial_seeds(a, (unsigned long)a->seed, &g, &err);
     st = rve_mpi_agree(MPI_COMM_WORLD, st, &err);
     int rc = st == RVE_OK ? cli_mpi_gen_volumes(&cli_cmd_gen, com, g.n, g.seeds, g.w, g.target, a->domain, a->tol,
-                                                a->out)
+                                                a->lloyd, a->out)
                           : fail(&err);
     work_free(&g);
     return rc;

@@ -24,6 +24,11 @@ typedef struct {
 rve_status mpi_select_seeds(const rve_mpi_seeds *src, const rve_mpi_grid *g, double zlo, double zhi, mpi_kept *k,
                             rve_err *err);
 void mpi_kept_free(mpi_kept *k);
+/* The argument checks the distributed commands share: a seed source with
+ * 1 .. 2^31 - 1 seeds, all given or streamed ("distributed WHAT: no
+ * seeds"), and a slab's kept seeds within int range. */
+rve_status mpi_seeds_check(const rve_mpi_seeds *seeds, const char *what, rve_err *err);
+rve_status mpi_kept_check(const mpi_kept *k, rve_err *err);
 
 /* The cells a rank owns in a distributed tessellation (mpi_tess.c). */
 typedef struct {
@@ -33,6 +38,7 @@ typedef struct {
     int *deg;      /* n neighbour counts */
     long *nb;      /* n * kmax neighbours (label: global index + 1, ascending, 0 padded) */
     double *area;  /* n * kmax areas of the faces shared with them */
+    double *cen;   /* 3 n centroids */
     int kmax;
 } mpi_owned;
 

@@ -49,10 +49,8 @@ static rve_status raster_slab(const rve_mpi_seeds *src, const rve_mpi_grid *grid
             halo *= 2;
             continue;
         }
-        if (k.m > INT32_MAX) {
-            st = rve_err_set(err, RVE_EUSAGE, "", "more than 2^31 - 1 seeds in one slab");
+        if ((st = mpi_kept_check(&k, err)) != RVE_OK)
             break;
-        }
         /* local indices first (labels NULL): the winner's power is then known */
         st = rve_tess_rasterize_seeds_layers(k.s, (int)k.m, NULL, g, k0, k1, lab, NULL, err);
         if (st != RVE_OK)
@@ -151,10 +149,8 @@ rve_status rve_mpi_raster_hdf5(MPI_Comm comm, const rve_mpi_seeds *seeds, const 
     if (!info)
         info = &dummy;
     memset(info, 0, sizeof *info);
-    rve_status st = RVE_OK;
-    if (!seeds || seeds->n < 1 || seeds->n > INT32_MAX || (!seeds->all && (!seeds->reset || !seeds->next)))
-        st = rve_err_set(err, RVE_EUSAGE, "", "distributed raster: no seeds");
-    else if (!grid || grid->nx < 1 || grid->ny < 1 || grid->nz < 1)
+    rve_status st = mpi_seeds_check(seeds, "raster", err);
+    if (st == RVE_OK && (!grid || grid->nx < 1 || grid->ny < 1 || grid->nz < 1))
         st = rve_err_set(err, RVE_EUSAGE, "", "distributed raster: no voxel grid");
     rve_map g = {0};
     if (st == RVE_OK) {

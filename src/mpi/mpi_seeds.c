@@ -87,3 +87,17 @@ void mpi_kept_free(mpi_kept *k)
     free(k->lab);
     memset(k, 0, sizeof *k);
 }
+
+rve_status mpi_seeds_check(const rve_mpi_seeds *seeds, const char *what, rve_err *err)
+{
+    if (!seeds || seeds->n < 1 || seeds->n > INT32_MAX || (!seeds->all && (!seeds->reset || !seeds->next)))
+        return rve_err_set(err, RVE_EUSAGE, "", "distributed %s: no seeds", what);
+    return RVE_OK;
+}
+
+rve_status mpi_kept_check(const mpi_kept *k, rve_err *err)
+{
+    if (k->m > INT32_MAX)
+        return rve_err_set(err, RVE_EUSAGE, "", "more than 2^31 - 1 seeds in one slab");
+    return RVE_OK;
+}

@@ -51,7 +51,7 @@ static int cell_exact(const rve_tess *t, int i, double zk0, double zk1, const do
 
 void mpi_owned_free(mpi_owned *o)
 {
-    free(o->idx), free(o->vol), free(o->deg), free(o->nb), free(o->area);
+    free(o->idx), free(o->vol), free(o->deg), free(o->nb), free(o->area), free(o->cen);
     memset(o, 0, sizeof *o);
 }
 
@@ -89,7 +89,8 @@ static rve_status collect(const rve_tess *t, const mpi_kept *k, double z0, doubl
     o->deg = malloc((size_t)(n ? n : 1) * sizeof *o->deg);
     o->nb = calloc((size_t)(n ? n : 1) * (size_t)(kmax ? kmax : 1), sizeof *o->nb);
     o->area = calloc((size_t)(n ? n : 1) * (size_t)(kmax ? kmax : 1), sizeof *o->area);
-    if (!o->idx || !o->vol || !o->deg || !o->nb || !o->area)
+    o->cen = malloc((size_t)(n ? n : 1) * 3 * sizeof *o->cen);
+    if (!o->idx || !o->vol || !o->deg || !o->nb || !o->area || !o->cen)
         return rve_err_set(err, RVE_ENOMEM, "", "out of memory");
     long r = 0;
     for (long i = 0; i < k->m; i++) {
@@ -99,6 +100,7 @@ static rve_status collect(const rve_tess *t, const mpi_kept *k, double z0, doubl
         const rve_tess_poly *c = &t->cells[i];
         o->idx[r] = (long)k->lab[i] - 1;
         o->vol[r] = c->vol;
+        memcpy(o->cen + 3 * (size_t)r, c->centroid, 3 * sizeof(double));
         int d = 0;
         for (int f = 0; f < c->nf; f++)
             if (c->fnbr[f] >= 0) {
@@ -132,10 +134,8 @@ rve_status mpi_build_slab(const rve_mpi_seeds *src, const double lo[3], const do
         info->rounds = round, info->ghost = g, info->seeds_kept = k.m;
         if (k.m == 0)
             break; /* no seed near: no owned cell */
-        if (k.m > INT32_MAX) {
-            st = rve_err_set(err, RVE_EUSAGE, "", "more than 2^31 - 1 seeds in one slab");
+        if ((st = mpi_kept_check(&k, err)) != RVE_OK)
             break;
-        }
         rve_tess *t = NULL;
         st = rve_tess_build(k.s, (int)k.m, lo, hi, per, &to, &t, err);
         if (st != RVE_OK)
@@ -299,10 +299,8 @@ rve_status rve_mpi_tess_cells(MPI_Comm comm, const rve_mpi_seeds *seeds, const d
     if (!info)
         info = &dummy;
     memset(info, 0, sizeof *info);
-    rve_status st = RVE_OK;
-    if (!seeds || seeds->n < 1 || seeds->n > INT32_MAX || (!seeds->all && (!seeds->reset || !seeds->next)))
-        st = rve_err_set(err, RVE_EUSAGE, "", "distributed tess: no seeds");
-    else if (!(hi[0] > lo[0] && hi[1] > lo[1] && hi[2] > lo[2]))
+    rve_status st = mpi_seeds_check(seeds, "tess", err);
+    if (st == RVE_OK && !(hi[0] > lo[0] && hi[1] > lo[1] && hi[2] > lo[2]))
         st = rve_err_set(err, RVE_EUSAGE, "", "distributed tess: empty box");
     double z0 = lo[2] + (hi[2] - lo[2]) * rank / size, z1 = rank == size - 1 ? hi[2] : lo[2] + (hi[2] - lo[2]) * (rank + 1) / size;
     mpi_owned o;

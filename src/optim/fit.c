@@ -78,6 +78,16 @@ static rve_status fit_once(const rve_map *m, const rve_fit_opts *opts, double t0
     }
     memcpy(r->label, F.label, (size_t)n * sizeof(uint32_t));
     fit_initial_guess(&F, R.x);
+    if (o.init_seed && o.init_weight) /* the distributed fit's starting state */
+        fit_to_internal(&F, o.init_seed, o.init_weight, R.x);
+    if (o.frozen) {
+        if (!(F.xfix = malloc((size_t)n * 4 * sizeof(double)))) {
+            st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+            goto done;
+        }
+        memcpy(F.xfix, R.x, (size_t)n * 4 * sizeof(double));
+        F.frozen = o.frozen;
+    }
     F.x = R.x;
     if ((st = fit_measure(&R, R.x, &r->acc_init, err)) != RVE_OK)
         goto done;
@@ -90,6 +100,7 @@ static rve_status fit_once(const rve_map *m, const rve_fit_opts *opts, double t0
         goto done;
     }
     lopt_set_cost(R.L, fit_cost_eq65, &F);
+    lopt_set_frozen(R.L, o.frozen);
     if ((st = lopt_rebuild(R.L, err)) != RVE_OK)
         goto done;
     r->obj_init = F.W > 0 ? sqrt(lopt_total(R.L) / F.W) : 0;
@@ -158,6 +169,11 @@ static rve_status fit_once(const rve_map *m, const rve_fit_opts *opts, double t0
         goto done;
     r->obj_final = r->obj_polish;
     fit_to_physical(&F, R.xbest, r->seed, r->weight);
+    r->weight_shift = 0; /* as fit_to_physical: the smallest t if negative, in physical units */
+    for (int k = 0; k < n; k++)
+        if (R.xbest[4 * k + 3] < r->weight_shift)
+            r->weight_shift = R.xbest[4 * k + 3];
+    r->weight_shift *= F.L * F.L;
     st = rve_fit_quality(m, n, r->seed, r->weight, &r->acc_final, &r->iou_min, &r->iou_median,
                          &r->empty_cells, NULL, err);
     if (st != RVE_OK)

@@ -179,6 +179,13 @@ rve_status fit_classify(fitrun *R, int epochs, rve_err *err)
             sg[3] = w[4 * g + 3] - 2 * v3_dot(sg, cg + 4 * (size_t)g) + v3_norm2(sg);
         }
         fit_keep_inside(F, x);
+        for (int g = 0; F->frozen && g < n; g++) /* frozen: back to their planes */
+            if (F->frozen[g]) {
+                const double *sg = x + 4 * (size_t)g;
+                for (int a = 0; a < 3; a++)
+                    w[4 * g + a] = 2 * sg[a];
+                w[4 * g + 3] = 2 * v3_dot(sg, cg + 4 * (size_t)g) + sg[3] - v3_norm2(sg);
+            }
         double acc;
         double nan_ = NAN;
         if ((st = fit_reached(R, x, 3, ep + 1, &nan_, &acc, err)) != RVE_OK)

@@ -51,6 +51,7 @@ void fitctx_free(fitctx *F)
     free(F->E);
     free(F->A);
     free(F->valid);
+    free(F->xfix);
     memset(F, 0, sizeof *F);
 }
 
@@ -332,6 +333,17 @@ void fit_to_internal(const fitctx *F, const double *seed, const double *weight, 
     }
 }
 
+/* The frozen seeds back to their values (after a stage that moves every
+ * seed through another parametrisation). */
+void fit_restore_frozen(const fitctx *F, double *x)
+{
+    if (!F->frozen)
+        return;
+    for (int k = 0; k < F->n; k++)
+        if (F->frozen[k])
+            memcpy(x + 4 * (size_t)k, F->xfix + 4 * (size_t)k, 4 * sizeof(double));
+}
+
 rve_status rve_fit_initial(const rve_map *m, rve_fit_result *r, rve_err *err)
 {
     memset(r, 0, sizeof *r);
@@ -360,24 +372,32 @@ rve_status rve_fit_initial(const rve_map *m, rve_fit_result *r, rve_err *err)
     return RVE_OK;
 }
 
-/* Seeds that left the box are brought back without changing the diagram:
- * s' = c + l (s - c), t' = |s'|^2 - l |s|^2 + l t (0 < l <= 1, c the box
- * centre) turns every score 2 s.x - |s|^2 + t into l times itself plus a
- * term common to all cells, so every point keeps its cell. */
+/* Seeds that left the box are brought back without changing the diagram
+ * (rve_fit_keep_inside, in internal units). */
 void fit_keep_inside(const fitctx *F, double *x)
 {
+    if (F->frozen) { /* the frozen seeds fix the diagram's gauge: no transform */
+        fit_restore_frozen(F, x);
+        return;
+    }
+    rve_fit_keep_inside(F->n, x, F->lo, F->hi);
+}
+
+void rve_fit_keep_inside(int n, double *x, const double lo[3], const double hi[3])
+{
     double c[3], l = 1;
-    v3_scale(c, F->hi, 0.5);
-    for (int k = 0; k < F->n; k++)
+    for (int a = 0; a < 3; a++)
+        c[a] = lo[a] == 0 ? 0.5 * hi[a] : 0.5 * (lo[a] + hi[a]);
+    for (int k = 0; k < n; k++)
         for (int a = 0; a < 3; a++) {
-            double mg = 1e-3 * (F->hi[a] - F->lo[a]), d = x[4 * k + a] - c[a];
-            double half = 0.5 * (F->hi[a] - F->lo[a]) - mg;
+            double mg = 1e-3 * (hi[a] - lo[a]), d = x[4 * k + a] - c[a];
+            double half = 0.5 * (hi[a] - lo[a]) - mg;
             if (fabs(d) > half && half / fabs(d) < l)
                 l = half / fabs(d);
         }
     if (l >= 1)
         return;
-    for (int k = 0; k < F->n; k++) {
+    for (int k = 0; k < n; k++) {
         double *s = x + 4 * (size_t)k, s2 = v3_norm2(s), sn[3];
         for (int a = 0; a < 3; a++)
             sn[a] = c[a] + l * (s[a] - c[a]);

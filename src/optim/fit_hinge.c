@@ -94,6 +94,10 @@ static double hinge_fdf_core(const gsl_vector *th, hinge_ctx *H, gsl_vector *gra
         for (int q = 1; q < H->nth; q++)
             for (size_t i = 0; i < n4; i++)
                 gd[i] += H->gbuf[(size_t)q * n4 + i];
+        const unsigned char *fz = H->F->frozen;
+        for (size_t g = 0; fz && g < n4 / 4; g++) /* frozen seeds: no descent direction */
+            if (fz[g])
+                memset(gd + 4 * g, 0, 4 * sizeof(double));
     }
     return L;
 }

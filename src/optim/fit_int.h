@@ -72,6 +72,8 @@ typedef struct {
     double tau;          /* ramp width of the polishing cost (voxels) */
     int exact_dist;      /* GJK distances not rounded to the 2^-32 grid */
     const double *x;     /* current seeds (internal) */
+    const unsigned char *frozen; /* n or NULL: seeds never moved (distributed fit) */
+    double *xfix;        /* 4n: their values (internal), with frozen */
 } fitctx;
 
 /* One fit in progress: the stages share the context, the exact measure of
@@ -106,6 +108,7 @@ void fit_initial_guess(const fitctx *F, double *x);
 void fit_to_physical(const fitctx *F, const double *x, double *seed, double *weight);
 void fit_to_internal(const fitctx *F, const double *seed, const double *weight, double *x);
 void fit_keep_inside(const fitctx *F, double *x);
+void fit_restore_frozen(const fitctx *F, double *x);
 double fit_grain_centroid(const fitctx *F, int g, double c[3]);
 /* fit_cost.c */
 double fit_cost_eq65(void *ctx, int k, const double sk[4], const cpoly *P, lopt_ws *ws);

@@ -167,7 +167,7 @@ rve_status fit_open_tiny(fitrun *R, rve_err *err)
     for (int k = 0; k < n && st == RVE_OK && !fit_past_deadline(R); k++) {
         double nk = (double)(F->vs[k + 1] - F->vs[k]), vol, target = fmax(nk, OPEN_FLOOR);
         cell_at(&C, k, R->x[4 * (size_t)k + 3], &vol);
-        if (nk == 0 || vol < 0 || (vol >= OPEN_TRIGGER * nk && vol >= OPEN_FLOOR))
+        if (nk == 0 || vol < 0 || (vol >= OPEN_TRIGGER * nk && vol >= OPEN_FLOOR) || (F->frozen && F->frozen[k]))
             continue;
         for (int q = 0; q < 3; q++) {
             double t = weight_for(&C, k, frac[q] * target);

@@ -130,7 +130,7 @@ int fit_repair_empty(fitctx *F, double *x, double *seed, double *weight, rve_err
                 nc[as[v]]++;
         int fixed = 0;
         for (int k = 0; k < n; k++) {
-            if (nc[k] > 0 || F->vs[k + 1] == F->vs[k])
+            if (nc[k] > 0 || F->vs[k + 1] == F->vs[k] || (F->frozen && F->frozen[k]))
                 continue;
             double c[3], q[3];
             fit_grain_centroid(F, k, c);

@@ -101,6 +101,7 @@ void lopt_set_cost(lopt *L, lopt_cost_fn f, void *ctx)
     L->gen++;
 }
 
+void lopt_set_frozen(lopt *L, const unsigned char *frozen) { L->frozen = frozen; }
 void lopt_invalidate(lopt *L) { L->gen++; }
 long lopt_skipped(const lopt *L) { return L->skipped; }
 

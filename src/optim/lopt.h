@@ -60,6 +60,8 @@ typedef struct lopt lopt;
 lopt *lopt_alloc(int n, const double lo[3], const double hi[3], double *x, int nthreads, rve_err *err);
 void lopt_free(lopt *L);
 void lopt_set_cost(lopt *L, lopt_cost_fn f, void *ctx);
+/* Seeds never searched (n flags, owned by the caller; NULL: none). */
+void lopt_set_frozen(lopt *L, const unsigned char *frozen);
 /* Per-thread user scratch (array of nthreads pointers, owned by the caller). */
 void lopt_set_user(lopt *L, void **user);
 int lopt_nthreads(const lopt *L);

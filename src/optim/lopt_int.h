@@ -36,6 +36,7 @@ struct lopt {
     unsigned char *fruitless; /* n: that search found no improvement */
     double *tsearch;  /* n: seconds of the last search (largest first in a batch) */
     long skipped;
+    const unsigned char *frozen; /* n or NULL: seeds never searched */
 };
 
 typedef struct {

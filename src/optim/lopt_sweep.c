@@ -344,7 +344,7 @@ static void search_batch(lopt *L, const int *batch, int b0, int b1, const double
         for (int b = b0; b < b1; b++) {
             int i = batch[b];
             L->bestd[i] = 0;
-            if (!M || !y || !ss)
+            if (!M || !y || !ss || (L->frozen && L->frozen[i]))
                 continue;
             if (can_skip(L, i)) {
 #pragma omp atomic update
