@@ -37,7 +37,13 @@ work, watch, sig, mode, delay = sys.argv[1:6]
 cmd = sys.argv[6:]
 sig = getattr(signal, "SIG" + sig)
 out = open(os.path.join(work, ".signal-test-stdout"), "wb")
-p = subprocess.Popen(cmd, cwd=work, stdout=out, stderr=subprocess.DEVNULL)
+# the signals' default dispositions in the child: a test run in the
+# background (SIGINT ignored) or under nohup (SIGHUP ignored) would otherwise
+# pass them on, and rve rightly keeps an ignored signal ignored
+def default_signals():
+    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, signal.SIG_DFL)
+p = subprocess.Popen(cmd, cwd=work, stdout=out, stderr=subprocess.DEVNULL, preexec_fn=default_signals)
 def temp_seen():
     for d in (watch, os.environ["TMPDIR"]):
         try:

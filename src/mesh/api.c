@@ -305,25 +305,28 @@ rve_status rve_mesh_tess_reg(const rve_tess *t, const int *ids, const rve_reg_op
         rve_tess_free(r);
         return st;
     }
-    rve_cx *c = NULL;
-    double *plane0 = NULL;
-    rve_status st = mesh_reg_box_complex(t, ro, rep, &c, &plane0, err);
-    if (st == RVE_OK && ids)
-        for (int k = 0; k < c->nc; k++)
-            c->cid[k] = ids[c->cid[k] - 1];
+    /* Periodic: through the regularised pieces (rve_reg_periodic), meshed
+     * at the grains' element size, exactly as rve reg then rve mesh --cl do.
+     * Meshing the regularised box complex directly gave worse elements on
+     * every RVE measured (1000 grains, seeds 1-5: minimum q 0.015-0.062
+     * against 0.033-0.081, docs/periodic.md). */
+    rve_tess *r = NULL;
+    int *pids = NULL;
+    rve_status st = rve_reg_periodic(t, ids, ro, &r, &pids, rep, err);
     if (st == RVE_OK) {
         int nonempty = t->n - t->nempty;
         double vol = 1;
         for (int a = 0; a < 3; a++)
             vol *= t->hi[a] - t->lo[a];
-        double cl = o->cl > 0 ? o->cl : o->rcl * 0.5 * cbrt(vol / nonempty);
-        st = rve_cx_mesh(c, o, cl, outputs, out, err);
+        rve_mesh_opts og = *o;
+        og.cl = o->cl > 0 ? o->cl : o->rcl * 0.5 * cbrt(vol / nonempty);
+        st = rve_mesh_tess(r, pids, &og, outputs, out, err);
     }
     if (st == RVE_OK && out && *out) {
         (*out)->short_edges = rep->short_after;
         (*out)->short_threshold = rep->threshold;
     }
-    free(plane0);
-    rve_cx_free(c);
+    free(pids);
+    rve_tess_free(r);
     return st;
 }
