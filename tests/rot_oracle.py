@@ -2,7 +2,8 @@
 independent of rve: Rowenhorst et al. 2015, "Consistent representations of
 and conversions between 3D rotations" (P = -1, passive), and the cubic group
 built by closure of two generators.  Shared by test_hdf5.sh, test_ori_run.sh
-and test_ori_texture.sh (tests/ on sys.path)."""
+and test_ori_texture.sh, whose Checker also the pack and sample tests use
+(tests/ on sys.path)."""
 import math
 import numpy as np
 

@@ -31,19 +31,14 @@ check "spheres by lid" 0 "$RVE" pack -q --size 'uniform(0.8,1.2)' -n 40 --method
     --vtk "$T/s.vtk" --contacts "$T/s.ct" --json
 grep_f "spheres: lid" '"method":"lid"' "$T/out"
 
-RVE="$RVE" T="$T" "$PY" - <<'PYEOF'
-import os, math, itertools
+RVE="$RVE" T="$T" SRC="$SRC" "$PY" - <<'PYEOF'
+import os, math, itertools, sys
 import numpy as np, meshio
 
 T = os.environ["T"]
-passed = failed = 0
-def check(name, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL", name, detail)
+sys.path.insert(0, os.path.join(os.environ["SRC"], "tests"))
+from rot_oracle import Checker
+check = Checker()
 
 def read_bodies(path):
     """Bodies of a pack file, parsed here: list of lists of pieces (n x 3 arrays), spheres as (c, r)."""
@@ -189,8 +184,8 @@ check("sphere contacts: gaps and normals (closed form)", err < 1e-12, err)
 m = meshio.read(T + "/s.vtk")
 body = np.concatenate([np.asarray(x).ravel() for x in m.cell_data["body"]]).astype(int)
 check("sphere VTK: 40 bodies", len(set(body.tolist())) == 40)
-print("pack-dem-python: %d passed, %d failed" % (passed, failed))
-raise SystemExit(1 if failed else 0)
+print("pack-dem-python: %d passed, %d failed" % (check.passed, check.failed))
+raise SystemExit(1 if check.failed else 0)
 PYEOF
 if [ $? -eq 0 ]; then ok; else ko "python checks (meshio, SAT oracle, closed forms)"; fi
 lib_finish

@@ -29,19 +29,14 @@ else
     TESS=
 fi
 
-H5="$H5" TESS="$TESS" T="$T" "$PY" - <<'PYEOF'
-import os, math
+H5="$H5" TESS="$TESS" T="$T" SRC="$SRC" "$PY" - <<'PYEOF'
+import os, math, sys
 import numpy as np, meshio, h5py
 
 T = os.environ["T"]
-passed = failed = 0
-def check(name, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL", name, detail)
+sys.path.insert(0, os.path.join(os.environ["SRC"], "tests"))
+from rot_oracle import Checker
+check = Checker()
 
 # --- the map's orientations (pymicro: passive Rodrigues) and voxel size, read by h5py
 with h5py.File(os.environ["H5"], "r") as f:
@@ -145,8 +140,8 @@ if os.environ["TESS"]:
 rs = [l.split() for l in open(T + "/s.ori") if not l.startswith("#")]
 check("spheres: 6 columns, unit quaternions",
       all(len(r) == 6 and abs(sum(float(x) ** 2 for x in r[2:6]) - 1) < 1e-12 for r in rs))
-print("pack-ori-python: %d passed, %d failed" % (passed, failed))
-raise SystemExit(1 if failed else 0)
+print("pack-ori-python: %d passed, %d failed" % (check.passed, check.failed))
+raise SystemExit(1 if check.failed else 0)
 PYEOF
 if [ $? -eq 0 ]; then ok; else ko "python checks (orientations composed with the body rotations)"; fi
 lib_finish

@@ -22,19 +22,13 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/rve-sample-ori.XXXXXX") || exit 1
 REGEN=1
 [ -n "${RVE_TEST_SCALE:-}" ] && REGEN=0
 RVE="$RVE" T="$T" SRC="$SRC" REGEN="$REGEN" "$PY" - <<'PYEOF'
-import os, subprocess, math
+import os, subprocess, math, sys
 import numpy as np, h5py
 
 RVE, T, SRC, REGEN = os.environ["RVE"], os.environ["T"], os.environ["SRC"], os.environ["REGEN"] == "1"
-passed = failed = 0
-
-def check(name, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL", name, detail)
+sys.path.insert(0, os.path.join(os.environ["SRC"], "tests"))
+from rot_oracle import Checker
+check = Checker()
 
 B = "DataContainers/ImageDataContainer/"
 NAMES = ["CellData/FeatureIds", "CellData/Phases", "CellData/EulerAngles", "CellFeatureData/AvgEulerAngles",
@@ -88,6 +82,6 @@ if REGEN:
         diff = [n for n in NAMES if a[n].shape != b[n].shape or not (a[n] == b[n]).all()]
         check("regenerated sample has the same content", not diff, str(diff))
 
-print("test_sample_ori: %d passed, %d failed" % (passed, failed))
-raise SystemExit(1 if failed else 0)
+print("test_sample_ori: %d passed, %d failed" % (check.passed, check.failed))
+raise SystemExit(1 if check.failed else 0)
 PYEOF
