@@ -61,6 +61,25 @@ lib_finish() { # the summary line; exit status 0 only without failures
 # lib_python NAME "MOD1, MOD2": sets PY to the first Python (python3, then
 # Debian's /usr/bin/python3, which has the Debian-packaged modules) that
 # imports the modules; without one the test is skipped (exit 77).
+# lib_mpi NAME: the distributed tests.  make check of an MPI build
+# (configure --with-mpi) sets RVE_MPIRUN; without it the test is skipped (77):
+# a serial rve under mpirun would run P serial copies (and a serial build's
+# make check-long lists every test that reads RVE_TEST_LONG).  By hand:
+# RVE_MPIRUN=mpirun RVE=build-mpi/rve sh tests/test_mpi_x.sh.  OpenMPI refuses
+# root unless told (CI runs as root); `mpi NP ARGS...` runs rve on NP ranks,
+# oversubscribed (2 cores here).
+lib_mpi() {
+    MPIRUN=${RVE_MPIRUN:-}
+    [ -n "$MPIRUN" ] || { echo "SKIP $1: not an MPI build (RVE_MPIRUN unset)"; exit 77; }
+    command -v "$MPIRUN" >/dev/null 2>&1 || { echo "SKIP $1: no $MPIRUN"; exit 77; }
+    if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+    export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_hwloc_base_binding_policy=none
+}
+mpi() { # np, rve arguments...
+    np=$1; shift
+    "$MPIRUN" --quiet --oversubscribe -np "$np" "$RVE" "$@"
+}
+
 lib_python() {
     PY=
     for p in python3 /usr/bin/python3; do

@@ -11,16 +11,8 @@
 #  - without mpirun the MPI build is the serial program (same bytes).
 . "${RVE_SRCDIR:-..}/tests/lib.sh"
 lib_init mpi
-MPIRUN=${RVE_MPIRUN:-mpirun}
-command -v "$MPIRUN" >/dev/null 2>&1 || { echo "SKIP mpi: no mpirun"; exit 77; }
+lib_mpi mpi
 lib_python mpi "h5py, numpy"
-# OpenMPI refuses root unless told (CI runs as root); 2 cores: oversubscribe
-if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
-export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_hwloc_base_binding_policy=none
-mpi() { # np, rve arguments...
-    np=$1; shift
-    "$MPIRUN" --quiet --oversubscribe -np "$np" "$RVE" "$@"
-}
 cd "$T" || exit 1
 
 # --- an independent reader and oracle (h5py, numpy)

@@ -13,16 +13,9 @@
 # the bundled data/dct/dct.tif at P = 1..4 with RVE_TEST_LONG=1.
 . "${RVE_SRCDIR:-..}/tests/lib.sh"
 lib_init mpi_fit
-# make check of an MPI build (configure --with-mpi) sets RVE_MPIRUN; a serial
-# rve under mpirun would run P serial fits (make check-long of a serial
-# build lists this file too, as it reads RVE_TEST_LONG)
-MPIRUN=${RVE_MPIRUN:-}
-[ -n "$MPIRUN" ] || { echo "SKIP mpi_fit: not an MPI build (RVE_MPIRUN unset)"; exit 77; }
-command -v "$MPIRUN" >/dev/null 2>&1 || { echo "SKIP mpi_fit: no $MPIRUN"; exit 77; }
+lib_mpi mpi_fit
 lib_python mpi_fit "h5py, numpy"
-if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
-export OMPI_MCA_hwloc_base_binding_policy=none OMP_NUM_THREADS=1
-mpi() { np=$1; shift; "$MPIRUN" --quiet --oversubscribe -np "$np" "$RVE" "$@"; }
+export OMP_NUM_THREADS=1
 cd "$T" || exit 1
 jget() { # jget FILE KEY: a number of a JSON summary
     "$PY" -c "import json, sys; print(repr(float(json.load(open(sys.argv[1]))[sys.argv[2]])))" "$1" "$2"

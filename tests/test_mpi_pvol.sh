@@ -15,12 +15,9 @@
 # P = 1, 2, 3, 4; faults: a bad volume on every rank, periodic refused.
 . "${RVE_SRCDIR:-..}/tests/lib.sh"
 lib_init mpi_pvol
-MPIRUN=${RVE_MPIRUN:-mpirun}
-command -v "$MPIRUN" >/dev/null 2>&1 || { echo "SKIP mpi_pvol: no mpirun"; exit 77; }
+lib_mpi mpi_pvol
 lib_python mpi_pvol "h5py, numpy"
-if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
-export OMPI_MCA_hwloc_base_binding_policy=none OMP_NUM_THREADS=1
-mpi() { np=$1; shift; "$MPIRUN" --quiet --oversubscribe -np "$np" "$RVE" "$@"; }
+export OMP_NUM_THREADS=1
 cd "$T" || exit 1
 "$PY" -c "
 import numpy as np

@@ -9,12 +9,8 @@
 # (-n) and Laguerre (--seeds with weights); faults.
 . "${RVE_SRCDIR:-..}/tests/lib.sh"
 lib_init mpi_tess
-MPIRUN=${RVE_MPIRUN:-mpirun}
-command -v "$MPIRUN" >/dev/null 2>&1 || { echo "SKIP mpi_tess: no mpirun"; exit 77; }
+lib_mpi mpi_tess
 lib_python mpi_tess "h5py, numpy"
-if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
-export OMPI_MCA_hwloc_base_binding_policy=none
-mpi() { np=$1; shift; "$MPIRUN" --quiet --oversubscribe -np "$np" "$RVE" "$@"; }
 cd "$T" || exit 1
 cat >cmp.py <<'PY'
 # cmp.py TESS|H5 H5 TOL: volumes (relative) and neighbour lists
