@@ -205,15 +205,13 @@ rve_status rve_mesh_tess(const rve_tess *t, const int *ids, const rve_mesh_opts 
                          rve_err *err);
 
 /* Regularise and mesh in one go.  Non-periodic tessellations: rve_reg then
- * rve_mesh_tess.  Periodic ones (which rve_reg refuses: its result is the
- * box complex, which an rve_tess cannot hold yet): the cells are cut at the
- * box faces (as rve_mesh_tess does), then short edges are collapsed and
- * vertices polished (against a raster of the input; ro->map must be NULL)
- * so that opposite box faces stay exact translates: a collapse that moves a
- * vertex of a periodic box face (within its planes) moves all its periodic
- * copies to the exact translate, merging their copies of the edge, all
- * checked first or none done; the polish leaves box-face vertices where
- * they are.  Short edges left: rep->short_after.  ro, rep, o may be NULL. */
+ * rve_mesh_tess.  Periodic ones (which rve_reg refuses): rve_reg_periodic
+ * (cells cut at the box faces, short edges collapsed with their periodic
+ * copies, box-face vertices polished within their faces, ro->map NULL) then
+ * rve_mesh_tess of its pieces at the grains' element size (o->cl, else
+ * o->rcl * 0.5 (V / grains)^(1/3)): what rve reg then rve mesh --cl give,
+ * exactly periodic.  Short edges left: rep->short_after.  ro, rep, o may be
+ * NULL. */
 rve_status rve_mesh_tess_reg(const rve_tess *t, const int *ids, const rve_reg_opts *ro,
                              rve_reg_report *rep, const rve_mesh_opts *o,
                              const char *const outputs[RVE_MESH_NFORMATS], rve_mesh **out,
