@@ -31,6 +31,26 @@ static char reg_path[REG_SLOTS][REG_PATH];
 static atomic_int reg_used[REG_SLOTS]; /* 0 free, 1 being filled, 2 live */
 static atomic_int reg_lost;            /* temporaries that found no slot */
 static volatile sig_atomic_t reg_hold; /* committing: finish, ignore signals */
+/* Blocking the signals covers the calling thread only: a process signal may
+ * run the handler on another thread (an OpenMP worker) while this one is
+ * between creating a temporary (or folder) and registering it.  So creators
+ * count themselves in reg_creating and give up once reg_dying is set; the
+ * handler sets reg_dying, then waits (bounded) until no creator is inside. */
+static atomic_int reg_creating;
+static atomic_int reg_dying;
+
+/* 0: go on and create (call reg_create_end after registering); -1: the
+ * process is exiting on a signal, create nothing */
+static int reg_create_begin(void)
+{
+    atomic_fetch_add(&reg_creating, 1);
+    if (atomic_load(&reg_dying)) {
+        atomic_fetch_sub(&reg_creating, 1);
+        return -1;
+    }
+    return 0;
+}
+static void reg_create_end(void) { atomic_fetch_sub(&reg_creating, 1); }
 
 static int reg_add(const char *path)
 {
@@ -88,6 +108,9 @@ static void on_fatal_signal(int sig)
      * signals), so a commit in progress is protected by a flag, not a mask. */
     if (reg_hold)
         return;
+    atomic_store(&reg_dying, 1);
+    for (long spin = 0; atomic_load(&reg_creating) > 0 && spin < 100000000L; spin++)
+        ;
     /* unlink, rmdir and _exit are async-signal-safe; the slots are plain
      * arrays.  rmdir refuses a folder that holds anything: only the folders
      * the transaction created, and left empty, go. */
@@ -196,9 +219,14 @@ static int make_temp(rve_afile *af, const char *target, const char *suffix, int 
     sigset_t all, old;
     sigfillset(&all);
     sigprocmask(SIG_BLOCK, &all, &old);
-    int fd = mkstemps(af->tmp, (int)strlen(suffix));
-    if (fd >= 0)
-        af->slot = reg_add(af->tmp);
+    int fd = -1;
+    if (reg_create_begin() == 0) {
+        fd = mkstemps(af->tmp, (int)strlen(suffix));
+        if (fd >= 0)
+            af->slot = reg_add(af->tmp);
+        reg_create_end();
+    } else
+        errno = EINTR;
     sigprocmask(SIG_SETMASK, &old, NULL);
     return fd;
 }
@@ -484,9 +512,14 @@ rve_status rve_afile_txn_mkdir(const char *dir, rve_err *err)
     sigset_t all, old;
     sigfillset(&all);
     sigprocmask(SIG_BLOCK, &all, &old);
-    int made = mkdir(dir, 0777) == 0, e = errno;
-    if (made && txn.active)
-        reg_dir_add(dir);
+    int made = 0, e = EINTR;
+    if (reg_create_begin() == 0) {
+        made = mkdir(dir, 0777) == 0;
+        e = errno;
+        if (made && txn.active)
+            reg_dir_add(dir);
+        reg_create_end();
+    }
     sigprocmask(SIG_SETMASK, &old, NULL);
     if (!made) {
         struct stat st;
