@@ -96,6 +96,10 @@ const cli_command cli_cmd_reg = {
     "                     plane by less than F thresholds onto it (thin caps\n"
     "                     removed where no face bends past 10 deg; default 0: off;\n"
     "                     docs/periodic.md has the measured effect)\n"
+    "  --no-box-shift     keep the box where it is (default: the box is translated\n"
+    "                     per periodic axis, the same periodic microstructure in\n"
+    "                     another window, so that its planes cut no cell face at a\n"
+    "                     shallow angle; --json: box_shift, box_cut_angle_deg)\n"
     "\n"
     "Examples:\n"
     "  rve reg fit.tess -o fit-reg.tess\n"
@@ -105,7 +109,7 @@ const cli_command cli_cmd_reg = {
     run,
 };
 
-enum { OPT_RSEL = CLI_OPT_FIRST, OPT_LENGTH, OPT_ANGLE, OPT_PASSES, OPT_MAP, OPT_RMSMALL, OPT_MINANGLE, OPT_NOPOLISH, OPT_BOXSNAP };
+enum { OPT_RSEL = CLI_OPT_FIRST, OPT_LENGTH, OPT_ANGLE, OPT_PASSES, OPT_MAP, OPT_RMSMALL, OPT_MINANGLE, OPT_NOPOLISH, OPT_BOXSNAP, OPT_NOBOXSHIFT };
 
 /* Voxel accuracy of t against map: share of the non-void voxels whose
  * grain id is the label of the cell containing their centre (geometric
@@ -155,6 +159,10 @@ static void report(const cli_common *com, const rve_reg_opts *o, const rve_tess 
         cli_info(com, "  periodic: %zu vertices of thin caps put onto the box planes before the cut; "
                        "%d pieces of cells cut at the box faces (%zu caps merged into points), "
                        "opposite box faces exact translates", rep.box_snapped, r->n, rep.pieces_removed);
+    if (periodic && rep.box_cut_angle > 0)
+        cli_info(com, "  periodic: box translated by (%.6g, %.6g, %.6g): its planes cut no cell face "
+                       "at less than %.1f deg", rep.box_shift[0], rep.box_shift[1], rep.box_shift[2],
+                 rep.box_cut_angle);
     else
         meshcli_print_removed(com, t, r, ids);
     if (mpath)
@@ -199,6 +207,7 @@ static int run(int argc, char **argv)
         {"min-angle", required_argument, NULL, OPT_MINANGLE},
         {"no-polish", no_argument, NULL, OPT_NOPOLISH},
         {"box-snap", required_argument, NULL, OPT_BOXSNAP},
+        {"no-box-shift", no_argument, NULL, OPT_NOBOXSHIFT},
         {NULL, 0, NULL, 0},
     };
     cli_common com;
@@ -222,6 +231,7 @@ static int run(int argc, char **argv)
         case OPT_MAP: mpath = optarg; break;
         case OPT_RMSMALL: o.remove_small_cells = 1; break;
         case OPT_NOPOLISH: nopolish = 1; break;
+        case OPT_NOBOXSHIFT: o.box_shift = 0; break;
         case OPT_BOXSNAP:
             if (rve_parse_double(optarg, &o.box_snap) != RVE_OK || !(o.box_snap >= 0 && o.box_snap < 2))
                 return cli_usage_error(cmd, "--box-snap: wants a fraction of the threshold in [0, 2), not '%s'",

@@ -195,6 +195,14 @@ static inline void meshcli_json_reg(rve_json *j, const rve_reg_report *r)
             rve_json_kv_int(j, key, (long long)r->group_refused[k]);
         }
     }
+    if (r->box_cut_angle > 0) { /* periodic: the window (rve_reg_opts.box_shift) */
+        rve_json_kv_number(j, "box_cut_angle_deg", r->box_cut_angle);
+        rve_json_key(j, "box_shift");
+        rve_json_begin_array(j);
+        for (int a = 0; a < 3; a++)
+            rve_json_number(j, r->box_shift[a]);
+        rve_json_end_array(j);
+    }
     if (r->acc_reg > 0) {
         rve_json_kv_number(j, r->acc_vs_input ? "agreement_after_collapses" : "accuracy_after_collapses",
                            r->acc_reg);

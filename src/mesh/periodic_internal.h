@@ -56,4 +56,12 @@ double mesh_periodic_plane(const rve_tess *t, int a, long k);
  * memory. */
 int mesh_periodic_snap(const rve_tess *t, double d, double eps, double **sv, size_t **off, int *nsnap);
 
+/* The window of a periodic tessellation (periodic_shift.c): per periodic
+ * axis, the shift of the box planes (in [0, L)) that maximises the smallest
+ * angle between a cell face the planes cut and the planes, or of a cap
+ * thinner than thr they leave (angle[a], degrees; 90 when none binds;
+ * angle[3 + a] the same for the box as given); 0 on other axes.  -1 when
+ * out of memory. */
+int mesh_periodic_shift(const rve_tess *t, double thr, double shift[3], double angle[6]);
+
 #endif

@@ -19,6 +19,7 @@ void rve_reg_opts_default(rve_reg_opts *o)
     o->map = NULL;
     o->ids = NULL;
     o->box_snap = 0;
+    o->box_shift = 1;
     o->progress = NULL;
     o->progress_ctx = NULL;
 }

@@ -4,6 +4,7 @@
  * (rve_mesh_tess_reg) or as a tessellation of its pieces (rve_reg_periodic). */
 #include "config.h"
 #include "mesh/mesh_internal.h"
+#include "mesh/periodic_internal.h"
 #include "mesh/reg_internal.h"
 #include "tess/tess_internal.h"
 #include "util/vec3.h"
@@ -130,8 +131,9 @@ static char *dupstr(const char *s)
 
 /* The input tessellation for the pieces: piece k's seed is its cell's seed
  * translated by -g L (g its lattice box), its cell data (orientation) its
- * cell's; not periodic. */
-static rve_tess *pieces_tess(const rve_tess *t, const rve_cx *c)
+ * cell's in data (t itself, or the tessellation t is the shifted copy of);
+ * not periodic. */
+static rve_tess *pieces_tess(const rve_tess *t, const rve_tess *data, const rve_cx *c)
 {
     double *sd = malloc(((size_t)c->nc + 1) * 4 * sizeof *sd);
     if (!sd)
@@ -147,19 +149,53 @@ static rve_tess *pieces_tess(const rve_tess *t, const rve_cx *c)
     free(sd);
     if (!p)
         return NULL;
-    size_t no = t->ori ? (size_t)t->ori_n : 0;
+    size_t no = data->ori ? (size_t)data->ori_n : 0;
     p->ori = no ? malloc(((size_t)c->nc + 1) * no * sizeof(double)) : NULL;
-    p->ori_des = t->ori_des ? dupstr(t->ori_des) : NULL;
-    p->crysym = t->crysym ? dupstr(t->crysym) : NULL;
-    if ((no && !p->ori) || (t->ori_des && !p->ori_des) || (t->crysym && !p->crysym)) {
+    p->ori_des = data->ori_des ? dupstr(data->ori_des) : NULL;
+    p->crysym = data->crysym ? dupstr(data->crysym) : NULL;
+    if ((no && !p->ori) || (data->ori_des && !p->ori_des) || (data->crysym && !p->crysym)) {
         rve_tess_free(p);
         return NULL;
     }
-    p->ori_n = no ? t->ori_n : 0;
+    p->ori_n = no ? data->ori_n : 0;
     for (int k = 0; no && k < c->nc; k++)
-        memcpy(p->ori + no * (size_t)k, t->ori + no * (size_t)c->ccell[k], no * sizeof(double));
-    memcpy(p->format, t->format, sizeof p->format);
+        memcpy(p->ori + no * (size_t)k, data->ori + no * (size_t)c->ccell[k], no * sizeof(double));
+    memcpy(p->format, data->format, sizeof p->format);
     return p;
+}
+
+/* The window of t whose box planes cut faces and leave caps at the largest
+ * angles (mesh_periodic_shift; angle[0..3) there, angle[3..6) for the box
+ * as given): *ts is t rebuilt from its seeds translated by -shift (the same
+ * Laguerre tessellation, translated), or NULL when the box stays (no shift
+ * on any axis). */
+static rve_status shifted(const rve_tess *t, const rve_reg_opts *o, double shift[3], double angle[6],
+                          rve_tess **ts, rve_err *err)
+{
+    *ts = NULL;
+    double thr;
+    rve_status ts0 = mesh_reg_threshold(t, o, &thr, err);
+    if (ts0 != RVE_OK)
+        return ts0;
+    if (mesh_periodic_shift(t, thr, shift, angle) != 0)
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    if (shift[0] == 0 && shift[1] == 0 && shift[2] == 0)
+        return RVE_OK;
+    double *sd = malloc(((size_t)t->n + 1) * 4 * sizeof *sd);
+    if (!sd)
+        return rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    for (int k = 0; k < t->n; k++) {
+        for (int a = 0; a < 3; a++)
+            sd[4 * k + a] = t->seeds[4 * k + a] - shift[a];
+        sd[4 * k + 3] = t->seeds[4 * k + 3];
+    }
+    rve_tess_opts to;
+    rve_tess_opts_default(&to);
+    to.topology = 0;
+    to.keep_container = 0;
+    rve_status st = rve_tess_build(sd, t->n, t->lo, t->hi, t->periodic, &to, ts, err);
+    free(sd);
+    return st;
 }
 
 rve_status rve_reg_periodic(const rve_tess *t, const int *ids, const rve_reg_opts *o, rve_tess **out,
@@ -179,9 +215,34 @@ rve_status rve_reg_periodic(const rve_tess *t, const int *ids, const rve_reg_opt
         return rve_err_set(err, RVE_EUSAGE, NULL, "rve_reg_periodic: the tessellation is not periodic");
     rve_cx *c = NULL;
     double *plane0 = NULL;
-    rve_tess *pt = NULL;
-    rve_status st = mesh_reg_box_complex(t, o, rep, &c, &plane0, err);
-    if (st == RVE_OK && !(pt = pieces_tess(t, c)))
+    rve_tess *pt = NULL, *ts = NULL;
+    double shift[3] = {0, 0, 0}, angle[6] = {0, 0, 0, 0, 0, 0};
+    rve_status st = o->box_shift ? shifted(t, o, shift, angle, &ts, err) : RVE_OK;
+    if (st == RVE_OK)
+        st = mesh_reg_box_complex(t, o, rep, &c, &plane0, err);
+    if (ts) { /* the other window: kept when its smallest angle is larger */
+        rve_reg_report r1;
+        rve_cx *c1 = NULL;
+        double *p1 = NULL;
+        rve_status s1 = mesh_reg_box_complex(ts, o, &r1, &c1, &p1, err);
+        if (s1 == RVE_OK && (st != RVE_OK || r1.angle_after > rep->angle_after)) {
+            rve_cx_free(c);
+            free(plane0);
+            c = c1;
+            plane0 = p1;
+            *rep = r1;
+            st = RVE_OK;
+        } else {
+            rve_cx_free(c1);
+            free(p1);
+            rve_tess_free(ts);
+            ts = NULL;
+        }
+    }
+    for (int a = 0; a < 3; a++) /* after the regularisation, which clears the report */
+        rep->box_shift[a] = ts ? shift[a] : 0;
+    rep->box_cut_angle = o->box_shift ? fmin(angle[ts ? 0 : 3], fmin(angle[ts ? 1 : 4], angle[ts ? 2 : 5])) : 0;
+    if (st == RVE_OK && !(pt = pieces_tess(ts ? ts : t, t, c)))
         st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
     int *pid = st == RVE_OK ? malloc(((size_t)c->nc + 1) * sizeof *pid) : NULL;
     if (st == RVE_OK && !pid)
@@ -195,6 +256,7 @@ rve_status rve_reg_periodic(const rve_tess *t, const int *ids, const rve_reg_opt
     else
         free(pid);
     rve_tess_free(pt);
+    rve_tess_free(ts);
     free(plane0);
     rve_cx_free(c);
     return st;
