@@ -5,6 +5,7 @@
 #include "config.h"
 #define _POSIX_C_SOURCE 200809L
 #include "tess/tess_read.h"
+#include "util/vec3.h"
 #include <ctype.h>
 #include <limits.h>
 #include <math.h>
@@ -151,6 +152,26 @@ static int build_faces(lexer *L, tess_file *F, rve_tess *t)
     return 1;
 }
 
+/* Volume of polyhedron p (faces cell_faces[k0 ..]) with each face the fan
+ * of triangles around its face point, as regularised (bent) faces are
+ * meant and meshed: a thin piece with a bent face can have a positive
+ * volume that the fans from a vertex (tess_poly_measure) see negative. */
+static double point_fan_volume(const rve_tess *t, int k0, const rve_tess_poly *p)
+{
+    double vol = 0;
+    for (int f = 0; f < p->nf; f++) {
+        const double *q = t->face_ptxyz + 3 * (size_t)t->cell_faces[k0 + f];
+        int m = p->foff[f + 1] - p->foff[f];
+        for (int i = 0; i < m; i++) {
+            const double *a = p->v + 3 * p->floop[p->foff[f] + i], *b = p->v + 3 * p->floop[p->foff[f] + (i + 1) % m];
+            double cr[3];
+            v3_cross(cr, a, b);
+            vol += v3_dot(q, cr) / 6.0;
+        }
+    }
+    return vol;
+}
+
 /* Cells' face lists, edge -> faces, and the per-cell polyhedra (level 1). */
 static int build_cells(lexer *L, tess_file *F, rve_tess *t)
 {
@@ -210,6 +231,7 @@ static int build_cells(lexer *L, tess_file *F, rve_tess *t)
         }
         p->foff[nf] = o;
         tess_poly_measure(p);
+        if (!(p->vol > 0) && t->face_ptxyz) p->vol = point_fan_volume(t, F->pfoff[c], p);
         if (!(p->vol > 0)) ok = tess_lx_fail(L, RVE_EDATA, "%s", "a polyhedron is not closed or is inside out");
         for (int u = 0; u < nv; u++) loc[vl[u]] = -1;
     }
