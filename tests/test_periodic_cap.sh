@@ -27,20 +27,6 @@ check "tess periodic (a wide thin cap)" 0 "$RVE" tess --seeds "$d/seeds.txt" --p
 ncap=$(awk -v thr=$thr '/^ \*\*vertex/ { m = 1; getline; next } /^ \*\*/ { m = 0 }
     m { x = $2 < 0.5 ? $2 : $2 - 1; n += x > 0.29 * thr && x < 0.31 * thr } END { print n + 0 }' "$d/t.tess")
 ok "a face at x = 1 + 0.3 threshold ($ncap vertices)" '[ "$ncap" -gt 4 ]'
-check "reg periodic --box-snap 1 (a wide thin cap)" 0 "$RVE" reg "$d/t.tess" --length $thr --box-snap 1 -o "$d/r.tess" -q
-check "--box-snap out of range" 2 "$RVE" reg "$d/t.tess" --box-snap -1 -o "$d/x.tess" -q
-ok "refused reg wrote nothing" '[ ! -e "$d/x.tess" ]'
-check "no edge below the threshold in the regularised tessellation (awk)" 0 awk -v thr=$thr '
-    /^ \*\*vertex/ { mode = 1; getline; next } /^ \*\*edge/ { mode = 2; getline; next } /^ \*\*/ { mode = 0 }
-    mode == 1 { x[$1] = $2; y[$1] = $3; z[$1] = $4 }
-    mode == 2 { l = sqrt((x[$2] - x[$3])^2 + (y[$2] - y[$3])^2 + (z[$2] - z[$3])^2); n++
-                if (l < thr) s++ }
-    END { printf "%d edges, %d below %g\n", n, s, thr; exit !(n > 0 && s == 0) }' "$d/r.tess"
-cat "$T/out"
-check "mesh of the regularised tessellation" 0 "$RVE" mesh "$d/r.tess" --format msh,inp,vtk \
-    --pairs "$d/m-pairs.txt" -o "$d/m" -q
-check "periodic oracles" 0 "$PY" "$SRC/tests/periodic_oracle.py" "$d/m" 1,1,1 40
-cat "$T/out"
 cat >"$d/q.py" <<'PY'
 import sys, numpy as np, meshio
 m = meshio.read(sys.argv[1])
@@ -72,6 +58,40 @@ print("min q %.4f, %.4f %% below 0.1; %d grains meshed; grain volumes vs Laguerr
       "max deviation %.3f of the mean cell" % (q.min(), 100 * (q < 0.1).mean(), (vm > 0).sum(), dev))
 sys.exit(0 if q.min() > 0.05 and (q < 0.1).mean() < 0.001 and (vm > 0).all() and dev < 0.2 else 1)
 PY
-check "min q > 0.05, < 0.1 % below 0.1, every grain's volume (numpy)" 0 "$PY" "$d/q.py" "$d/m.msh" "$d/seeds.txt"
+# the regularised tessellation $1.tess: no short edge, mesh quality, grain
+# volumes, periodic oracles
+checks() {
+check "$1: no edge below the threshold in the regularised tessellation (awk)" 0 awk -v thr=$thr '
+    /^ \*\*vertex/ { mode = 1; getline; next } /^ \*\*edge/ { mode = 2; getline; next } /^ \*\*/ { mode = 0 }
+    mode == 1 { x[$1] = $2; y[$1] = $3; z[$1] = $4 }
+    mode == 2 { l = sqrt((x[$2] - x[$3])^2 + (y[$2] - y[$3])^2 + (z[$2] - z[$3])^2); n++
+                if (l < thr) s++ }
+    END { printf "%d edges, %d below %g\n", n, s, thr; exit !(n > 0 && s == 0) }' "$d/$1.tess"
 cat "$T/out"
+check "$1: mesh of the regularised tessellation" 0 "$RVE" mesh "$d/$1.tess" --format msh,inp,vtk \
+    --pairs "$d/$1-pairs.txt" -o "$d/$1" -q
+check "$1: periodic oracles" 0 "$PY" "$SRC/tests/periodic_oracle.py" "$d/$1" 1,1,1 40
+cat "$T/out"
+check "$1: min q > 0.05, < 0.1 % below 0.1, every grain's volume (numpy)" 0 "$PY" "$d/q.py" "$d/$1.msh" "$d/seeds.txt"
+cat "$T/out"
+}
+# the thin-cap snap
+check "reg periodic --box-snap 1 (a wide thin cap)" 0 "$RVE" reg "$d/t.tess" --length $thr --box-snap 1 \
+    --no-box-shift -o "$d/snap.tess" -q
+check "--box-snap out of range" 2 "$RVE" reg "$d/t.tess" --box-snap -1 -o "$d/x.tess" -q
+ok "refused reg wrote nothing" '[ ! -e "$d/x.tess" ]'
+checks snap
+# the default: the box is translated (the same periodic RVE in another
+# window) so that its planes cut no face at a shallow angle and leave no flat
+# cap; the old box as given failed this (1 short edge, min q 0.005)
+check "reg periodic, default (a wide thin cap)" 0 "$RVE" reg "$d/t.tess" --length $thr -o "$d/shift.tess" \
+    -q --json
+cp "$T/out" "$d/shift.json"
+check "the box moved along x, and its planes cut nothing below 10 deg (--json)" 0 "$PY" -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+print(r["box_shift"], r["box_cut_angle_deg"])
+sys.exit(0 if r["box_shift"][0] > 0 and r["box_cut_angle_deg"] > 10 else 1)' "$d/shift.json"
+cat "$T/out"
+checks shift
 lib_finish
