@@ -1,7 +1,8 @@
 #!/bin/sh
 # bench_periodic.sh - periodic RVEs end to end (issue 16): rve gen --periodic,
 # then rve mesh --reg on the periodic .tess (box complex, mirrored collapses,
-# mirrored polish, gmsh setPeriodic) with msh, inp and vtk outputs; prints the
+# mirrored polish, gmsh setPeriodic; the box window chosen, rve_reg_opts.box_shift)
+# with msh, inp and vtk outputs; prints the
 # short edges before and after, the agreement with the input, the mesh
 # quality (Neper's q: minimum, share below 0.1) and the times, and checks the
 # written files with tests/periodic_oracle.py (gmsh's periodic nodes exact,
@@ -60,6 +61,10 @@ for seed in ${RVE_BENCH_PERIODIC_SEEDS:-1}; do
         -v c="$(j "$T/reg.json" agreement_after_collapses)" -v p="$(j "$T/reg.json" agreement_after_polish)" \
         -v g="$(echo "$t1 - $t0" | bc)" \
         'BEGIN { printf "  gen %.1f s; reg: short edges %d -> %d (%d on cells below threshold^3), %d box-face caps merged, smallest angle %.1f -> %.1f deg, agreement with the input raster %.2f %% (collapses) -> %.2f %% (polish)\n", g, sb, sa, st, pc, a0, a1, 100 * c, 100 * p }'
+    if [ -n "$(j "$T/reg.json" box_cut_angle_deg)" ]; then
+        printf '  box window: %s (the box as given when 0,0,0); its planes cut no face and leave no flat cap below %.1f deg\n' \
+            "$(sed -n 's/.*"box_shift":\[\([^]]*\)\].*/\1/p' "$T/reg.json" | head -n 1)" "$(j "$T/reg.json" box_cut_angle_deg)"
+    fi
     printf '  polish of box-face vertex groups: %s tried, %s moved; steps refused: %s stars meet, %s edge, %s face, %s cell, %s convex, %s quality\n' \
         "$(j "$T/reg.json" box_groups_tried)" "$(j "$T/reg.json" box_groups_moved)" \
         "$(j "$T/reg.json" box_steps_refused_stars_meet)" "$(j "$T/reg.json" box_steps_refused_edge)" \

@@ -66,12 +66,14 @@ typedef struct {
                           times the threshold (thin caps) go onto it, where no face is
                           bent by more than 10 deg nor a cell folded (docs/periodic.md);
                           default 0: off (it helps some RVEs and hurts others) */
-    int box_shift;     /* periodic tessellations: 1 (default): the box is translated
-                          (the same periodic microstructure in another window) per
-                          periodic axis so that its planes cut no cell face at a
-                          shallow angle, the cause of thin wedge pieces at the box
-                          faces (docs/periodic.md); the output is in that window
-                          (rve_reg_report.box_shift); 0: the box as given */
+    int box_shift;     /* periodic tessellations: 1 (default): a translate of the box
+                          (the same periodic microstructure in another window) whose
+                          planes cut no cell face at a shallow angle and leave no flat
+                          cap, the cause of thin wedge pieces at the box faces
+                          (docs/periodic.md), is regularised too, and kept when its
+                          smallest face or dihedral angle is larger than the box's
+                          as given (rve_reg_report.box_shift says which; about twice
+                          the regularisation time); 0: the box as given only */
     /* optional progress of the polish (the long part): fraction done in [0, 1],
      * vertex moves so far and the current accuracy (0 before it is known) */
     void (*progress)(void *ctx, double frac, size_t moves, double accuracy);
@@ -108,12 +110,14 @@ typedef struct {
      * vertices (with their periodic copies), why the trial steps failed */
     size_t box_snapped;                /* periodic: vertices put onto a box plane before
                                           the cut (thin caps removed; box_snap) */
-    double box_shift[3];               /* periodic: the box's translation (box_shift):
-                                          the output's cell at x is the input's at
-                                          x + box_shift (modulo the period) */
-    double box_cut_angle;              /* periodic: smallest angle between a cell face
-                                          and the box plane that cuts it (degrees; of
-                                          the faces below 45 deg) */
+    double box_shift[3];               /* periodic: the box's translation kept (box_shift):
+                                          the output's point x is the input's
+                                          x + box_shift (modulo the period); 0 0 0:
+                                          the box as given */
+    double box_cut_angle;              /* periodic, box_shift on: the window's smallest
+                                          angle between a cell face and the box plane
+                                          cutting it (faces below 45 deg) or of a flat
+                                          cap it leaves (degrees; 0 when not computed) */
     size_t group_tried;                /* groups tried (angle stage) */
     size_t group_moved;                /* of them, moved */
     size_t group_refused[6];           /* trial steps refused: 0 a copy's cell stars meet,
