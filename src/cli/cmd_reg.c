@@ -159,10 +159,6 @@ static void report(const cli_common *com, const rve_reg_opts *o, const rve_tess 
         cli_info(com, "  periodic: %zu vertices of thin caps put onto the box planes before the cut; "
                        "%d pieces of cells cut at the box faces (%zu caps merged into points), "
                        "opposite box faces exact translates", rep.box_snapped, r->n, rep.pieces_removed);
-    if (periodic && rep.box_cut_angle > 0)
-        cli_info(com, "  periodic: box translated by (%.6g, %.6g, %.6g): its planes cut no cell face "
-                       "at less than %.1f deg", rep.box_shift[0], rep.box_shift[1], rep.box_shift[2],
-                 rep.box_cut_angle);
     else
         meshcli_print_removed(com, t, r, ids);
     if (mpath)

@@ -119,6 +119,10 @@ static inline void meshcli_print_reg(const cli_common *com, const rve_reg_report
         fprintf(stderr, "  polish: %zu vertex moves; smallest face corner or dihedral angle %.2f -> %.2f deg, "
                         "%zu -> %zu angles below the minimum\n",
                 r->polish_moves, r->angle_before, r->angle_after, r->sharp_before, r->sharp_after);
+    if (r->box_cut_angle > 0)
+        fprintf(stderr, "  periodic box window: translated by (%.6g, %.6g, %.6g) (0 0 0: as given, kept for a "
+                        "larger smallest angle); smallest face cut or cap at its planes %.1f deg\n",
+                r->box_shift[0], r->box_shift[1], r->box_shift[2], r->box_cut_angle);
     if (r->group_tried)
         fprintf(stderr, "  polish of box-face vertices with their periodic copies: %zu groups tried, %zu "
                         "moved; trial steps refused: %zu copies' cells meet, %zu edge shortened, %zu face "
