@@ -167,8 +167,9 @@ static rve_tess *pieces_tess(const rve_tess *t, const rve_tess *data, const rve_
 /* The window of t whose box planes cut faces and leave caps at the largest
  * angles (mesh_periodic_shift; angle[0..3) there, angle[3..6) for the box
  * as given): *ts is t rebuilt from its seeds translated by -shift (the same
- * Laguerre tessellation, translated), or NULL when the box stays (no shift
- * on any axis). */
+ * Laguerre tessellation, translated: every cell's volume within 1e-9 of the
+ * total), or NULL when the box stays (no shift on any axis, or cells that
+ * the seeds do not rebuild). */
 static rve_status shifted(const rve_tess *t, const rve_reg_opts *o, double shift[3], double angle[6],
                           rve_tess **ts, rve_err *err)
 {
@@ -195,6 +196,16 @@ static rve_status shifted(const rve_tess *t, const rve_reg_opts *o, double shift
     to.keep_container = 0;
     rve_status st = rve_tess_build(sd, t->n, t->lo, t->hi, t->periodic, &to, ts, err);
     free(sd);
+    /* the same tessellation translated, or the box as given: a file whose
+     * cells are not the Laguerre cells of its seeds is not rebuilt */
+    double vsum = 0;
+    for (int k = 0; st == RVE_OK && k < t->n; k++)
+        vsum += t->cells[k].vol;
+    for (int k = 0; st == RVE_OK && *ts && k < t->n; k++)
+        if (!(fabs((*ts)->cells[k].vol - t->cells[k].vol) <= 1e-9 * vsum)) {
+            rve_tess_free(*ts);
+            *ts = NULL;
+        }
     return st;
 }
 
