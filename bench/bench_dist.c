@@ -301,8 +301,14 @@ static double run_points(int lib, query *qs, int nq, long reps, void **bt_point,
     return s;
 }
 
+/* RVE_BENCH_DIST_OURS=1: only our distance calls (SV, lean), for quick
+ * iterations on the kernel; the pairs stay the same */
+static int ours_only = 0;
+
 static int lib_available(int lib)
 {
+    if (ours_only && lib != LIB_SV && lib != LIB_LEAN)
+        return 0;
     switch (lib) {
     case LIB_BULLET: return peer_bullet_available();
     case LIB_FCL: return peer_fcl_available();
@@ -442,6 +448,12 @@ static void graph_cost(const body *b, int n)
 int main(void)
 {
     static const int sizes[5] = {8, 32, 128, 512, 2048};
+    /* RVE_BENCH_DIST_MAXN=N: time only the rows of at most N vertices (the
+     * pairs of every row are drawn anyway, so each row's pairs stay the same) */
+    const char *env = getenv("RVE_BENCH_DIST_MAXN");
+    int maxn = env ? atoi(env) : 1 << 30;
+    env = getenv("RVE_BENCH_DIST_OURS");
+    ours_only = env && atoi(env) > 0;
     static const char *cfg_name[3] = {"distant", "touching", "overlapping"};
     printf("GJK distance queries, ns/query (median of %d rounds, %d queries per row, random rotations)\n", ROUNDS, NQ);
     printf("peers: Bullet %s (btGjkPairDetector, btConvexHullShape margin 0), FCL GJKSolver_indep::shapeDistance\n"
@@ -457,7 +469,8 @@ int main(void)
         int n = sizes[si];
         body bodies[NBODY];
         for (int i = 0; i < NBODY; i++) body_make(&bodies[i], n);
-        graph_cost(&bodies[0], n);
+        if (n <= maxn && !ours_only)
+            graph_cost(&bodies[0], n);
         for (int c = 0; c < 3; c++) {
             static query qs[NQ];
             for (int i = 0; i < NQ; i++) {
@@ -488,6 +501,8 @@ int main(void)
             }
             char label[64];
             snprintf(label, sizeof label, "%4d vs %4d %s", n, n, c == 1 ? "touch 1e-6D" : cfg_name[c]);
+            if (n > maxn)
+                continue;
             bench_row(label, qs, NQ, 0, NULL, NULL);
             double dev[NLIB];
             agreement(qs, NQ, 0, NULL, NULL, dev);

@@ -53,6 +53,14 @@ START_TEST(test_argmax_scan)
     }
     double dn[3] = {NAN, 1, 0};
     ck_assert_int_eq(dist_argmax_block(V, 40, dn), scan_argmax(V, 40, dn));
+    ck_assert_int_eq(dist_argmax(V, 40, dn), scan_argmax(V, 40, dn));
+    /* a NaN vertex at an even and at an odd index never wins */
+    double dd[3] = {1, 0.5, 0.25};
+    for (int k = 1; k <= 2; k++) {
+        V[3 * k] = NAN;
+        ck_assert_int_eq(dist_argmax(V, 40, dd), scan_argmax(V, 40, dd));
+        ck_assert_int_ne(dist_argmax(V, 40, dd), k);
+    }
     fprintf(stderr, "argmax: 220000 scans equal to the plain scan, %ld with a tied maximum\n", ties);
     ck_assert(ties > 10000);
 }

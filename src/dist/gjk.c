@@ -382,7 +382,7 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
     double v[3], vv = INFINITY, wmax2 = 0;
     rve_gjk_status status = RVE_GJK_CAP;
     int it = 0, stalls = 0;
-    sv_ctx cx = {(const double(*)[3])S.a, (const double(*)[3])S.b, 0};
+    sv_ctx cx = {(const double(*)[3])S.a, (const double(*)[3])S.b, 0, 0};
     S.n = 0;
 
     if (warm_start(P, vertex, nva, nvb, v0, warm, &S, &r, &cx, v, &vv, johnson, eps_abs2)) {
@@ -559,16 +559,21 @@ static void pair_init(gjk_pair *P, const rve_shape *A, const rve_shape *B, int s
      * |pos|); near the origin it would only add that rounding */
     double dab[3];
     v3_sub(dab, A->pos, B->pos);
-    int shift = v3_maxabs(dab) < fmax(v3_maxabs(A->pos), v3_maxabs(B->pos));
+    int shift = v3_maxabs(dab) < fmax_(v3_maxabs(A->pos), v3_maxabs(B->pos));
     if (shift)
         v3_copy(P->c, B->pos);
     else
         v3_set(P->c, 0, 0, 0);
     P->local = shift || scaled;
-    for (int i = 0; i < 3; i++) {
-        /* scale first: pos_A - pos_B may overflow */
-        P->pa[i] = A->pos[i] * P->m1 * P->m2 - P->c[i] * P->m1 * P->m2;
-        P->pb[i] = B->pos[i] * P->m1 * P->m2 - P->c[i] * P->m1 * P->m2;
+    if (scaled) {
+        for (int i = 0; i < 3; i++) {
+            /* scale first: pos_A - pos_B may overflow */
+            P->pa[i] = A->pos[i] * P->m1 * P->m2 - P->c[i] * P->m1 * P->m2;
+            P->pb[i] = B->pos[i] * P->m1 * P->m2 - P->c[i] * P->m1 * P->m2;
+        }
+    } else {
+        v3_sub(P->pa, A->pos, P->c);
+        v3_sub(P->pb, B->pos, P->c);
     }
     double ca[3], cb[3];
     if (A->kind == RVE_SHAPE_POLYTOPE)
@@ -744,7 +749,7 @@ int rve_gjk_intersect(const rve_shape *A, const rve_shape *B, rve_gjk_simplex *w
     double margin = A->radius + B->radius;
     /* the loop compares squares of the margin and of v.w: pairs whose first
      * direction or margin is beyond 2^+-200 (or that fail) run scaled */
-    double m0 = fmax(v3_maxabs(v0), margin);
+    double m0 = fmax_(v3_maxabs(v0), margin);
     rve_gjk_status st = RVE_GJK_DEGENERATE;
     if (m0 <= 0x1p200 && (m0 >= 0x1p-200 || m0 == 0))
         st = gjk_loop(&P, support_generic, vertex_generic, dist_nvertices(A), dist_nvertices(B), v0, &o, warm, &out,
