@@ -382,7 +382,8 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
     double v[3], vv = INFINITY, wmax2 = 0;
     rve_gjk_status status = RVE_GJK_CAP;
     int it = 0, stalls = 0;
-    sv_ctx cx = {(const double(*)[3])S.a, (const double(*)[3])S.b, 0, 0};
+    /* the lean path (d only) needs no barycentric weights: the distance is |v| */
+    sv_ctx cx = {(const double(*)[3])S.a, (const double(*)[3])S.b, P->want != WANT_D, 0, 0};
     S.n = 0;
 
     if (warm_start(P, vertex, nva, nvb, v0, warm, &S, &r, &cx, v, &vv, johnson, eps_abs2)) {

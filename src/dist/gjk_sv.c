@@ -40,6 +40,15 @@ static inline void sv_project(sv_res *r, const double po[3])
     r->vv = v3_dot(po, po);
 }
 
+/* the lean path: no weights (r->n and r->idx set by the caller); equal
+ * weights keep r a valid convex combination */
+static inline void sv_no_weights(sv_res *r, const double po[3])
+{
+    for (int i = 0; i < r->n; i++)
+        r->lam[i] = 1.0 / r->n;
+    sv_project(r, po);
+}
+
 /* 1-simplex {y[i1], y[i2]}; with tail, i1 is the newest vertex and only the
  * regions (1,2) and (1) are searched.  The region is decided by the exact
  * signs of the weights, s2 . (s2 - s1) for s1 and s1 . (s1 - s2) for s2
@@ -73,15 +82,19 @@ void dist_s1d(const double y[][3], int i1, int i2, int tail, sv_res *r, sv_ctx *
         /* projection of the origin onto the line (Eq. 3.8, sign corrected) */
         double po[3];
         v3_axpy(po, s1, -v3_dot(s1, t) / v3_dot(t, t), t);
+        r->n = 2;
+        r->idx[0] = i1;
+        r->idx[1] = i2;
+        if (!cx->want_w) {
+            sv_no_weights(r, po);
+            return;
+        }
         /* safest axis: largest extent of the segment */
         int I = 0;
         double at = fabs(t[0]);
         if (fabs(t[1]) > at) { I = 1; at = fabs(t[1]); }
         if (fabs(t[2]) > at) I = 2;
         double mu = s1[I] - s2[I];
-        r->n = 2;
-        r->idx[0] = i1;
-        r->idx[1] = i2;
         r->lam[0] = (po[I] - s2[I]) / mu; /* fictitious simplex {po, s2} */
         r->lam[1] = (s1[I] - po[I]) / mu; /* fictitious simplex {s1, po} */
         sv_clamp(r);
@@ -157,6 +170,14 @@ void dist_s2d(const double y[][3], int i1, int i2, int i3, int tail, sv_res *r, 
         }
         double po[3];
         v3_scale(po, n, v3_dot(s1, n) / v3_dot(n, n)); /* Eq. 3.7 */
+        if (!cx->want_w) {
+            r->n = 3;
+            r->idx[0] = i1;
+            r->idx[1] = i2;
+            r->idx[2] = i3;
+            sv_no_weights(r, po);
+            return;
+        }
         /* weights from the safest plane (largest projected area, drop J):
          * the filter's values n . (s_j x s_k) / |n|^2 lose more to rounding
          * (measured: worst 38 against 9 eps L on the flat families) */
@@ -305,6 +326,11 @@ void dist_s3d(const double y[][3], int i1, int i2, int i3, int i4, int tail, sv_
         r->idx[1] = i2;
         r->idx[2] = i3;
         r->idx[3] = i4;
+        const double zero[3] = {0, 0, 0};
+        if (!cx->want_w) {
+            sv_no_weights(r, zero);
+            return;
+        }
         r->lam[0] = C1 / D;
         r->lam[1] = C2 / D;
         r->lam[2] = C3 / D;
@@ -313,7 +339,6 @@ void dist_s3d(const double y[][3], int i1, int i2, int i3, int i4, int tail, sv_
         /* the origin is inside (exact signs): v = 0, not sum lambda y, whose
          * weights C/D are inaccurate for a flat tetrahedron (a |v| of 1e-7
          * made GJK see "no progress" and stop on a face) */
-        const double zero[3] = {0, 0, 0};
         sv_project(r, zero);
         return;
     }
@@ -463,7 +488,7 @@ static int closest_api(const double y[][3], int n, int newest, double v[3], int 
         dist_johnson_run(y, n, newest, &r);
     else
     {
-        sv_ctx cx = {NULL, NULL, 0, 0};
+        sv_ctx cx = {NULL, NULL, 1, 0, 0};
         sv_run(y, n, newest, &r, &cx);
     }
     for (int i = 0; i < r.n; i++) {
