@@ -232,7 +232,7 @@ static inline int simplex_free_slot(const gjk_simplex *S)
 /* Signed Volumes (or Johnson) on the points of S with newest point `newest`
  * (logical index, or -1); r->idx gets storage slots.  The same visiting order
  * as sv_run on the compacted points: the newest first, then the others in order. */
-static inline void simplex_solve(const gjk_simplex *S, int newest, int johnson, sv_res *r, sv_ctx *cx)
+DIST_INLINE void simplex_solve_ai(const gjk_simplex *S, int newest, int johnson, sv_res *r, sv_ctx *cx)
 {
     if (johnson) {
         double y[4][3];
@@ -257,6 +257,14 @@ static inline void simplex_solve(const gjk_simplex *S, int newest, int johnson, 
     case 3: dist_s2d(y, o[0], o[1], o[2], tail, r, cx); break;
     default: dist_s3d(y, o[0], o[1], o[2], o[3], tail, r, cx); break;
     }
+}
+
+/* the same, inlined where the compiler decides (the pair loops: forcing it
+ * there made the 8-vertex queries slower); the point loop forces it (a
+ * call per iteration was 8 % of a point query) */
+static inline void simplex_solve(const gjk_simplex *S, int newest, int johnson, sv_res *r, sv_ctx *cx)
+{
+    simplex_solve_ai(S, newest, johnson, r, cx);
 }
 
 static inline double simplex_maxy2(const gjk_simplex *S)
@@ -439,7 +447,10 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
         v3_copy(S.b[slot], b);
         S.ia[slot] = ia;
         S.ib[slot] = ib;
-        simplex_solve(&S, k, johnson, &r, &cx);
+        if (support == support_ptpoly)
+            simplex_solve_ai(&S, k, johnson, &r, &cx);
+        else
+            simplex_solve(&S, k, johnson, &r, &cx);
         if (!(r.vv < vv)) {
             /* no progress: keep the previous simplex and stop, unless the
              * two |v|^2 are equal to their rounding (DIST_STOP_ABS eps |v|
@@ -765,6 +776,18 @@ int rve_gjk_intersect(const rve_shape *A, const rve_shape *B, rve_gjk_simplex *w
     return out.d <= margin;
 }
 
+/* The scaled loop out of line, as scaled_run: a second inlined copy of the
+ * loop made the ordinary point query slower (its sub-algorithm call was no
+ * longer inlined). */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static rve_gjk_status ptpoly_scaled_loop(gjk_pair *P, int nv, const double v0[3], const rve_gjk_opts *o,
+                                         rve_gjk_simplex *warm, rve_dist_result *out)
+{
+    return gjk_loop(P, support_ptpoly_scaled, vertex_ptpoly_scaled, 1, nv, v0, o, warm, out, -1.0);
+}
+
 static double ptpoly_run(const double p[3], const double *verts, int nv, const rve_gjk_opts *o, int scaled,
                          rve_gjk_simplex *warm, rve_dist_result *out, int *rescale, int want)
 {
@@ -797,8 +820,7 @@ static double ptpoly_run(const double p[3], const double *verts, int nv, const r
     } else {
         v3_sub(v0, p, m);
     }
-    rve_gjk_status st = scaled ? gjk_loop(&P, support_ptpoly_scaled, vertex_ptpoly_scaled, 1, nv, v0, o, warm, out,
-                                          -1.0)
+    rve_gjk_status st = scaled ? ptpoly_scaled_loop(&P, nv, v0, o, warm, out)
                                : gjk_loop(&P, support_ptpoly, vertex_ptpoly, 1, nv, v0, o, warm, out, -1.0);
     *rescale = needs_rescale(&P, out);
     if (st == RVE_GJK_INTERSECT) {
