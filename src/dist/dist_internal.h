@@ -273,12 +273,45 @@ static inline int dist_argmax_from(const double *V, int nv, const double d[3], i
     return best;
 }
 
+/* The same index from two running maxima, of the even and of the odd
+ * indices (each the first index of its maximum), merged by value and on a
+ * tie by the lower index.  The odd chain starts at -inf (a NaN product never
+ * wins), the even one at t_0 (a NaN there wins, as in the plain scan). */
+#define DIST_ARGMAX_PAIRS_NV 64
+static inline int dist_argmax_pairs(const double *V, int nv, const double d[3])
+{
+    const double dx = d[0], dy = d[1], dz = d[2];
+    double b0 = V[0] * dx + V[1] * dy + V[2] * dz, b1 = -INFINITY;
+    int i0 = 0, i1 = 1, i = 1;
+    for (; i + 1 < nv; i += 2) {
+        const double *p = V + 3 * i;
+        double t1 = p[0] * dx + p[1] * dy + p[2] * dz;
+        double t0 = p[3] * dx + p[4] * dy + p[5] * dz;
+        int c1 = t1 > b1, c0 = t0 > b0;
+        i1 ^= (i ^ i1) & -c1;
+        i0 ^= ((i + 1) ^ i0) & -c0;
+        b1 = t1 > b1 ? t1 : b1;
+        b0 = t0 > b0 ? t0 : b0;
+    }
+    if (i < nv) {
+        const double *p = V + 3 * i;
+        double t1 = p[0] * dx + p[1] * dy + p[2] * dz;
+        if (t1 > b1) {
+            b1 = t1;
+            i1 = i;
+        }
+    }
+    return b1 > b0 || (b1 == b0 && i1 < i0) ? i1 : i0;
+}
+
 /* Index of the vertex of verts[0..nv-1] maximising d (brute force): the
  * first index of the maximum, as the plain scan. */
 DIST_INLINE int dist_argmax(const double *V, int nv, const double d[3])
 {
     if (nv >= DIST_ARGMAX_BLOCK_NV)
         return dist_argmax_block(V, nv, d);
+    if (nv >= DIST_ARGMAX_PAIRS_NV)
+        return dist_argmax_pairs(V, nv, d);
     return dist_argmax_from(V, nv, d, 1, 0, V[0] * d[0] + V[1] * d[1] + V[2] * d[2]);
 }
 
