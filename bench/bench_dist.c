@@ -197,7 +197,8 @@ static void ccd_obj_set(ccd_obj *o, const body *b, const double p[3], const doub
 
 /* ------------------------------------------------------------ runners */
 /* LIB_LEAN: rve_gjk_distance (d only, the lean path); LIB_BRUTE: ours
- * without the hill-climbing graph (brute-force support); both only in the
+ * without the hill-climbing graph (brute-force support; the lean call, the
+ * full one under BENCH_THEN); the lean call only in the
  * current tree (BENCH_THEN builds this program on an older kernel) */
 enum { LIB_SV, LIB_LEAN, LIB_BRUTE, LIB_JOHNSON, LIB_BULLET, LIB_FCL, LIB_ISECT, LIB_CCD, NLIB };
 static const char *lib_name[NLIB] = {"ours SV", "ours lean", "ours brute", "ours Johns", "Bullet", "FCL", "ours isect", "libccd isect"};
@@ -224,12 +225,17 @@ static double run_pairs(int lib, query *qs, int nq, long reps)
 #ifndef BENCH_THEN
             case LIB_LEAN: s += rve_gjk_distance(&q->sa, &q->sb, NULL, NULL, NULL); break;
 #endif
+#ifndef BENCH_THEN
+            /* the lean call, as the lean column (the older kernels have only the full one) */
+            case LIB_BRUTE: s += rve_gjk_distance(&q->sa0, &q->sb0, NULL, NULL, NULL); break;
+#else
             case LIB_BRUTE: {
                 rve_dist_result res;
                 rve_gjk_dist(&q->sa0, &q->sb0, &o, NULL, &res);
                 s += res.d;
                 break;
             }
+#endif
             case LIB_ISECT: s += rve_gjk_intersect(&q->sa, &q->sb, NULL); break;
             case LIB_BULLET: s += peer_bullet_dist(q->A->bt, q->pa, q->qa, q->B->bt, q->pb, q->qb); break;
             case LIB_FCL: s += peer_fcl_dist(q->A->fc, q->pa, q->qa, q->B->fc, q->pb, q->qb); break;
@@ -301,8 +307,14 @@ static double run_points(int lib, query *qs, int nq, long reps, void **bt_point,
     return s;
 }
 
+/* RVE_BENCH_DIST_OURS=1: only our distance calls (SV, lean, brute), for quick
+ * iterations on the kernel; the pairs stay the same */
+static int ours_only = 0;
+
 static int lib_available(int lib)
 {
+    if (ours_only && lib != LIB_SV && lib != LIB_LEAN && lib != LIB_BRUTE)
+        return 0;
     switch (lib) {
     case LIB_BULLET: return peer_bullet_available();
     case LIB_FCL: return peer_fcl_available();
@@ -442,6 +454,12 @@ static void graph_cost(const body *b, int n)
 int main(void)
 {
     static const int sizes[5] = {8, 32, 128, 512, 2048};
+    /* RVE_BENCH_DIST_MAXN=N: time only the rows of at most N vertices (the
+     * pairs of every row are drawn anyway, so each row's pairs stay the same) */
+    const char *env = getenv("RVE_BENCH_DIST_MAXN");
+    int maxn = env ? atoi(env) : 1 << 30;
+    env = getenv("RVE_BENCH_DIST_OURS");
+    ours_only = env && atoi(env) > 0;
     static const char *cfg_name[3] = {"distant", "touching", "overlapping"};
     printf("GJK distance queries, ns/query (median of %d rounds, %d queries per row, random rotations)\n", ROUNDS, NQ);
     printf("peers: Bullet %s (btGjkPairDetector, btConvexHullShape margin 0), FCL GJKSolver_indep::shapeDistance\n"
@@ -457,7 +475,8 @@ int main(void)
         int n = sizes[si];
         body bodies[NBODY];
         for (int i = 0; i < NBODY; i++) body_make(&bodies[i], n);
-        graph_cost(&bodies[0], n);
+        if (n <= maxn && !ours_only)
+            graph_cost(&bodies[0], n);
         for (int c = 0; c < 3; c++) {
             static query qs[NQ];
             for (int i = 0; i < NQ; i++) {
@@ -488,6 +507,8 @@ int main(void)
             }
             char label[64];
             snprintf(label, sizeof label, "%4d vs %4d %s", n, n, c == 1 ? "touch 1e-6D" : cfg_name[c]);
+            if (n > maxn)
+                continue;
             bench_row(label, qs, NQ, 0, NULL, NULL);
             double dev[NLIB];
             agreement(qs, NQ, 0, NULL, NULL, dev);

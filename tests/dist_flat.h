@@ -474,8 +474,8 @@ typedef struct {
     double worst_wit; /* its largest distance from it, eps L */
 } fam_stats;
 
-/* One query: rve_gjk_dist, and for points rve_dist_point_polytope too.
- * Returns 1 when it failed. */
+/* One query: rve_gjk_dist, and for points rve_dist_point_polytope too,
+ * each also through its lean call.  Returns 1 when it failed. */
 static int flat_check(const flat_query *Q, fam_stats *st, char *msg, size_t len)
 {
     flat_truth T;
@@ -496,11 +496,21 @@ static int flat_check(const flat_query *Q, fam_stats *st, char *msg, size_t len)
     for (int pass = 0; pass < (Q->nb == 1 ? 2 : 1); pass++) {
         rve_dist_result r;
         double d;
+        /* and the lean call (d only: no weights, no witnesses), which must
+         * give the same d bit for bit */
+        double dl;
         if (pass == 0) {
             rve_gjk_dist(&A, &B, NULL, NULL, &r);
             d = r.d;
+            dl = rve_gjk_distance(&A, &B, NULL, NULL, NULL);
         } else {
             d = rve_dist_point_polytope(Q->b, Q->a, Q->na, NULL, &r);
+            dl = rve_dist_point_polytope(Q->b, Q->a, Q->na, NULL, NULL);
+        }
+        if (!(dl == d || (dl != dl && d != d))) {
+            st->bad++;
+            fail = 1;
+            why = "lean call differs";
         }
         st->n++;
         st->exact += r.exact;

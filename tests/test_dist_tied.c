@@ -34,9 +34,13 @@ START_TEST(test_argmax_scan)
     static double V[3 * 600];
     long ties = 0;
     for (int r = 0; r < 220000; r++) {
-        /* 200000 small sets (the block scan called directly), 20000 above
-         * DIST_ARGMAX_BLOCK_NV (through dist_argmax) */
-        int nv = r < 200000 ? 1 + r % 75 : DIST_ARGMAX_BLOCK_NV + r % 80, ints = r % 3 != 0;
+        /* 200000 small sets (the block scan called directly), 10000 of
+         * DIST_ARGMAX_PAIRS_NV .. DIST_ARGMAX_BLOCK_NV - 1 vertices (the
+         * two-chain scan), 10000 above DIST_ARGMAX_BLOCK_NV (through dist_argmax) */
+        int nv = r < 200000   ? 1 + r % 75
+                 : r < 210000 ? DIST_ARGMAX_PAIRS_NV + r % (DIST_ARGMAX_BLOCK_NV - DIST_ARGMAX_PAIRS_NV)
+                              : DIST_ARGMAX_BLOCK_NV + r % 80,
+            ints = r % 3 != 0;
         for (int i = 0; i < 3 * nv; i++)
             V[i] = ints ? (double)((int)(urand() * 3) - 1) : urand() - 0.5;
         double d[3];
@@ -53,6 +57,17 @@ START_TEST(test_argmax_scan)
     }
     double dn[3] = {NAN, 1, 0};
     ck_assert_int_eq(dist_argmax_block(V, 40, dn), scan_argmax(V, 40, dn));
+    ck_assert_int_eq(dist_argmax(V, 40, dn), scan_argmax(V, 40, dn));
+    ck_assert_int_eq(dist_argmax(V, 100, dn), scan_argmax(V, 100, dn));
+    /* a NaN vertex at an even and at an odd index never wins */
+    double dd[3] = {1, 0.5, 0.25};
+    for (int k = 1; k <= 2; k++) {
+        V[3 * k] = NAN;
+        ck_assert_int_eq(dist_argmax(V, 40, dd), scan_argmax(V, 40, dd));
+        ck_assert_int_ne(dist_argmax(V, 40, dd), k);
+        ck_assert_int_eq(dist_argmax(V, 100, dd), scan_argmax(V, 100, dd));
+        ck_assert_int_ne(dist_argmax(V, 100, dd), k);
+    }
     fprintf(stderr, "argmax: 220000 scans equal to the plain scan, %ld with a tied maximum\n", ties);
     ck_assert(ties > 10000);
 }

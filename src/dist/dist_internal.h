@@ -14,17 +14,18 @@
 #define DIST_INLINE static inline
 #endif
 
-/* Rotation matrix of a shape's pose (row-major, body -> world). */
+/* Rotation matrix of a shape's pose (row-major, body -> world): the
+ * shape's own rve_shape.R, not a copy (a copy of 2 x 72 bytes per query was
+ * part of the fixed cost of the lean path). */
 typedef struct {
-    double R[9];
+    const double *R;
     int rotated;
 } dist_frame;
 
 static inline void dist_frame_init(dist_frame *f, const rve_shape *s)
 {
     f->rotated = s->rotated;
-    if (s->rotated)
-        memcpy(f->R, s->R, sizeof f->R);
+    f->R = s->R;
 }
 
 /* the rotation matrix of a unit quaternion (w, x, y, z) */
@@ -165,6 +166,62 @@ static inline void dist_signs_tri(const double *s0, const double *s1, const doub
 }
 int dist_exact_dot_sign(int n, const double *a, const double *b, double *approx);
 
+/* Static filters: one bound per call from m = the largest |coordinate| of
+ * the points, instead of the permanent P of each value.  Each factor of a
+ * permanent is at most m (a difference's |a| + |b| at most 2m), so
+ * P <= 48 m^4 for the values of dist_signs_tri (pn_i <= 8 m^2, |x0| + |x1|
+ * <= 2 m^2, three terms), P <= 6 m^3 for a det3 cofactor and <= 24 m^3 for
+ * their sum; a value beyond (k + 2) eps times that bound is beyond the
+ * dynamic filter's bound, so its sign is certified the same way
+ * (docs/dist.md).  The constants carry a 4 % margin for the rounding of
+ * m^k; below 2^-900 the dynamic filter (and the exact path) decide. */
+#define DIST_STATIC_TRI (400 * DBL_EPSILON)   /* 8 eps x 48 = 384 */
+#define DIST_STATIC_DET3 (44 * DBL_EPSILON)   /* 7 eps x 6 = 42 */
+#define DIST_STATIC_SUM4 (250 * DBL_EPSILON)  /* 10 eps x 24 = 240 */
+
+static inline double dist_maxabs_pts(const double *const p[], int n)
+{
+    double m = 0;
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++) {
+            double a = fabs(p[i][k]);
+            m = a > m ? a : m;
+        }
+    return m;
+}
+
+/* dist_signs_tri with the static filter first, and n = (s1 - s0) x
+ * (s2 - s0) for the caller (the same rounded values S2D computes); the
+ * adaptive (dynamic) filter and the exact path only when the static one
+ * cannot decide (counted in *adapt). */
+static inline void dist_signs_tri_n(const double *s0, const double *s1, const double *s2, int sg[3], double n[3],
+                                    int *exact, int *adapt)
+{
+    double e1[3], e2[3];
+    v3_sub(e1, s1, s0);
+    v3_sub(e2, s2, s0);
+    v3_cross(n, e1, e2);
+    const double *s[3] = {s0, s1, s2};
+    double m = dist_maxabs_pts(s, 3), m2 = m * m, thr = DIST_STATIC_TRI * (m2 * m2);
+    int ok = thr > 0x1p-900;
+    for (int t = 0; t < 3 && ok; t++) {
+        const double *sj = s[(t + 1) % 3], *sk = s[(t + 2) % 3];
+        double c[3];
+        v3_cross(c, sj, sk);
+        double v = n[0] * c[0] + n[1] * c[1] + n[2] * c[2];
+        if (fabs(v) > thr)
+            sg[t] = v > 0 ? 1 : -1;
+        else
+            ok = 0;
+    }
+    if (!ok) {
+        double val[3];
+        (*adapt)++;
+        dist_signs_tri(s0, s1, s2, sg, val, exact);
+    }
+}
+
+
 /* Power-of-two rescaling of a pair for the contact kernels (dist_scale.c). */
 typedef struct {
     rve_shape a, b;      /* the scaled copies */
@@ -216,11 +273,45 @@ static inline int dist_argmax_from(const double *V, int nv, const double d[3], i
     return best;
 }
 
-/* Index of the vertex of verts[0..nv-1] maximising d (brute force). */
+/* The same index from two running maxima, of the even and of the odd
+ * indices (each the first index of its maximum), merged by value and on a
+ * tie by the lower index.  The odd chain starts at -inf (a NaN product never
+ * wins), the even one at t_0 (a NaN there wins, as in the plain scan). */
+#define DIST_ARGMAX_PAIRS_NV 64
+static inline int dist_argmax_pairs(const double *V, int nv, const double d[3])
+{
+    const double dx = d[0], dy = d[1], dz = d[2];
+    double b0 = V[0] * dx + V[1] * dy + V[2] * dz, b1 = -INFINITY;
+    int i0 = 0, i1 = 1, i = 1;
+    for (; i + 1 < nv; i += 2) {
+        const double *p = V + 3 * i;
+        double t1 = p[0] * dx + p[1] * dy + p[2] * dz;
+        double t0 = p[3] * dx + p[4] * dy + p[5] * dz;
+        int c1 = t1 > b1, c0 = t0 > b0;
+        i1 ^= (i ^ i1) & -c1;
+        i0 ^= ((i + 1) ^ i0) & -c0;
+        b1 = t1 > b1 ? t1 : b1;
+        b0 = t0 > b0 ? t0 : b0;
+    }
+    if (i < nv) {
+        const double *p = V + 3 * i;
+        double t1 = p[0] * dx + p[1] * dy + p[2] * dz;
+        if (t1 > b1) {
+            b1 = t1;
+            i1 = i;
+        }
+    }
+    return b1 > b0 || (b1 == b0 && i1 < i0) ? i1 : i0;
+}
+
+/* Index of the vertex of verts[0..nv-1] maximising d (brute force): the
+ * first index of the maximum, as the plain scan. */
 DIST_INLINE int dist_argmax(const double *V, int nv, const double d[3])
 {
     if (nv >= DIST_ARGMAX_BLOCK_NV)
         return dist_argmax_block(V, nv, d);
+    if (nv >= DIST_ARGMAX_PAIRS_NV)
+        return dist_argmax_pairs(V, nv, d);
     return dist_argmax_from(V, nv, d, 1, 0, V[0] * d[0] + V[1] * d[1] + V[2] * d[2]);
 }
 

@@ -20,7 +20,9 @@ static inline double fmax_(double a, double b) { return a > b ? a : b; }
 
 typedef struct {
     const double (*a)[3], (*b)[3];
-    int nex;
+    int want_w; /* the weights lam are used (witnesses); 0: only v, vv and the points */
+    int nex;    /* exact sign evaluations */
+    int nadapt; /* static filters that could not decide (the adaptive filter ran) */
 } sv_ctx;
 
 static inline void sv_finish(const double y[][3], sv_res *r)

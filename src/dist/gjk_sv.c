@@ -40,6 +40,15 @@ static inline void sv_project(sv_res *r, const double po[3])
     r->vv = v3_dot(po, po);
 }
 
+/* the lean path: no weights (r->n and r->idx set by the caller); equal
+ * weights keep r a valid convex combination */
+static inline void sv_no_weights(sv_res *r, const double po[3])
+{
+    for (int i = 0; i < r->n; i++)
+        r->lam[i] = 1.0 / r->n;
+    sv_project(r, po);
+}
+
 /* 1-simplex {y[i1], y[i2]}; with tail, i1 is the newest vertex and only the
  * regions (1,2) and (1) are searched.  The region is decided by the exact
  * signs of the weights, s2 . (s2 - s1) for s1 and s1 . (s1 - s2) for s2
@@ -73,15 +82,19 @@ void dist_s1d(const double y[][3], int i1, int i2, int tail, sv_res *r, sv_ctx *
         /* projection of the origin onto the line (Eq. 3.8, sign corrected) */
         double po[3];
         v3_axpy(po, s1, -v3_dot(s1, t) / v3_dot(t, t), t);
+        r->n = 2;
+        r->idx[0] = i1;
+        r->idx[1] = i2;
+        if (!cx->want_w) {
+            sv_no_weights(r, po);
+            return;
+        }
         /* safest axis: largest extent of the segment */
         int I = 0;
         double at = fabs(t[0]);
         if (fabs(t[1]) > at) { I = 1; at = fabs(t[1]); }
         if (fabs(t[2]) > at) I = 2;
         double mu = s1[I] - s2[I];
-        r->n = 2;
-        r->idx[0] = i1;
-        r->idx[1] = i2;
         r->lam[0] = (po[I] - s2[I]) / mu; /* fictitious simplex {po, s2} */
         r->lam[1] = (s1[I] - po[I]) / mu; /* fictitious simplex {s1, po} */
         sv_clamp(r);
@@ -129,14 +142,13 @@ void dist_s2d(const double y[][3], int i1, int i2, int i3, int tail, sv_res *r, 
 {
     const double *s1 = y[i1], *s2 = y[i2], *s3 = y[i3];
     int sg[3];
-    double fv[3];
-    dist_signs_tri(s1, s2, s3, sg, fv, &cx->nex);
+    double n[3];
+    dist_signs_tri_n(s1, s2, s3, sg, n, &cx->nex, &cx->nadapt);
     int k1 = sg[0] > 0, k2 = sg[1] > 0, k3 = sg[2] > 0;
     if (k1 && k2 && k3) {
-        double e1[3], e2[3], n[3];
+        double e1[3], e2[3];
         v3_sub(e1, s2, s1);
         v3_sub(e2, s3, s1);
-        v3_cross(n, e1, e2);
         /* a sliver (longest edge over smallest height above 16): the
          * rounding of the points (eps |y| each) tilts the plane by eps |y| /
          * height, and the projection po moves by that times the edge; the
@@ -158,6 +170,14 @@ void dist_s2d(const double y[][3], int i1, int i2, int i3, int tail, sv_res *r, 
         }
         double po[3];
         v3_scale(po, n, v3_dot(s1, n) / v3_dot(n, n)); /* Eq. 3.7 */
+        if (!cx->want_w) {
+            r->n = 3;
+            r->idx[0] = i1;
+            r->idx[1] = i2;
+            r->idx[2] = i3;
+            sv_no_weights(r, po);
+            return;
+        }
         /* weights from the safest plane (largest projected area, drop J):
          * the filter's values n . (s_j x s_k) / |n|^2 lose more to rounding
          * (measured: worst 38 against 9 eps L on the flat families) */
@@ -227,6 +247,40 @@ void dist_s2d(const double y[][3], int i1, int i2, int i3, int tail, sv_res *r, 
 }
 
 
+/* The adaptive filters of S3D (permanents per value, as dist_sign_det3 and
+ * dist_sign_orient3) and the exact path: the signs g of the cofactors C
+ * and the sign of det M (returned; *D may be replaced by the edge form). */
+static int s3d_signs(const double *s1, const double *s2, const double *s3, const double *s4, const double C[4],
+                     int g[4], double *D, sv_ctx *cx)
+{
+    double p34[3], p24[3], p23[3];
+    for (int i = 0; i < 3; i++) {
+        int j = (i + 1) % 3, k = (i + 2) % 3;
+        p34[i] = fabs(s3[j] * s4[k]) + fabs(s3[k] * s4[j]);
+        p24[i] = fabs(s2[j] * s4[k]) + fabs(s2[k] * s4[j]);
+        p23[i] = fabs(s2[j] * s3[k]) + fabs(s2[k] * s3[j]);
+    }
+    double Pc[4];
+    Pc[0] = fabs(s2[0]) * p34[0] + fabs(s2[1]) * p34[1] + fabs(s2[2]) * p34[2];
+    Pc[1] = fabs(s1[0]) * p34[0] + fabs(s1[1]) * p34[1] + fabs(s1[2]) * p34[2];
+    Pc[2] = fabs(s1[0]) * p24[0] + fabs(s1[1]) * p24[1] + fabs(s1[2]) * p24[2];
+    Pc[3] = fabs(s1[0]) * p23[0] + fabs(s1[1]) * p23[1] + fabs(s1[2]) * p23[2];
+    static const int sgn[4] = {1, -1, 1, -1};
+    for (int j = 0; j < 4; j++) {
+        if (Pc[j] > 0x1p-900 && fabs(C[j]) > 7 * DBL_EPSILON * Pc[j]) {
+            g[j] = C[j] > 0 ? 1 : -1;
+        } else {
+            double dummy;
+            const double *a = j == 0 ? s2 : s1, *b = j <= 1 ? s3 : s2, *c = j == 3 ? s3 : s4;
+            g[j] = sgn[j] * dist_sign_det3(a, b, c, &dummy, &cx->nex);
+        }
+    }
+    double PD = Pc[0] + Pc[1] + Pc[2] + Pc[3];
+    if (PD > 0x1p-900 && fabs(*D) > 10 * DBL_EPSILON * PD) /* depth 8 */
+        return *D > 0 ? 1 : -1;
+    return dist_sign_orient3(s1, s2, s3, s4, D, &cx->nex);
+}
+
 /* 3-simplex; with tail, i1 is the newest vertex.  Cofactors C_{4,j} of M
  * (Eq. 3.5-3.6): the volume forms of the fictitious simplices where the
  * origin replaces s_j, i.e. +-det[s_a; s_b; s_c] of the other three
@@ -238,50 +292,31 @@ void dist_s3d(const double y[][3], int i1, int i2, int i3, int i4, int tail, sv_
 {
     const double *s1 = y[i1], *s2 = y[i2], *s3 = y[i3], *s4 = y[i4];
     /* C1 = det[s2; s3; s4], C2 = -det[s1; s3; s4], C3 = det[s1; s2; s4],
-     * C4 = -det[s1; s2; s3] from three cross products; filters as in
-     * dist_sign_det3 (depth 5), D = sum C_j (depth 7) first, the edge form
-     * dist_sign_orient3 when that cannot decide (flat, far from the origin) */
-    double c34[3], c24[3], c23[3], p34[3], p24[3], p23[3];
-    for (int i = 0; i < 3; i++) {
-        int j = (i + 1) % 3, k = (i + 2) % 3;
-        double x0 = s3[j] * s4[k], x1 = s3[k] * s4[j];
-        c34[i] = x0 - x1;
-        p34[i] = fabs(x0) + fabs(x1);
-        x0 = s2[j] * s4[k];
-        x1 = s2[k] * s4[j];
-        c24[i] = x0 - x1;
-        p24[i] = fabs(x0) + fabs(x1);
-        x0 = s2[j] * s3[k];
-        x1 = s2[k] * s3[j];
-        c23[i] = x0 - x1;
-        p23[i] = fabs(x0) + fabs(x1);
-    }
-    double C[4], Pc[4];
+     * C4 = -det[s1; s2; s3] from three cross products; the static filter
+     * first (one bound from the largest coordinate), the adaptive one
+     * (s3d_signs) when it cannot decide */
+    double c34[3], c24[3], c23[3];
+    v3_cross(c34, s3, s4);
+    v3_cross(c24, s2, s4);
+    v3_cross(c23, s2, s3);
+    double C[4];
     C[0] = v3_dot(s2, c34);
     C[1] = -v3_dot(s1, c34);
     C[2] = v3_dot(s1, c24);
     C[3] = -v3_dot(s1, c23);
-    Pc[0] = fabs(s2[0]) * p34[0] + fabs(s2[1]) * p34[1] + fabs(s2[2]) * p34[2];
-    Pc[1] = fabs(s1[0]) * p34[0] + fabs(s1[1]) * p34[1] + fabs(s1[2]) * p34[2];
-    Pc[2] = fabs(s1[0]) * p24[0] + fabs(s1[1]) * p24[1] + fabs(s1[2]) * p24[2];
-    Pc[3] = fabs(s1[0]) * p23[0] + fabs(s1[1]) * p23[1] + fabs(s1[2]) * p23[2];
-    int g[4];
-    static const int sgn[4] = {1, -1, 1, -1};
-    for (int j = 0; j < 4; j++) {
-        if (Pc[j] > 0x1p-900 && fabs(C[j]) > 7 * DBL_EPSILON * Pc[j]) {
+    double D = C[0] + C[1] + C[2] + C[3];
+    const double *sp[4] = {s1, s2, s3, s4};
+    double m = dist_maxabs_pts(sp, 4), m3 = m * m * m, thr = DIST_STATIC_DET3 * m3;
+    int g[4], sD;
+    if (thr > 0x1p-900 && fabs(C[0]) > thr && fabs(C[1]) > thr && fabs(C[2]) > thr && fabs(C[3]) > thr &&
+        fabs(D) > DIST_STATIC_SUM4 * m3) {
+        for (int j = 0; j < 4; j++)
             g[j] = C[j] > 0 ? 1 : -1;
-        } else {
-            double dummy;
-            const double *a = j == 0 ? s2 : s1, *b = j <= 1 ? s3 : s2, *c = j == 3 ? s3 : s4;
-            g[j] = sgn[j] * dist_sign_det3(a, b, c, &dummy, &cx->nex);
-        }
-    }
-    double D = C[0] + C[1] + C[2] + C[3], PD = Pc[0] + Pc[1] + Pc[2] + Pc[3];
-    int sD;
-    if (PD > 0x1p-900 && fabs(D) > 10 * DBL_EPSILON * PD) /* depth 8 */
         sD = D > 0 ? 1 : -1;
-    else
-        sD = dist_sign_orient3(s1, s2, s3, s4, &D, &cx->nex);
+    } else {
+        cx->nadapt++;
+        sD = s3d_signs(s1, s2, s3, s4, C, g, &D, cx);
+    }
     double C1 = C[0], C2 = C[1], C3 = C[2], C4 = C[3];
     int g1 = g[0], g2 = g[1], g3 = g[2], g4 = g[3];
     int k1 = sD != 0 && g1 == sD, k2 = sD != 0 && g2 == sD, k3 = sD != 0 && g3 == sD, k4 = sD != 0 && g4 == sD;
@@ -291,6 +326,11 @@ void dist_s3d(const double y[][3], int i1, int i2, int i3, int i4, int tail, sv_
         r->idx[1] = i2;
         r->idx[2] = i3;
         r->idx[3] = i4;
+        const double zero[3] = {0, 0, 0};
+        if (!cx->want_w) {
+            sv_no_weights(r, zero);
+            return;
+        }
         r->lam[0] = C1 / D;
         r->lam[1] = C2 / D;
         r->lam[2] = C3 / D;
@@ -299,7 +339,6 @@ void dist_s3d(const double y[][3], int i1, int i2, int i3, int i4, int tail, sv_
         /* the origin is inside (exact signs): v = 0, not sum lambda y, whose
          * weights C/D are inaccurate for a flat tetrahedron (a |v| of 1e-7
          * made GJK see "no progress" and stop on a face) */
-        const double zero[3] = {0, 0, 0};
         sv_project(r, zero);
         return;
     }
@@ -449,7 +488,7 @@ static int closest_api(const double y[][3], int n, int newest, double v[3], int 
         dist_johnson_run(y, n, newest, &r);
     else
     {
-        sv_ctx cx = {NULL, NULL, 0};
+        sv_ctx cx = {NULL, NULL, 1, 0, 0};
         sv_run(y, n, newest, &r, &cx);
     }
     for (int i = 0; i < r.n; i++) {
