@@ -31,6 +31,38 @@ static rve_status warm_start(fitrun *R, const double *x0, rve_err *err)
     return fit_reached(R, R->x, 1, 0, &ow, &aw, err);
 }
 
+/* Rounds of surrogate, classifier and polishing after stage 1 (step and
+ * tstep: the sweeps' work arrays). */
+static rve_status fit_rounds(fitrun *R, double *step, double *tstep, rve_err *err)
+{
+    /* Each round starts from the best state so far.  A run with more rounds repeats the run with fewer and
+     * goes on from its result, so (the best state being kept) more rounds
+     * never end lower; a round that finds nothing better ends the loop (the
+     * next would repeat it exactly: the fit is deterministic). */
+    const rve_fit_opts *o = R->o;
+    rve_fit_result *r = R->r;
+    int n = R->F->n;
+    rve_status st = RVE_OK;
+    for (int round = 0; round < o->rounds && R->accbest < 1; round++) { /* at 100 %: nothing to gain */
+        double before = R->accbest;
+        memcpy(R->x, R->xbest, (size_t)n * 4 * sizeof(double));
+        if (o->hinge > 0 && !fit_past_deadline(R) && (st = fit_hinge(R, o->hinge, err)) != RVE_OK)
+            return st;
+        memcpy(R->x, R->xbest, (size_t)n * 4 * sizeof(double));
+        if (o->classify > 0 && R->accbest < 1 && !fit_past_deadline(R) &&
+            ((st = fit_measure(R, R->x, &r->acc_classify, err)) != RVE_OK || (st = fit_classify(R, o->classify, err)) != RVE_OK))
+            return st;
+        if ((st = fit_stage_end(R, 3, &r->obj_classify, &r->acc_classify, err)) != RVE_OK)
+            return st;
+        if (o->polish > 0 && R->accbest < 1 && !fit_past_deadline(R) && (st = fit_stage_polish(R, step, tstep, err)) != RVE_OK)
+            return st;
+        r->rounds = round + 1;
+        if (R->accbest <= before || fit_past_deadline(R))
+            break;
+    }
+    return st;
+}
+
 /* One pass of the fit with options *opts, its clock started at t0, ending
  * by the deadline (0: none). */
 static rve_status fit_once(const rve_map *m, const rve_fit_opts *opts, double t0, double deadline,
@@ -129,28 +161,8 @@ static rve_status fit_once(const rve_map *m, const rve_fit_opts *opts, double t0
     }
     if ((st = fit_stage_end(&R, 1, &r->obj_stage1, &r->acc_stage1, err)) != RVE_OK)
         goto done;
-    /* Rounds of surrogate, classifier and polishing, each from the best
-     * state so far.  A run with more rounds repeats the run with fewer and
-     * goes on from its result, so (the best state being kept) more rounds
-     * never end lower; a round that finds nothing better ends the loop (the
-     * next would repeat it exactly: the fit is deterministic). */
-    for (int round = 0; round < o.rounds && R.accbest < 1; round++) { /* at 100 %: nothing to gain */
-        double before = R.accbest;
-        memcpy(R.x, R.xbest, (size_t)n * 4 * sizeof(double));
-        if (o.hinge > 0 && !fit_past_deadline(&R) && (st = fit_hinge(&R, o.hinge, err)) != RVE_OK)
-            goto done;
-        memcpy(R.x, R.xbest, (size_t)n * 4 * sizeof(double));
-        if (o.classify > 0 && R.accbest < 1 && !fit_past_deadline(&R) &&
-            ((st = fit_measure(&R, R.x, &r->acc_classify, err)) != RVE_OK || (st = fit_classify(&R, o.classify, err)) != RVE_OK))
-            goto done;
-        if ((st = fit_stage_end(&R, 3, &r->obj_classify, &r->acc_classify, err)) != RVE_OK)
-            goto done;
-        if (o.polish > 0 && R.accbest < 1 && !fit_past_deadline(&R) && (st = fit_stage_polish(&R, step, tstep, err)) != RVE_OK)
-            goto done;
-        r->rounds = round + 1;
-        if (R.accbest <= before || fit_past_deadline(&R))
-            break;
-    }
+    if ((st = fit_rounds(&R, step, tstep, err)) != RVE_OK)
+        goto done;
     /* cells far smaller than their grain grown where no voxel is lost */
     if (o.open_tiny && (st = fit_open_tiny(&R, err)) != RVE_OK)
         goto done;
