@@ -152,6 +152,24 @@ typedef struct {
  * that cannot be read in part).  m must outlive src.  Not collective. */
 void rve_mpi_map_src_memory(const rve_map *m, rve_mpi_map_src *src);
 
+/* A source reading the map file path by ranges of layers
+ * (rve_map_part_open, rve/raster.h: TIFF page ranges; HDF5 hyperslabs of
+ * the grain ids, the file opened through the MPI-IO driver on each rank
+ * alone, MPI_COMM_SELF, so that reads need no collective calls), with the
+ * load options lo.  When the map cannot be read in part, RVE_OK with *f
+ * NULL and the reason in why (the caller reads the map whole and uses
+ * rve_mpi_map_src_memory).  Not collective. */
+typedef struct rve_mpi_map_file rve_mpi_map_file;
+rve_status rve_mpi_map_open(const char *path, const rve_map_load_opts *lo, rve_mpi_map_file **f,
+                            rve_mpi_map_src *src, char *why, size_t whyn, rve_err *err);
+/* Voxels this process has read from the file so far. */
+uint64_t rve_mpi_map_voxels_read(const rve_mpi_map_file *f);
+/* The whole map without voxels (rve_map_part_header): what the writer of
+ * a fit needs (geometry, ids, orientations, phases), from the n labels
+ * present (e.g. rve_fit_result.label).  Not collective. */
+rve_status rve_mpi_map_header(rve_mpi_map_file *f, const uint32_t *labels, size_t n, rve_map **out, rve_err *err);
+void rve_mpi_map_close(rve_mpi_map_file *f);
+
 /* What a distributed fit did. */
 typedef struct {
     int k0, k1;           /* this rank's layers */

@@ -170,6 +170,40 @@ static rve_status fit_alone(const rve_mpi_map_src *src, const rve_fit_opts *o, r
     return st;
 }
 
+/* The sub-map of layers [s0, s1) from the slab [k0, k1) (taken, *slab
+ * NULL after) and the halo layers below and above it, read from src. */
+static rve_status with_halo(const rve_mpi_map_src *src, rve_map **slab, int k0, int k1, int s0, int s1,
+                            rve_map **sub, rve_err *err)
+{
+    rve_map *lo = NULL, *hi = NULL, *m = NULL;
+    rve_status st = s0 < k0 ? src->read(src->ctx, s0, k0, &lo, err) : RVE_OK;
+    if (st == RVE_OK && k1 < s1)
+        st = src->read(src->ctx, k1, s1, &hi, err);
+    if (st == RVE_OK && !(m = rve_map_alloc(src->nx, src->ny, s1 - s0)))
+        st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    if (st == RVE_OK) {
+        size_t layer = (size_t)src->nx * src->ny, at = 0;
+        rve_map *part[3] = {lo, *slab, hi};
+        for (int q = 0; q < 3; q++) {
+            if (!part[q])
+                continue;
+            size_t nv = layer * (size_t)part[q]->nz;
+            memcpy(m->lab + at, part[q]->lab, nv * sizeof(uint32_t));
+            at += nv;
+            m->nlabels = part[q]->nlabels > m->nlabels ? part[q]->nlabels : m->nlabels;
+        }
+        memcpy(m->h, src->h, sizeof m->h);
+        memcpy(m->origin, src->origin, sizeof m->origin);
+        m->origin[2] += s0 * src->h[2];
+    }
+    rve_map_free(lo);
+    rve_map_free(hi);
+    rve_map_free(*slab);
+    *slab = NULL;
+    *sub = m;
+    return st;
+}
+
 /* Colours of the frozen rounds: ranks c apart fit together when their
  * grains cannot touch, that is when c - 1 whole slabs (the thinnest, nz / P
  * layers) lie between their slabs and cover the largest grain's extent. */
@@ -209,8 +243,6 @@ rve_status rve_mpi_fit(MPI_Comm comm, const rve_mpi_map_src *src, const rve_fit_
         goto out;
     if ((st = mpi_grains_reduce(comm, src, slab, k0, &g, err)) != RVE_OK)
         goto out;
-    rve_map_free(slab); /* the slab is read again inside the slab and halo */
-    slab = NULL;
     inf.halo = g.halo;
     inf.grains = g.n;
     inf.s0 = k0 - g.halo > 0 ? k0 - g.halo : 0;
@@ -223,7 +255,7 @@ rve_status rve_mpi_fit(MPI_Comm comm, const rve_mpi_map_src *src, const rve_fit_
     X = calloc(n4, sizeof(double)), Y = calloc(n4, sizeof(double)), B = calloc(n4, sizeof(double));
     st = X && Y && B ? RVE_OK : rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
     if (st == RVE_OK && inf.s1 > inf.s0)
-        st = src->read(src->ctx, inf.s0, inf.s1, &sub, err);
+        st = with_halo(src, &slab, k0, k1, inf.s0, inf.s1, &sub, err); /* only the halo layers are read */
     if ((st = rve_mpi_agree(comm, st, err)) != RVE_OK)
         goto out;
     const uint32_t *own = sub ? sub->lab + (size_t)src->nx * src->ny * (size_t)(k0 - inf.s0) : NULL;

@@ -40,4 +40,10 @@ uint32_t rve_map_unpack(uint32_t *dst, const unsigned char *src, size_t n, int b
  * for an unknown descriptor or a value count that does not match it. */
 rve_status rve_map_ori_spec(const rve_map *m, rve_ori_spec *sp, rve_err *err);
 
+/* TIFF by pages (rve_map_part): the geometry of path (nx, ny, nz = the
+ * pages, h, origin, has_res; lab untouched), and the pages [k0, k1) as a
+ * map of their own (origin at page k0), the labels rve_map_read_tiff gives. */
+rve_status rve_map_tiff_geometry(const char *path, rve_map *g, rve_err *err);
+rve_status rve_map_read_tiff_pages(const char *path, int k0, int k1, rve_map **out, rve_err *err);
+
 #endif
