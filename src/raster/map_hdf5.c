@@ -750,7 +750,7 @@ rve_status h5m_read_grains(const char *path, hid_t fapl, const rve_hdf5_opts *o,
     if (s == RVE_OK && win && (k0 < 0 || k1 > g->nz || k1 <= k0))
         s = rve_err_set(err, RVE_EINTERNAL, path, "layers %d..%d outside the map", k0, k1);
     if (s != RVE_OK)
-        grains_free(g);
+        h5m_grains_free(g);
     if (r.f >= 0)
         H5Fclose(r.f);
     H5Eset_auto2(H5E_DEFAULT, efunc, edata);
