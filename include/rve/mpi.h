@@ -139,8 +139,8 @@ rve_status rve_mpi_pvol_solve(MPI_Comm comm, size_t n, const double *seeds, cons
 /* Where the grain map of a distributed fit comes from: the grid of the
  * whole map, and a reader of any range of its z layers [k0, k1) as a map
  * of its own (nx ny (k1 - k0) voxels, origin at layer k0; nlabels: the
- * largest label of those layers).  A rank reads its slab, then its slab
- * plus the halo; it never asks for more. */
+ * largest label of those layers).  A rank reads its slab, then the halo
+ * layers below and above it; it never asks for more. */
 typedef struct {
     int nx, ny, nz;
     double h[3], origin[3];
