@@ -26,3 +26,9 @@ EXTRA_DIST += bench/bench_mpi.sh
 bench-mpi: rve
 	RVE='$(abs_top_builddir)/rve' RVE_MPIRUN='$(MPIRUN)' sh $(top_srcdir)/bench/bench_mpi.sh
 .PHONY: bench-mpi
+# reading grain maps by layers (rve_map_part, the distributed fit's partial
+# reads): a serial test, in every build
+UNIT_TESTS += tests/test_mpi_mappart
+tests_test_mpi_mappart_SOURCES = tests/test_mpi_mappart.c
+tests_test_mpi_mappart_CFLAGS = $(TEST_CFLAGS)
+tests_test_mpi_mappart_LDADD = $(TEST_LIBS)

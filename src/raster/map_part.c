@@ -22,17 +22,11 @@ struct rve_map_part {
     uint64_t voxels;     /* read by rve_map_part_read */
 };
 
-/* The user's voxel size and origin, as rve_map_load applies them. */
+/* The user's voxel size and origin, as rve_map_load applies them, and the
+ * origin moved to layer k0. */
 static void apply_opts(const rve_map_load_opts *o, rve_map *m, int k0)
 {
-    for (int a = 0; a < 3; a++) {
-        if (o->set_h)
-            m->h[a] = o->h[a];
-        if (o->set_origin)
-            m->origin[a] = o->origin[a];
-    }
-    if (o->set_h)
-        m->has_res = 1;
+    rve_map_load_apply(o, m);
     m->origin[2] += k0 * m->h[2];
 }
 
@@ -68,12 +62,8 @@ rve_status rve_map_part_open(const char *path, const rve_map_load_opts *o, int64
     *out = NULL;
     why[0] = 0;
     rve_map_load_opts d;
-    if (!o) {
-        rve_map_load_opts_default(&d);
-        o = &d;
-    }
-    if (o->set_h && !(o->h[0] > 0 && o->h[1] > 0 && o->h[2] > 0))
-        return rve_err_set(err, RVE_EUSAGE, path, "voxel size must be positive");
+    if (!(o = rve_map_load_opts_use(path, o, &d, err)))
+        return RVE_EUSAGE;
     int hdf5 = o->fmt == RVE_MAP_HDF5 || (o->fmt == RVE_MAP_AUTO && rve_map_is_hdf5(path));
     rve_map_format f = o->fmt == RVE_MAP_AUTO ? rve_map_format_from_path(path) : o->fmt;
     if (!hdf5 && f != RVE_MAP_TIFF) {
@@ -119,7 +109,6 @@ rve_status rve_map_part_read(rve_map_part *p, int k0, int k1, rve_map **out, rve
     if (!p->hdf5) {
         if ((s = rve_map_read_tiff_pages(p->path, k0, k1, &m, err)) != RVE_OK)
             return s;
-        m->origin[2] -= k0 * m->h[2]; /* put back by apply_opts */
     } else {
         h5grains g;
         if ((s = h5m_read_grains(p->path, p->fapl, NULL, 1, k0, k1, 0, &g, err)) != RVE_OK)

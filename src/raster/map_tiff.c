@@ -544,7 +544,6 @@ rve_status rve_map_read_tiff_pages(const char *path, int k0, int k1, rve_map **o
         FAIL(RVE_ENOMEM, "out of memory for %d pages of %dx%d", k1 - k0, g.nx, g.ny);
     memcpy(m->h, g.h, sizeof m->h);
     memcpy(m->origin, g.origin, sizeof m->origin);
-    m->origin[2] += k0 * g.h[2];
     m->has_res = g.has_res;
     lg->nwarn = 0;
     if (k0 > 0 && !TIFFSetDirectory(tif, (tdir_t)k0))
