@@ -340,14 +340,15 @@ static rve_status fit_map_source(const cli_common *com, const char *mapf, const 
     return rve_mpi_agree(MPI_COMM_WORLD, st, err);
 }
 
-/* JSON: how the map was read, and per rank the layers and voxels read
- * (collective). */
+/* JSON: how the map was read, and per rank the layers and voxels read,
+ * the grains owned and those of the slab and halo (collective). */
 static void fit_json_reads(rve_json *j, const rve_mpi_map_file *mf, const rve_mpi_fit_info *info)
 {
     int size = cli_mpi_size(), rank = cli_mpi_rank();
-    double mine[3] = {info->s0, info->s1, (double)rve_mpi_map_voxels_read(mf)};
-    double *all = rank == 0 ? malloc(sizeof(double) * 3 * (size_t)size) : NULL;
-    MPI_Gather(mine, 3, MPI_DOUBLE, all, 3, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    enum { K = 5 };
+    double mine[K] = {info->s0, info->s1, (double)rve_mpi_map_voxels_read(mf), info->owned, info->sub_grains};
+    double *all = rank == 0 ? malloc(sizeof(double) * K * (size_t)size) : NULL;
+    MPI_Gather(mine, K, MPI_DOUBLE, all, K, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     if (rank != 0 || !all)
         return;
     rve_json_kv_string(j, "map_read", mf ? "layers" : "whole");
@@ -355,16 +356,19 @@ static void fit_json_reads(rve_json *j, const rve_mpi_map_file *mf, const rve_mp
     rve_json_begin_array(j);
     for (int r = 0; r < size; r++) {
         rve_json_begin_array(j);
-        rve_json_int(j, (long long)all[3 * r]);
-        rve_json_int(j, (long long)all[3 * r + 1]);
+        rve_json_int(j, (long long)all[K * r]);
+        rve_json_int(j, (long long)all[K * r + 1]);
         rve_json_end_array(j);
     }
     rve_json_end_array(j);
-    rve_json_key(j, "rank_voxels_read");
-    rve_json_begin_array(j);
-    for (int r = 0; r < size; r++)
-        rve_json_int(j, (long long)all[3 * r + 2]);
-    rve_json_end_array(j);
+    static const char *const keys[3] = {"rank_voxels_read", "rank_grains_owned", "rank_sub_grains"};
+    for (int k = 0; k < 3; k++) {
+        rve_json_key(j, keys[k]);
+        rve_json_begin_array(j);
+        for (int r = 0; r < size; r++)
+            rve_json_int(j, (long long)all[K * r + 2 + k]);
+        rve_json_end_array(j);
+    }
     free(all);
 }
 
