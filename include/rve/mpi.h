@@ -182,6 +182,7 @@ typedef struct {
     int colours;          /* rank colours of the frozen rounds (same everywhere) */
     double acc_round[16]; /* accuracy after round r (0: the initial guess), rounds + 1 values */
     double seconds_fit;   /* this rank's wall time in the sub-fits */
+    double exchange_bytes; /* seeds gathered by every rank over all rounds (same everywhere) */
 } rve_mpi_fit_info;
 
 #define RVE_MPI_FIT_ROUNDS_MAX 15 /* acc_round holds rounds + 1 values */
@@ -200,8 +201,9 @@ typedef struct {
  * together are too far apart for their grains to touch) run rve_fit on their
  * slab plus halo moving only the seeds they own, the others frozen
  * (rve_fit_opts.frozen); at most RVE_MPI_FIT_ROUNDS_MAX rounds in all.
- * After every round the owned seeds and weights are exchanged (one
- * MPI_Allreduce of 4 doubles per grain).  The accuracy (fraction of non-void voxels whose cell
+ * After every round the seeds and weights of the grains owned by the ranks
+ * that fitted in it are gathered by every rank (one MPI_Allgatherv of 4
+ * doubles per such grain).  The accuracy (fraction of non-void voxels whose cell
  * is their grain) of every round is measured on each rank's slab against
  * all seeds and summed; the best state is returned (r: n, label, seed,
  * weight, acc_init, acc_final; the same on every rank).  With one rank, the

@@ -433,6 +433,7 @@ int cli_mpi_fit(const cli_command *cmd, const cli_common *com, const char *mapf,
                 rve_json_number(&j, info.acc_round[k]);
             rve_json_end_array(&j);
             rve_json_kv_number(&j, "seconds", dt);
+            rve_json_kv_number(&j, "exchange_bytes", info.exchange_bytes);
         }
         if (com->json)
             fit_json_reads(&j, mf, &info);
