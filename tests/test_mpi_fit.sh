@@ -18,6 +18,9 @@
 # read equal its slab plus the halo, both computed here from the map with
 # numpy (layers: contiguous blocks, the first nz % P one deeper; halo: the
 # largest z extent of a grain); a .tesr map is read whole, with a note.
+# The seeds exchanged (exchange_bytes) are 32 bytes per grain in round 1 and
+# per grain owned by the round's colour after it (from the per-rank owned
+# counts, colours and rounds the run reports).
 . "${RVE_SRCDIR:-..}/tests/lib.sh"
 lib_init mpi_fit
 lib_mpi mpi_fit
@@ -88,9 +91,15 @@ for r in range(P):
     k1 = k0 + nz // P + (1 if r < nz % P else 0)
     want.append(nx * ny * (min(nz, k1 + halo) - max(0, k0 - halo)) if P > 1 else nx * ny * nz)
     k0 = k1
-got = json.load(open(sys.argv[2]))["rank_voxels_read"]
+j = json.load(open(sys.argv[2]))
+got = j["rank_voxels_read"]
 print("halo", halo, "want", want, "got", got)
-sys.exit(0 if got == want and (P == 1 or min(got) < nx * ny * nz) else 1)
+# the exchange: every grain's seed in round 1, then the grains owned by the
+# round's colour (rank mod colours), 32 bytes each
+own, C, rounds = j["rank_grains_owned"], j["colours"], len(j["accuracy_rounds"]) - 1
+xb = 32 * sum(own) + sum(32 * own[r] for rd in range(2, rounds + 1) for r in range(P) if (rd - 2) % C == r % C)
+print("exchange", xb, j["exchange_bytes"])
+sys.exit(0 if got == want and (P == 1 or min(got) < nx * ny * nz) and (P == 1 or xb == j["exchange_bytes"]) else 1)
 PYEOF
 }
 # part_case FMT PS WHOLE_PS: layers at every P of PS (voxels checked), the
@@ -100,7 +109,7 @@ part_case() {
     for p in $2; do
         check "part.$fmt: fit -np $p" 0 mpi "$p" fit "part.$fmt" -o "pt-$fmt-$p.tess" -q --json $light
         cp "$T/out" "pt-$fmt-$p.json"
-        ok "part.$fmt -np $p: voxels read per rank = slab + halo (numpy)" \
+        ok "part.$fmt -np $p: voxels read per rank = slab + halo (numpy), seeds exchanged = the moved grains'" \
             "voxels_oracle part.dream3d pt-$fmt-$p.json $p >vox-$fmt-$p.txt"
         case " $3 " in *" $p "*)
             check "part.$fmt: fit -np $p, whole-map path" 0 env RVE_MPI_FIT_WHOLE=1 "$MPIRUN" --quiet \
