@@ -17,6 +17,15 @@
 # RVE_BENCH_MPI_FIT_N (2000) grains on RVE_BENCH_MPI_FIT_GRID^3 (128^3)
 # voxels (rve tess -n --grid), fitted by the serial rve fit (/usr/bin/time)
 # and by mpirun -np P rve fit: CPU, peak memory per rank and accuracy.
+# RVE_BENCH_MPI_FIT_MAP=FILE fits that map instead (e.g. a 256^3 map of
+# 10^4 grains: rve gen -n 10000 -o g.tess; rve raster g.tess --grid
+# 256,256,256 -o m.h5), RVE_BENCH_MPI_FIT_OPTS adds fit options (e.g.
+# "--sweeps 2 --polish 2 --hinge 20 --classify 5" for a light fit),
+# RVE_BENCH_MPI_FIT_SKIP_SERIAL=1 skips the serial rve fit.  Every rank
+# reads only its slab and halo (docs/mpi.md); the per-rank rows give the
+# layers read, the voxels read and the peak memory, and RVE_BENCH_MPI_FIT_WHOLE=P
+# adds a run at P ranks of the whole-map path (every rank reads the map
+# whole, RVE_MPI_FIT_WHOLE=1) for comparison.
 # RVE_BENCH_MPI_SKIP_RASTER=1 skips the raster and tessellation runs.
 # Usage: make bench-mpi, or RVE=build-mpi/rve sh bench/bench_mpi.sh
 set -eu
@@ -70,24 +79,41 @@ if [ -n "${RVE_BENCH_MPI_BIG:-}" ]; then
 fi
 if [ -n "${RVE_BENCH_MPI_FIT:-}" ]; then
     NF=${RVE_BENCH_MPI_FIT_N:-2000} GF=${RVE_BENCH_MPI_FIT_GRID:-128}
-    "$RVE" tess -q -n "$NF" --grid "$GF,$GF,$GF" -o "$T/f.dream3d"
-    echo "| fit $NF grains, $GF^3    | P | CPU max s | CPU sum s | accuracy | RSS max MB | wall s |"
+    FOPTS=${RVE_BENCH_MPI_FIT_OPTS:-}
+    FMAP=${RVE_BENCH_MPI_FIT_MAP:-}
+    if [ -z "$FMAP" ]; then
+        FMAP=$T/f.dream3d
+        "$RVE" tess -q -n "$NF" --grid "$GF,$GF,$GF" -o "$FMAP"
+    fi
+    echo "fit of $FMAP, options: ${FOPTS:-defaults}; load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "| fit                    | P | CPU max s | CPU sum s | accuracy | RSS max MB | wall s |"
     echo "|------------------------|---|----------|----------|----------|----------|--------|"
-    /usr/bin/time -f "%U %S %M %e" -o "$T/fs.time" "$RVE" fit -q -j 1 "$T/f.dream3d" -o "$T/fs.tess" --no-report \
-        --json >"$T/fs.json"
-    acc=$("$py" -c "import json, sys; print(json.load(open(sys.argv[1]))['voxel_accuracy_final'])" "$T/fs.json")
-    awk -v a="$acc" '{printf "| %-22s | serial | %8.1f | %8.1f | %.5f | %8.0f | %8.1f |\n", "fit (serial rve fit)", \
-        $1 + $2, $1 + $2, a, $3 / 1024, $4}' "$T/fs.time"
-    for p in $RANKS; do
-        "$MPIRUN" --quiet --oversubscribe -np "$p" "$RVE" fit -q -j 1 "$T/f.dream3d" -o "$T/f$p.tess" --json >"$T/f.json"
-        "$py" - "$p" "$T/f.json" <<'PY'
+    if [ -z "${RVE_BENCH_MPI_FIT_SKIP_SERIAL:-}" ]; then
+        # shellcheck disable=SC2086
+        /usr/bin/time -f "%U %S %M %e" -o "$T/fs.time" "$RVE" fit -q -j 1 "$FMAP" -o "$T/fs.tess" --no-report \
+            --json $FOPTS >"$T/fs.json"
+        acc=$("$py" -c "import json, sys; print(json.load(open(sys.argv[1]))['voxel_accuracy_final'])" "$T/fs.json")
+        awk -v a="$acc" '{printf "| %-22s | serial | %8.1f | %8.1f | %.5f | %8.0f | %8.1f |\n", "fit (serial rve fit)", \
+            $1 + $2, $1 + $2, a, $3 / 1024, $4}' "$T/fs.time"
+    fi
+    for p in $RANKS ${RVE_BENCH_MPI_FIT_WHOLE:+whole}; do
+        np=$p whole=
+        [ "$p" = whole ] && np=$RVE_BENCH_MPI_FIT_WHOLE whole=1
+        # shellcheck disable=SC2086
+        RVE_MPI_FIT_WHOLE=$whole "$MPIRUN" --quiet --oversubscribe -np "$np" "$RVE" fit -q -j 1 "$FMAP" \
+            -o "$T/f$p.tess" --json $FOPTS >"$T/f.json"
+        "$py" - "$np" "$T/f.json" <<'PY'
 import json, sys
 p, j = int(sys.argv[1]), json.load(open(sys.argv[2]))
 cpu = j["rank_cpu_seconds"]; rss = j["rank_peak_rss_mb"]
-print("| %-22s | %d | %8.1f | %8.1f | %.5f | %8.0f | %8.1f |" % ("fit (halo %d, %d col.)" % (j["halo_layers"], j["colours"]),
+lay = j.get("rank_layers_read", []); vox = j.get("rank_voxels_read", [])
+how = j.get("map_read", "?")
+print("| %-22s | %d | %8.1f | %8.1f | %.5f | %8.0f | %8.1f |" % ("fit (%s, halo %d, %d col.)" % (how, j["halo_layers"], j["colours"]),
       p, max(cpu), sum(cpu), j["accuracy"], max(rss), j["seconds"]))
-print("  per rank: CPU %s s, RSS %s MB; accuracy by round %s" % (
-      " ".join("%.1f" % c for c in cpu), " ".join("%.0f" % r for r in rss), " ".join("%.5f" % a for a in j["accuracy_rounds"])))
+print("  per rank: CPU %s s, RSS %s MB; layers read %s; voxels read %s; accuracy by round %s" % (
+      " ".join("%.1f" % c for c in cpu), " ".join("%.0f" % r for r in rss),
+      " ".join("%d..%d" % (a, b) for a, b in lay), " ".join("%d" % v for v in vox),
+      " ".join("%.5f" % a for a in j["accuracy_rounds"])))
 PY
     done
 fi

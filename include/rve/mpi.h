@@ -139,8 +139,8 @@ rve_status rve_mpi_pvol_solve(MPI_Comm comm, size_t n, const double *seeds, cons
 /* Where the grain map of a distributed fit comes from: the grid of the
  * whole map, and a reader of any range of its z layers [k0, k1) as a map
  * of its own (nx ny (k1 - k0) voxels, origin at layer k0; nlabels: the
- * largest label of those layers).  A rank reads its slab, then its slab
- * plus the halo; it never asks for more. */
+ * largest label of those layers).  A rank reads its slab, then the halo
+ * layers below and above it; it never asks for more. */
 typedef struct {
     int nx, ny, nz;
     double h[3], origin[3];
@@ -151,6 +151,24 @@ typedef struct {
 /* A source over a map held in memory (every rank read it whole: formats
  * that cannot be read in part).  m must outlive src.  Not collective. */
 void rve_mpi_map_src_memory(const rve_map *m, rve_mpi_map_src *src);
+
+/* A source reading the map file path by ranges of layers
+ * (rve_map_part_open, rve/raster.h: TIFF page ranges; HDF5 hyperslabs of
+ * the grain ids, the file opened through the MPI-IO driver on each rank
+ * alone, MPI_COMM_SELF, so that reads need no collective calls), with the
+ * load options lo.  When the map cannot be read in part, RVE_OK with *f
+ * NULL and the reason in why (the caller reads the map whole and uses
+ * rve_mpi_map_src_memory).  Not collective. */
+typedef struct rve_mpi_map_file rve_mpi_map_file;
+rve_status rve_mpi_map_open(const char *path, const rve_map_load_opts *lo, rve_mpi_map_file **f,
+                            rve_mpi_map_src *src, char *why, size_t whyn, rve_err *err);
+/* Voxels this process has read from the file so far. */
+uint64_t rve_mpi_map_voxels_read(const rve_mpi_map_file *f);
+/* The whole map without voxels (rve_map_part_header): what the writer of
+ * a fit needs (geometry, ids, orientations, phases), from the n labels
+ * present (e.g. rve_fit_result.label).  Not collective. */
+rve_status rve_mpi_map_header(rve_mpi_map_file *f, const uint32_t *labels, size_t n, rve_map **out, rve_err *err);
+void rve_mpi_map_close(rve_mpi_map_file *f);
 
 /* What a distributed fit did. */
 typedef struct {
@@ -164,6 +182,7 @@ typedef struct {
     int colours;          /* rank colours of the frozen rounds (same everywhere) */
     double acc_round[16]; /* accuracy after round r (0: the initial guess), rounds + 1 values */
     double seconds_fit;   /* this rank's wall time in the sub-fits */
+    double exchange_bytes; /* seeds gathered by every rank over all rounds (same everywhere) */
 } rve_mpi_fit_info;
 
 #define RVE_MPI_FIT_ROUNDS_MAX 15 /* acc_round holds rounds + 1 values */
@@ -182,8 +201,9 @@ typedef struct {
  * together are too far apart for their grains to touch) run rve_fit on their
  * slab plus halo moving only the seeds they own, the others frozen
  * (rve_fit_opts.frozen); at most RVE_MPI_FIT_ROUNDS_MAX rounds in all.
- * After every round the owned seeds and weights are exchanged (one
- * MPI_Allreduce of 4 doubles per grain).  The accuracy (fraction of non-void voxels whose cell
+ * After every round the seeds and weights of the grains owned by the ranks
+ * that fitted in it are gathered by every rank (one MPI_Allgatherv of 4
+ * doubles per such grain).  The accuracy (fraction of non-void voxels whose cell
  * is their grain) of every round is measured on each rank's slab against
  * all seeds and summed; the best state is returned (r: n, label, seed,
  * weight, acc_init, acc_final; the same on every rank).  With one rank, the

@@ -194,6 +194,37 @@ typedef struct {
 void rve_map_load_opts_default(rve_map_load_opts *o);
 rve_status rve_map_load(const char *path, const rve_map_load_opts *o, rve_map **out, rve_err *err);
 
+/* ---------------------------------------------------- reading by layers */
+/* A grain map read by ranges of z layers, for processes that each hold
+ * only a part of it (the distributed fit, docs/mpi.md).  Multi-page TIFF
+ * files are read by page ranges; the HDF5 layouts (DREAM3D, LabDCT,
+ * pymicro) by hyperslabs of the grain ids and mask, when the per-grain
+ * tables do not come from the voxels (orientations and phases from a
+ * feature table, or none).  Other maps (.tesr, .raw, HDF5 maps whose
+ * orientations or phases exist per voxel only, or whose feature table
+ * allows ids so sparse that the reader renumbers them) cannot be:
+ * rve_map_part_open then returns RVE_OK with *p NULL and the reason, one
+ * line, in why.  o as rve_map_load (NULL: defaults).  hdf5_fapl: an HDF5
+ * file-access property list to open HDF5 files with (e.g. the MPI-IO
+ * driver; 0: the default; when it cannot open the file, the default is
+ * used).  Not thread-safe on one p. */
+typedef struct rve_map_part rve_map_part;
+rve_status rve_map_part_open(const char *path, const rve_map_load_opts *o, int64_t hdf5_fapl, rve_map_part **p,
+                             char *why, size_t whyn, rve_err *err);
+/* The whole map's nx, ny, nz, h, origin, has_res (no voxels: lab NULL). */
+const rve_map *rve_map_part_geometry(const rve_map_part *p);
+/* Layers [k0, k1) as a map of their own (nx ny (k1 - k0) voxels, origin at
+ * layer k0, nlabels the largest label of these layers), with the labels
+ * rve_map_load gives those voxels; only these layers are read. */
+rve_status rve_map_part_read(rve_map_part *p, int k0, int k1, rve_map **out, rve_err *err);
+/* Voxels rve_map_part_read has read so far. */
+uint64_t rve_map_part_voxels_read(const rve_map_part *p);
+/* The whole map without its voxels (lab NULL): geometry, nlabels, ids,
+ * orientations, phases and crystal symmetry as rve_map_load gives them,
+ * from the n labels present in the map (any order). */
+rve_status rve_map_part_header(rve_map_part *p, const uint32_t *present, size_t n, rve_map **out, rve_err *err);
+void rve_map_part_close(rve_map_part *p);
+
 /* Writer options. */
 typedef struct {
     int bytes;        /* 1, 2 or 4; 0 = smallest width that holds every label */

@@ -317,23 +317,76 @@ int cli_mpi_gen_volumes(const cli_command *cmd, const cli_common *com, size_t n,
     return 0;
 }
 
+/* The map of a distributed fit: read by layers when the file allows it
+ * (every rank the same answer), else whole by every rank (one line says
+ * why).  *mf NULL: *m holds the whole map. */
+static rve_status fit_map_source(const cli_common *com, const char *mapf, const rve_map_load_opts *lo,
+                                 rve_mpi_map_file **mf, rve_map **m, rve_mpi_map_src *src, rve_err *err)
+{
+    char why[200] = "RVE_MPI_FIT_WHOLE is set";
+    const char *ev = getenv("RVE_MPI_FIT_WHOLE"); /* test hook: the whole-map path */
+    rve_status st = ev && ev[0] ? RVE_OK : rve_mpi_map_open(mapf, lo, mf, src, why, sizeof why, err);
+    int part = st == RVE_OK && *mf;
+    MPI_Allreduce(MPI_IN_PLACE, &part, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (st == RVE_OK && !part) {
+        rve_mpi_map_close(*mf);
+        *mf = NULL;
+        cli_info(com, "rve fit: %s is read whole by every rank: %s", mapf, why[0] ? why : "another rank cannot read it by layers");
+        if ((st = rve_map_load(mapf, lo, m, err)) == RVE_OK)
+            rve_mpi_map_src_memory(*m, src);
+    }
+    if (st != RVE_OK && !err->file[0])
+        snprintf(err->file, sizeof err->file, "%s", mapf);
+    return rve_mpi_agree(MPI_COMM_WORLD, st, err);
+}
+
+/* JSON: how the map was read, and per rank the layers and voxels read,
+ * the grains owned and those of the slab and halo (collective). */
+static void fit_json_reads(rve_json *j, const rve_mpi_map_file *mf, const rve_mpi_fit_info *info)
+{
+    int size = cli_mpi_size(), rank = cli_mpi_rank();
+    enum { K = 5 };
+    double mine[K] = {info->s0, info->s1, (double)rve_mpi_map_voxels_read(mf), info->owned, info->sub_grains};
+    double *all = rank == 0 ? malloc(sizeof(double) * K * (size_t)size) : NULL;
+    MPI_Gather(mine, K, MPI_DOUBLE, all, K, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (rank != 0 || !all)
+        return;
+    rve_json_kv_string(j, "map_read", mf ? "layers" : "whole");
+    rve_json_key(j, "rank_layers_read");
+    rve_json_begin_array(j);
+    for (int r = 0; r < size; r++) {
+        rve_json_begin_array(j);
+        rve_json_int(j, (long long)all[K * r]);
+        rve_json_int(j, (long long)all[K * r + 1]);
+        rve_json_end_array(j);
+    }
+    rve_json_end_array(j);
+    static const char *const keys[3] = {"rank_voxels_read", "rank_grains_owned", "rank_sub_grains"};
+    for (int k = 0; k < 3; k++) {
+        rve_json_key(j, keys[k]);
+        rve_json_begin_array(j);
+        for (int r = 0; r < size; r++)
+            rve_json_int(j, (long long)all[K * r + 2 + k]);
+        rve_json_end_array(j);
+    }
+    free(all);
+}
+
 int cli_mpi_fit(const cli_command *cmd, const cli_common *com, const char *mapf, const rve_map_load_opts *lo,
                 const rve_fit_opts *fo, const char *out)
 {
     rve_err err;
     rve_err_clear(&err);
-    rve_map *m = NULL;
-    rve_status st = rve_map_load(mapf, lo, &m, &err);
-    if (st != RVE_OK && !err.file[0])
-        snprintf(err.file, sizeof err.file, "%s", mapf);
+    rve_map *m = NULL, *head = NULL;
+    rve_mpi_map_file *mf = NULL;
+    rve_mpi_map_src src;
     rve_fit_result r;
     memset(&r, 0, sizeof r);
     rve_mpi_fit_info info;
     memset(&info, 0, sizeof info);
     double t0 = MPI_Wtime();
-    if ((st = rve_mpi_agree(MPI_COMM_WORLD, st, &err)) == RVE_OK) {
-        rve_mpi_map_src src;
-        rve_mpi_map_src_memory(m, &src);
+    rve_status st = fit_map_source(com, mapf, lo, &mf, &m, &src, &err);
+    if (st == RVE_OK) {
         const char *ev = getenv("RVE_MPI_FIT_SWEEPS");
         int sweeps = ev && atoi(ev) >= 0 && ev[0] ? atoi(ev) : CLI_MPI_FIT_SWEEPS;
         st = rve_mpi_fit(MPI_COMM_WORLD, &src, fo, sweeps, &r, &info, &err);
@@ -345,10 +398,15 @@ int cli_mpi_fit(const cli_command *cmd, const cli_common *com, const char *mapf,
         cli_fit_outputs to = {out, NULL, NULL, NULL, NULL, 0};
         cli_common quiet = *com; /* the summary line is this command's own */
         quiet.verbosity = RVE_QUIET;
-        st = cli_fit_write(&quiet, mapf, m, fo, &r, &to, &err) == 0 ? RVE_OK : err.code;
+        /* the writer needs the map's geometry and per-grain tables, not its voxels */
+        if (mf && (st = rve_mpi_map_header(mf, r.label, (size_t)r.n, &head, &err)) != RVE_OK && !err.file[0])
+            snprintf(err.file, sizeof err.file, "%s", mapf);
+        if (st == RVE_OK)
+            st = cli_fit_write(&quiet, mapf, mf ? head : m, fo, &r, &to, &err) == 0 ? RVE_OK : err.code;
     }
     st = rve_mpi_agree(MPI_COMM_WORLD, st, &err);
     rve_map_free(m);
+    rve_map_free(head);
     int rc = 0;
     if (st != RVE_OK)
         rc = cli_fail(cmd, &err);
@@ -375,9 +433,13 @@ int cli_mpi_fit(const cli_command *cmd, const cli_common *com, const char *mapf,
                 rve_json_number(&j, info.acc_round[k]);
             rve_json_end_array(&j);
             rve_json_kv_number(&j, "seconds", dt);
+            rve_json_kv_number(&j, "exchange_bytes", info.exchange_bytes);
         }
+        if (com->json)
+            fit_json_reads(&j, mf, &info);
         json_close(&j, com);
     }
+    rve_mpi_map_close(mf);
     rve_fit_result_free(&r);
     return rc;
 }

@@ -48,8 +48,9 @@ int cli_mpi_tess(const cli_command *cmd, const cli_common *com, const rve_mpi_se
  * with messages and JSON summary; the exit status. */
 int cli_mpi_gen_volumes(const cli_command *cmd, const cli_common *com, size_t n, double *seeds, double *w,
                         const double *target, const double domain[3], double tol, long lloyd, const char *out);
-/* rve fit MAP -o OUT.tess under mpirun: every rank loads the map (the
- * readers cannot read a part), the fit is distributed by z slabs
+/* rve fit MAP -o OUT.tess under mpirun: every rank reads its layers of the
+ * map (rve_mpi_map_open; maps that cannot be read by layers are read whole
+ * by every rank, with a note), the fit is distributed by z slabs
  * (rve_mpi_fit), rank 0 writes the .tess (cli_fit_write: no history, no
  * report); messages and JSON summary; the exit status. */
 int cli_mpi_fit(const cli_command *cmd, const cli_common *com, const char *mapf, const rve_map_load_opts *lo,

@@ -170,6 +170,77 @@ static rve_status fit_alone(const rve_mpi_map_src *src, const rve_fit_opts *o, r
     return st;
 }
 
+/* The exchange after a round: the seeds of the grains owned by the ranks
+ * that fitted in it (active[r]) go from Y (their owner's values) into X on
+ * every rank, one MPI_Allgatherv of 4 doubles per such grain, in label
+ * order (every rank knows every grain's owner); the other grains did not
+ * move.  buf: 4 (nl + 1) doubles of room; cnt, dsp: size ints each.
+ * Returns the bytes gathered (the same on every rank). */
+static double exchange(MPI_Comm comm, const mpi_grains *g, const unsigned char *active, const double *Y, double *X,
+                       double *buf, int *cnt, int *dsp)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    for (int r = 0; r < size; r++)
+        cnt[r] = 0;
+    for (size_t l = 1; l <= g->nl; l++)
+        if (g->owner[l] >= 0 && active[g->owner[l]])
+            cnt[g->owner[l]] += 4;
+    int at = 0;
+    for (int r = 0; r < size; r++)
+        dsp[r] = at, at += cnt[r];
+    double *mine = buf + dsp[rank]; /* this rank's block, sent in place */
+    for (size_t l = 1, k = 0; active[rank] && l <= g->nl; l++)
+        if (g->owner[l] == rank)
+            memcpy(mine + 4 * k++, Y + 4 * l, 4 * sizeof(double));
+    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, cnt, dsp, MPI_DOUBLE, comm);
+    for (int r = 0; r < size; r++)
+        cnt[r] = dsp[r]; /* read positions */
+    for (size_t l = 1; l <= g->nl; l++) {
+        int o = g->owner[l];
+        if (o >= 0 && active[o]) {
+            memcpy(X + 4 * l, buf + cnt[o], 4 * sizeof(double));
+            cnt[o] += 4;
+        }
+    }
+    return (double)at * sizeof(double);
+}
+
+/* The sub-map of layers [s0, s1) from the slab [k0, k1) (taken, *slab
+ * NULL after) and the halo layers below and above it, read from src. */
+static rve_status with_halo(const rve_mpi_map_src *src, rve_map **slab, int k0, int k1, int s0, int s1,
+                            rve_map **sub, rve_err *err)
+{
+    rve_map *lo = NULL, *hi = NULL, *m = NULL;
+    rve_status st = s0 < k0 ? src->read(src->ctx, s0, k0, &lo, err) : RVE_OK;
+    if (st == RVE_OK && k1 < s1)
+        st = src->read(src->ctx, k1, s1, &hi, err);
+    if (st == RVE_OK && !(m = rve_map_alloc(src->nx, src->ny, s1 - s0)))
+        st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    if (st == RVE_OK) {
+        size_t layer = (size_t)src->nx * src->ny, at = 0;
+        rve_map *part[3] = {lo, *slab, hi};
+        for (int q = 0; q < 3; q++) {
+            if (!part[q])
+                continue;
+            size_t nv = layer * (size_t)part[q]->nz;
+            memcpy(m->lab + at, part[q]->lab, nv * sizeof(uint32_t));
+            at += nv;
+            m->nlabels = part[q]->nlabels > m->nlabels ? part[q]->nlabels : m->nlabels;
+        }
+        memcpy(m->h, src->h, sizeof m->h);
+        memcpy(m->origin, src->origin, sizeof m->origin);
+        m->origin[2] += s0 * src->h[2];
+    }
+    rve_map_free(lo);
+    rve_map_free(hi);
+    rve_map_free(*slab);
+    *slab = NULL;
+    *sub = m;
+    return st;
+}
+
 /* Colours of the frozen rounds: ranks c apart fit together when their
  * grains cannot touch, that is when c - 1 whole slabs (the thinnest, nz / P
  * layers) lie between their slabs and cover the largest grain's extent. */
@@ -204,13 +275,13 @@ rve_status rve_mpi_fit(MPI_Comm comm, const rve_mpi_map_src *src, const rve_fit_
     rve_status st = k1 > k0 ? src->read(src->ctx, k0, k1, &slab, err) : RVE_OK;
     mpi_grains g;
     memset(&g, 0, sizeof g);
-    double *X = NULL, *Y = NULL, *B = NULL;
+    double *X = NULL, *Y = NULL, *B = NULL, *E = NULL;
+    int *cnt = NULL, *dsp = NULL;
+    unsigned char *act = NULL;
     if ((st = rve_mpi_agree(comm, st, err)) != RVE_OK)
         goto out;
     if ((st = mpi_grains_reduce(comm, src, slab, k0, &g, err)) != RVE_OK)
         goto out;
-    rve_map_free(slab); /* the slab is read again inside the slab and halo */
-    slab = NULL;
     inf.halo = g.halo;
     inf.grains = g.n;
     inf.s0 = k0 - g.halo > 0 ? k0 - g.halo : 0;
@@ -221,9 +292,11 @@ rve_status rve_mpi_fit(MPI_Comm comm, const rve_mpi_map_src *src, const rve_fit_
         inf.owned += g.owner[l] == rank;
     size_t n4 = 4 * ((size_t)g.nl + 1);
     X = calloc(n4, sizeof(double)), Y = calloc(n4, sizeof(double)), B = calloc(n4, sizeof(double));
-    st = X && Y && B ? RVE_OK : rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    E = malloc(n4 * sizeof(double)), cnt = malloc(2 * (size_t)size * sizeof(int)), act = malloc((size_t)size);
+    dsp = cnt ? cnt + size : NULL;
+    st = X && Y && B && E && cnt && act ? RVE_OK : rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
     if (st == RVE_OK && inf.s1 > inf.s0)
-        st = src->read(src->ctx, inf.s0, inf.s1, &sub, err);
+        st = with_halo(src, &slab, k0, k1, inf.s0, inf.s1, &sub, err); /* only the halo layers are read */
     if ((st = rve_mpi_agree(comm, st, err)) != RVE_OK)
         goto out;
     const uint32_t *own = sub ? sub->lab + (size_t)src->nx * src->ny * (size_t)(k0 - inf.s0) : NULL;
@@ -254,8 +327,10 @@ rve_status rve_mpi_fit(MPI_Comm comm, const rve_mpi_map_src *src, const rve_fit_
         quiet_barrier(comm);
         if ((st = rve_mpi_agree(comm, st, err)) != RVE_OK)
             goto out;
-        /* exchange: every grain has one owner, the others add zeros (exact) */
-        MPI_Allreduce(Y, X, (int)n4, MPI_DOUBLE, MPI_SUM, comm);
+        /* exchange: the moved grains only, from their owners */
+        for (int q = 0; q < size; q++)
+            act[q] = free_all || (rd - 2) % colours == q % colours;
+        inf.exchange_bytes += exchange(comm, &g, act, Y, X, E, cnt, dsp);
         if ((st = mpi_fit_accuracy(comm, src, own, k0, k1, &g, X, &inf.acc_round[rd], err)) != RVE_OK)
             goto out;
         inf.rounds = rd;
@@ -277,5 +352,8 @@ out:
     free(X);
     free(Y);
     free(B);
+    free(E);
+    free(cnt);
+    free(act);
     return st;
 }

@@ -5,7 +5,7 @@
 librve_core_la_SOURCES += src/raster/map_core.c src/raster/map_io.c src/raster/map_tesr.c src/raster/map_tiff.c \
 	src/raster/map_boundary.c src/raster/map_stats.c src/raster/map_synth.c src/raster/map_hdf5.c \
 	src/raster/map_hdf5_write.c src/raster/map_hdf5_layouts.c src/raster/map_hdf5_internal.h \
-	src/raster/map_internal.h src/raster/map_ori.c src/raster/map_vti.c
+	src/raster/map_internal.h src/raster/map_ori.c src/raster/map_vti.c src/raster/map_part.c
 UNIT_TESTS += tests/test_raster
 tests_test_raster_SOURCES = tests/test_raster.c
 tests_test_raster_CFLAGS = $(TEST_CFLAGS)

@@ -128,11 +128,57 @@ rve_status h5m_check_dims(h5r *r, const char *path, const hsize_t *d, int n)
     return RVE_OK;
 }
 
+/* A voxel array, whole or only the window's layers (along axis zaxis; a
+ * dataset of fewer axes has one layer, read whole). */
+rve_status h5m_vox_read(h5r *r, const char *path, hid_t mt, size_t expect, int zaxis, void **out, size_t *got)
+{
+    *got = expect;
+    if (!r->win)
+        return h5m_ds_read(r, path, mt, expect, out);
+    *out = NULL;
+    hid_t d = H5Dopen2(r->f, path, H5P_DEFAULT);
+    if (d < 0)
+        return rve_err_set(r->err, RVE_EDATA, r->file, "dataset %s is missing", path);
+    hid_t s = H5Dget_space(d), ms = -1;
+    hssize_t n = H5Sget_simple_extent_npoints(s);
+    hsize_t dims[H5_MAX_RANK], start[H5_MAX_RANK] = {0};
+    int k = H5Sget_simple_extent_ndims(s);
+    if (n < 0 || (size_t)n != expect || k < 1 || k > H5_MAX_RANK) {
+        H5Sclose(s), H5Dclose(d);
+        return rve_err_set(r->err, RVE_EDATA, r->file, "dataset %s has %lld values, expected %zu", path,
+                           (long long)n, expect);
+    }
+    H5Sget_simple_extent_dims(s, dims, NULL);
+    size_t m = expect;
+    if (zaxis < k && dims[zaxis] > 0) {
+        m = expect / dims[zaxis] * (size_t)(r->wk1 - r->wk0);
+        start[zaxis] = (hsize_t)r->wk0, dims[zaxis] = (hsize_t)(r->wk1 - r->wk0);
+    }
+    hsize_t mn = m;
+    void *buf = malloc((m ? m : 1) * H5Tget_size(mt));
+    herr_t e = -1;
+    if (buf && H5Sselect_hyperslab(s, H5S_SELECT_SET, start, NULL, dims, NULL) >= 0 &&
+        (ms = H5Screate_simple(1, &mn, NULL)) >= 0)
+        e = H5Dread(d, mt, ms, s, H5P_DEFAULT, buf);
+    if (ms >= 0)
+        H5Sclose(ms);
+    H5Sclose(s), H5Dclose(d);
+    if (!buf)
+        return rve_err_set(r->err, RVE_ENOMEM, r->file, "out of memory reading %s", path);
+    if (e < 0) {
+        free(buf);
+        return rve_err_set(r->err, RVE_EDATA, r->file, "dataset %s cannot be read as numbers", path);
+    }
+    *out = buf;
+    *got = m;
+    return RVE_OK;
+}
+
 /* Labels from any integer type; negative values are void. */
-rve_status h5m_read_labels(h5r *r, const char *path, size_t n, uint32_t **out)
+rve_status h5m_read_labels(h5r *r, const char *path, size_t n, int zaxis, uint32_t **out)
 {
     long long *t;
-    rve_status s = h5m_ds_read(r, path, H5T_NATIVE_LLONG, n, (void **)&t);
+    rve_status s = h5m_vox_read(r, path, H5T_NATIVE_LLONG, n, zaxis, (void **)&t, &n);
     if (s != RVE_OK)
         return s;
     uint32_t *l = malloc((n ? n : 1) * sizeof *l);
@@ -305,7 +351,7 @@ static rve_status grains_to_map(h5r *r, h5grains *g, rve_map **out)
     /* ids far above the voxel count: the per-label tables below are sized
      * by the grains present (labels renumbered, ids kept; feature tables
      * are read by id) */
-    if (s == RVE_OK && nl > 2 * nv + 4096 && (g->fphase || g->vphase || g->fori || g->vori)) {
+    if (s == RVE_OK && nl > 2 * (g->nv_all ? g->nv_all : nv) + 4096 && (g->fphase || g->vphase || g->fori || g->vori)) {
         s = rve_map_renumber(m, r->err);
         nl = m->nlabels;
     }
@@ -414,7 +460,9 @@ rve_status h5m_read_cell(h5r *r, const char *path, const h5grains *g, int ncomp,
         return rve_err_set(r->err, RVE_EDATA, r->file,
                            "dataset %s: shape does not match the grain ids (%d x %d x %d x %d)", path,
                            g->nz, g->ny, g->nx, ncomp);
-    return h5m_ds_read(r, path, mt, rve_map_nvox(&(rve_map){.nx = g->nx, .ny = g->ny, .nz = g->nz}) * (size_t)ncomp, out);
+    size_t got;
+    return h5m_vox_read(r, path, mt, rve_map_nvox(&(rve_map){.nx = g->nx, .ny = g->ny, .nz = g->nz}) * (size_t)ncomp, 0,
+                        out, &got);
 }
 
 /* Grain ids found by name and shape: the dataset fixes nx, ny, nz. */
@@ -430,7 +478,7 @@ rve_status h5m_read_ids_zyx(h5r *r, const char *path, h5grains *g)
     if ((s = h5m_check_dims(r, path, d, 3)) != RVE_OK)
         return s;
     g->nz = (int)d[0], g->ny = (int)d[1], g->nx = (int)d[2];
-    return h5m_read_labels(r, path, (size_t)d[0] * d[1] * d[2], &g->lab);
+    return h5m_read_labels(r, path, (size_t)d[0] * d[1] * d[2], 0, &g->lab);
 }
 
 rve_status h5m_apply_mask(h5r *r, const char *path, h5grains *g)
@@ -439,7 +487,7 @@ rve_status h5m_apply_mask(h5r *r, const char *path, h5grains *g)
     rve_status s = h5m_read_cell(r, path, g, 1, H5T_NATIVE_INT, (void **)&mk);
     if (s != RVE_OK)
         return s;
-    size_t nv = (size_t)g->nx * g->ny * g->nz;
+    size_t nv = (size_t)g->nx * g->ny * h5m_nz(r, g);
     for (size_t v = 0; v < nv; v++)
         if (!mk[v])
             g->lab[v] = 0;
@@ -648,7 +696,7 @@ static rve_status read_dream3d(h5r *r, const rve_hdf5_opts *o, h5grains *g, int 
         if ((s = h5m_read_cell(r, g->vpath, g, g->vori_n, H5T_NATIVE_DOUBLE, (void **)&g->vori)) != RVE_OK)
             return s;
         if (quat)
-            xyzw_to_wxyz(g->vori, (size_t)g->nx * g->ny * g->nz);
+            xyzw_to_wxyz(g->vori, (size_t)g->nx * g->ny * h5m_nz(r, g));
     }
     return dream3d_features(r, o, dc, g);
 }
@@ -668,39 +716,68 @@ int rve_map_is_hdf5(const char *path)
     return ok;
 }
 
-/* The reader proper, from path opened with the file-access list fapl. */
-static rve_status read_hdf5_fapl(const char *path, hid_t fapl, const rve_hdf5_opts *o, rve_map **out,
-                                 rve_err *err)
+/* The layout reader on path opened with the file-access list fapl (when
+ * it cannot open the file and fapl is not the default one, the default):
+ * g filled, with only the layers [k0, k1) of the voxel arrays when win is
+ * set.  On failure g is freed. */
+rve_status h5m_read_grains(const char *path, hid_t fapl, const rve_hdf5_opts *o, int win, int k0, int k1,
+                           uint32_t maxid, h5grains *g, rve_err *err)
 {
     /* the HDF5 library prints its error stack by default: not from a library */
     H5E_auto2_t efunc;
     void *edata;
     H5Eget_auto2(H5E_DEFAULT, &efunc, &edata);
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-    h5r r = {H5Fopen(path, H5F_ACC_RDONLY, fapl), path, err};
-    h5grains g;
-    memset(&g, 0, sizeof g);
-    g.h[0] = g.h[1] = g.h[2] = 1;
+    h5r r = {H5Fopen(path, H5F_ACC_RDONLY, fapl), path, err, win, k0, k1, maxid};
+    if (r.f < 0 && fapl != H5P_DEFAULT)
+        r.f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+    memset(g, 0, sizeof *g);
+    g->h[0] = g->h[1] = g->h[2] = 1;
     rve_status s;
     if (r.f < 0)
         s = rve_err_set(err, RVE_EDATA, path, "HDF5 file cannot be opened");
     else if (h5m_exists(r.f, "/CellData/grain_map") || (o && o->ids && h5m_exists(r.f, "/CellData")))
-        s = h5m_read_pymicro(&r, o, &g);
+        s = h5m_read_pymicro(&r, o, g);
     else if (h5m_exists(r.f, "/LabDCT/Data"))
-        s = h5m_read_labdct(&r, o, &g);
+        s = h5m_read_labdct(&r, o, g);
     else if (h5m_exists(r.f, "/DataStructure"))
-        s = read_dream3d(&r, o, &g, 1);
+        s = read_dream3d(&r, o, g, 1);
     else if (h5m_exists(r.f, "/DataContainers"))
-        s = read_dream3d(&r, o, &g, 0);
+        s = read_dream3d(&r, o, g, 0);
     else
         s = rve_err_set(err, RVE_EDATA, path,
                         "unknown HDF5 layout (expected /DataContainers, /DataStructure, /LabDCT/Data or /CellData/grain_map)");
-    if (s == RVE_OK)
-        s = grains_to_map(&r, &g, out);
-    grains_free(&g);
+    if (s == RVE_OK && win && (k0 < 0 || k1 > g->nz || k1 <= k0))
+        s = rve_err_set(err, RVE_EINTERNAL, path, "layers %d..%d outside the map", k0, k1);
+    if (s != RVE_OK)
+        h5m_grains_free(g);
     if (r.f >= 0)
         H5Fclose(r.f);
     H5Eset_auto2(H5E_DEFAULT, efunc, edata);
+    return s;
+}
+
+void h5m_grains_free(h5grains *g)
+{
+    grains_free(g);
+    memset(g, 0, sizeof *g);
+}
+
+rve_status h5m_grains_to_map(const char *path, h5grains *g, rve_map **out, rve_err *err)
+{
+    h5r r = {-1, path, err, 0, 0, 0, 0};
+    return grains_to_map(&r, g, out);
+}
+
+/* The reader proper, from path opened with the file-access list fapl. */
+static rve_status read_hdf5_fapl(const char *path, hid_t fapl, const rve_hdf5_opts *o, rve_map **out,
+                                 rve_err *err)
+{
+    h5grains g;
+    rve_status s = h5m_read_grains(path, fapl, o, 0, 0, 0, 0, &g, err);
+    if (s == RVE_OK)
+        s = h5m_grains_to_map(path, &g, out, err);
+    h5m_grains_free(&g);
     return s;
 }
 

@@ -40,14 +40,14 @@ static rve_status pymicro_phase_map(h5r *r, const rve_hdf5_opts *o, const hsize_
     }
     size_t nv = (size_t)d[0] * d[1] * d[2];
     int *pv;
-    rve_status s = h5m_read_ints(r, pp, nv, &pv);
+    rve_status s = h5m_vox_read(r, pp, H5T_NATIVE_INT, nv, 2, (void **)&pv, &nv);
     if (s != RVE_OK)
         return s;
     if (!(g->vphase = malloc(nv * sizeof *g->vphase))) {
         free(pv);
         return rve_err_set(r->err, RVE_ENOMEM, r->file, "out of memory");
     }
-    transpose_xyz(pv, g->vphase, sizeof *pv, g->nx, g->ny, g->nz);
+    transpose_xyz(pv, g->vphase, sizeof *pv, g->nx, g->ny, h5m_nz(r, g));
     free(pv);
     return RVE_OK;
 }
@@ -69,13 +69,14 @@ rve_status h5m_read_pymicro(h5r *r, const rve_hdf5_opts *o, h5grains *g)
     g->nx = (int)d[0], g->ny = (int)d[1], g->nz = (int)d[2];
     size_t nv = (size_t)d[0] * d[1] * d[2];
     uint32_t *t;
-    if ((s = h5m_read_labels(r, gm, nv, &t)) != RVE_OK)
+    if ((s = h5m_read_labels(r, gm, nv, 2, &t)) != RVE_OK)
         return s;
+    nv = (size_t)g->nx * g->ny * h5m_nz(r, g); /* the window's voxels */
     if (!(g->lab = malloc(nv * sizeof *g->lab))) {
         free(t);
         return rve_err_set(r->err, RVE_ENOMEM, r->file, "out of memory");
     }
-    transpose_xyz(t, g->lab, sizeof *t, g->nx, g->ny, g->nz);
+    transpose_xyz(t, g->lab, sizeof *t, g->nx, g->ny, h5m_nz(r, g));
     free(t);
     /* the mask, when it is a full array (files hold 1-element placeholders) */
     int mr;
@@ -84,11 +85,12 @@ rve_status h5m_read_pymicro(h5r *r, const rve_hdf5_opts *o, h5grains *g)
     if (h5m_exists(r->f, mk) && h5m_ds_shape(r, mk, &mr, md) == RVE_OK && mr >= 2 &&
         md[0] == d[0] && md[1] == d[1] && (mr == 2 ? 1 : md[2]) == d[2]) {
         int *mv, *mt = malloc(nv * sizeof *mt);
-        if (!mt || (s = h5m_read_ints(r, mk, nv, &mv)) != RVE_OK) {
+        size_t got;
+        if (!mt || (s = h5m_vox_read(r, mk, H5T_NATIVE_INT, (size_t)d[0] * d[1] * d[2], 2, (void **)&mv, &got)) != RVE_OK) {
             free(mt);
             return s != RVE_OK ? s : rve_err_set(r->err, RVE_ENOMEM, r->file, "out of memory");
         }
-        transpose_xyz(mv, mt, sizeof *mv, g->nx, g->ny, g->nz);
+        transpose_xyz(mv, mt, sizeof *mv, g->nx, g->ny, h5m_nz(r, g));
         for (size_t v = 0; v < nv; v++)
             if (!mt[v])
                 g->lab[v] = 0;
@@ -143,7 +145,7 @@ rve_status h5m_read_pymicro(h5r *r, const rve_hdf5_opts *o, h5grains *g)
         return s;
     /* rows for ids above the map's largest label are not needed: sizing the
      * table by them would let one bad id allocate gigabytes */
-    size_t maxid = 0;
+    size_t maxid = r->maxid; /* a window's voxels: the whole map's, when known */
     for (size_t v = 0; v < nv; v++)
         maxid = g->lab[v] > maxid ? g->lab[v] : maxid;
     g->nfeat = maxid + 1, g->fori_n = 3;

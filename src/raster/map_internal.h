@@ -40,4 +40,18 @@ uint32_t rve_map_unpack(uint32_t *dst, const unsigned char *src, size_t n, int b
  * for an unknown descriptor or a value count that does not match it. */
 rve_status rve_map_ori_spec(const rve_map *m, rve_ori_spec *sp, rve_err *err);
 
+/* rve_map_load's options: o, or the defaults (in d) when o is NULL; NULL
+ * with RVE_EUSAGE in err for a voxel size that is not positive. */
+const rve_map_load_opts *rve_map_load_opts_use(const char *path, const rve_map_load_opts *o, rve_map_load_opts *d,
+                                               rve_err *err);
+/* The user's voxel size and origin (o->set_h, o->set_origin) put on m. */
+void rve_map_load_apply(const rve_map_load_opts *o, rve_map *m);
+
+/* TIFF by pages (rve_map_part): the geometry of path (nx, ny, nz = the
+ * pages, h, origin, has_res; lab untouched), and the pages [k0, k1) as a
+ * map of their own (the whole map's geometry: origin at page 1), with the
+ * labels rve_map_read_tiff gives. */
+rve_status rve_map_tiff_geometry(const char *path, rve_map *g, rve_err *err);
+rve_status rve_map_read_tiff_pages(const char *path, int k0, int k1, rve_map **out, rve_err *err);
+
 #endif

@@ -5,6 +5,8 @@
 #include <rve/raster.h>
 #include <string.h>
 
+#include "map_internal.h"
+
 rve_status rve_map_read(const char *path, rve_map_format fmt, const rve_raw_opts *raw,
                         rve_map **out, rve_err *err)
 {
@@ -44,25 +46,40 @@ void rve_map_load_opts_default(rve_map_load_opts *o)
     o->h[0] = o->h[1] = o->h[2] = 1;
 }
 
+const rve_map_load_opts *rve_map_load_opts_use(const char *path, const rve_map_load_opts *o, rve_map_load_opts *d,
+                                               rve_err *err)
+{
+    if (!o) {
+        rve_map_load_opts_default(d);
+        o = d;
+    }
+    if (o->set_h && !(o->h[0] > 0 && o->h[1] > 0 && o->h[2] > 0)) {
+        rve_err_set(err, RVE_EUSAGE, path, "voxel size must be positive");
+        return NULL;
+    }
+    return o;
+}
+
+void rve_map_load_apply(const rve_map_load_opts *o, rve_map *m)
+{
+    for (int a = 0; a < 3; a++) {
+        if (o->set_h)
+            m->h[a] = o->h[a];
+        if (o->set_origin)
+            m->origin[a] = o->origin[a];
+    }
+    if (o->set_h)
+        m->has_res = 1;
+}
+
 rve_status rve_map_load(const char *path, const rve_map_load_opts *o, rve_map **out, rve_err *err)
 {
     rve_map_load_opts d;
-    if (!o) {
-        rve_map_load_opts_default(&d);
-        o = &d;
-    }
-    if (o->set_h && !(o->h[0] > 0 && o->h[1] > 0 && o->h[2] > 0))
-        return rve_err_set(err, RVE_EUSAGE, path, "voxel size must be positive");
+    if (!(o = rve_map_load_opts_use(path, o, &d, err)))
+        return RVE_EUSAGE;
     rve_status s = rve_map_read(path, o->fmt, &o->raw, out, err);
     if (s != RVE_OK)
         return s;
-    for (int a = 0; a < 3; a++) {
-        if (o->set_h)
-            (*out)->h[a] = o->h[a];
-        if (o->set_origin)
-            (*out)->origin[a] = o->origin[a];
-    }
-    if (o->set_h)
-        (*out)->has_res = 1;
+    rve_map_load_apply(o, *out);
     return RVE_OK;
 }

@@ -195,9 +195,10 @@ static TIFF *tiff_open(const tiff_src *src, tiff_log *lg, membuf *mb)
     return tif;
 }
 
-/* Read pages [p0, p1) of tif (positioned on page p0) into m. On failure
- * returns the status, *badpage the page and msg the message. */
-static rve_status read_pages(TIFF *tif, int p0, int p1, rve_map *m, tiff_log *lg, uint32_t *mxout,
+/* Read pages [p0, p1) of tif (positioned on page p0) into m, whose layer 0
+ * is page base. On failure returns the status, *badpage the page and msg
+ * the message. */
+static rve_status read_pages(TIFF *tif, int p0, int p1, int base, rve_map *m, tiff_log *lg, uint32_t *mxout,
                              int *badpage, char *msg, size_t msgn)
 {
     const uint32_t w = (uint32_t)m->nx, hgt = (uint32_t)m->ny;
@@ -239,7 +240,7 @@ static rve_status read_pages(TIFF *tif, int p0, int p1, rve_map *m, tiff_log *lg
         if (bps != 8 && bps != 16 && bps != 32)
             PFAIL("page %d has %u-bit samples (8, 16 or 32 expected)", page + 1, bps);
         int bytes = bps / 8;
-        uint32_t *dst = m->lab + (size_t)page * w * hgt;
+        uint32_t *dst = m->lab + (size_t)(page - base) * w * hgt;
         if (TIFFIsTiled(tif)) {
             uint32_t tw = 0, th = 0;
             if (!TIFFGetField(tif, TIFFTAG_TILEWIDTH, &tw) || !TIFFGetField(tif, TIFFTAG_TILELENGTH, &th) ||
@@ -337,12 +338,12 @@ fail:
 #undef PTFAIL
 }
 
-static rve_status read_tiff(TIFF *tif, const tiff_src *src, const char *name, tiff_log *lg,
-                            rve_map **out, rve_err *err)
+/* The map's geometry from the first page (g: nx, ny, nz = the pages, h,
+ * origin, has_res; lab untouched); tif is left on page 1. */
+static rve_status tiff_head(TIFF *tif, const tiff_src *src, const char *name, tiff_log *lg, rve_map *g,
+                            rve_err *err)
 {
-    rve_map *m = NULL;
     int page = 0;
-    *out = NULL;
     uint32_t w = 0, hgt = 0;
     if (!TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &w) || !TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &hgt))
         TFAIL("no image size");
@@ -357,9 +358,7 @@ static rve_status read_tiff(TIFF *tif, const tiff_src *src, const char *name, ti
         FAIL(RVE_EDATA, "%ux%ux%u voxels: too large (more than %zu)", w, hgt, (unsigned)ndir, src->maxvox);
     if (!TIFFSetDirectory(tif, 0))
         TFAIL("cannot read the first page");
-    m = rve_map_alloc((int)w, (int)hgt, (int)ndir);
-    if (!m)
-        FAIL(RVE_ENOMEM, "out of memory for a %ux%ux%u map", w, hgt, (unsigned)ndir);
+    g->nx = (int)w, g->ny = (int)hgt, g->nz = (int)ndir;
 
     /* Voxel size: our description, else resolution tags (ignored when in
      * inches: those are display resolutions), ImageJ spacing for z. */
@@ -384,10 +383,31 @@ static rve_status read_tiff(TIFF *tif, const tiff_src *src, const char *name, ti
         }
     }
     for (int a = 0; a < 3; a++) {
-        m->h[a] = h[a];
-        m->origin[a] = has_o ? o[a] : 0;
+        g->h[a] = h[a];
+        g->origin[a] = has_o ? o[a] : 0;
     }
-    m->has_res = has_h;
+    g->has_res = has_h;
+    return RVE_OK;
+fail:
+    return err ? err->code : RVE_EDATA;
+}
+
+static rve_status read_tiff(TIFF *tif, const tiff_src *src, const char *name, tiff_log *lg,
+                            rve_map **out, rve_err *err)
+{
+    rve_map *m = NULL, g;
+    *out = NULL;
+    memset(&g, 0, sizeof g);
+    if (tiff_head(tif, src, name, lg, &g, err) != RVE_OK)
+        goto fail;
+    uint32_t w = (uint32_t)g.nx, hgt = (uint32_t)g.ny;
+    tdir_t ndir = (tdir_t)g.nz;
+    m = rve_map_alloc((int)w, (int)hgt, (int)ndir);
+    if (!m)
+        FAIL(RVE_ENOMEM, "out of memory for a %ux%ux%u map", w, hgt, (unsigned)ndir);
+    memcpy(m->h, g.h, sizeof m->h);
+    memcpy(m->origin, g.origin, sizeof m->origin);
+    m->has_res = g.has_res;
 
     /* Pages in parallel: thread t reads a contiguous range through its own
      * handle (thread 0 uses tif). The first failing page (in page order)
@@ -428,7 +448,7 @@ static rve_status read_tiff(TIFF *tif, const tiff_src *src, const char *name, ti
             snprintf(msg, sizeof msg, "page %d: cannot read the page directory%s%s", p0 + 1,
                      L->msg[0] ? ": " : "", L->msg);
         } else if (p1 > p0) {
-            s = read_pages(mytif, p0, p1, m, L, &mymx, &bp, msg, sizeof msg);
+            s = read_pages(mytif, p0, p1, 0, m, L, &mymx, &bp, msg, sizeof msg);
         }
         if (mytif && t != 0)
             TIFFClose(mytif);
@@ -472,6 +492,77 @@ rve_status rve_map_read_tiff(const char *path, rve_map **out, rve_err *err)
     rve_status s = read_tiff(tif, &src, path, &lg, out, err);
     TIFFClose(tif);
     return s;
+}
+
+/* Open path for reading (a one-line error naming it otherwise). */
+static TIFF *tiff_open_path(const char *path, tiff_src *src, tiff_log *lg, membuf *mb, rve_err *err)
+{
+    FILE *probe = fopen(path, "rb");
+    if (!probe) {
+        rve_err_set(err, RVE_EIO, path, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    fclose(probe);
+    *src = (tiff_src){path, NULL, 0, RVE_MAP_MAX_VOXELS_DEFAULT};
+    TIFF *tif = tiff_open(src, lg, mb);
+    if (!tif)
+        rve_err_set(err, RVE_EDATA, path, "not a readable TIFF file%s%s", lg->msg[0] ? ": " : "", lg->msg);
+    return tif;
+}
+
+rve_status rve_map_tiff_geometry(const char *path, rve_map *g, rve_err *err)
+{
+    tiff_log lg = {{0}, 0, {0}, 0};
+    tiff_src src;
+    membuf mb;
+    TIFF *tif = tiff_open_path(path, &src, &lg, &mb, err);
+    if (!tif)
+        return err->code;
+    rve_status s = tiff_head(tif, &src, path, &lg, g, err);
+    TIFFClose(tif);
+    return s;
+}
+
+rve_status rve_map_read_tiff_pages(const char *path, int k0, int k1, rve_map **out, rve_err *err)
+{
+    const char *name = path;
+    int page = k0;
+    rve_map g, *m = NULL;
+    memset(&g, 0, sizeof g);
+    *out = NULL;
+    tiff_log lgs = {{0}, 0, {0}, 0}, *lg = &lgs;
+    tiff_src src;
+    membuf mb;
+    TIFF *tif = tiff_open_path(path, &src, lg, &mb, err);
+    if (!tif)
+        return err->code;
+    if (tiff_head(tif, &src, path, lg, &g, err) != RVE_OK)
+        goto fail;
+    if (k0 < 0 || k1 > g.nz || k1 <= k0)
+        FAIL(RVE_EINTERNAL, "pages %d..%d outside the map", k0 + 1, k1);
+    if (!(m = rve_map_alloc(g.nx, g.ny, k1 - k0)))
+        FAIL(RVE_ENOMEM, "out of memory for %d pages of %dx%d", k1 - k0, g.nx, g.ny);
+    memcpy(m->h, g.h, sizeof m->h);
+    memcpy(m->origin, g.origin, sizeof m->origin);
+    m->has_res = g.has_res;
+    lg->nwarn = 0;
+    if (k0 > 0 && !TIFFSetDirectory(tif, (tdir_t)k0))
+        TFAIL("cannot read the page directory");
+    char msg[RVE_ERR_MSG_MAX];
+    uint32_t mx = 0;
+    rve_status bad = read_pages(tif, k0, k1, k0, m, lg, &mx, &page, msg, sizeof msg);
+    if (bad != RVE_OK)
+        FAIL(bad, "%s", msg);
+    if (mx > RVE_MAP_LABEL_MAX)
+        FAIL(RVE_EDATA, "label %u above 2^31 - 1", mx);
+    m->nlabels = mx;
+    TIFFClose(tif);
+    *out = m;
+    return RVE_OK;
+fail:
+    TIFFClose(tif);
+    rve_map_free(m);
+    return err->code;
 }
 
 rve_status rve_map_read_tiff_mem_capped(const void *buf, size_t n, const char *name,
