@@ -2,7 +2,8 @@
 librve_core_la_SOURCES += src/mesh/cx.h src/mesh/cx.c src/mesh/mesh_internal.h src/mesh/gmsh.c \
 	src/mesh/quality.c src/mesh/reg.c src/mesh/reg_merge.c src/mesh/reg_periodic.c src/mesh/reg_measure.c src/mesh/reg_state.h src/mesh/polish.c src/mesh/polish_geom.c src/mesh/polish_voxels.c src/mesh/polish_state.h src/mesh/reg_internal.h src/mesh/api.c src/mesh/write.c src/mesh/raster.c \
 	src/mesh/periodic.c src/mesh/write_solver.c src/mesh/write_fepx.c src/mesh/cx_tess.c src/mesh/reg_box.c src/mesh/periodic_detect.c src/mesh/periodic_pairs.c \
-	src/mesh/periodic_internal.h src/mesh/periodic_vmerge.c src/mesh/periodic_snap.c src/mesh/periodic_clip.c src/mesh/periodic_shift.c
+	src/mesh/periodic_internal.h src/mesh/periodic_vmerge.c src/mesh/periodic_snap.c src/mesh/periodic_clip.c src/mesh/periodic_shift.c \
+	src/mesh/fold.c
 
 UNIT_TESTS += tests/test_mesh
 tests_test_mesh_SOURCES = tests/test_mesh.c
