@@ -210,8 +210,6 @@ rve_status rve_reg(const rve_tess *t, const rve_reg_opts *o, rve_tess **out, rve
         rep->acc_vs_input = own != NULL;
         st = rve_cx_polish(c, o->map ? o->map : own, o->map ? o->ids : NULL, thr, o->max_angle,
                            o->min_angle, o, rep, err);
-        if (st == RVE_OK && rve_cx_fold_quads(c) < 0)
-            st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
         if (st == RVE_OK && rve_cx_reg_measure(c, thr, rep) != 0)
             st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
     }

@@ -111,8 +111,6 @@ rve_status mesh_reg_box_complex(const rve_tess *t, const rve_reg_opts *ro, rve_r
     if (st == RVE_OK && ro->min_angle > 0) {
         rep->acc_vs_input = 1;
         st = rve_cx_polish(c, own, NULL, thr, ro->max_angle, ro->min_angle, ro, rep, err);
-        if (st == RVE_OK && rve_cx_fold_quads(c) < 0)
-            st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
         if (st == RVE_OK && rve_cx_reg_measure(c, thr, rep) != 0)
             st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
     }
