@@ -6,13 +6,15 @@
  * docs/periodic.md).  Moving each face point onto the middle vertex m makes
  * the fan the triangulation by the diagonal u-m (u the vertex not shared):
  * the wedge opens at the shared edges.  The geometry changes (the face is
- * another surface through the same vertices); a move is kept only when both
- * new triangles face the way the fan did and every cell of the face keeps a
- * positive volume. */
+ * another surface through the same vertices); the pair moves together or not
+ * at all, only when the wedge opens (at both shared edges the new triangles
+ * keep the fans' side and make a larger angle), both faces' new triangles
+ * face the way their fans did and every cell keeps a positive volume. */
 #include "config.h"
 
 #include "mesh/cx.h"
 #include "util/vec3.h"
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,6 +82,53 @@ static int fold_one(rve_cx *c, int f, int iu)
     return 0;
 }
 
+/* angle (radians) at the edge p-m between the half-planes through x and y */
+static double dihedral(const double *p, const double *m, const double *x, const double *y)
+{
+    double e[3], u[3], w[3], t[3];
+    v3_sub(e, m, p);
+    v3_normalize(e);
+    v3_sub(u, x, p);
+    v3_scale(t, e, v3_dot(u, e));
+    v3_sub(u, u, t);
+    v3_sub(w, y, p);
+    v3_scale(t, e, v3_dot(w, e));
+    v3_sub(w, w, t);
+    double nu = sqrt(v3_dot(u, u)), nw = sqrt(v3_dot(w, w));
+    if (!(nu > 0 && nw > 0))
+        return 0;
+    double cs = v3_dot(u, w) / (nu * nw);
+    return acos(cs > 1 ? 1 : cs < -1 ? -1 : cs);
+}
+
+static double orient(const double *p, const double *m, const double *x, const double *y)
+{
+    double a[3], b[3], d[3], n[3];
+    v3_sub(a, m, p);
+    v3_sub(b, x, p);
+    v3_sub(d, y, p);
+    v3_cross(n, a, b);
+    return v3_dot(n, d);
+}
+
+/* The pair's wedge opens: at both shared edges (a-m and m-b), the new
+ * triangles (through f's and g's unshared vertices) keep the side the fans
+ * (through the face points) had and make a larger angle than the fans did. */
+static int opens(const rve_cx *c, int f, int iu, int g, int ju)
+{
+    int a0 = c->foff[f];
+    const double *u = c->v + 3 * c->fv[a0 + iu], *w = c->v + 3 * c->fv[c->foff[g] + ju];
+    const double *m = c->v + 3 * c->fv[a0 + (iu + 2) % 4];
+    for (int s = 1; s <= 3; s += 2) {
+        const double *p = c->v + 3 * c->fv[a0 + (iu + s) % 4];
+        const double *cf = c->fpt + 3 * f, *cg = c->fpt + 3 * g;
+        double o0 = orient(p, m, cf, cg), o1 = orient(p, m, u, w);
+        if (!(o0 * o1 > 0) || !(dihedral(p, m, u, w) > dihedral(p, m, cf, cg)))
+            return 0;
+    }
+    return 1;
+}
+
 int rve_cx_fold_quads(rve_cx *c)
 {
     size_t n = 0;
@@ -113,8 +162,17 @@ int rve_cx_fold_quads(rve_cx *c)
             if (c->fv[c->foff[f] + (iu + 2) % 4] != c->fv[c->foff[g] + (ju + 2) % 4])
                 continue;
             done[f] = done[g] = 1;
-            folded += fold_one(c, f, iu);
-            folded += fold_one(c, g, ju);
+            if (!opens(c, f, iu, g, ju))
+                continue;
+            double of[3], og[3];
+            v3_copy(of, c->fpt + 3 * f);
+            v3_copy(og, c->fpt + 3 * g);
+            if (fold_one(c, f, iu) && fold_one(c, g, ju)) {
+                folded += 2;
+                continue;
+            }
+            v3_copy(c->fpt + 3 * f, of); /* both or neither */
+            v3_copy(c->fpt + 3 * g, og);
         }
     free(cf);
     free(done);
