@@ -163,6 +163,21 @@ typedef struct {
     int *cellvol;   /* nc: 1 if the cell has a gmsh volume (empty cells have none) */
 } surfmap;
 
+/* one plane surface bounded by the curve loop of the n lines in loop (gmsh
+ * tags *nloop + 1 and *nsurf + 1, which it advances) */
+static rve_status add_surface(int *loop, size_t n, int *nloop, int *nsurf, rve_err *err)
+{
+    int ierr = 0;
+    gmshModelGeoAddCurveLoop(loop, n, ++*nloop, 0, &ierr);
+    if (ierr)
+        return gmsh_error(err, "adding a curve loop");
+    int w = *nloop;
+    gmshModelGeoAddPlaneSurface(&w, 1, ++*nsurf, &ierr);
+    if (ierr)
+        return gmsh_error(err, "adding a plane surface");
+    return RVE_OK;
+}
+
 /* The index in face f of the vertex its face point is on (within rounding of
  * a written .tess), or -1: such a fan is the fan from that vertex, whose two
  * triangles at the vertex are degenerate. */
@@ -258,17 +273,8 @@ static rve_status build_model(const rve_cx *c, double cl, surfmap *sm, rve_err *
                 LINE(p, q, l3[0]);
                 LINE(q, r, l3[1]);
                 LINE(r, p, l3[2]);
-                gmshModelGeoAddCurveLoop(l3, 3, ++nloop, 0, &ierr);
-                if (ierr) {
-                    st = gmsh_error(err, "adding a curve loop");
+                if ((st = add_surface(l3, 3, &nloop, &nsurf, err)) != RVE_OK)
                     goto done;
-                }
-                int w = nloop;
-                gmshModelGeoAddPlaneSurface(&w, 1, ++nsurf, &ierr);
-                if (ierr) {
-                    st = gmsh_error(err, "adding a plane surface");
-                    goto done;
-                }
                 sm->fsurf[a0 + i - 1] = nsurf;
             }
             sm->fsurf[a0 + n - 2] = sm->fsurf[a0 + n - 1] = 0;
@@ -287,17 +293,8 @@ static rve_status build_model(const rve_cx *c, double cl, surfmap *sm, rve_err *
                 LINE(pt, p, l3[0]);
                 LINE(p, q, l3[1]);
                 LINE(q, pt, l3[2]);
-                gmshModelGeoAddCurveLoop(l3, 3, ++nloop, 0, &ierr);
-                if (ierr) {
-                    st = gmsh_error(err, "adding a curve loop");
+                if ((st = add_surface(l3, 3, &nloop, &nsurf, err)) != RVE_OK)
                     goto done;
-                }
-                int w = nloop;
-                gmshModelGeoAddPlaneSurface(&w, 1, ++nsurf, &ierr);
-                if (ierr) {
-                    st = gmsh_error(err, "adding a plane surface");
-                    goto done;
-                }
                 sm->fsurf[a0 + i] = nsurf;
             }
         }
