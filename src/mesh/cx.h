@@ -45,6 +45,12 @@ void rve_cx_free(rve_cx *c);
 void rve_cx_face_centre(const rve_cx *c, int f, double p[3]);
 /* Signed volume of cell k, from its faces' fans (positive for a valid cell). */
 double rve_cx_cell_volume(const rve_cx *c, int k);
+/* Folded face pairs (fold.c): each bent quadrilateral sharing three vertices
+ * a-m-b with another bent quadrilateral of a common cell gets its face point
+ * on m (its fan becomes the diagonal split u-m) when the new triangles face
+ * as the fan did and its cells keep positive volumes; returns how many face
+ * points moved, -1 when out of memory. */
+int rve_cx_fold_quads(rve_cx *c);
 /* Area-weighted normal of a face (fan), not normalised: length = 2 area. */
 void rve_cx_face_normal(const rve_cx *c, int f, double n[3]);
 /* Structural check: loops of >= 3 distinct vertices, every cell closed

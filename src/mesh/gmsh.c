@@ -163,6 +163,43 @@ typedef struct {
     int *cellvol;   /* nc: 1 if the cell has a gmsh volume (empty cells have none) */
 } surfmap;
 
+/* one plane surface bounded by the curve loop of the n lines in loop (gmsh
+ * tags *nloop + 1 and *nsurf + 1, which it advances) */
+static rve_status add_surface(int *loop, size_t n, int *nloop, int *nsurf, rve_err *err)
+{
+    int ierr = 0;
+    gmshModelGeoAddCurveLoop(loop, n, ++*nloop, 0, &ierr);
+    if (ierr)
+        return gmsh_error(err, "adding a curve loop");
+    int w = *nloop;
+    gmshModelGeoAddPlaneSurface(&w, 1, ++*nsurf, &ierr);
+    if (ierr)
+        return gmsh_error(err, "adding a plane surface");
+    return RVE_OK;
+}
+
+/* The index in face f of the vertex its face point is on (within rounding of
+ * a written .tess), or -1: such a fan is the fan from that vertex, whose two
+ * triangles at the vertex are degenerate. */
+static int fpt_vertex(const rve_cx *c, int f)
+{
+    int a0 = c->foff[f], n = c->foff[f + 1] - a0;
+    const double *o = c->fpt + 3 * f;
+    double ext = 0;
+    for (int i = 0; i < n; i++) {
+        double d[3];
+        v3_sub(d, c->v + 3 * c->fv[a0 + i], o);
+        ext = fmax(ext, sqrt(v3_dot(d, d)));
+    }
+    for (int i = 0; i < n; i++) {
+        double d[3];
+        v3_sub(d, c->v + 3 * c->fv[a0 + i], o);
+        if (sqrt(v3_dot(d, d)) <= 1e-12 * ext)
+            return i;
+    }
+    return -1;
+}
+
 static rve_status build_model(const rve_cx *c, double cl, surfmap *sm, rve_err *err)
 {
     int ierr = 0;
@@ -204,7 +241,7 @@ static rve_status build_model(const rve_cx *c, double cl, surfmap *sm, rve_err *
         (out) = (pa) == lo_ ? h.val[s_] : -h.val[s_];                        \
     } while (0)
 
-    int fp_added = 0;
+    int fp_added = 0, apex;
     for (int f = 0; f < c->nf; f++) {
         int a0 = c->foff[f], a1 = c->foff[f + 1], n = a1 - a0;
         sm->fsurf_off[f] = a0;
@@ -227,6 +264,20 @@ static rve_status build_model(const rve_cx *c, double cl, surfmap *sm, rve_err *
             sm->fsurf[a0] = nsurf;
             for (int i = 1; i < n; i++)
                 sm->fsurf[a0 + i] = 0;
+        } else if ((apex = fpt_vertex(c, f)) >= 0) {
+            /* the fan from a vertex (rve_cx_fold_quads): n - 2 triangles */
+            for (int i = 1; i + 1 < n; i++) {
+                int p = c->fv[a0 + apex] + 1, q = c->fv[a0 + (apex + i) % n] + 1,
+                    r = c->fv[a0 + (apex + i + 1) % n] + 1;
+                int l3[3];
+                LINE(p, q, l3[0]);
+                LINE(q, r, l3[1]);
+                LINE(r, p, l3[2]);
+                if ((st = add_surface(l3, 3, &nloop, &nsurf, err)) != RVE_OK)
+                    goto done;
+                sm->fsurf[a0 + i - 1] = nsurf;
+            }
+            sm->fsurf[a0 + n - 2] = sm->fsurf[a0 + n - 1] = 0;
         } else {
             const double *o = c->fpt + 3 * f;
             int pt = c->nv + f + 1;
@@ -242,17 +293,8 @@ static rve_status build_model(const rve_cx *c, double cl, surfmap *sm, rve_err *
                 LINE(pt, p, l3[0]);
                 LINE(p, q, l3[1]);
                 LINE(q, pt, l3[2]);
-                gmshModelGeoAddCurveLoop(l3, 3, ++nloop, 0, &ierr);
-                if (ierr) {
-                    st = gmsh_error(err, "adding a curve loop");
+                if ((st = add_surface(l3, 3, &nloop, &nsurf, err)) != RVE_OK)
                     goto done;
-                }
-                int w = nloop;
-                gmshModelGeoAddPlaneSurface(&w, 1, ++nsurf, &ierr);
-                if (ierr) {
-                    st = gmsh_error(err, "adding a plane surface");
-                    goto done;
-                }
                 sm->fsurf[a0 + i] = nsurf;
             }
         }

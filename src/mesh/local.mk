@@ -2,14 +2,15 @@
 librve_core_la_SOURCES += src/mesh/cx.h src/mesh/cx.c src/mesh/mesh_internal.h src/mesh/gmsh.c \
 	src/mesh/quality.c src/mesh/reg.c src/mesh/reg_merge.c src/mesh/reg_periodic.c src/mesh/reg_measure.c src/mesh/reg_state.h src/mesh/polish.c src/mesh/polish_geom.c src/mesh/polish_voxels.c src/mesh/polish_state.h src/mesh/reg_internal.h src/mesh/api.c src/mesh/write.c src/mesh/raster.c \
 	src/mesh/periodic.c src/mesh/write_solver.c src/mesh/write_fepx.c src/mesh/cx_tess.c src/mesh/reg_box.c src/mesh/periodic_detect.c src/mesh/periodic_pairs.c \
-	src/mesh/periodic_internal.h src/mesh/periodic_vmerge.c src/mesh/periodic_snap.c src/mesh/periodic_clip.c src/mesh/periodic_shift.c
+	src/mesh/periodic_internal.h src/mesh/periodic_vmerge.c src/mesh/periodic_snap.c src/mesh/periodic_clip.c src/mesh/periodic_shift.c \
+	src/mesh/fold.c
 
 UNIT_TESTS += tests/test_mesh
 tests_test_mesh_SOURCES = tests/test_mesh.c
 tests_test_mesh_CFLAGS = $(TEST_CFLAGS)
 tests_test_mesh_LDADD = $(TEST_LIBS)
 dist_check_SCRIPTS += tests/test_mesh.sh tests/test_periodic.sh tests/test_periodic_ori.sh tests/test_periodic_cap.sh tests/test_periodic_rve.sh
-EXTRA_DIST += tests/periodic_oracle.py
+EXTRA_DIST += tests/periodic_oracle.py tests/tess_fan_volume.py
 UNIT_TESTS += tests/test_mesh_data
 tests_test_mesh_data_SOURCES = tests/test_mesh_data.c
 tests_test_mesh_data_CFLAGS = $(TEST_CFLAGS)

@@ -480,6 +480,18 @@ rve_status rve_cx_polish(rve_cx *c, const rve_map *map, const int *ids, double t
     global_angles(&P, &rep->angle_after, &rep->sharp_after);
     rep->angle_before *= 180 / PI;
     rep->angle_after *= 180 / PI;
+    /* folded face pairs (fold.c) after the moves, which keep face points at
+     * the vertex means, and after the angles (the periodic window is chosen
+     * by them: rve_reg_box); the voxels are counted again on the result */
+    int folded = rve_cx_fold_quads(c);
+    P.v = -1;
+    P.nvf = 0;
+    if (folded < 0)
+        st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    else if (folded > 0)
+        st = pol_rasterise(&P, err);
+    if (st != RVE_OK)
+        goto out;
     rep->acc_polish = P.nvox ? (double)P.good / (double)P.nvox : 0;
 out:
     if (W)
