@@ -250,17 +250,8 @@ static rve_status build_model(const rve_cx *c, double cl, surfmap *sm, rve_err *
                 int p = c->fv[a0 + i] + 1, q = c->fv[a0 + (i + 1) % n] + 1;
                 LINE(p, q, loop[i]);
             }
-            gmshModelGeoAddCurveLoop(loop, (size_t)n, ++nloop, 0, &ierr);
-            if (ierr) {
-                st = gmsh_error(err, "adding a curve loop");
+            if ((st = add_surface(loop, (size_t)n, &nloop, &nsurf, err)) != RVE_OK)
                 goto done;
-            }
-            int w = nloop;
-            gmshModelGeoAddPlaneSurface(&w, 1, ++nsurf, &ierr);
-            if (ierr) {
-                st = gmsh_error(err, "adding a plane surface");
-                goto done;
-            }
             sm->fsurf[a0] = nsurf;
             for (int i = 1; i < n; i++)
                 sm->fsurf[a0 + i] = 0;
