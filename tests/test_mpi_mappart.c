@@ -15,21 +15,7 @@
 #include <rve/raster.h>
 #include <stdint.h>
 
-static char tmpdir[256];
-
-static void setup(void)
-{
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/rve-test-mappart-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-}
-
-static void teardown(void)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "cannot remove %s\n", tmpdir);
-}
+TEST_TMPDIR_FIXTURE("mappart")
 
 /* Every range [k0, k1) with k1 - k0 in steps (all when nz is small) read in
  * part equals the loaded map's layers; the header equals the loaded map's

@@ -56,6 +56,24 @@ static inline void test_note_skip(void)
         return;                                                                           \
     }
 
+/* A Check fixture: setup() makes a fresh folder /tmp/rve-test-TAG-XXXXXX in
+ * tmpdir, teardown() removes it (the file must define _POSIX_C_SOURCE
+ * 200809L for mkdtemp). */
+#define TEST_TMPDIR_FIXTURE(tag)                                              \
+    static char tmpdir[256];                                                  \
+    static void setup(void)                                                   \
+    {                                                                         \
+        snprintf(tmpdir, sizeof tmpdir, "/tmp/rve-test-" tag "-XXXXXX");      \
+        ck_assert_ptr_nonnull(mkdtemp(tmpdir));                               \
+    }                                                                         \
+    static void teardown(void)                                                \
+    {                                                                         \
+        char cmd_[512];                                                       \
+        snprintf(cmd_, sizeof cmd_, "rm -rf '%s'", tmpdir);                   \
+        if (system(cmd_) != 0)                                                \
+            fprintf(stderr, "cannot remove %s\n", tmpdir);                   \
+    }
+
 /* Work scale for long stress loops: 1 normally, smaller under sanitizers
  * (RVE_TEST_SCALE=0.1 in the sanitizer build of .ci/run). */
 static inline double test_scale(void)
