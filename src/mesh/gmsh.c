@@ -660,8 +660,8 @@ static rve_status extract(const rve_cx *c, const surfmap *sm, int order, rve_mes
     return st;
 }
 
-rve_status rve_cx_mesh(const rve_cx *c, const rve_mesh_opts *o, double cl,
-                       const char *const outputs[RVE_MESH_NFORMATS], rve_mesh **out, rve_err *err)
+static rve_status cx_mesh(const rve_cx *c, const rve_mesh_opts *o, double cl,
+                          const char *const outputs[RVE_MESH_NFORMATS], rve_mesh **out, rve_err *err)
 {
     if (o->order != 1 && o->order != 2)
         return rve_err_set(err, RVE_EUSAGE, NULL, "element order must be 1 or 2, got %d", o->order);
@@ -776,4 +776,43 @@ rve_status rve_cx_mesh(const rve_cx *c, const rve_mesh_opts *o, double cl,
     else
         *out = m;
     return st;
+}
+
+typedef struct {
+    const rve_cx *c;
+    const rve_mesh_opts *o;
+    double cl;
+    const char *const *outputs;
+    rve_mesh **out;
+    rve_err *err;
+    rve_status st;
+} mesh_job;
+
+static void *mesh_job_run(void *arg)
+{
+    mesh_job *j = arg;
+    j->st = cx_mesh(j->c, j->o, j->cl, j->outputs, j->out, j->err);
+    return NULL;
+}
+
+/* gmsh's tetrahedron optimiser breaks ties by memory address, so the mesh
+ * depended on what the caller had allocated before (the length of the
+ * output's name changed the tetrahedra).  Meshing in a thread of its own
+ * gives gmsh a fresh malloc arena: the same input gives the same mesh. */
+rve_status rve_cx_mesh(const rve_cx *c, const rve_mesh_opts *o, double cl,
+                       const char *const outputs[RVE_MESH_NFORMATS], rve_mesh **out, rve_err *err)
+{
+    mesh_job j = {c, o, cl, outputs, out, err, RVE_OK};
+    pthread_attr_t attr;
+    pthread_t t;
+    int made = pthread_attr_init(&attr) == 0;
+    if (made) {
+        pthread_attr_setstacksize(&attr, (size_t)64 << 20); /* gmsh recurses; the main stack is 8 MB */
+        made = pthread_create(&t, &attr, mesh_job_run, &j) == 0;
+        pthread_attr_destroy(&attr);
+    }
+    if (!made)
+        return cx_mesh(c, o, cl, outputs, out, err);
+    pthread_join(t, NULL);
+    return j.st;
 }
