@@ -362,6 +362,46 @@ with h5py.File(p, "w") as f:
     geo.attrs["_SPACING"] = np.array([1, 1], np.float64)
     geo.create_group("Cell Data").create_dataset("FeatureIds", data=VOL.astype("i4"))
 expect_refused("DREAM3D-NX 2 spacings", p, "_SPACING")
+# DIMENSIONS of other integer types; a Mask written by h5py from numpy
+# booleans (an HDF5 enum) and as uint8; a user block before the HDF5 data
+for dt in (np.int32, np.uint64, ">i8"):
+    p = os.path.join(T, "d3d_dims_%s.dream3d" % np.dtype(dt).str.replace(">", "be").replace("<", "le"))
+    dream3d(p, VOL)
+    with h5py.File(p, "a") as f:
+        del f["DataContainers/ImageDataContainer/_SIMPL_GEOMETRY/DIMENSIONS"]
+        f["DataContainers/ImageDataContainer/_SIMPL_GEOMETRY/DIMENSIONS"] = np.array([NX, NY, NZ], dt)
+    expect_same("DREAM3D DIMENSIONS %s" % np.dtype(dt).str, p, h=tuple(float(np.float32(v)) for v in SPACING),
+                o=tuple(float(np.float32(v)) for v in ORIGIN), eul=EUL)
+mask = np.ones(VOL.shape, bool)
+mask[:, :, -2:] = False
+for mt in (bool, np.uint8, ">i2"):
+    p = os.path.join(T, "d3d_mask_%s.dream3d" % np.dtype(mt).str.replace(">", "be").replace("<", "le").replace("|", ""))
+    dream3d(p, VOL)
+    with h5py.File(p, "a") as f:
+        f["DataContainers/ImageDataContainer/CellData/Mask"] = mask[..., None].astype(mt)
+    expect_same("DREAM3D Mask %s" % np.dtype(mt).str, p, lab=np.where(mask, VOL, 0),
+                h=tuple(float(np.float32(v)) for v in SPACING), o=tuple(float(np.float32(v)) for v in ORIGIN), eul=EUL)
+p = os.path.join(T, "userblock.h5")
+with h5py.File(p, "w", userblock_size=512) as f:
+    f["LabDCT/Spacing"] = np.array(SPACING)
+    f["LabDCT/Center"] = np.array([0.0, 0.0, 0.0])
+    f["LabDCT/Data/GrainId"] = VOL.astype(np.int32)
+expect_same("LabDCT after a 512-byte user block", p, h=SPACING, o=tuple(-0.5 * n * s for n, s in zip((NX, NY, NZ), SPACING)))
+p = os.path.join(T, "not_hdf5.h5")
+open(p, "w").write("grain ids\n1 2 3\n")
+expect_refused(".h5 that is not HDF5", p, "not an HDF5 file")
+
+# per-voxel big-endian float64 Euler angles (no feature table): the grains' means
+p = os.path.join(T, "d3d_voxel_euler.dream3d")
+dream3d(p, VOL, feature=False)
+ev = np.zeros(VOL.shape + (3,))
+for gid, e in EUL.items():
+    ev[VOL == gid] = e
+with h5py.File(p, "a") as f:
+    f["DataContainers/ImageDataContainer/CellData/EulerAngles"] = ev.astype(">f8")
+expect_same("DREAM3D voxel EulerAngles big-endian float64", p, h=tuple(float(np.float32(v)) for v in SPACING),
+            o=tuple(float(np.float32(v)) for v in ORIGIN), eul=EUL)
+
 # LabDCT with -1 as void
 p = os.path.join(T, "labdct_neg.h5")
 with h5py.File(p, "w") as f:
@@ -375,12 +415,12 @@ lt = ctypes.util.find_library("tiff")
 lib = ctypes.CDLL(lt) if lt else None
 TAG = dict(width=256, length=257, bps=258, compression=259, photometric=262, description=270, spp=277,
            rowsperstrip=278, planar=284, predictor=317, tilewidth=322, tilelength=323, sampleformat=339,
-           subfiletype=254, pagenumber=297)
+           subfiletype=254, pagenumber=297, resolutionunit=296)
 COMP = {"none": 1, "lzw": 5, "deflate": 8, "packbits": 32773}
 
 
 def tiff_write(path, pages, mode="w", comp="none", tile=None, rows=3, signed=False, predictor=1,
-               description=None, bits=None, spp=1, fmt=None, photometric=1, thumb_last=False):
+               description=None, resolution=None, bits=None, spp=1, fmt=None, photometric=1, thumb_last=False):
     """Write `pages` (a list of (Y, X) integer arrays) with libtiff itself."""
     lib.TIFFOpen.restype = ctypes.c_void_p
     lib.TIFFOpen.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
@@ -403,6 +443,10 @@ def tiff_write(path, pages, mode="w", comp="none", tile=None, rows=3, signed=Fal
         if photometric == 3:
             cm = (ctypes.c_uint16 * (1 << (bits or 8)))(*[(i * 257) & 0xffff for i in range(1 << (bits or 8))])
             lib.TIFFSetField(tp, ctypes.c_uint(320), cm, cm, cm)
+        if resolution:
+            lib.TIFFSetField(tp, ctypes.c_uint(282), ctypes.c_double(resolution[0]))
+            lib.TIFFSetField(tp, ctypes.c_uint(283), ctypes.c_double(resolution[1]))
+            sf("resolutionunit", 1)
         if thumb_last and k == len(pages) - 1:
             sf("subfiletype", 1)
         sf("planar", 1)
@@ -458,6 +502,11 @@ if lib is not None:
                description="ImageJ=1.54f\nimages=%d\nslices=%d\nspacing=2.0\nunit=micron\n"
                            "rve_h=0.5,0.25,2\nrve_origin=1,-2,3.5\n" % (NZ, NZ))
     expect_same("TIFF ImageJ description geometry", p, h=SPACING, o=ORIGIN)
+    # ImageJ's own geometry: resolution tags (1/h, unit none) and spacing= for z
+    p = os.path.join(T, "tiff_imagej.tif")
+    tiff_write(p, [VOL[z].astype("u2") for z in range(NZ)], description="ImageJ=1.54f\nimages=%d\nslices=%d\n"
+               "unit=micron\nspacing=2.0\nloop=false\n" % (NZ, NZ), resolution=(4.0, 2.0))
+    expect_same("TIFF ImageJ resolution tags + spacing", p, h=(0.25, 0.5, 2.0))
     # pages of different sizes: refused naming the page
     p = os.path.join(T, "tiff_sizes.tif")
     pages = [VOL[z].astype("u1") for z in range(NZ)]

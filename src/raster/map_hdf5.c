@@ -768,13 +768,21 @@ static rve_status read_dream3d(h5r *r, const rve_hdf5_opts *o, h5grains *g, int 
 /* the 8 bytes an HDF5 file starts with */
 static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
 
+/* HDF5 files start with the signature, or carry it after a user block of
+ * 512, 1024, 2048, ... bytes (the superblock search of the HDF5 format
+ * specification). */
 int rve_map_is_hdf5(const char *path)
 {
     unsigned char b[8];
     FILE *f = fopen(path, "rb");
     if (!f)
         return 0;
-    int ok = fread(b, 1, 8, f) == 8 && !memcmp(b, sig, 8);
+    int ok = 0;
+    for (long off = 0; !ok && off <= (1L << 30); off = off ? 2 * off : 512)
+        if (fseek(f, off, SEEK_SET) != 0 || fread(b, 1, 8, f) != 8)
+            break;
+        else
+            ok = !memcmp(b, sig, 8);
     fclose(f);
     return ok;
 }
@@ -861,7 +869,10 @@ rve_status rve_map_read_hdf5_mem(const void *buf, size_t n, const char *name, co
                                  rve_map **out, rve_err *err)
 {
     *out = NULL;
-    if (n < 8 || memcmp(buf, sig, 8) != 0)
+    int found = 0;
+    for (size_t off = 0; !found && n >= 8 && off <= n - 8 && off <= ((size_t)1 << 30); off = off ? 2 * off : 512)
+        found = !memcmp((const char *)buf + off, sig, 8);
+    if (!found)
         return rve_err_set(err, RVE_EDATA, name, "not an HDF5 file");
     /* the core driver reads the image in memory; no backing store */
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
