@@ -402,6 +402,22 @@ with h5py.File(p, "a") as f:
 expect_same("DREAM3D voxel EulerAngles big-endian float64", p, h=tuple(float(np.float32(v)) for v in SPACING),
             o=tuple(float(np.float32(v)) for v in ORIGIN), eul=EUL)
 
+# a 2D DREAM3D map (one slice)
+p = os.path.join(T, "d3d_2d.dream3d")
+dream3d(p, VOL[2:3])
+expect_same("DREAM3D one slice", p, lab=VOL[2:3], h=tuple(float(np.float32(v)) for v in SPACING),
+            o=tuple(float(np.float32(v)) for v in ORIGIN), eul=EUL)
+# a chunked FeatureIds never fully written: unwritten chunks hold the fill value
+p = os.path.join(T, "d3d_sparse_chunks.dream3d")
+dream3d(p, VOL, feature=False)
+with h5py.File(p, "a") as f:
+    c = f["DataContainers/ImageDataContainer/CellData"]
+    del c["FeatureIds"]
+    d = c.create_dataset("FeatureIds", shape=VOL.shape + (1,), dtype=np.int32, chunks=(1, NY, NX, 1), fillvalue=0)
+    d[:3] = VOL[:3, ..., None]
+expect_same("DREAM3D chunks never written (fill value 0)", p, lab=np.concatenate([VOL[:3], 0 * VOL[3:]]),
+            h=tuple(float(np.float32(v)) for v in SPACING), o=tuple(float(np.float32(v)) for v in ORIGIN))
+
 # LabDCT with -1 as void
 p = os.path.join(T, "labdct_neg.h5")
 with h5py.File(p, "w") as f:
@@ -507,6 +523,14 @@ if lib is not None:
     tiff_write(p, [VOL[z].astype("u2") for z in range(NZ)], description="ImageJ=1.54f\nimages=%d\nslices=%d\n"
                "unit=micron\nspacing=2.0\nloop=false\n" % (NZ, NZ), resolution=(4.0, 2.0))
     expect_same("TIFF ImageJ resolution tags + spacing", p, h=(0.25, 0.5, 2.0))
+    # pages of different bit depths (stacks assembled page by page)
+    p = os.path.join(T, "tiff_mixed.tif")
+    tiff_write(p, [VOL[z].astype("u1" if z % 2 else "u2") for z in range(NZ)], comp="deflate")
+    expect_same("TIFF pages of 8 and 16 bits", p)
+    # one slice
+    p = os.path.join(T, "tiff_one.tif")
+    tiff_write(p, [VOL[2].astype("u4")], tile=(16, 32), comp="lzw")
+    expect_same("TIFF one tiled page", p, lab=VOL[2:3])
     # pages of different sizes: refused naming the page
     p = os.path.join(T, "tiff_sizes.tif")
     pages = [VOL[z].astype("u1") for z in range(NZ)]
@@ -593,6 +617,48 @@ tesr(p, VOL, "binary32")
 blob = open(p, "rb").read()
 open(p, "wb").write(blob[:len(blob) - 40])
 expect_refused(".tesr binary32 cut short", p)
+
+# 2D maps (EBSD): **general 2, two sizes, two voxel sizes, a 2D origin
+sl = VOL[2:3]
+for fmt in ("ascii", "binary8", "binary32_big"):
+    p = os.path.join(T, "t2d_%s.tesr" % fmt)
+    flat = sl.flatten()
+    body = ("***tesr\n **format\n   2.1\n **general\n   2\n   %d %d\n   0.5 0.25\n  *origin\n   1 -2\n"
+            " **data\n   %s\n" % (NX, NY, fmt)).encode()
+    if fmt == "ascii":
+        body += (" ".join(str(v) for v in flat) + "\n").encode()
+    else:
+        body += flat.astype({"binary8": "u1", "binary32_big": ">i4"}[fmt]).tobytes() + b"\n"
+    body += b" **oridata\n   euler-bunge\n   ascii\n" + b"0 0 0\n" * flat.size + b"***end\n"
+    open(p, "wb").write(body)
+    got, r = readback("t2d_" + fmt, p)
+    check(".tesr 2D %s: read" % fmt, got is not None, r.stderr.decode(errors="replace"))
+    if got is not None:
+        check(".tesr 2D %s: labels, voxel size, origin" % fmt,
+              got[0][:2] == [NX, NY] and got[0][2] == 1 and np.array_equal(got[3], sl) and
+              got[1][:2] == [0.5, 0.25] and got[2][:2] == [1, -2], str(got[:3]))
+# external data file named by *file, after CRLF header lines
+p = os.path.join(T, "t_ext.tesr")
+open(os.path.join(T, "t_ext.raw"), "wb").write(VOL.flatten().astype(">i2").tobytes())
+open(p, "wb").write(("***tesr\r\n **format\r\n   2.1\r\n **general\r\n   3\r\n   %d %d %d\r\n   1 1 1\r\n"
+                     " **data\r\n   binary16_big\r\n  *file t_ext.raw\r\n***end\r\n" % (NX, NY, NZ)).encode())
+expect_same(".tesr *file external binary16_big, CRLF", p)
+
+# DAMASK grid: materials are label ranks, so id 2^31 - 1 costs no table of 2^31 entries
+import base64  # noqa: E402
+# (a .tesr: no phases, so no renumbering by the reader)
+vti = os.path.join(T, "huge.vti")
+tesr(os.path.join(T, "huge.tesr"), huge, "binary32", cell=False)
+r = run("convert", "-q", "--material", os.path.join(T, "huge.yaml"), os.path.join(T, "huge.tesr"), vti)
+ok = r.returncode == 0
+if ok:
+    lines = open(vti).read().split("\n")
+    k = [i for i, l in enumerate(lines) if 'Name="material"' in l][0]
+    raw = base64.b64decode(lines[k + 1].strip())
+    mat = np.frombuffer(raw[8:], "<i4").reshape(VOL.shape)
+    rank = {0: 5, 1: 0, 2: 1, 3: 2, 4: 3, 2**31 - 1: 4}
+    ok = np.array_equal(mat, np.vectorize(rank.get)(huge)) and "grain 2147483647" in open(os.path.join(T, "huge.yaml")).read()
+check("DAMASK .vti of a map with id 2^31 - 1: materials are label ranks", ok, r.stderr.decode(errors="replace"))
 
 print("map_layouts: %d passed, %d failed" % (check.passed, check.failed))
 sys.exit(1 if check.failed else 0)
