@@ -531,6 +531,11 @@ if lib is not None:
     p = os.path.join(T, "tiff_one.tif")
     tiff_write(p, [VOL[2].astype("u4")], tile=(16, 32), comp="lzw")
     expect_same("TIFF one tiled page", p, lab=VOL[2:3])
+    # ImageJ's layout of stacks over 4 GB: one directory, the other images raw after the first
+    p = os.path.join(T, "tiff_imagej_big.tif")
+    tiff_write(p, [VOL[0].astype("u1")], rows=NY, description="ImageJ=1.54f\nimages=%d\nslices=%d\n" % (NZ, NZ))
+    open(p, "ab").write(VOL[1:].astype("u1").tobytes())
+    expect_refused("TIFF in ImageJ's one-directory large-stack layout", p, "ImageJ")
     # pages of different sizes: refused naming the page
     p = os.path.join(T, "tiff_sizes.tif")
     pages = [VOL[z].astype("u1") for z in range(NZ)]

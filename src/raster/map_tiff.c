@@ -385,6 +385,15 @@ static rve_status tiff_head(TIFF *tif, const tiff_src *src, const char *name, ti
     if (TIFFGetField(tif, TIFFTAG_IMAGEDESCRIPTION, &desc) && desc &&
         parse_description(desc, h, &has_h, o, &has_o, &spacing, &has_spacing, why, sizeof why) != 0)
         FAIL(RVE_EDATA, "%s", why);
+    /* ImageJ saves stacks over 4 GB with one page directory and the other
+     * images raw after the first: reading the directories would give one
+     * slice of the stack */
+    const char *ij = desc && !strncmp(desc, "ImageJ=", 7) ? strstr(desc, "\nimages=") : NULL;
+    long nimg = ij ? strtol(ij + 8, NULL, 10) : 0;
+    if (nimg > (long)ndir)
+        FAIL(RVE_EDATA, "ImageJ description says %ld images, the file has %u page%s (ImageJ's contiguous "
+             "large-stack layout is not read; save the stack as an image sequence or as OME-TIFF)", nimg,
+             (unsigned)ndir, ndir == 1 ? "" : "s");
     if (!has_h) {
         float xr = 0, yr = 0;
         uint16_t unit = RESUNIT_INCH;
