@@ -665,5 +665,24 @@ if ok:
     ok = np.array_equal(mat, np.vectorize(rank.get)(huge)) and "grain 2147483647" in open(os.path.join(T, "huge.yaml")).read()
 check("DAMASK .vti of a map with id 2^31 - 1: materials are label ranks", ok, r.stderr.decode(errors="replace"))
 
+# RVE_TEST_LONG=1: every 1/40 prefix of twelve of the files above must read
+# (a prefix may hold whole pages) or be refused in one line, never crash
+if os.environ.get("RVE_TEST_LONG") == "1":
+    cuts = ["d3d_lei4.dream3d", "d3d_chunked.dream3d", "nx.dream3d", "pymicro_bei2.h5", "labdct.h5",
+            "d3d_fletcher.dream3d", "userblock.h5", "t_binary16_1_2.1.tesr", "t_ascii_1_2.2.tesr"]
+    if lib is not None:
+        cuts += ["tiff_16_wb8_deflate_tiled.tif", "tiff_32_w_lzw_strips.tif", "tiff_8_wb_packbits_tiled.tif"]
+    for f in cuts:
+        blob = open(os.path.join(T, f), "rb").read()
+        bad = []
+        for k in range(1, 40):
+            p = os.path.join(T, "prefix" + os.path.splitext(f)[1])
+            open(p, "wb").write(blob[:len(blob) * k // 40])
+            r = run("stat", p)
+            err = r.stderr.decode(errors="replace").strip()
+            if r.returncode not in (0, 1) or (r.returncode == 1 and len(err.split("\n")) != 1):
+                bad.append("%d/40: exit %d %r" % (k, r.returncode, err[:200]))
+        check("prefixes of %s: read or refused in one line" % f, not bad, "; ".join(bad[:3]))
+
 print("map_layouts: %d passed, %d failed" % (check.passed, check.failed))
 sys.exit(1 if check.failed else 0)

@@ -10,6 +10,7 @@
 # origin and per-grain orientations, or be refused with one line naming the
 # file (exit 1), never a crash.  Skips (77) without a Python that has h5py and
 # numpy; the TIFF part is skipped (counted as nothing) without libtiff.
+# RVE_TEST_LONG=1 (make check-long) adds every 1/40 prefix of twelve of the files.
 RVE=${RVE:-./rve}
 . "${RVE_SRCDIR:-..}/tests/lib.sh"
 lib_python map_layouts "h5py, numpy"
