@@ -135,6 +135,24 @@ START_TEST(test_writer_roundtrip)
     FILE *x = fopen(xdmf, "r");
     ck_assert_ptr_nonnull(x);
     fclose(x);
+    /* the same file behind a 512-byte user block (HDF5 addresses are
+     * relative to the superblock): read by content, whatever the name */
+    char *img;
+    size_t n;
+    ck_assert_msg(rve_read_file(out, &img, &n, &e) == RVE_OK, "%s", e.msg);
+    char *ub = calloc(n + 512, 1);
+    ck_assert_ptr_nonnull(ub);
+    memcpy(ub + 512, img, n);
+    const char *ubp = "test_hdf5_userblock.map";
+    x = fopen(ubp, "wb");
+    ck_assert(x && fwrite(ub, 1, n + 512, x) == n + 512);
+    fclose(x);
+    rve_map *u = NULL;
+    ck_assert_msg(rve_map_read(ubp, RVE_MAP_AUTO, NULL, &u, &e) == RVE_OK, "%s", e.msg);
+    ck_assert(memcmp(u->lab, m->lab, rve_map_nvox(m) * sizeof *m->lab) == 0);
+    rve_map_free(u);
+    free(ub), free(img);
+    remove(ubp);
     remove(out), remove(xdmf);
     /* a file that is not HDF5 is refused by the HDF5 reader */
     rve_map *z = NULL;

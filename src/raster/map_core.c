@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "map_internal.h"
+
 #define MAP_MAX_VOXELS ((size_t)1 << 40)
 
 rve_map *rve_map_alloc(int nx, int ny, int nz)
@@ -137,7 +139,7 @@ rve_status rve_map_counts(const rve_map *m, size_t **counts, rve_err *err)
  * many as voxels, not for a map whose largest label is 2^31 - 1.  Sparse
  * maps go through their sorted distinct labels instead (memory bounded by
  * the voxel count). */
-static int labels_sparse(const rve_map *m)
+int rve_map_labels_sparse(const rve_map *m)
 {
     return (size_t)m->nlabels > 2 * rve_map_nvox(m) + 4096;
 }
@@ -174,7 +176,7 @@ static rve_status distinct_labels(const rve_map *m, const rve_map *b, uint32_t *
 
 uint32_t rve_map_ngrains(const rve_map *m)
 {
-    if (labels_sparse(m)) {
+    if (rve_map_labels_sparse(m)) {
         uint32_t *u, k;
         if (distinct_labels(m, NULL, &u, &k, NULL) != RVE_OK)
             return 0;
@@ -261,7 +263,7 @@ rve_status rve_map_renumber_pair(rve_map *a, rve_map *b, rve_err *err)
 
 rve_status rve_map_renumber(rve_map *m, rve_err *err)
 {
-    if (labels_sparse(m))
+    if (rve_map_labels_sparse(m))
         return renumber_sparse(m, err);
     size_t *c;
     rve_status s = rve_map_counts(m, &c, err);

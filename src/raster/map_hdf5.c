@@ -174,11 +174,52 @@ rve_status h5m_vox_read(h5r *r, const char *path, hid_t mt, size_t expect, int z
     return RVE_OK;
 }
 
-/* Labels from any integer type; negative values are void. */
+/* The element class of dataset `path` (H5T_NO_CLASS when it cannot be
+ * opened); *uns: an unsigned integer type. */
+static H5T_class_t ds_class(h5r *r, const char *path, int *uns)
+{
+    H5T_class_t c = H5T_NO_CLASS;
+    *uns = 0;
+    hid_t d = H5Dopen2(r->f, path, H5P_DEFAULT);
+    if (d < 0)
+        return c;
+    hid_t t = H5Dget_type(d);
+    if (t >= 0) {
+        c = H5Tget_class(t);
+        *uns = c == H5T_INTEGER && H5Tget_sign(t) == H5T_SGN_NONE;
+        H5Tclose(t);
+    }
+    H5Dclose(d);
+    return c;
+}
+
+/* One label from a file value (negative: void); 0 when it is no label. */
+static int label_of(h5r *r, const char *path, double v, uint32_t *l)
+{
+    if (!(v == floor(v))) { /* NaN or fractional */
+        rve_err_set(r->err, RVE_EDATA, r->file, "dataset %s: grain id %g is not an integer", path, v);
+        return 0;
+    }
+    if (v > (double)RVE_MAP_LABEL_MAX) {
+        rve_err_set(r->err, RVE_EDATA, r->file, "dataset %s: grain id %.17g too large", path, v);
+        return 0;
+    }
+    *l = v > 0 ? (uint32_t)v : 0;
+    return 1;
+}
+
+/* Labels from any integer type, signed or not, or from floating-point
+ * values that are all integers; negative values are void. */
 rve_status h5m_read_labels(h5r *r, const char *path, size_t n, int zaxis, uint32_t **out)
 {
-    long long *t;
-    rve_status s = h5m_vox_read(r, path, H5T_NATIVE_LLONG, n, zaxis, (void **)&t, &n);
+    int uns;
+    H5T_class_t c = ds_class(r, path, &uns);
+    if (c != H5T_INTEGER && c != H5T_FLOAT && c != H5T_NO_CLASS)
+        return rve_err_set(r->err, RVE_EDATA, r->file, "dataset %s: grain ids must be numbers (HDF5 type class %d)",
+                           path, (int)c);
+    hid_t mt = c == H5T_FLOAT ? H5T_NATIVE_DOUBLE : uns ? H5T_NATIVE_ULLONG : H5T_NATIVE_LLONG;
+    void *t; /* 8-byte elements of type mt */
+    rve_status s = h5m_vox_read(r, path, mt, n, zaxis, &t, &n);
     if (s != RVE_OK)
         return s;
     uint32_t *l = malloc((n ? n : 1) * sizeof *l);
@@ -186,15 +227,28 @@ rve_status h5m_read_labels(h5r *r, const char *path, size_t n, int zaxis, uint32
         free(t);
         return rve_err_set(r->err, RVE_ENOMEM, r->file, "out of memory reading %s", path);
     }
-    for (size_t i = 0; i < n; i++) {
-        if (t[i] > (long long)RVE_MAP_LABEL_MAX) {
-            long long big = t[i]; /* read before t is freed */
-            free(t), free(l);
-            return rve_err_set(r->err, RVE_EDATA, r->file, "dataset %s: grain id %lld too large", path, big);
+    const long long *ti = t;
+    const unsigned long long *tu = t;
+    const double *td = t;
+    int ok = 1;
+    for (size_t i = 0; ok && i < n; i++) {
+        if (c == H5T_FLOAT) {
+            ok = label_of(r, path, td[i], &l[i]);
+        } else if (uns ? tu[i] > RVE_MAP_LABEL_MAX : ti[i] > (long long)RVE_MAP_LABEL_MAX) {
+            if (uns)
+                rve_err_set(r->err, RVE_EDATA, r->file, "dataset %s: grain id %llu too large", path, tu[i]);
+            else
+                rve_err_set(r->err, RVE_EDATA, r->file, "dataset %s: grain id %lld too large", path, ti[i]);
+            ok = 0;
+        } else {
+            l[i] = uns ? (uint32_t)tu[i] : ti[i] > 0 ? (uint32_t)ti[i] : 0;
         }
-        l[i] = t[i] > 0 ? (uint32_t)t[i] : 0;
     }
     free(t);
+    if (!ok) {
+        free(l);
+        return RVE_EDATA;
+    }
     *out = l;
     return RVE_OK;
 }
@@ -549,8 +603,11 @@ static rve_status dream3d_geometry(h5r *r, const char *dc, int nx_layout, double
     int nd, ns;
     if (nx_layout) {
         nd = h5m_attr_doubles(r->f, dc, "_DIMENSIONS", dim, 3);
-        h5m_attr_doubles(r->f, dc, "_ORIGIN", org, 3);
-        ns = h5m_attr_doubles(r->f, dc, "_SPACING", sp, 3);
+        if ((H5Aexists_by_name(r->f, dc, "_ORIGIN", H5P_DEFAULT) > 0 &&
+             h5m_attr_doubles(r->f, dc, "_ORIGIN", org, 3) != 3) ||
+            ((ns = h5m_attr_doubles(r->f, dc, "_SPACING", sp, 3)) != 3 &&
+             H5Aexists_by_name(r->f, dc, "_SPACING", H5P_DEFAULT) > 0))
+            return rve_err_set(r->err, RVE_EDATA, r->file, "%s: _ORIGIN or _SPACING is not 3 numbers", dc);
     } else {
         double *v;
         snprintf(p, sizeof p, "%s/_SIMPL_GEOMETRY/DIMENSIONS", dc);
@@ -558,14 +615,20 @@ static rve_status dream3d_geometry(h5r *r, const char *dc, int nx_layout, double
         if (h5m_exists(r->f, p) && h5m_ds_read(r, p, H5T_NATIVE_DOUBLE, 3, (void **)&v) == RVE_OK)
             memcpy(dim, v, 3 * sizeof *dim), free(v), nd = 3;
         snprintf(p, sizeof p, "%s/_SIMPL_GEOMETRY/ORIGIN", dc);
-        if (h5m_exists(r->f, p) && h5m_ds_read(r, p, H5T_NATIVE_DOUBLE, 3, (void **)&v) == RVE_OK)
+        if (h5m_exists(r->f, p)) { /* present: 3 numbers, or the file is refused */
+            if (h5m_ds_read(r, p, H5T_NATIVE_DOUBLE, 3, (void **)&v) != RVE_OK)
+                return r->err ? r->err->code : RVE_EDATA;
             memcpy(org, v, sizeof org), free(v);
+        }
         ns = -1;
         snprintf(p, sizeof p, "%s/_SIMPL_GEOMETRY/SPACING", dc);
         if (!h5m_exists(r->f, p)) /* older files */
             snprintf(p, sizeof p, "%s/_SIMPL_GEOMETRY/RESOLUTION", dc);
-        if (h5m_exists(r->f, p) && h5m_ds_read(r, p, H5T_NATIVE_DOUBLE, 3, (void **)&v) == RVE_OK)
+        if (h5m_exists(r->f, p)) {
+            if (h5m_ds_read(r, p, H5T_NATIVE_DOUBLE, 3, (void **)&v) != RVE_OK)
+                return r->err ? r->err->code : RVE_EDATA;
             memcpy(sp, v, sizeof sp), free(v), ns = 3;
+        }
     }
     rve_err_clear(r->err);
     if (nd != 3)
@@ -705,13 +768,21 @@ static rve_status read_dream3d(h5r *r, const rve_hdf5_opts *o, h5grains *g, int 
 /* the 8 bytes an HDF5 file starts with */
 static const unsigned char sig[8] = {0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'};
 
+/* HDF5 files start with the signature, or carry it after a user block of
+ * 512, 1024, 2048, ... bytes (the superblock search of the HDF5 format
+ * specification). */
 int rve_map_is_hdf5(const char *path)
 {
     unsigned char b[8];
     FILE *f = fopen(path, "rb");
     if (!f)
         return 0;
-    int ok = fread(b, 1, 8, f) == 8 && !memcmp(b, sig, 8);
+    int ok = 0;
+    for (long off = 0; !ok && off <= (1L << 30); off = off ? 2 * off : 512)
+        if (fseek(f, off, SEEK_SET) != 0 || fread(b, 1, 8, f) != 8)
+            break;
+        else
+            ok = !memcmp(b, sig, 8);
     fclose(f);
     return ok;
 }
@@ -798,7 +869,10 @@ rve_status rve_map_read_hdf5_mem(const void *buf, size_t n, const char *name, co
                                  rve_map **out, rve_err *err)
 {
     *out = NULL;
-    if (n < 8 || memcmp(buf, sig, 8) != 0)
+    int found = 0;
+    for (size_t off = 0; !found && n >= 8 && off <= n - 8 && off <= ((size_t)1 << 30); off = off ? 2 * off : 512)
+        found = !memcmp((const char *)buf + off, sig, 8);
+    if (!found)
         return rve_err_set(err, RVE_EDATA, name, "not an HDF5 file");
     /* the core driver reads the image in memory; no backing store */
     hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);

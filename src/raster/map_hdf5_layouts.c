@@ -52,6 +52,11 @@ static rve_status pymicro_phase_map(h5r *r, const rve_hdf5_opts *o, const hsize_
     return RVE_OK;
 }
 
+static int pymicro_has(h5r *r, const char *name)
+{
+    return H5Aexists_by_name(r->f, "/CellData", name, H5P_DEFAULT) > 0;
+}
+
 rve_status h5m_read_pymicro(h5r *r, const rve_hdf5_opts *o, h5grains *g)
 {
     const char *gm = o && o->ids ? o->ids : "/CellData/grain_map";
@@ -98,17 +103,26 @@ rve_status h5m_read_pymicro(h5r *r, const rve_hdf5_opts *o, h5grains *g)
     }
     if ((s = pymicro_phase_map(r, o, d, g)) != RVE_OK)
         return s;
-    double sp[3];
-    int n = h5m_attr_doubles(r->f, "/CellData", "spacing", sp, 3);
+    /* spacing and origin: 3 values, or 2 for a 2D map (its z voxel size
+     * is then its x voxel size, its z origin 0), or 1 for all axes */
+    double sp[3] = {0, 0, 0};
+    int n = h5m_attr_doubles(r->f, "/CellData", "spacing", sp, 3), has = pymicro_has(r, "spacing");
     if (n == 1)
-        sp[1] = sp[2] = sp[0];
-    if (n == 1 || n == 3) {
-        if (!(sp[0] > 0 && sp[1] > 0 && sp[2] > 0))
-            return rve_err_set(r->err, RVE_EDATA, r->file, "/CellData attribute spacing is not positive");
+        sp[1] = sp[0];
+    if (n == 1 || n == 2)
+        sp[2] = sp[0];
+    if (has && (n < 1 || (n == 2 && rank != 2) || !(sp[0] > 0 && sp[1] > 0 && sp[2] > 0)))
+        return rve_err_set(r->err, RVE_EDATA, r->file, "/CellData attribute spacing: not %s positive numbers",
+                           rank == 2 ? "1 or 2" : "1 or 3");
+    if (has) {
         memcpy(g->h, sp, sizeof sp);
         g->has_res = 1;
     }
-    if (h5m_attr_doubles(r->f, "/CellData", "origin", sp, 3) == 3)
+    sp[2] = 0;
+    n = h5m_attr_doubles(r->f, "/CellData", "origin", sp, 3);
+    if (pymicro_has(r, "origin") && !(n == 3 || (n == 2 && rank == 2)))
+        return rve_err_set(r->err, RVE_EDATA, r->file, "/CellData attribute origin: not %d numbers", rank);
+    if (n >= 2)
         memcpy(g->origin, sp, sizeof sp);
     /* grain table: idnumber, orientation (Rodrigues, passive), phase */
     const char *tp = o && o->feature_ori ? o->feature_ori : "/GrainData/GrainDataTable";

@@ -16,6 +16,9 @@
 /* Smallest width (1, 2 or 4 bytes) holding every label; signed16 asks for
  * labels <= 32767 in two bytes (Neper reads binary16 as signed short). */
 int rve_map_bytes_needed(uint32_t nlabels, int signed16);
+/* Labels far above the voxel count (nlabels > 2 nvox + 4096): per-label
+ * tables of nlabels + 1 entries would be mostly empty (map_core.c). */
+int rve_map_labels_sparse(const rve_map *m);
 
 /* Capped variants used by the fuzz targets. */
 rve_status rve_map_read_tiff_mem_capped(const void *buf, size_t n, const char *name,

@@ -18,6 +18,7 @@ rve_status rve_map_read(const char *path, rve_map_format fmt, const rve_raw_opts
     case RVE_MAP_TIFF: return rve_map_read_tiff(path, out, err);
     case RVE_MAP_TESR: return rve_map_read_tesr(path, out, err);
     case RVE_MAP_RAW: return rve_map_read_raw(path, raw, out, err);
+    case RVE_MAP_HDF5: return rve_map_read_hdf5(path, NULL, out, err); /* by name: says why it is not HDF5 */
     default:
         return rve_err_set(err, RVE_EDATA, path,
                            "unknown grain-map format (expected .tif, .tiff, .tesr or .raw)");

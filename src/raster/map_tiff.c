@@ -198,6 +198,20 @@ static TIFF *tiff_open(const tiff_src *src, tiff_log *lg, membuf *mb)
 /* Read pages [p0, p1) of tif (positioned on page p0) into m, whose layer 0
  * is page base. On failure returns the status, *badpage the page and msg
  * the message. */
+/* Signed samples (two's complement, `bytes` wide, held zero-extended in
+ * v): negative values become void; returns the largest label. */
+static uint32_t negative_to_void(uint32_t *v, size_t n, int bytes)
+{
+    const uint32_t sign = 1u << (8 * bytes - 1);
+    uint32_t mx = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (v[i] & sign)
+            v[i] = 0;
+        mx = v[i] > mx ? v[i] : mx;
+    }
+    return mx;
+}
+
 static rve_status read_pages(TIFF *tif, int p0, int p1, int base, rve_map *m, tiff_log *lg, uint32_t *mxout,
                              int *badpage, char *msg, size_t msgn)
 {
@@ -232,11 +246,9 @@ static rve_status read_pages(TIFF *tif, int p0, int p1, int base, rve_map *m, ti
         if (spp != 1)
             PFAIL("page %d has %u samples per pixel (a label map has 1)", page + 1, spp);
         if (fmt == SAMPLEFORMAT_IEEEFP)
-            PFAIL("page %d has floating-point samples (labels must be unsigned integers)", page + 1);
-        if (fmt == SAMPLEFORMAT_INT)
-            PFAIL("page %d has signed samples (labels must be unsigned integers)", page + 1);
-        if (fmt != SAMPLEFORMAT_UINT)
-            PFAIL("page %d has sample format %u (labels must be unsigned integers)", page + 1, fmt);
+            PFAIL("page %d has floating-point samples (labels must be integers)", page + 1);
+        if (fmt != SAMPLEFORMAT_UINT && fmt != SAMPLEFORMAT_INT)
+            PFAIL("page %d has sample format %u (labels must be integers)", page + 1, fmt);
         if (bps != 8 && bps != 16 && bps != 32)
             PFAIL("page %d has %u-bit samples (8, 16 or 32 expected)", page + 1, bps);
         int bytes = bps / 8;
@@ -271,8 +283,10 @@ static rve_status read_pages(TIFF *tif, int p0, int p1, int base, rve_map *m, ti
                         PTFAIL("corrupt or truncated tile");
                     uint32_t nxc = w - x0 < tw ? w - x0 : tw, nyc = hgt - y0 < th ? hgt - y0 : th;
                     for (uint32_t r = 0; r < nyc; r++) {
-                        uint32_t x = rve_map_unpack(dst + (size_t)(y0 + r) * w + x0,
-                                                    buf + (size_t)r * tw * bytes, nxc, bytes, 0);
+                        uint32_t *row = dst + (size_t)(y0 + r) * w + x0;
+                        uint32_t x = rve_map_unpack(row, buf + (size_t)r * tw * bytes, nxc, bytes, 0);
+                        if (fmt == SAMPLEFORMAT_INT)
+                            x = negative_to_void(row, nxc, bytes);
                         if (x > mx)
                             mx = x;
                     }
@@ -322,6 +336,8 @@ static rve_status read_pages(TIFF *tif, int p0, int p1, int base, rve_map *m, ti
                             x = y;
                     }
                 }
+                if (fmt == SAMPLEFORMAT_INT)
+                    x = negative_to_void(d, nv, bytes);
                 if (x > mx)
                     mx = x;
             }
@@ -369,6 +385,15 @@ static rve_status tiff_head(TIFF *tif, const tiff_src *src, const char *name, ti
     if (TIFFGetField(tif, TIFFTAG_IMAGEDESCRIPTION, &desc) && desc &&
         parse_description(desc, h, &has_h, o, &has_o, &spacing, &has_spacing, why, sizeof why) != 0)
         FAIL(RVE_EDATA, "%s", why);
+    /* ImageJ saves stacks over 4 GB with one page directory and the other
+     * images raw after the first: reading the directories would give one
+     * slice of the stack */
+    const char *ij = desc && !strncmp(desc, "ImageJ=", 7) ? strstr(desc, "\nimages=") : NULL;
+    long nimg = ij ? strtol(ij + 8, NULL, 10) : 0;
+    if (nimg > (long)ndir)
+        FAIL(RVE_EDATA, "ImageJ description says %ld images, the file has %u page%s (ImageJ's contiguous "
+             "large-stack layout is not read; save the stack as an image sequence or as OME-TIFF)", nimg,
+             (unsigned)ndir, ndir == 1 ? "" : "s");
     if (!has_h) {
         float xr = 0, yr = 0;
         uint16_t unit = RESUNIT_INCH;

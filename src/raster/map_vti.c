@@ -235,7 +235,25 @@ rve_status rve_map_damask_yaml_path(const char *path, char **out, rve_err *err)
     return RVE_OK;
 }
 
+static rve_status write_damask(const rve_map *m, const char *path, const rve_map_damask_opts *opts, rve_err *err);
+
+/* Materials are label ranks: a map with sparse huge labels (ids up to
+ * 2^31 - 1) is written from a renumbered copy, whose ids keep the file's. */
 rve_status rve_map_write_damask(const rve_map *m, const char *path, const rve_map_damask_opts *opts, rve_err *err)
+{
+    if (!rve_map_labels_sparse(m))
+        return write_damask(m, path, opts, err);
+    rve_map *c = rve_map_copy(m);
+    if (!c)
+        return rve_err_set(err, RVE_ENOMEM, path, "out of memory");
+    rve_status s = rve_map_renumber(c, err);
+    if (s == RVE_OK)
+        s = write_damask(c, path, opts, err);
+    rve_map_free(c);
+    return s;
+}
+
+static rve_status write_damask(const rve_map *m, const char *path, const rve_map_damask_opts *opts, rve_err *err)
 {
     rve_map_damask_opts def;
     rve_map_damask_opts_init(&def);
