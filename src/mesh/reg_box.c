@@ -235,7 +235,9 @@ rve_status rve_reg_periodic(const rve_tess *t, const int *ids, const rve_reg_opt
         rve_reg_report r1;
         rve_cx *c1 = NULL;
         double *p1 = NULL;
-        rve_status s1 = mesh_reg_box_complex(ts, o, &r1, &c1, &p1, err);
+        rve_err e1;
+        rve_err_clear(&e1);
+        rve_status s1 = mesh_reg_box_complex(ts, o, &r1, &c1, &p1, &e1);
         if (s1 == RVE_OK && (st != RVE_OK || r1.angle_after > rep->angle_after)) {
             rve_cx_free(c);
             free(plane0);
@@ -243,7 +245,13 @@ rve_status rve_reg_periodic(const rve_tess *t, const int *ids, const rve_reg_opt
             plane0 = p1;
             *rep = r1;
             st = RVE_OK;
+            rve_err_clear(err); /* the shifted window is kept: no failure to tell */
         } else {
+            if (st != RVE_OK && err) { /* neither window: both failures, the box's code */
+                rve_err e0 = *err;
+                rve_err_set(err, st, e0.file[0] ? e0.file : NULL, "%s (the shifted window failed too: %s)",
+                            e0.msg, e1.msg);
+            }
             rve_cx_free(c1);
             free(p1);
             rve_tess_free(ts);
