@@ -179,6 +179,7 @@ static inline void meshcli_json_reg(rve_json *j, const rve_reg_report *r)
     rve_json_kv_int(j, "short_edges_after_on_tiny_cells", (long long)r->short_tiny);
     rve_json_kv_int(j, "small_cells_removed", (long long)r->cells_removed);
     rve_json_kv_int(j, "pieces_removed", (long long)r->pieces_removed);
+    rve_json_kv_int(j, "short_edges_stretched", (long long)r->stretched);
     rve_json_kv_int(j, "edges_removed", (long long)r->removed);
     rve_json_kv_number(j, "shortest_edge_before", r->min_before);
     rve_json_kv_number(j, "shortest_edge_after", r->min_after);

@@ -414,6 +414,16 @@ rve_status rve_cx_reg(rve_cx *c, double *plane0, double threshold, double max_an
         if (st == RVE_OK)
             st = collapse_passes(&r, &q, max_passes, rep, err);
     }
+    if (st == RVE_OK && c->fper) { /* the short edges no collapse removed, lengthened */
+        int ns = reg_stretch_short(&r);
+        if (ns == -2)
+            st = rve_err_set(err, RVE_EINTERNAL, NULL,
+                             "regularisation: a periodic copy of a move failed after the others");
+        else if (ns < 0)
+            st = NOMEM(err);
+        else
+            rep->stretched = (size_t)ns;
+    }
     if (st == RVE_OK)
         st = compact(&r, err);
     if (st == RVE_OK) {
