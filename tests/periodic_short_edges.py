@@ -17,52 +17,26 @@ edge of every piece, copies apart) to show what the rule changes.
 Exit 0 when both agree (and, with --none-off-tiny, every short edge is on a
 tiny piece or a copy of one: issue 16's acceptance), 1 otherwise."""
 import json
+import os
 import sys
 
 import numpy as np
 
-
-def read_tess(path):
-    text = open(path).read()
-
-    def section(name, nxt):
-        return iter(text[text.index(name):text.index(nxt)].split()[1:])
-
-    t = section("**vertex", "**edge")
-    V = np.array([[float(next(t)) for _ in range(5)][1:4] for _ in range(int(next(t)))])
-    t = section("**face", "**polyhedron")
-    faces = []
-    for _ in range(int(next(t))):
-        next(t)
-        vs = [int(next(t)) - 1 for _ in range(int(next(t)))]
-        for _ in range(int(next(t)) + 4 + 2):
-            next(t)
-        faces.append((vs, np.array([float(next(t)) for _ in range(3)])))
-    t = section("**polyhedron", "**domain")
-    polys = []
-    for _ in range(int(next(t))):
-        next(t)
-        polys.append([int(next(t)) for _ in range(int(next(t)))])
-    return V, faces, polys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tess_fan_volume import piece_volume, read_pieces  # noqa: E402
 
 
 def main(argv):
-    V, faces, polys = read_tess(argv[1])
+    V, faces, polys, _ = read_pieces(argv[1])
     rep = json.load(open(argv[2]))
     rep = rep.get("reg", rep)
     L = np.array([float(x) for x in argv[3].split(",")])
     thr = float(rep["threshold"])
-    vol = []
+    vol = [piece_volume(V, faces, fl) for fl in polys]
     face_cells = [[] for _ in faces]
     for k, fl in enumerate(polys):
-        s = 0.0
         for sf in fl:
-            vs, o = faces[abs(sf) - 1]
-            loop = vs if sf > 0 else vs[::-1]
-            P = V[loop]
-            s += np.einsum("ij,j->i", np.cross(P, np.roll(P, -1, axis=0)), o).sum() / 6
             face_cells[abs(sf) - 1].append(k)
-        vol.append(s)
     tiny = np.array(vol) < thr ** 3
 
     def canon(i):
