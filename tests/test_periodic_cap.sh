@@ -75,15 +75,22 @@ cat "$T/out"
 check "$1: min q > 0.05, < 0.1 % below 0.1, every grain's volume (numpy)" 0 "$PY" "$d/q.py" "$d/$1.msh" "$d/seeds.txt"
 cat "$T/out"
 }
-# the thin-cap snap
-check "reg periodic --box-snap 1 (a wide thin cap)" 0 "$RVE" reg "$d/t.tess" --length $thr --box-snap 1 \
-    --no-box-shift -o "$d/snap.tess" -q
+# the thin-cap snap (an option; its regularisation and mesh run with
+# RVE_TEST_LONG=1 only, to keep make check fast: the default path below is
+# the one that fails on the old code)
 check "--box-snap out of range" 2 "$RVE" reg "$d/t.tess" --box-snap -1 -o "$d/x.tess" -q
 ok "refused reg wrote nothing" '[ ! -e "$d/x.tess" ]'
-checks snap
+if [ "${RVE_TEST_LONG:-}" = 1 ]; then
+    check "reg periodic --box-snap 1 (a wide thin cap)" 0 "$RVE" reg "$d/t.tess" --length $thr --box-snap 1 \
+        --no-box-shift -o "$d/snap.tess" -q
+    checks snap
+else
+    echo "(the --box-snap path: RVE_TEST_LONG=1)"
+fi
 # the default: the box is translated (the same periodic RVE in another
 # window) so that its planes cut no face at a shallow angle and leave no flat
-# cap; the old box as given failed this (1 short edge, min q 0.005)
+# cap; the old box as given (the code before the window, or --no-box-shift)
+# fails this: 1 short edge, min q 0.005
 check "reg periodic, default (a wide thin cap)" 0 "$RVE" reg "$d/t.tess" --length $thr -o "$d/shift.tess" \
     -q --json
 cp "$T/out" "$d/shift.json"

@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include "mesh/cx.h"
+#include "mesh/mesh_internal.h"
 #include "util/vec3.h"
 #include <math.h>
 #include <stdlib.h>
@@ -82,33 +83,128 @@ static int fold_one(rve_cx *c, int f, int iu)
     return 0;
 }
 
-/* angle (radians) at the edge p-m between the half-planes through x and y */
-static double dihedral(const double *p, const double *m, const double *x, const double *y)
+/* The index in face f of the vertex its face point is on (within rounding of
+ * a written .tess), or -1: such a fan is the fan from that vertex, whose two
+ * triangles at the vertex are degenerate. */
+int mesh_fpt_vertex(const rve_cx *c, int f)
 {
-    double e[3], u[3], w[3], t[3];
-    v3_sub(e, m, p);
-    v3_normalize(e);
-    v3_sub(u, x, p);
-    v3_scale(t, e, v3_dot(u, e));
-    v3_sub(u, u, t);
-    v3_sub(w, y, p);
-    v3_scale(t, e, v3_dot(w, e));
-    v3_sub(w, w, t);
-    double nu = sqrt(v3_dot(u, u)), nw = sqrt(v3_dot(w, w));
-    if (!(nu > 0 && nw > 0))
-        return 0;
-    double cs = v3_dot(u, w) / (nu * nw);
-    return acos(cs > 1 ? 1 : cs < -1 ? -1 : cs);
+    int a0 = c->foff[f], n = c->foff[f + 1] - a0;
+    const double *o = c->fpt + 3 * f;
+    double ext = 0;
+    for (int i = 0; i < n; i++)
+        ext = fmax(ext, v3_dist(c->v + 3 * c->fv[a0 + i], o));
+    for (int i = 0; i < n; i++)
+        if (v3_dist(c->v + 3 * c->fv[a0 + i], o) <= 1e-12 * ext)
+            return i;
+    return -1;
 }
 
-static double orient(const double *p, const double *m, const double *x, const double *y)
+/* The triangles of face h as gmsh meshes it (gmsh.c): the fan from the face
+ * point (n triangles; the point gets the id -2 - h) or, when the face point
+ * is its vertex ap, the fan from that vertex (n - 2). */
+static int face_ntri(const rve_cx *c, int h, int ap)
 {
-    double a[3], b[3], d[3], n[3];
-    v3_sub(a, m, p);
-    v3_sub(b, x, p);
-    v3_sub(d, y, p);
-    v3_cross(n, a, b);
-    return v3_dot(n, d);
+    int n = c->foff[h + 1] - c->foff[h];
+    return ap >= 0 ? n - 2 : n;
+}
+
+/* triangle i of face h */
+static void face_tri(const rve_cx *c, int h, int ap, int i, int id[3], const double *x[3])
+{
+    int a0 = c->foff[h], n = c->foff[h + 1] - a0;
+    int k[3] = {ap >= 0 ? ap : -1, ap >= 0 ? (ap + i + 1) % n : i, ap >= 0 ? (ap + i + 2) % n : (i + 1) % n};
+    for (int e = 0; e < 3; e++) {
+        id[e] = k[e] < 0 ? -2 - h : c->fv[a0 + k[e]];
+        x[e] = k[e] < 0 ? c->fpt + 3 * h : c->v + 3 * id[e];
+    }
+}
+
+/* the point opposite the loop edge j -> j + 1 in h's triangle on that edge */
+static const double *edge_apex(const rve_cx *c, int h, int ap, int j)
+{
+    int a0 = c->foff[h], n = c->foff[h + 1] - a0;
+    if (ap < 0)
+        return c->fpt + 3 * h;
+    int k = ap == j ? (j + 2) % n : ap == (j + 1) % n ? (j + n - 1) % n : ap;
+    return c->v + 3 * c->fv[a0 + k];
+}
+
+static int in_cells(const rve_cx *c, int h, const int K[4])
+{
+    for (int s = 0; s < 2; s++)
+        for (int i = 0; i < 4; i++)
+            if (c->fc[2 * h + s] >= 0 && c->fc[2 * h + s] == K[i])
+                return 1;
+    return 0;
+}
+
+/* the loop position of the edge x-y (either way) in h, or -1 */
+static int find_edge(const rve_cx *c, int h, int x, int y)
+{
+    int a0 = c->foff[h], n = c->foff[h + 1] - a0;
+    for (int j = 0; j < n; j++) {
+        int p = c->fv[a0 + j], q = c->fv[a0 + (j + 1) % n];
+        if ((p == x && q == y) || (p == y && q == x))
+            return j;
+    }
+    return -1;
+}
+
+/* The smallest angle at the edges of f and g between their triangles and the
+ * triangles of the other faces of the cells K on the same edges. */
+static double pair_min_angle(const rve_cx *c, const int F[2], const int K[4])
+{
+    double amin = 4; /* above pi */
+    for (int h = 0; h < c->nf; h++) {
+        if (!in_cells(c, h, K))
+            continue;
+        int aph = mesh_fpt_vertex(c, h);
+        for (int s = 0; s < 2; s++) {
+            int f = F[s], a0 = c->foff[f], n = c->foff[f + 1] - a0, apf = mesh_fpt_vertex(c, f);
+            if (h == f)
+                continue;
+            for (int j = 0; j < n; j++) {
+                int x = c->fv[a0 + j], y = c->fv[a0 + (j + 1) % n], jh = find_edge(c, h, x, y);
+                if (jh >= 0)
+                    amin = fmin(amin, mesh_edge_angle(c->v + 3 * x, c->v + 3 * y, edge_apex(c, f, apf, j),
+                                                      edge_apex(c, h, aph, jh)));
+            }
+        }
+    }
+    return amin;
+}
+
+/* No triangle of f or g (as they are now) meets a triangle of another face
+ * of the cells K, nor each other, beyond their shared vertices.  A triangle
+ * that left the pieces K would cross one of their faces, so the pieces'
+ * faces are all that need testing. */
+static int pair_clear(const rve_cx *c, const int F[2], const int K[4])
+{
+    for (int h = 0; h < c->nf; h++) {
+        if (!in_cells(c, h, K))
+            continue;
+        int aph = mesh_fpt_vertex(c, h), nh = face_ntri(c, h, aph);
+        for (int s = 0; s < 2; s++) {
+            int f = F[s], apf = mesh_fpt_vertex(c, f), nt = face_ntri(c, f, apf);
+            if (h == f || (s == 1 && h == F[0]))
+                continue;
+            for (int i = 0; i < nt; i++) {
+                int ia[3], ib[3];
+                const double *xa[3], *xb[3];
+                face_tri(c, f, apf, i, ia, xa);
+                if (ia[0] == ia[1] || ia[1] == ia[2] || ia[2] == ia[0])
+                    continue;
+                for (int k = 0; k < nh; k++) {
+                    face_tri(c, h, aph, k, ib, xb);
+                    if (ib[0] == ib[1] || ib[1] == ib[2] || ib[2] == ib[0])
+                        continue;
+                    if (mesh_tri_meet(ia, xa, ib, xb))
+                        return 0;
+                }
+            }
+        }
+    }
+    return 1;
 }
 
 /* The pair's wedge opens: at both shared edges (a-m and m-b), the new
@@ -122,8 +218,8 @@ static int opens(const rve_cx *c, int f, int iu, int g, int ju)
     for (int s = 1; s <= 3; s += 2) {
         const double *p = c->v + 3 * c->fv[a0 + (iu + s) % 4];
         const double *cf = c->fpt + 3 * f, *cg = c->fpt + 3 * g;
-        double o0 = orient(p, m, cf, cg), o1 = orient(p, m, u, w);
-        if (!(o0 * o1 > 0) || !(dihedral(p, m, u, w) > dihedral(p, m, cf, cg)))
+        double o0 = mesh_orient3(p, m, cf, cg), o1 = mesh_orient3(p, m, u, w);
+        if (!(o0 * o1 > 0) || !(mesh_edge_angle(p, m, u, w) > mesh_edge_angle(p, m, cf, cg)))
             return 0;
     }
     return 1;
@@ -165,9 +261,12 @@ int rve_cx_fold_quads(rve_cx *c)
             if (!opens(c, f, iu, g, ju))
                 continue;
             double of[3], og[3];
+            int F[2] = {f, g}, K[4] = {c->fc[2 * f], c->fc[2 * f + 1], c->fc[2 * g], c->fc[2 * g + 1]};
+            double before = pair_min_angle(c, F, K);
             v3_copy(of, c->fpt + 3 * f);
             v3_copy(og, c->fpt + 3 * g);
-            if (fold_one(c, f, iu) && fold_one(c, g, ju)) {
+            if (fold_one(c, f, iu) && fold_one(c, g, ju) && pair_min_angle(c, F, K) > before &&
+                pair_clear(c, F, K)) {
                 folded += 2;
                 continue;
             }

@@ -178,28 +178,6 @@ static rve_status add_surface(int *loop, size_t n, int *nloop, int *nsurf, rve_e
     return RVE_OK;
 }
 
-/* The index in face f of the vertex its face point is on (within rounding of
- * a written .tess), or -1: such a fan is the fan from that vertex, whose two
- * triangles at the vertex are degenerate. */
-static int fpt_vertex(const rve_cx *c, int f)
-{
-    int a0 = c->foff[f], n = c->foff[f + 1] - a0;
-    const double *o = c->fpt + 3 * f;
-    double ext = 0;
-    for (int i = 0; i < n; i++) {
-        double d[3];
-        v3_sub(d, c->v + 3 * c->fv[a0 + i], o);
-        ext = fmax(ext, sqrt(v3_dot(d, d)));
-    }
-    for (int i = 0; i < n; i++) {
-        double d[3];
-        v3_sub(d, c->v + 3 * c->fv[a0 + i], o);
-        if (sqrt(v3_dot(d, d)) <= 1e-12 * ext)
-            return i;
-    }
-    return -1;
-}
-
 static rve_status build_model(const rve_cx *c, double cl, surfmap *sm, rve_err *err)
 {
     int ierr = 0;
@@ -255,7 +233,7 @@ static rve_status build_model(const rve_cx *c, double cl, surfmap *sm, rve_err *
             sm->fsurf[a0] = nsurf;
             for (int i = 1; i < n; i++)
                 sm->fsurf[a0 + i] = 0;
-        } else if ((apex = fpt_vertex(c, f)) >= 0) {
+        } else if ((apex = mesh_fpt_vertex(c, f)) >= 0) {
             /* the fan from a vertex (rve_cx_fold_quads): n - 2 triangles */
             for (int i = 1; i + 1 < n; i++) {
                 int p = c->fv[a0 + apex] + 1, q = c->fv[a0 + (apex + i) % n] + 1,

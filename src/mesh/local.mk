@@ -3,7 +3,7 @@ librve_core_la_SOURCES += src/mesh/cx.h src/mesh/cx.c src/mesh/mesh_internal.h s
 	src/mesh/quality.c src/mesh/reg.c src/mesh/reg_merge.c src/mesh/reg_periodic.c src/mesh/reg_measure.c src/mesh/reg_state.h src/mesh/polish.c src/mesh/polish_geom.c src/mesh/polish_voxels.c src/mesh/polish_state.h src/mesh/reg_internal.h src/mesh/api.c src/mesh/write.c src/mesh/raster.c \
 	src/mesh/periodic.c src/mesh/write_solver.c src/mesh/write_fepx.c src/mesh/cx_tess.c src/mesh/reg_box.c src/mesh/periodic_detect.c src/mesh/periodic_pairs.c \
 	src/mesh/periodic_internal.h src/mesh/periodic_vmerge.c src/mesh/periodic_snap.c src/mesh/periodic_clip.c src/mesh/periodic_shift.c \
-	src/mesh/fold.c
+	src/mesh/fold.c src/mesh/fold_meet.c
 
 UNIT_TESTS += tests/test_mesh
 tests_test_mesh_SOURCES = tests/test_mesh.c
@@ -24,3 +24,8 @@ tests_test_reg_eq66_SOURCES = tests/test_reg_eq66.c
 tests_test_reg_eq66_CFLAGS = $(TEST_CFLAGS)
 tests_test_reg_eq66_LDADD = $(CORE_LIBS)
 librve_core_la_SOURCES += src/mesh/gmsh_dl.c
+# the fold's intersection and angle tests against an independent oracle
+UNIT_TESTS += tests/test_mesh_fold
+tests_test_mesh_fold_SOURCES = tests/test_mesh_fold.c tests/dist_rng.h
+tests_test_mesh_fold_CFLAGS = $(TEST_CFLAGS)
+tests_test_mesh_fold_LDADD = $(CORE_LIBS)

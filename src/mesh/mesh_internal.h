@@ -68,4 +68,15 @@ rve_status mesh_write_fepx(const rve_mesh *m, FILE *fp, const rve_grain_table *g
  * else why it cannot be */
 const char *mesh_gmsh_unavailable(void);
 
+/* fold.c, fold_meet.c: the loop position of the vertex that is face f's
+ * face point (a fan from that vertex), or -1; (q - p) x (r - p) . (s - p);
+ * the angle in [0, pi] at the edge p-m between the half-planes through x
+ * and y (atan2, accurate at small angles); whether two triangles (vertex ids
+ * and points) meet anywhere but at their shared vertices (1, or when in
+ * doubt). */
+int mesh_fpt_vertex(const rve_cx *c, int f);
+double mesh_orient3(const double *p, const double *q, const double *r, const double *s);
+double mesh_edge_angle(const double *p, const double *m, const double *x, const double *y);
+int mesh_tri_meet(const int ia[3], const double *const xa[3], const int ib[3], const double *const xb[3]);
+
 #endif

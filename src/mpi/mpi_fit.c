@@ -207,36 +207,48 @@ static double exchange(MPI_Comm comm, const mpi_grains *g, const unsigned char *
     return (double)at * sizeof(double);
 }
 
+/* Copies the layers of part (if any) into lab at layer offset at and frees it. */
+static void put_layers(uint32_t *lab, size_t layer, int at, rve_map *part, uint32_t *nlabels)
+{
+    if (!part)
+        return;
+    memcpy(lab + layer * (size_t)at, part->lab, layer * (size_t)part->nz * sizeof *lab);
+    *nlabels = part->nlabels > *nlabels ? part->nlabels : *nlabels;
+    rve_map_free(part);
+}
+
 /* The sub-map of layers [s0, s1) from the slab [k0, k1) (taken, *slab
- * NULL after) and the halo layers below and above it, read from src. */
+ * NULL after) and the halo layers below and above it, read from src.  The
+ * slab's voxels are grown in place (realloc: glibc remaps large blocks
+ * without copying) so the slab is never held twice; only one halo part is
+ * in memory beside it at a time. */
 static rve_status with_halo(const rve_mpi_map_src *src, rve_map **slab, int k0, int k1, int s0, int s1,
                             rve_map **sub, rve_err *err)
 {
-    rve_map *lo = NULL, *hi = NULL, *m = NULL;
-    rve_status st = s0 < k0 ? src->read(src->ctx, s0, k0, &lo, err) : RVE_OK;
-    if (st == RVE_OK && k1 < s1)
-        st = src->read(src->ctx, k1, s1, &hi, err);
-    if (st == RVE_OK && !(m = rve_map_alloc(src->nx, src->ny, s1 - s0)))
-        st = rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
+    size_t layer = (size_t)src->nx * src->ny, nk = (size_t)(k1 - k0);
+    rve_map *m = calloc(1, sizeof *m), *part = NULL;
+    uint32_t *lab = m ? realloc((*slab)->lab, layer * (size_t)(s1 - s0) * sizeof *lab) : NULL;
+    rve_status st = lab ? RVE_OK : rve_err_set(err, RVE_ENOMEM, NULL, "out of memory");
     if (st == RVE_OK) {
-        size_t layer = (size_t)src->nx * src->ny, at = 0;
-        rve_map *part[3] = {lo, *slab, hi};
-        for (int q = 0; q < 3; q++) {
-            if (!part[q])
-                continue;
-            size_t nv = layer * (size_t)part[q]->nz;
-            memcpy(m->lab + at, part[q]->lab, nv * sizeof(uint32_t));
-            at += nv;
-            m->nlabels = part[q]->nlabels > m->nlabels ? part[q]->nlabels : m->nlabels;
-        }
+        (*slab)->lab = NULL; /* now m's */
+        m->lab = lab;
+        m->nx = src->nx, m->ny = src->ny, m->nz = s1 - s0;
+        m->nlabels = (*slab)->nlabels;
+        memmove(lab + layer * (size_t)(k0 - s0), lab, layer * nk * sizeof *lab);
         memcpy(m->h, src->h, sizeof m->h);
         memcpy(m->origin, src->origin, sizeof m->origin);
         m->origin[2] += s0 * src->h[2];
     }
-    rve_map_free(lo);
-    rve_map_free(hi);
+    if (st == RVE_OK && s0 < k0 && (st = src->read(src->ctx, s0, k0, &part, err)) == RVE_OK)
+        put_layers(lab, layer, 0, part, &m->nlabels);
+    if (st == RVE_OK && k1 < s1 && (st = src->read(src->ctx, k1, s1, &part, err)) == RVE_OK)
+        put_layers(lab, layer, k1 - s0, part, &m->nlabels);
     rve_map_free(*slab);
     *slab = NULL;
+    if (st != RVE_OK) {
+        rve_map_free(m);
+        m = NULL;
+    }
     *sub = m;
     return st;
 }
