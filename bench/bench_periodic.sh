@@ -57,10 +57,11 @@ for seed in ${RVE_BENCH_PERIODIC_SEEDS:-1}; do
     t2=$(now)
     awk -v sb="$(j "$T/reg.json" short_edges_before)" -v sa="$(j "$T/reg.json" short_edges_after)" \
         -v st="$(j "$T/reg.json" short_edges_after_on_tiny_cells)" -v pc="$(j "$T/reg.json" pieces_removed)" \
+        -v ls="$(j "$T/reg.json" short_edges_stretched)" \
         -v a0="$(j "$T/reg.json" min_angle_before_deg)" -v a1="$(j "$T/reg.json" min_angle_after_deg)" \
         -v c="$(j "$T/reg.json" agreement_after_collapses)" -v p="$(j "$T/reg.json" agreement_after_polish)" \
         -v g="$(echo "$t1 - $t0" | bc)" \
-        'BEGIN { printf "  gen %.1f s; reg: short edges %d -> %d (%d on cells below threshold^3), %d box-face caps merged, smallest angle %.1f -> %.1f deg, agreement with the input raster %.2f %% (collapses) -> %.2f %% (polish)\n", g, sb, sa, st, pc, a0, a1, 100 * c, 100 * p }'
+        'BEGIN { printf "  gen %.1f s; reg: short edges %d -> %d (%d on cells below threshold^3 or their copies; edges of the periodic RVE), %d box-face caps merged, %d lengthened, smallest angle %.1f -> %.1f deg, agreement with the input raster %.2f %% (collapses) -> %.2f %% (polish)\n", g, sb, sa, st, pc, ls, a0, a1, 100 * c, 100 * p }'
     if [ -n "$(j "$T/reg.json" box_cut_angle_deg)" ]; then
         printf '  box window: %s (the box as given when 0,0,0); its planes cut no face and leave no flat cap below %.1f deg\n' \
             "$(sed -n 's/.*"box_shift":\[\([^]]*\)\].*/\1/p' "$T/reg.json" | head -n 1)" "$(j "$T/reg.json" box_cut_angle_deg)"

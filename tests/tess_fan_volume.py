@@ -13,9 +13,10 @@ import numpy as np
 
 
 
-def tess_volumes(path):
-    """per-grain volumes of the pieces (the sections' layout: Neper's format
-    3.5; pieces of one grain share their *id, and a piece removed by the
+def read_pieces(path):
+    """vertices, faces (loop, face point), polyhedra (signed face lists) and
+    the *id of each polyhedron (the sections' layout: Neper's format 3.5;
+    pieces of one grain share their *id, and a piece removed by the
     regularisation has no face, which Neper's files do not have, so the
     sections are read here rather than by neper_tess_check.py)"""
     text = open(path).read()
@@ -37,20 +38,30 @@ def tess_volumes(path):
             next(t)
         faces.append((vs, np.array([float(next(t)) for _ in range(3)])))
     t = section("**polyhedron", "**domain")
-    vol = defaultdict(float)
-    for pid in range(int(next(t))):
+    polys = []
+    for _ in range(int(next(t))):
         next(t)
-        s = 0.0
-        for _ in range(int(next(t))):
-            sf = int(next(t))
-            vs, o = faces[abs(sf) - 1]
-            loop = vs if sf > 0 else vs[::-1]
-            P = V[loop]
-            Q = np.roll(P, -1, axis=0)
-            # the fan (o, p, q) of every loop edge: o . (p x q) / 6 over a
-            # closed surface (pieces are small: no cancellation worth the name)
-            s += np.einsum("ij,j->i", np.cross(P, Q), o).sum() / 6
-        vol[ids[pid]] += s
+        polys.append([int(next(t)) for _ in range(int(next(t)))])
+    return V, faces, polys, ids
+
+
+def piece_volume(V, faces, fl):
+    """the fan (o, p, q) of every loop edge: o . (p x q) / 6 over a closed
+    surface (pieces are small: no cancellation worth the name)"""
+    s = 0.0
+    for sf in fl:
+        vs, o = faces[abs(sf) - 1]
+        P = V[vs if sf > 0 else vs[::-1]]
+        s += np.einsum("ij,j->i", np.cross(P, np.roll(P, -1, axis=0)), o).sum() / 6
+    return s
+
+
+def tess_volumes(path):
+    """per-grain volumes of the pieces"""
+    V, faces, polys, ids = read_pieces(path)
+    vol = defaultdict(float)
+    for pid, fl in enumerate(polys):
+        vol[ids[pid]] += piece_volume(V, faces, fl)
     return vol
 
 

@@ -127,4 +127,35 @@ cat "$T/out"
 check "FEPX .msh of the non-periodic mesh (gmsh, our parser)" 0 "$PY" "$d/fepx.py" "$d/n.msh" 0
 cat "$T/out"
 
+# ---- short edges left, counted per edge of the periodic RVE (an edge and
+# its copies on the opposite box faces once) and as on a tiny cell when any
+# copy borders a piece below threshold^3: numpy on the written .tess
+# (tests/periodic_short_edges.py).  Seed 1 at --rsel 1.6 leaves 12 short
+# edges of pieces, 7 edges of the periodic RVE, all on tiny pieces or their
+# copies (9 per copy): counting per copy, or not following the copies, fails
+# (main before this change reported 38 (29)).
+check "gen periodic 150" 0 "$RVE" gen -n 150 --domain 1,1,1 --periodic --morpho gg --seed 1 -o "$d/s.tess" -q
+check "reg periodic --rsel 1.6" 0 "$RVE" reg "$d/s.tess" --rsel 1.6 -o "$d/sr.tess" -q --json
+cp "$T/out" "$d/sr.json"
+check "short edges per periodic edge, tiny copies included (numpy)" 0 "$PY" \
+    "$SRC/tests/periodic_short_edges.py" "$d/sr.tess" "$d/sr.json" 1,1,1 --none-off-tiny
+cat "$T/out"
+ok "the case has short edges whose copies count apart" \
+    'awk "/per periodic edge/ { exit !(\$8 > 0 && \$18 > \$8) }" "$T/out"'
+# Seed 4 at --rsel 1.6: the collapses leave short edges on pieces above the
+# threshold cube, so the regularisation runs again lengthening them
+# (short_edges_stretched > 0, which happens only then); none may be left off
+# the tiny pieces, and the pieces must still mesh exactly periodically.
+check "gen periodic 150, seed 4" 0 "$RVE" gen -n 150 --domain 1,1,1 --periodic --morpho gg --seed 4 -o "$d/s4.tess" -q
+check "reg periodic --rsel 1.6, seed 4" 0 "$RVE" reg "$d/s4.tess" --rsel 1.6 -o "$d/sr4.tess" -q --json
+cp "$T/out" "$d/sr4.json"
+ok "the second run lengthened edges" '! grep -q "\"short_edges_stretched\":0," "$d/sr4.json"'
+check "no short edge off the tiny pieces (numpy)" 0 "$PY" \
+    "$SRC/tests/periodic_short_edges.py" "$d/sr4.tess" "$d/sr4.json" 1,1,1 --none-off-tiny
+cat "$T/out"
+check "mesh of the lengthened pieces" 0 "$RVE" mesh "$d/sr4.tess" --format msh,inp,vtk --pairs "$d/l-pairs.txt" \
+    -o "$d/l" -q
+check "python oracles on the lengthened pieces' mesh" 0 "$PY" "$SRC/tests/periodic_oracle.py" "$d/l" 1,1,1 150
+tail -n 1 "$T/out"
+
 lib_finish

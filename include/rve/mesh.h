@@ -94,6 +94,9 @@ typedef struct {
     double max_bend;                   /* largest face bend left (degrees) */
     size_t short_tiny;                 /* short edges left on cells smaller than threshold^3
                                           (they cannot go without the cell vanishing) */
+    size_t stretched;                  /* periodic box complexes: short edges no collapse
+                                          removed, lengthened past the threshold instead
+                                          (one end moved away, with its periodic copies) */
     size_t cells_removed;              /* small cells merged into one vertex */
     size_t pieces_removed;             /* periodic box complexes: caps of cells through a box
                                           face, smaller than a cube of the threshold, merged

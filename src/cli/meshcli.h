@@ -107,9 +107,12 @@ static inline void meshcli_print_reg(const cli_common *com, const rve_reg_report
     if (r->cells_removed)
         fprintf(stderr, "  %zu cells smaller than threshold^3 removed (merged into a vertex)\n",
                 r->cells_removed);
+    if (r->stretched)
+        fprintf(stderr, "  %zu short edges no collapse removed lengthened past the threshold\n", r->stretched);
     if (r->short_after)
         fprintf(stderr, "  %zu of the %zu short edges left are on cells smaller than threshold^3 "
-                        "(grains of a few voxels: all their edges are short)\n",
+                        "(grains of a few voxels: all their edges are short; periodic: or a copy of such "
+                        "an edge, each edge and its copies on opposite box faces counted once)\n",
                 r->short_tiny, r->short_after);
     fprintf(stderr, "  shortest edge %.6g -> %.6g (%.3f -> %.3f of the threshold); largest face bend "
                     "%.2f deg\n",
@@ -179,6 +182,7 @@ static inline void meshcli_json_reg(rve_json *j, const rve_reg_report *r)
     rve_json_kv_int(j, "short_edges_after_on_tiny_cells", (long long)r->short_tiny);
     rve_json_kv_int(j, "small_cells_removed", (long long)r->cells_removed);
     rve_json_kv_int(j, "pieces_removed", (long long)r->pieces_removed);
+    rve_json_kv_int(j, "short_edges_stretched", (long long)r->stretched);
     rve_json_kv_int(j, "edges_removed", (long long)r->removed);
     rve_json_kv_number(j, "shortest_edge_before", r->min_before);
     rve_json_kv_number(j, "shortest_edge_after", r->min_after);

@@ -202,7 +202,7 @@ rve_status rve_reg(const rve_tess *t, const rve_reg_opts *o, rve_tess **out, rve
         free(plane0);
         return rve_err_set(err, RVE_EDATA, NULL, "invalid tessellation: %s", why);
     }
-    st = rve_cx_reg(c, plane0, thr, o->max_angle, o->max_passes, o->remove_small_cells, rep, err);
+    st = rve_cx_reg(c, plane0, thr, o->max_angle, o->max_passes, o->remove_small_cells, 0, rep, err);
     rve_map *own = NULL;
     if (st == RVE_OK && o->min_angle > 0 && !o->map)
         st = mesh_input_raster(t, thr, &own, err);

@@ -389,7 +389,7 @@ static void reg_free(reg *r, int nv0)
 }
 
 rve_status rve_cx_reg(rve_cx *c, double *plane0, double threshold, double max_angle,
-                      int max_passes, int remove_small, rve_reg_report *rep, rve_err *err)
+                      int max_passes, int remove_small, int stretch, rve_reg_report *rep, rve_err *err)
 {
     memset(rep, 0, sizeof *rep);
     rep->threshold = threshold;
@@ -413,6 +413,16 @@ rve_status rve_cx_reg(rve_cx *c, double *plane0, double threshold, double max_an
             st = NOMEM(err);
         if (st == RVE_OK)
             st = collapse_passes(&r, &q, max_passes, rep, err);
+    }
+    if (st == RVE_OK && c->fper && stretch) { /* the short edges no collapse removed, lengthened */
+        int ns = reg_stretch_short(&r);
+        if (ns == -2)
+            st = rve_err_set(err, RVE_EINTERNAL, NULL,
+                             "regularisation: a periodic copy of a move failed after the others");
+        else if (ns < 0)
+            st = NOMEM(err);
+        else
+            rep->stretched = (size_t)ns;
     }
     if (st == RVE_OK)
         st = compact(&r, err);

@@ -7,9 +7,10 @@
 #include <stdint.h>
 
 /* Regularise c in place.  plane0: 4 nf initial face planes (normal out of
- * fc[2f]), compacted along with the faces.  Faces left are compacted, vertices renumbered, face points set. */
+ * fc[2f]), compacted along with the faces.  Faces left are compacted, vertices renumbered, face points set.
+ * stretch (periodic box complexes): lengthen the short edges no collapse removed (reg_stretch_short). */
 rve_status rve_cx_reg(rve_cx *c, double *plane0, double threshold, double max_angle,
-                      int max_passes, int remove_small, rve_reg_report *rep, rve_err *err);
+                      int max_passes, int remove_small, int stretch, rve_reg_report *rep, rve_err *err);
 /* Move vertices of a regularised complex (face points follow as vertex
  * means) to mend angles below min_angle and edges shorter than threshold,
  * then to win back voxel accuracy against map (required: the grain map, or

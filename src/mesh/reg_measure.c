@@ -8,36 +8,135 @@
 #include <string.h>
 
 
+/* ---------------------------------------------- edges of the periodic RVE */
+/* On a periodic box complex an edge on a box face has copies on the opposite
+ * faces (1, 3 on a box edge): they are one edge of the periodic RVE and are
+ * counted once.  Each vertex v maps to its canonical copy canon[v] (the one
+ * on the lower planes, by exact coordinates: rve_cx_periodic_links) and the
+ * bits sh[v] of the upper planes it was moved from; an edge's key is its two
+ * canonical ends and the difference of their shifts, so that an edge on a box
+ * face and its translates share a key while two edges from different copies
+ * of one box-face vertex into the interior do not.  Returns 0 with *canon
+ * NULL when the complex is not periodic (keys are then the vertex ids), -1
+ * when out of memory. */
+typedef struct {
+    int *canon;
+    unsigned char *sh;
+} edge_keys;
+
+static void edge_keys_free(edge_keys *k)
+{
+    free(k->canon);
+    free(k->sh);
+}
+
+static int edge_keys_init(const rve_cx *c, const int *flen, edge_keys *k)
+{
+    k->canon = NULL;
+    k->sh = NULL;
+    unsigned planes = 0;
+    for (int a = 0; a < 3; a++)
+        if (c->fper && c->periodic[a])
+            planes |= 3u << (2 * a);
+    if (!planes || c->nv >= (1 << 29))
+        return 0;
+    unsigned *mask = calloc((size_t)c->nv + 1, sizeof *mask);
+    int *used = calloc((size_t)c->nv + 1, sizeof *used);
+    k->canon = malloc(((size_t)c->nv + 1) * sizeof *k->canon);
+    k->sh = calloc((size_t)c->nv + 1, 1);
+    int *link = NULL;
+    if (mask && used && k->canon && k->sh) {
+        for (int f = 0; f < c->nf; f++) {
+            int n = flen ? flen[f] : c->foff[f + 1] - c->foff[f];
+            for (int j = 0; j < n; j++)
+                used[c->fv[c->foff[f] + j]] = 1;
+        }
+        for (int v = 0; v < c->nv; v++)
+            for (int a = 0; a < 3; a++) {
+                if (c->v[3 * v + a] == c->dom_lo[a])
+                    mask[v] |= 1u << (2 * a);
+                if (c->v[3 * v + a] == c->dom_hi[a])
+                    mask[v] |= 2u << (2 * a);
+            }
+        link = rve_cx_periodic_links(c, mask, used, planes);
+    }
+    if (!link) {
+        free(mask);
+        free(used);
+        edge_keys_free(k);
+        return -1;
+    }
+    for (int v = 0; v < c->nv; v++) {
+        int w = v;
+        for (int a = 0; a < 3; a++)
+            if (used[v] && (planes >> (2 * a + 1) & 1u) && c->v[3 * w + a] == c->dom_hi[a] &&
+                link[3 * w + a] >= 0) {
+                w = link[3 * w + a];
+                k->sh[v] |= (unsigned char)(1u << a);
+            }
+        k->canon[v] = w;
+    }
+    free(link);
+    free(mask);
+    free(used);
+    return 0;
+}
+
+/* The key of edge (p, q): vertex ids, or (periodic) canonical ends and the
+ * shift difference (2 bits per axis). */
+static uint64_t edge_key(const edge_keys *k, int p, int q)
+{
+    if (!k->canon) {
+        int lo = p < q ? p : q, hi = p < q ? q : p;
+        return ((uint64_t)(uint32_t)lo << 32) | (uint32_t)hi;
+    }
+    if (k->canon[p] > k->canon[q]) {
+        int t = p;
+        p = q;
+        q = t;
+    }
+    unsigned rel = 0;
+    for (int a = 0; a < 3; a++)
+        rel |= (unsigned)(1 + (k->sh[q] >> a & 1) - (k->sh[p] >> a & 1)) << (2 * a);
+    return ((uint64_t)(uint32_t)k->canon[p] << 35) | ((uint64_t)(uint32_t)k->canon[q] << 6) | rel;
+}
+
+/* Edge-length histogram, counts and shortest edge; on a periodic box complex
+ * each edge of the periodic RVE once (its copies on opposite box faces are
+ * one edge, edge_keys). */
 void reg_histogram(const rve_cx *c, const int *flen, double thr, size_t *hist, size_t *nedges,
                       size_t *nshort, double *minlen)
 {
-    /* each edge counted once: from the face with the smallest index holding it is
-     * expensive; count directed uses (a < b) per face and divide by the number of
-     * faces of the edge instead is wrong; so collect and sort. */
     size_t m = 0;
     for (int f = 0; f < c->nf; f++)
         m += (size_t)(flen ? flen[f] : c->foff[f + 1] - c->foff[f]);
-    uint64_t *e = malloc((m + 1) * sizeof *e);
+    /* key and the vertex pair, to measure the edge after sorting by key */
+    uint64_t *e = malloc((2 * m + 2) * sizeof *e);
+    edge_keys ek;
     for (int i = 0; i < RVE_REG_HIST; i++)
         hist[i] = 0;
     *nedges = *nshort = 0;
     *minlen = INFINITY;
-    if (!e)
+    if (!e || edge_keys_init(c, flen, &ek) != 0) {
+        free(e);
         return;
+    }
     size_t k = 0;
     for (int f = 0; f < c->nf; f++) {
         int n = flen ? flen[f] : c->foff[f + 1] - c->foff[f];
         for (int j = 0; j < n; j++) {
             int p = c->fv[c->foff[f] + j], q = c->fv[c->foff[f] + (j + 1) % n];
-            int lo = p < q ? p : q, hi = p < q ? q : p;
-            e[k++] = ((uint64_t)(uint32_t)lo << 32) | (uint32_t)hi;
+            e[2 * k] = edge_key(&ek, p, q);
+            e[2 * k + 1] = ((uint64_t)(uint32_t)p << 32) | (uint32_t)q;
+            k++;
         }
     }
-    qsort(e, k, sizeof *e, rve_reg_cmp_u64);
+    edge_keys_free(&ek);
+    qsort(e, k, 2 * sizeof *e, rve_reg_cmp_u64);
     for (size_t i = 0; i < k; i++) {
-        if (i > 0 && e[i] == e[i - 1])
+        if (i > 0 && e[2 * i] == e[2 * i - 2])
             continue;
-        int lo = (int)(e[i] >> 32), hi = (int)(e[i] & 0xffffffffu);
+        int lo = (int)(e[2 * i + 1] >> 32), hi = (int)(e[2 * i + 1] & 0xffffffffu);
         double L = v3_dist(c->v + 3 * lo, c->v + 3 * hi);
         (*nedges)++;
         if (L < thr)
@@ -105,13 +204,16 @@ int reg_cell_volumes(const rve_cx *c, const int *flen, double *vol)
 
 /* Short edges of cells smaller than a cube of the threshold: such a cell (a
  * grain of a few voxels) has only short edges and cannot lose them without
- * vanishing. */
+ * vanishing.  On a periodic box complex an edge counts when it or any of its
+ * periodic copies borders such a piece, once per edge of the periodic RVE
+ * (edge_keys, the rule of reg_histogram's total). */
 static int count_short_tiny(const rve_cx *c, double thr, size_t *count)
 {
     *count = 0;
     double *vol = malloc(((size_t)c->nc + 1) * sizeof(double));
     uint64_t *e = malloc(((size_t)c->foff[c->nf] + 1) * sizeof *e);
-    if (!vol || !e || reg_cell_volumes(c, NULL, vol) != 0) {
+    edge_keys ek;
+    if (!vol || !e || reg_cell_volumes(c, NULL, vol) != 0 || edge_keys_init(c, NULL, &ek) != 0) {
         free(vol);
         free(e);
         return -1;
@@ -127,10 +229,10 @@ static int count_short_tiny(const rve_cx *c, double thr, size_t *count)
             int p = c->fv[a0 + i], q = c->fv[a0 + (i + 1) % n];
             if (!(v3_dist(c->v + 3 * p, c->v + 3 * q) < thr))
                 continue;
-            int lo = p < q ? p : q, hi = p < q ? q : p;
-            e[m++] = ((uint64_t)(uint32_t)lo << 32) | (uint32_t)hi;
+            e[m++] = edge_key(&ek, p, q);
         }
     }
+    edge_keys_free(&ek);
     qsort(e, m, sizeof *e, rve_reg_cmp_u64);
     for (size_t i = 0; i < m; i++)
         if (i == 0 || e[i] != e[i - 1])

@@ -246,3 +246,151 @@ int reg_delete_piece(reg *r, int k)
     r->force = r->allow_frozen = r->dry = 0;
     return res;
 }
+
+/* ------------------------------------------ short edges no collapse removes */
+/* Do the edges at v keep at least min(threshold, their length) with v at p? */
+static int edges_kept(const reg *r, int v, const double p[3])
+{
+    const rve_cx *c = r->c;
+    for (int k = 0; k < r->vf[v].n; k++) {
+        int f = r->vf[v].a[k], n = r->flen[f];
+        const int *lp = c->fv + c->foff[f];
+        for (int i = 0; n >= 3 && i < n; i++) {
+            if (lp[i] != v)
+                continue;
+            for (int s = n - 1; s <= n + 1; s += 2) {
+                int w = lp[(i + s) % n];
+                if (v3_dist(p, c->v + 3 * w) < fmin(r->threshold, reg_elen(r, v, w)))
+                    return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+/* Move v away from u until |v - u| = len, along the edge (tilt 0) or tilted
+ * by half towards +-e1 or +-e2 (tilt 1..4, e1, e2 perpendicular to the
+ * edge), within v's box planes, every
+ * periodic copy of v to the exact translate (as reg_collapse_any): all
+ * copies are checked (faces bent, cells star-shaped, no edge at them
+ * shortened below the threshold) before any moves, and their
+ * neighbourhoods must be disjoint.  1 done, 0 refused, -1 on memory, -2
+ * when a checked copy failed (cannot happen). */
+static int stretch_end(reg *r, int v, int u, double len, int tilt)
+{
+    const rve_cx *c = r->c;
+    unsigned frz = reg_frozen_planes(c), fv = r->mask[v] & frz;
+    double d[3], w[3];
+    v3_sub(w, c->v + 3 * v, c->v + 3 * u);
+    v3_copy(d, w);
+    if (tilt) {
+        double e1[3], e2[3], x[3] = {1, 0, 0}, wl = v3_norm(w);
+        if (fabs(w[0]) > 0.6 * wl)
+            x[0] = 0, x[1] = 1;
+        v3_cross(e1, w, x);
+        v3_scale(e1, e1, 1.0 / v3_norm(e1));
+        v3_cross(e2, w, e1);
+        v3_scale(e2, e2, 1.0 / wl);
+        v3_axpy(d, w, (tilt & 1 ? 0.5 : -0.5) * wl, tilt <= 2 ? e1 : e2);
+    }
+    int axes[3], na = 0;
+    for (int ax = 0; ax < 3; ax++)
+        if (r->mask[v] >> (2 * ax) & 3u) { /* on a plane of this axis: stays on it */
+            d[ax] = 0;
+            if (fv >> (2 * ax) & 3u)
+                axes[na++] = ax;
+        }
+    double dn = v3_norm(d);
+    if (!(dn > 1e-6 * r->threshold))
+        return 0;
+    v3_scale(d, d, 1.0 / dn);
+    double wd = v3_dot(w, d), disc = wd * wd - v3_dot(w, w) + len * len;
+    if (!(disc > 0))
+        return 0;
+    double p[3];
+    v3_axpy(p, c->v + 3 * v, -wd + sqrt(disc), d);
+    for (int ax = 0; ax < 3; ax++)
+        if (r->mask[v] >> (2 * ax) & 3u)
+            p[ax] = c->v[3 * v + ax];
+    int cv[8];
+    for (unsigned S = 0; S < (1u << na); S++) {
+        cv[S] = S ? frozen_copy(r, v, axes, S) : v;
+        if (cv[S] < 0)
+            return 0;
+        for (unsigned T = 0; T < S; T++)
+            if (faces_shared(r, (int[2]){cv[T], -1}, (int[2]){cv[S], -1}))
+                return 0;
+    }
+    int res = 1;
+    r->force = 1;
+    for (int pass = 0; pass < 2 && res == 1; pass++) {
+        r->dry = pass == 0;
+        for (unsigned S = 0; S < (1u << na) && res == 1; S++) {
+            v3_copy(r->fpos, p);
+            for (int k = 0; k < na; k++)
+                if (S >> k & 1) {
+                    int ax = axes[k];
+                    r->fpos[ax] = p[ax] == c->dom_lo[ax] ? c->dom_hi[ax] : c->dom_lo[ax];
+                }
+            if (pass == 0 && !edges_kept(r, cv[S], r->fpos))
+                res = 0;
+            if (res == 1)
+                res = forced_merge(r, cv[S], -1);
+            if (pass == 1 && res == 0)
+                res = -2;
+        }
+    }
+    r->force = r->dry = 0;
+    return res;
+}
+
+static int nbits(unsigned m)
+{
+    int n = 0;
+    for (; m; m &= m - 1)
+        n++;
+    return n;
+}
+
+/* The short edges left after the collapses, lengthened instead: one end (the
+ * one on fewer box planes first) moves away from the other, within its box
+ * planes and with its periodic copies, until the edge is a little longer
+ * than the threshold (1.01, 1.05, 1.15 of it, the least that passes; along
+ * the edge first, then tilted, stretch_end), when
+ * no face bends past the maximum, every cell stays star-shaped and no other
+ * edge at the moved vertices gets shorter than the threshold (or than it
+ * was).  Returns the edges lengthened, -1 on memory, -2 as stretch_end. */
+int reg_stretch_short(reg *r)
+{
+    const rve_cx *c = r->c;
+    ilist e = {NULL, 0, 0};
+    for (int f = 0; f < c->nf; f++) {
+        int n = r->flen[f];
+        const int *lp = c->fv + c->foff[f];
+        for (int i = 0; n >= 3 && i < n; i++)
+            if (lp[i] < lp[(i + 1) % n] && reg_elen(r, lp[i], lp[(i + 1) % n]) < r->threshold)
+                if (il_push(&e, lp[i]) || il_push(&e, lp[(i + 1) % n])) {
+                    free(e.a);
+                    return -1;
+                }
+    }
+    static const double grow[3] = {1.01, 1.05, 1.15};
+    int done = 0, res = 0;
+    for (int i = 0; i + 1 < e.n && res >= 0; i += 2) {
+        int a = e.a[i], b = e.a[i + 1]; /* a: the end on fewer planes moves first */
+        if (nbits(r->mask[a]) > nbits(r->mask[b])) {
+            a = e.a[i + 1];
+            b = e.a[i];
+        }
+        res = 0;
+        for (int k = 0; k < 30 && res == 0; k++) { /* ends, tilts, lengths */
+            if (!r->valive[a] || !r->valive[b] || !reg_edge_exists(r, a, b) ||
+                !(reg_elen(r, a, b) < r->threshold))
+                break;
+            res = stretch_end(r, k < 15 ? a : b, k < 15 ? b : a, grow[k % 3] * r->threshold, k % 15 / 3);
+        }
+        done += res == 1;
+    }
+    free(e.a);
+    return res < 0 ? res : done;
+}

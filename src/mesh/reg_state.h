@@ -91,6 +91,7 @@ int reg_try_delete_cell(reg *r, int k, int *kept);
 int reg_frozen_links(reg *r);
 int reg_collapse_any(reg *r, int a, int b, int *copies, int *ncopies);
 int reg_delete_piece(reg *r, int k);
+int reg_stretch_short(reg *r);
 /* reg_measure.c */
 void reg_histogram(const rve_cx *c, const int *flen, double thr, size_t *hist, size_t *nedges,
                    size_t *nshort, double *minlen);
