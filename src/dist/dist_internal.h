@@ -86,6 +86,8 @@ int dist_exact_orient3(const double a[3], const double b[3], const double c[3], 
 int dist_exact_tri(const double s1[3], const double s2[3], const double s3[3], const double sj[3],
                    const double sk[3]);
 void dist_exact_normal(const double s1[3], const double s2[3], const double s3[3], double n[3]);
+void dist_exact_seg_closest(const double y1[3], const double y2[3], double v[3]);
+void dist_exact_tri_closest(const double y1[3], const double y2[3], const double y3[3], double v[3]);
 void dist_exact_normal_ab(const double *const a[3], const double *const b[3], double n[3]);
 int dist_exact_tri_value(const double s1[3], const double s2[3], const double s3[3], const double sj[3],
                          const double sk[3], double *approx);

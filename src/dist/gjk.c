@@ -28,6 +28,7 @@ const char *rve_gjk_status_name(rve_gjk_status s)
 #define DIST_STOP_ABS 16
 /* equal-|v| steps GJK may take before it stops on "no progress" */
 #define GJK_STALLS 4
+#define GJK_REFINES 2 /* exact recomputations of v before a repeated vertex is trusted */
 
 void rve_gjk_opts_default(rve_gjk_opts *o)
 {
@@ -389,7 +390,7 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
     sv_res r;
     double v[3], vv = INFINITY, wmax2 = 0;
     rve_gjk_status status = RVE_GJK_CAP;
-    int it = 0, stalls = 0;
+    int it = 0, stalls = 0, refines = 0;
     /* the lean path (d only) needs no barycentric weights: the distance is |v| */
     sv_ctx cx = {(const double(*)[3])S.a, (const double(*)[3])S.b, P->want != WANT_D, 0, 0};
     S.n = 0;
@@ -434,6 +435,18 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
                 if ((ia >= 0 && ib >= 0) ? (SIA(S, i) == ia && SIB(S, i) == ib)
                                          : (SY(S, i)[0] == w[0] && SY(S, i)[1] == w[1] && SY(S, i)[2] == w[2]))
                     dup = 1;
+            /* a repeated vertex stops only with an accurate v (a small v rounded
+             * from large y turns by eps |y| / |v|): else v exactly (dist.md) */
+            if (dup && S.n > 1 && refines < GJK_REFINES && gap > 0.0625 * vv) {
+                refines++;
+                cx.nex++;
+                if (S.n == 2)
+                    dist_exact_seg_closest(SY(S, 0), SY(S, 1), v);
+                else
+                    dist_exact_tri_closest(SY(S, 0), SY(S, 1), SY(S, 2), v);
+                vv = v3_dot(v, v);
+                continue;
+            }
             if (dup) {
                 status = RVE_GJK_CONVERGED;
                 break;
@@ -547,37 +560,6 @@ static void scale_factors(double L, gjk_pair *P)
     P->m2 = ldexp(1.0, h2);
 }
 
-/* a shape's first core vertex (body frame; the origin for the smooth kinds) */
-static inline void shape_first(const rve_shape *s, double c[3])
-{
-    if (s->kind == RVE_SHAPE_POLYTOPE)
-        v3_copy(c, s->verts);
-    else if (s->kind <= RVE_SHAPE_SPHERE)
-        v3_copy(c, s->v[0]);
-    else
-        v3_set(c, 0, 0, 0);
-}
-
-/* A body-frame point near the middle of a shape, for the first search
- * direction.  A posed polytope (pose other than the identity) is taken to be
- * built around its body origin (grains, DEM particles); a polytope with the
- * identity pose is a bare vertex array in world coordinates, whose middle is
- * estimated by the box centre of at most 16 of its vertices (all up to 16,
- * else every (nv/16)-th: O(1) per query).  Simplices: the first vertex, the
- * sphere its centre, the smooth kinds their origin.  Only the start depends
- * on it, never the answer or its certificate. */
-static inline void shape_mid(const rve_shape *s, double c[3])
-{
-    if (s->kind != RVE_SHAPE_POLYTOPE || s->rotated || s->pos[0] != 0 || s->pos[1] != 0 || s->pos[2] != 0) {
-        if (s->kind == RVE_SHAPE_POLYTOPE)
-            v3_set(c, 0, 0, 0);
-        else
-            shape_first(s, c);
-        return;
-    }
-    dist_sample_mid(s->verts, s->nv, c);
-}
-
 /* The pair in the local frame (origin c = B's position); with scaled, also
  * multiplied by 2^-sc for the pair's extent L. */
 static void pair_init(gjk_pair *P, const rve_shape *A, const rve_shape *B, int scaled, double v0[3])
@@ -618,13 +600,11 @@ static void pair_init(gjk_pair *P, const rve_shape *A, const rve_shape *B, int s
         v3_sub(P->pa, A->pos, P->c);
         v3_sub(P->pb, B->pos, P->c);
     }
-    /* the first direction: between two points near the middles of the
-     * bodies (shape_mid), which is close to the answer on separated pairs
-     * (a quarter to a third fewer support calls than the first vertices'
-     * difference); the first vertices' difference when they coincide */
+    /* the first direction: between the bodies' middles (gjk_shape_mid; a quarter to a third
+     * fewer support calls on separated pairs), else between their first vertices */
     double ca[3], cb[3], wa[3], wb[3]; /* pair_place may not alias its input */
-    shape_mid(A, ca);
-    shape_mid(B, cb);
+    gjk_shape_mid(A, ca);
+    gjk_shape_mid(B, cb);
     if (scaled) {
         scale2(P, ca);
         scale2(P, cb);
@@ -635,8 +615,8 @@ static void pair_init(gjk_pair *P, const rve_shape *A, const rve_shape *B, int s
     double dd = v3_dot(v0, v0);
     if (dd > 0 && isfinite(dd))
         return;
-    shape_first(A, ca);
-    shape_first(B, cb);
+    gjk_shape_first(A, ca);
+    gjk_shape_first(B, cb);
     if (scaled) {
         scale2(P, ca);
         scale2(P, cb);
