@@ -136,12 +136,38 @@ typedef struct {
     double pa[3], qa[4], pb[3], qb[4];
     rve_shape sa, sb;
     rve_shape sa0, sb0; /* the same without the edge graph */
+    double *wa, *wb;     /* world-frame vertices (RVE_BENCH_DIST_WORLD) */
     /* point-vs-polytope rows */
     double pt[3];
 } query;
 
+/* RVE_BENCH_DIST_WORLD=1: our shapes are the bodies' vertices in world
+ * coordinates with the identity pose (what openGJK's interface takes: bare
+ * vertex arrays), the same pairs; the peers keep the poses */
+static int world_mode = 0;
+
+static void world_verts(double **w, const body *b, const double p[3], const double q[4])
+{
+    *w = realloc(*w, sizeof(double) * 3 * (size_t)b->nv);
+    for (int j = 0; j < b->nv; j++) {
+        double t[3];
+        qrot(t, q, b->v + 3 * j);
+        for (int k = 0; k < 3; k++) (*w)[3 * j + k] = t[k] + p[k];
+    }
+}
+
 static void query_shapes(query *q)
 {
+    if (world_mode) {
+        /* a rigid motion keeps the hull's edges: the graph stays valid */
+        world_verts(&q->wa, q->A, q->pa, q->qa);
+        world_verts(&q->wb, q->B, q->pb, q->qb);
+        rve_shape_polytope(&q->sa, q->wa, q->A->nv, q->A->has_graph ? &q->A->g : NULL);
+        rve_shape_polytope(&q->sb, q->wb, q->B->nv, q->B->has_graph ? &q->B->g : NULL);
+        rve_shape_polytope(&q->sa0, q->wa, q->A->nv, NULL);
+        rve_shape_polytope(&q->sb0, q->wb, q->B->nv, NULL);
+        return;
+    }
     rve_shape_polytope(&q->sa, q->A->v, q->A->nv, q->A->has_graph ? &q->A->g : NULL);
     rve_shape_set_pose(&q->sa, q->pa, q->qa);
     rve_shape_polytope(&q->sb, q->B->v, q->B->nv, q->B->has_graph ? &q->B->g : NULL);
@@ -460,12 +486,15 @@ int main(void)
     int maxn = env ? atoi(env) : 1 << 30;
     env = getenv("RVE_BENCH_DIST_OURS");
     ours_only = env && atoi(env) > 0;
+    env = getenv("RVE_BENCH_DIST_WORLD");
+    world_mode = env && atoi(env) > 0;
     static const char *cfg_name[3] = {"distant", "touching", "overlapping"};
     printf("GJK distance queries, ns/query (median of %d rounds, %d queries per row, random rotations)\n", ROUNDS, NQ);
     printf("peers: Bullet %s (btGjkPairDetector, btConvexHullShape margin 0), FCL GJKSolver_indep::shapeDistance\n"
            "(Convex, default tolerance); libccd has no distance query: its ccdGJKIntersect is compared\nwith our intersection test (rve_gjk_intersect).  Time = thread CPU time (shared machine).\n",
            peer_bullet_double() ? "double" : "float");
-    printf("ours uses the qhull edge graph (hill climbing) above 32 vertices; FCL walks edges above 32 too\n\n");
+    printf("ours uses the qhull edge graph (hill climbing) above 32 vertices; FCL walks edges above 32 too\n");
+    printf("%s\n\n", world_mode ? "ours: world-coordinate vertex arrays, identity poses (RVE_BENCH_DIST_WORLD)" : "ours: body vertices with poses");
     printf("%-26s", "row");
     for (int l = 0; l < NLIB; l++) printf(" %12s", lib_name[l]);
     printf("   ratios: lean/SV brute/SV Johns/SV Bullet/SV FCL/SV libccd/isect   calls exact");

@@ -330,3 +330,59 @@ int dist_exact_dot_sign(int n, const double *a, const double *b, double *approx)
         *approx = s;
     return exp_sign(m, acc);
 }
+
+/* x = y (copied), returns n */
+static int exp_copy(int n, const double *y, double *x)
+{
+    for (int i = 0; i < n; i++)
+        x[i] = y[i];
+    return n;
+}
+
+static double exp_approx(int n, const double *e)
+{
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += e[i];
+    return s;
+}
+
+/* The closest point to the origin of the line through y1 and y2: the exact
+ * numerator y1 (e.e) - e (y1.e) (e = y2 - y1), each component rounded, over
+ * the rounded e.e.  Within a few eps of |v| even where |v| is far below |y|
+ * (the rounded projection of S1D is only within about eps |y|, which turns a
+ * small v's direction).  For GJK's repeated-vertex stop (gjk.c). */
+void dist_exact_seg_closest(const double y1[3], const double y2[3], double v[3])
+{
+    double E[3][2], ee[64], ye[64], t1[128], t2[128], x[256];
+    int ne[3], nee = 0, nye = 0;
+    for (int k = 0; k < 3; k++)
+        ne[k] = exp_diff(y2[k], y1[k], E[k]);
+    for (int k = 0; k < 3; k++) {
+        double p[8];
+        int np = exp_mul(ne[k], E[k], ne[k], E[k], p);
+        nee = exp_copy(exp_sum(nee, ee, np, p, t1), t1, ee);
+        np = exp_scale(ne[k], E[k], y1[k], p);
+        nye = exp_copy(exp_sum(nye, ye, np, p, t1), t1, ye);
+    }
+    double den = exp_approx(nee, ee);
+    for (int i = 0; i < 3; i++) {
+        int n1 = exp_scale(nee, ee, y1[i], t1);
+        int n2 = exp_mul(ne[i], E[i], nye, ye, t2);
+        for (int t = 0; t < n2; t++)
+            t2[t] = -t2[t];
+        v[i] = exp_approx(exp_sum(n1, t1, n2, t2, x), x) / den;
+    }
+}
+
+/* The same for the plane through y1, y2, y3: n = the exact normal rounded
+ * (dist_exact_normal), v = n (n.y1) / (n.n) with n.y1 exact, rounded. */
+void dist_exact_tri_closest(const double y1[3], const double y2[3], const double y3[3], double v[3])
+{
+    double n[3], h;
+    dist_exact_normal(y1, y2, y3, n);
+    dist_exact_dot_sign(3, n, y1, &h);
+    double s = h / (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    for (int i = 0; i < 3; i++)
+        v[i] = n[i] * s;
+}

@@ -37,6 +37,29 @@ static inline void dist_quat_matrix(const double q[4], double R[9])
     R[6] = 2 * (x * z - w * y);     R[7] = 2 * (y * z + w * x);     R[8] = 1 - 2 * (x * x + y * y);
 }
 
+/* The box centre of at most 16 of nv >= 1 vertices (all up to 16, else every
+ * (nv/16)-th): a point near the middle of a vertex set in O(1), for a first
+ * search direction (halved before adding: no overflow). */
+static inline void dist_sample_mid(const double *V, int nv, double m[3])
+{
+    /* six scalars (arrays here were kept in memory: a store-forwarding chain) */
+    double lx = V[0], ly = V[1], lz = V[2], hx = lx, hy = ly, hz = lz;
+    int ns = nv < 16 ? nv : 16;
+    for (int k = 1; k < ns; k++) {
+        const double *p = V + 3 * (nv <= 16 ? k : (int)(((long)k * nv) >> 4));
+        double x = p[0], y = p[1], z = p[2];
+        lx = x < lx ? x : lx;
+        ly = y < ly ? y : ly;
+        lz = z < lz ? z : lz;
+        hx = x > hx ? x : hx;
+        hy = y > hy ? y : hy;
+        hz = z > hz ? z : hz;
+    }
+    m[0] = 0.5 * lx + 0.5 * hx;
+    m[1] = 0.5 * ly + 0.5 * hy;
+    m[2] = 0.5 * lz + 0.5 * hz;
+}
+
 /* Number of indexable vertices of a shape's core (0: not vertex-based). */
 static inline int dist_nvertices(const rve_shape *s)
 {
@@ -63,6 +86,8 @@ int dist_exact_orient3(const double a[3], const double b[3], const double c[3], 
 int dist_exact_tri(const double s1[3], const double s2[3], const double s3[3], const double sj[3],
                    const double sk[3]);
 void dist_exact_normal(const double s1[3], const double s2[3], const double s3[3], double n[3]);
+void dist_exact_seg_closest(const double y1[3], const double y2[3], double v[3]);
+void dist_exact_tri_closest(const double y1[3], const double y2[3], const double y3[3], double v[3]);
 void dist_exact_normal_ab(const double *const a[3], const double *const b[3], double n[3]);
 int dist_exact_tri_value(const double s1[3], const double s2[3], const double s3[3], const double sj[3],
                          const double sk[3], double *approx);

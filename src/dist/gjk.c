@@ -28,6 +28,7 @@ const char *rve_gjk_status_name(rve_gjk_status s)
 #define DIST_STOP_ABS 16
 /* equal-|v| steps GJK may take before it stops on "no progress" */
 #define GJK_STALLS 4
+#define GJK_REFINES 2 /* exact recomputations of v before a repeated vertex is trusted */
 
 void rve_gjk_opts_default(rve_gjk_opts *o)
 {
@@ -389,7 +390,7 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
     sv_res r;
     double v[3], vv = INFINITY, wmax2 = 0;
     rve_gjk_status status = RVE_GJK_CAP;
-    int it = 0, stalls = 0;
+    int it = 0, stalls = 0, refines = 0;
     /* the lean path (d only) needs no barycentric weights: the distance is |v| */
     sv_ctx cx = {(const double(*)[3])S.a, (const double(*)[3])S.b, P->want != WANT_D, 0, 0};
     S.n = 0;
@@ -434,6 +435,18 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
                 if ((ia >= 0 && ib >= 0) ? (SIA(S, i) == ia && SIB(S, i) == ib)
                                          : (SY(S, i)[0] == w[0] && SY(S, i)[1] == w[1] && SY(S, i)[2] == w[2]))
                     dup = 1;
+            /* a repeated vertex stops only with an accurate v (a small v rounded
+             * from large y turns by eps |y| / |v|): else v exactly (dist.md) */
+            if (dup && S.n > 1 && refines < GJK_REFINES && gap > 0.0625 * vv) {
+                refines++;
+                cx.nex++;
+                if (S.n == 2)
+                    dist_exact_seg_closest(SY(S, 0), SY(S, 1), v);
+                else
+                    dist_exact_tri_closest(SY(S, 0), SY(S, 1), SY(S, 2), v);
+                vv = v3_dot(v, v);
+                continue;
+            }
             if (dup) {
                 status = RVE_GJK_CONVERGED;
                 break;
@@ -587,36 +600,30 @@ static void pair_init(gjk_pair *P, const rve_shape *A, const rve_shape *B, int s
         v3_sub(P->pa, A->pos, P->c);
         v3_sub(P->pb, B->pos, P->c);
     }
-    double ca[3], cb[3];
-    if (A->kind == RVE_SHAPE_POLYTOPE)
-        v3_copy(ca, A->verts);
-    else if (A->kind <= RVE_SHAPE_SPHERE)
-        v3_copy(ca, A->v[0]);
-    else
-        v3_set(ca, 0, 0, 0);
-    if (B->kind == RVE_SHAPE_POLYTOPE)
-        v3_copy(cb, B->verts);
-    else if (B->kind <= RVE_SHAPE_SPHERE)
-        v3_copy(cb, B->v[0]);
-    else
-        v3_set(cb, 0, 0, 0);
+    /* the first direction: between the bodies' middles (gjk_shape_mid; a quarter to a third
+     * fewer support calls on separated pairs), else between their first vertices */
+    double ca[3], cb[3], wa[3], wb[3]; /* pair_place may not alias its input */
+    gjk_shape_mid(A, ca);
+    gjk_shape_mid(B, cb);
     if (scaled) {
         scale2(P, ca);
         scale2(P, cb);
     }
-    double wa[3], wb[3]; /* pair_place may not alias its input */
     pair_place(&P->fa, P->pa, ca, wa);
     pair_place(&P->fb, P->pb, cb, wb);
     v3_sub(v0, wa, wb);
-    /* the first direction: from B's body origin to A's when they differ
-     * (bodies are usually built around their origin, and that direction
-     * is then close to the answer: a quarter to a third fewer support
-     * calls on separated pairs); else the first vertices' difference */
-    double dp[3];
-    v3_sub(dp, P->pa, P->pb);
-    double dd = v3_dot(dp, dp);
+    double dd = v3_dot(v0, v0);
     if (dd > 0 && isfinite(dd))
-        v3_copy(v0, dp);
+        return;
+    gjk_shape_first(A, ca);
+    gjk_shape_first(B, cb);
+    if (scaled) {
+        scale2(P, ca);
+        scale2(P, cb);
+    }
+    pair_place(&P->fa, P->pa, ca, wa);
+    pair_place(&P->fb, P->pb, cb, wb);
+    v3_sub(v0, wa, wb);
 }
 
 /* local (scaled) point -> world */

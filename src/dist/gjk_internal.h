@@ -50,4 +50,35 @@ void dist_s3d(const double y[][3], int i1, int i2, int i3, int i4, int tail, sv_
 /* Johnson's sub-algorithm on y[0..n-1] */
 void dist_johnson_run(const double y[][3], int n, int newest, sv_res *r);
 
+/* a shape's first core vertex (body frame; the origin for the smooth kinds) */
+static inline void gjk_shape_first(const rve_shape *s, double c[3])
+{
+    if (s->kind == RVE_SHAPE_POLYTOPE)
+        v3_copy(c, s->verts);
+    else if (s->kind <= RVE_SHAPE_SPHERE)
+        v3_copy(c, s->v[0]);
+    else
+        v3_set(c, 0, 0, 0);
+}
+
+/* A body-frame point near the middle of a shape, for the first search
+ * direction.  A posed polytope (pose other than the identity) is taken to be
+ * built around its body origin (grains, DEM particles); a polytope with the
+ * identity pose is a bare vertex array in world coordinates, whose middle is
+ * estimated by the box centre of at most 16 of its vertices (all up to 16,
+ * else every (nv/16)-th: O(1) per query).  Simplices: the first vertex, the
+ * sphere its centre, the smooth kinds their origin.  Only the start depends
+ * on it, never the answer or its certificate. */
+static inline void gjk_shape_mid(const rve_shape *s, double c[3])
+{
+    if (s->kind != RVE_SHAPE_POLYTOPE || s->rotated || s->pos[0] != 0 || s->pos[1] != 0 || s->pos[2] != 0) {
+        if (s->kind == RVE_SHAPE_POLYTOPE)
+            v3_set(c, 0, 0, 0);
+        else
+            gjk_shape_first(s, c);
+        return;
+    }
+    dist_sample_mid(s->verts, s->nv, c);
+}
+
 #endif
