@@ -435,8 +435,8 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
                 if ((ia >= 0 && ib >= 0) ? (SIA(S, i) == ia && SIB(S, i) == ib)
                                          : (SY(S, i)[0] == w[0] && SY(S, i)[1] == w[1] && SY(S, i)[2] == w[2]))
                     dup = 1;
-            /* a repeated vertex stops only with an accurate v (a small v rounded
-             * from large y turns by eps |y| / |v|): else v exactly (dist.md) */
+            /* a repeated vertex stops only with v.w >= 15/16 |v|^2, which certifies
+             * the decision, d only within |v|/16: else v exactly (dist.md gjk6) */
             if (dup && S.n > 1 && refines < GJK_REFINES && gap > 0.0625 * vv) {
                 refines++;
                 cx.nex++;
