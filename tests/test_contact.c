@@ -8,6 +8,7 @@
 #include "contact_pairs.h"
 #include "ph_oracle.h"
 #include <rve/dist.h>
+#include <float.h>
 #include <math.h>
 #ifndef M_PI
 #define M_PI 3.14159265358979323846
@@ -284,9 +285,11 @@ static void epa_check_pair(pair_t *p, int i, epa_stats *S, int verbose)
         S->overlap++;
         S->kinds[p->orc.kind]++;
         double rel = aerr / (double)fabsl(s0);
-        /* relative to the depth, or to the rounding of the coordinates for depths
-         * below 1e-4 of the size (grazing contacts) */
-        double allowed = 1e-12 * fmax((double)fabsl(s0), 1e-4 * p->scale);
+        /* relative to the depth, or, for grazing contacts, to the rounding of
+         * the coordinates: a few eps times the size (the kernels' bound is
+         * 100 eps L; 1e-16 x size, the floor used before, is below one
+         * rounding of a coordinate and failed a depth off by 0.5 eps L) */
+        double allowed = fmax(1e-12 * (double)fabsl(s0), 16 * DBL_EPSILON * p->scale);
         if (rel > S->worst_rel)
             S->worst_rel = rel;
         if (aerr / p->scale > S->worst_abs)
@@ -339,7 +342,7 @@ START_TEST(test_epa_random)
     }
     fprintf(stderr,
             "EPA vs oracle: %d pairs, %d overlapping (face A %d, face B %d, edge-edge %d), %d unique normals; "
-            "depth beyond 1e-12 rel: %d (worst rel %.3g, worst abs/size %.3g); normal beyond 1e-9 rad: %d "
+            "depth beyond 1e-12 rel or 16 eps size: %d (worst rel %.3g, worst abs/size %.3g); normal beyond 1e-9 rad: %d "
             "(worst %.3g); capped %d\n",
             S.n, S.overlap, S.kinds[0], S.kinds[1], S.kinds[2], S.unique, S.bad_depth, S.worst_rel, S.worst_abs,
             S.bad_normal, S.worst_ang, S.capped);
