@@ -15,9 +15,7 @@ ORACLE="$SRC/tests/ccx_periodic.py"
 
 solve() { # description, expected status (0 pass, 1 oracle refuses), mesh, case
     rm -rf "$T/w" && mkdir "$T/w"
-    "$PY" "$ORACLE" "$3" "$T/w" "$4" >"$T/out" 2>&1
-    got=$?
-    if [ "$got" -eq "$2" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1: status $got, wanted $2"; fi
+    check "$1" "$2" "$PY" "$ORACLE" "$3" "$T/w" "$4"
     sed 's/^/  /' "$T/out"
 }
 

@@ -19,9 +19,7 @@ fi
 "$PY" -c "import petsc4py" 2>/dev/null || { echo "SKIP msh_petsc: no petsc4py (Debian package python3-petsc4py)"; exit 77; }
 
 read_petsc() { # description, expected status, mesh, periodic|plain
-    "$PY" "$SRC/tests/petsc_msh.py" "$3" "$4" >"$T/out" 2>&1
-    got=$?
-    if [ "$got" -eq "$2" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $1: status $got, wanted $2"; fi
+    check "$1" "$2" "$PY" "$SRC/tests/petsc_msh.py" "$3" "$4"
     sed 's/^/  /' "$T/out"
 }
 
