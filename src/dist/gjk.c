@@ -560,23 +560,6 @@ static void scale_factors(double L, gjk_pair *P)
     P->m2 = ldexp(1.0, h2);
 }
 
-/* v0 = the chosen point of A minus that of B, both placed in the pair's
- * frame (point: gjk_shape_mid or gjk_shape_first) */
-static void pair_start_dir(const gjk_pair *P, const rve_shape *A, const rve_shape *B, int scaled,
-                           void (*point)(const rve_shape *, double[3]), double v0[3])
-{
-    double ca[3], cb[3], wa[3], wb[3]; /* pair_place may not alias its input */
-    point(A, ca);
-    point(B, cb);
-    if (scaled) {
-        scale2(P, ca);
-        scale2(P, cb);
-    }
-    pair_place(&P->fa, P->pa, ca, wa);
-    pair_place(&P->fb, P->pb, cb, wb);
-    v3_sub(v0, wa, wb);
-}
-
 /* The pair in the local frame (origin c = B's position); with scaled, also
  * multiplied by 2^-sc for the pair's extent L. */
 static void pair_init(gjk_pair *P, const rve_shape *A, const rve_shape *B, int scaled, double v0[3])
@@ -619,10 +602,28 @@ static void pair_init(gjk_pair *P, const rve_shape *A, const rve_shape *B, int s
     }
     /* the first direction: between the bodies' middles (gjk_shape_mid; a quarter to a third
      * fewer support calls on separated pairs), else between their first vertices */
-    pair_start_dir(P, A, B, scaled, gjk_shape_mid, v0);
+    double ca[3], cb[3], wa[3], wb[3]; /* pair_place may not alias its input */
+    gjk_shape_mid(A, ca);
+    gjk_shape_mid(B, cb);
+    if (scaled) {
+        scale2(P, ca);
+        scale2(P, cb);
+    }
+    pair_place(&P->fa, P->pa, ca, wa);
+    pair_place(&P->fb, P->pb, cb, wb);
+    v3_sub(v0, wa, wb);
     double dd = v3_dot(v0, v0);
-    if (!(dd > 0 && isfinite(dd)))
-        pair_start_dir(P, A, B, scaled, gjk_shape_first, v0);
+    if (dd > 0 && isfinite(dd))
+        return;
+    gjk_shape_first(A, ca);
+    gjk_shape_first(B, cb);
+    if (scaled) {
+        scale2(P, ca);
+        scale2(P, cb);
+    }
+    pair_place(&P->fa, P->pa, ca, wa);
+    pair_place(&P->fb, P->pb, cb, wb);
+    v3_sub(v0, wa, wb);
 }
 
 /* local (scaled) point -> world */
