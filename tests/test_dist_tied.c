@@ -32,7 +32,13 @@ START_TEST(test_argmax_scan)
 {
     rng_seed(17);
     static double V[3 * 600];
-    long ties = 0;
+    long ties = 0, navx = 0;
+    /* the AVX scan (dist_scan.c) directly, on every set size, where the CPU has it */
+#if DIST_HAVE_AVX_SCAN
+    const int have_avx = __builtin_cpu_supports("avx");
+#else
+    const int have_avx = 0;
+#endif
     for (int r = 0; r < 220000; r++) {
         /* 200000 small sets (the block scan called directly), 10000 of
          * DIST_ARGMAX_PAIRS_NV .. DIST_ARGMAX_BLOCK_NV - 1 vertices (the
@@ -48,6 +54,11 @@ START_TEST(test_argmax_scan)
             d[k] = ints ? (double)((int)(urand() * 3) - 1) : urand() - 0.5;
         int a = dist_argmax(V, nv, d), b = scan_argmax(V, nv, d), c = dist_argmax_block(V, nv, d);
         ck_assert_msg(a == b && c == b, "nv %d: %d and %d, the scan %d", nv, a, c, b);
+        if (have_avx) {
+            int e = dist_argmax_avx(V, nv, d);
+            ck_assert_msg(e == b, "nv %d: avx scan %d, the scan %d", nv, e, b);
+            navx++;
+        }
         for (int i = 0; i < nv && ints; i++)
             if (i != b && V[3 * i] * d[0] + V[3 * i + 1] * d[1] + V[3 * i + 2] * d[2] ==
                               V[3 * b] * d[0] + V[3 * b + 1] * d[1] + V[3 * b + 2] * d[2]) {
@@ -59,16 +70,42 @@ START_TEST(test_argmax_scan)
     ck_assert_int_eq(dist_argmax_block(V, 40, dn), scan_argmax(V, 40, dn));
     ck_assert_int_eq(dist_argmax(V, 40, dn), scan_argmax(V, 40, dn));
     ck_assert_int_eq(dist_argmax(V, 100, dn), scan_argmax(V, 100, dn));
-    /* a NaN vertex at an even and at an odd index never wins */
+    ck_assert_int_eq(dist_argmax(V, 300, dn), scan_argmax(V, 300, dn));
+    /* a NaN vertex at index 0, at an even and at an odd index: only index 0 wins (as the scan) */
     double dd[3] = {1, 0.5, 0.25};
+    V[0] = NAN;
+    ck_assert_int_eq(dist_argmax(V, 300, dd), 0);
+    ck_assert_int_eq(scan_argmax(V, 300, dd), 0);
+    V[0] = 0.25;
     for (int k = 1; k <= 2; k++) {
         V[3 * k] = NAN;
+        ck_assert_int_eq(dist_argmax(V, 300, dd), scan_argmax(V, 300, dd));
+        ck_assert_int_ne(dist_argmax(V, 300, dd), k);
         ck_assert_int_eq(dist_argmax(V, 40, dd), scan_argmax(V, 40, dd));
         ck_assert_int_ne(dist_argmax(V, 40, dd), k);
         ck_assert_int_eq(dist_argmax(V, 100, dd), scan_argmax(V, 100, dd));
         ck_assert_int_ne(dist_argmax(V, 100, dd), k);
     }
-    fprintf(stderr, "argmax: 220000 scans equal to the plain scan, %ld with a tied maximum\n", ties);
+    /* all products -inf (an infinite direction on zero coordinates gives NaN; these give -inf):
+     * index 0, and a single finite vertex in any lane wins */
+    double di[3] = {-INFINITY, 0, 0};
+    for (int i = 0; i < 300; i++) {
+        V[3 * i] = 1;
+        V[3 * i + 1] = V[3 * i + 2] = 0;
+    }
+    ck_assert_int_eq(dist_argmax(V, 300, di), scan_argmax(V, 300, di));
+    for (int k = 0; k < 8; k++) {
+        V[3 * (200 + k)] = -1;
+        ck_assert_int_eq(dist_argmax(V, 300, di), 200 + k);
+        ck_assert_int_eq(scan_argmax(V, 300, di), 200 + k);
+        V[3 * (200 + k)] = 1;
+        V[3 * (201 + k)] = -1;
+        ck_assert_int_eq(dist_argmax(V, 300, di), scan_argmax(V, 300, di));
+        V[3 * (201 + k)] = 1;
+    }
+    fprintf(stderr, "argmax: 220000 scans equal to the plain scan (%ld of them also by the AVX scan), %ld with a tied maximum\n",
+            navx, ties);
+    ck_assert(!have_avx || navx == 220000);
     ck_assert(ties > 10000);
 }
 END_TEST

@@ -329,10 +329,25 @@ static inline int dist_argmax_pairs(const double *V, int nv, const double d[3])
     return b1 > b0 || (b1 == b0 && i1 < i0) ? i1 : i0;
 }
 
+/* The same index from four lanes of AVX registers (dist_scan.c), x86-64
+ * with gcc only, taken from DIST_ARGMAX_AVX_NV vertices where the CPU has
+ * AVX (checked per call: one load and a bit test). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define DIST_HAVE_AVX_SCAN 1
+#else
+#define DIST_HAVE_AVX_SCAN 0
+#endif
+#define DIST_ARGMAX_AVX_NV 64
+int dist_argmax_avx(const double *V, int nv, const double d[3]);
+
 /* Index of the vertex of verts[0..nv-1] maximising d (brute force): the
  * first index of the maximum, as the plain scan. */
 DIST_INLINE int dist_argmax(const double *V, int nv, const double d[3])
 {
+#if DIST_HAVE_AVX_SCAN
+    if (nv >= DIST_ARGMAX_AVX_NV && __builtin_cpu_supports("avx"))
+        return dist_argmax_avx(V, nv, d);
+#endif
     if (nv >= DIST_ARGMAX_BLOCK_NV)
         return dist_argmax_block(V, nv, d);
     if (nv >= DIST_ARGMAX_PAIRS_NV)

@@ -419,22 +419,3 @@ rve_status rve_shape_parse(const char **cursor, rve_shape *s, rve_err *err)
     }
     return RVE_OK;
 }
-
-int dist_argmax_block(const double *V, int nv, const double d[3])
-{
-    const double dx = d[0], dy = d[1], dz = d[2];
-    int best = 0, i = 1;
-    double bd = V[0] * dx + V[1] * dy + V[2] * dz;
-    for (; i + 4 <= nv; i += 4) {
-        const double *p = V + 3 * i;
-        double t0 = p[0] * dx + p[1] * dy + p[2] * dz, t1 = p[3] * dx + p[4] * dy + p[5] * dz;
-        double t2 = p[6] * dx + p[7] * dy + p[8] * dz, t3 = p[9] * dx + p[10] * dy + p[11] * dz;
-        if ((t0 > bd) | (t1 > bd) | (t2 > bd) | (t3 > bd)) {
-            if (t0 > bd) { bd = t0; best = i; }
-            if (t1 > bd) { bd = t1; best = i + 1; }
-            if (t2 > bd) { bd = t2; best = i + 2; }
-            if (t3 > bd) { bd = t3; best = i + 3; }
-        }
-    }
-    return dist_argmax_from(V, nv, d, i, best, bd);
-}
