@@ -1,5 +1,6 @@
 /* gjk_internal.h - the sub-algorithms (Signed Volumes, Johnson) shared by
- * gjk_sv.c and the GJK loop of gjk.c (not installed). */
+ * gjk_sv.c and the GJK loop of gjk.c, and the pair of bodies the loop works
+ * on (set up in gjk.c, finished in gjk_pair.c) (not installed). */
 #ifndef RVE_GJK_INTERNAL_H
 #define RVE_GJK_INTERNAL_H
 
@@ -80,5 +81,56 @@ static inline void gjk_shape_mid(const rve_shape *s, double c[3])
     }
     dist_sample_mid(s->verts, s->nv, c);
 }
+
+#define GJK_DEFAULT_MAX_ITER 1000
+#define GJK_DEFAULT_EPS_REL (4 * DBL_EPSILON)
+#define GJK_DEFAULT_EPS_ABS (4 * DBL_EPSILON)
+/* the stopping test's absolute floor, in eps |v| max|w| */
+#define DIST_STOP_ABS 16
+/* equal-|v| steps GJK may take before it stops on "no progress" */
+#define GJK_STALLS 4
+#define GJK_REFINES 2 /* exact recomputations of v before a repeated vertex is trusted */
+
+/* What the GJK loop needs from a pair of bodies.  The loop works in a local
+ * frame: world coordinates minus c (B's position), so that A - B is formed
+ * from the relative position pos_A - pos_B and the bodies' own coordinates,
+ * not from two large world coordinates whose rounding (eps |pos|) would swamp
+ * a small gap.  In the scaled variant every coordinate is also multiplied by
+ * 2^-sc (m1 m2, exact), for pairs whose extent would overflow or underflow
+ * the squares and determinants of the loop. */
+typedef struct {
+    const rve_shape *A, *B;
+    dist_frame fa, fb;
+    int hintA, hintB;
+    double pa[3], pb[3]; /* positions in the local (and scaled) frame */
+    double c[3];         /* local frame origin, world coordinates */
+    double m1, m2;       /* scale factors (1 unless scaled) */
+    int sc;              /* coordinates were multiplied by 2^-sc */
+    int local;           /* c != 0 or sc != 0: results need pair_to_world */
+    double wmax2;        /* largest |w|^2 the loop met (set by gjk_loop) */
+    int want;            /* what the result gets: WANT_D, WANT_PQ or WANT_FULL */
+    /* point-vs-polytope fast path */
+    const double *pt;
+    const double *V;
+    int nv;
+} gjk_pair;
+
+/* What a query fills in (the lean path asks only for d, or d, p and q). */
+enum { WANT_D = 0, WANT_PQ = 1, WANT_FULL = 2 };
+
+static inline void scale2(const gjk_pair *P, double t[3])
+{
+    for (int i = 0; i < 3; i++)
+        t[i] = t[i] * P->m1 * P->m2;
+}
+
+/* gjk_pair.c */
+void gjk_degenerate_result(rve_dist_result *out);
+/* largest |coordinate| a shape can reach (O(nv): the scaled path only) */
+double gjk_shape_extent(const rve_shape *s);
+/* P->sc with 2^-sc L in [1, 2), and the two exact factors 2^-sc = m1 m2 */
+void gjk_scale_factors(double L, gjk_pair *P);
+/* the loop's result (local frame) to world coordinates, radii removed */
+rve_gjk_status gjk_pair_finish(const gjk_pair *P, rve_gjk_status st, rve_dist_result *out);
 
 #endif
