@@ -574,6 +574,11 @@ DIST_INLINE rve_gjk_status gjk_dist_run(const rve_shape *A, const rve_shape *B, 
         st = scaled_run(&P, A, B, &o, warm, out, -1.0);
         out->exact += nex;
     }
+    /* without radii and the local frame the finish has nothing to do (no call) */
+    if (!P.local && !(A->radius > 0) && !(B->radius > 0)) {
+        out->status = st;
+        return st;
+    }
     return gjk_pair_finish(&P, st, out);
 }
 
