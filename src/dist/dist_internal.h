@@ -338,7 +338,9 @@ static inline int dist_argmax_pairs(const double *V, int nv, const double d[3])
 #define DIST_HAVE_AVX_SCAN 0
 #endif
 #define DIST_ARGMAX_AVX_NV 64
+#if DIST_HAVE_AVX_SCAN
 int dist_argmax_avx(const double *V, int nv, const double d[3]);
+#endif
 
 /* Index of the vertex of verts[0..nv-1] maximising d (brute force): the
  * first index of the maximum, as the plain scan. */
