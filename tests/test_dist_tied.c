@@ -1,6 +1,6 @@
 /* test_dist_tied - issue 17: the generated family of near-tied faces
  * (tests/dist_tied.h) against the binary128 oracle, and the brute-force
- * support scans (dist_argmax, dist_argmax_block) against a plain scan. */
+ * support scans (dist_argmax, dist_argmax_block, dist_argmax2) against a plain scan. */
 #include "config.h"
 #include "testutil.h"
 #include <rve/dist.h>
@@ -24,6 +24,55 @@ static int scan_argmax(const double *V, int nv, const double d[3])
     }
     return best;
 }
+
+/* The two-set scan of the pair loop (dist_argmax2): both indices equal to
+ * the plain scan's, for every pair of sizes 1-70 (the shorter set ends
+ * first, either way round), ties from integer coordinates, and NaN
+ * products at index 0 (wins) and elsewhere (never wins). */
+START_TEST(test_argmax2_scan)
+{
+    rng_seed(18);
+    static double VA[3 * 80], VB[3 * 80];
+    long ties = 0;
+    for (int r = 0; r < 100000; r++) {
+        int na = 1 + r % 70, nb = 1 + (r / 70 + r) % 70, ints = r % 3 != 0;
+        for (int i = 0; i < 3 * na; i++)
+            VA[i] = ints ? (double)((int)(urand() * 3) - 1) : urand() - 0.5;
+        for (int i = 0; i < 3 * nb; i++)
+            VB[i] = ints ? (double)((int)(urand() * 3) - 1) : urand() - 0.5;
+        double da[3], db[3];
+        for (int k = 0; k < 3; k++) {
+            da[k] = ints ? (double)((int)(urand() * 3) - 1) : urand() - 0.5;
+            db[k] = ints ? (double)((int)(urand() * 3) - 1) : urand() - 0.5;
+        }
+        if (r % 97 == 5)
+            VA[3 * (r % na)] = NAN;
+        if (r % 89 == 7)
+            VB[3 * (r % nb)] = NAN;
+        int ia = -1, ib = -1, sa = scan_argmax(VA, na, da), sb = scan_argmax(VB, nb, db);
+        dist_argmax2(VA, na, da, VB, nb, db, &ia, &ib);
+        ck_assert_msg(ia == sa && ib == sb, "sizes %d %d: %d %d, the scan %d %d", na, nb, ia, ib, sa, sb);
+        double ta = VA[3 * sa] * da[0] + VA[3 * sa + 1] * da[1] + VA[3 * sa + 2] * da[2];
+        for (int i = sa + 1; i < na && ints; i++)
+            if (VA[3 * i] * da[0] + VA[3 * i + 1] * da[1] + VA[3 * i + 2] * da[2] == ta) {
+                ties++;
+                break;
+            }
+    }
+    /* a NaN at index 0 of either set wins there; the other set is unaffected */
+    double d[3] = {1, 0.5, 0.25};
+    for (int i = 0; i < 3 * 20; i++)
+        VA[i] = VB[i] = (double)(i % 7) - 3;
+    VA[0] = NAN;
+    int ia, ib;
+    dist_argmax2(VA, 20, d, VB, 20, d, &ia, &ib);
+    ck_assert_int_eq(ia, 0);
+    ck_assert_int_eq(ib, scan_argmax(VB, 20, d));
+    ck_assert_int_ne(ib, 0);
+    fprintf(stderr, "argmax2: 100000 pairs of scans equal to the plain scan, %ld with a tied maximum\n", ties);
+    ck_assert(ties > 10000);
+}
+END_TEST
 
 /* Integer coordinates in {-1, 0, 1} make most directions tie between
  * several vertices: the first one must win, as in the plain scan; and
@@ -152,6 +201,7 @@ static Suite *suite(void)
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_argmax_scan);
+    tcase_add_test(tc, test_argmax2_scan);
     tcase_add_test(tc, test_tied_family);
     suite_add_tcase(s, tc);
     return s;
