@@ -68,9 +68,19 @@ static long psq_violations(const rve_pack_set *s, size_t i)
             psq_surface(&s->b[i], -pi / 2 + pi * a / PSQ_NS, pi * c / PSQ_NS, p);
             for (int k = 0; k < 3 && !s->periodic; k++)
                 bad += p[k] < -1e-9L || p[k] > s->L[k] + 1e-9L;
-            for (size_t j = 0; j < s->n; j++)
-                if (j != i && psq_F(&s->b[j], p) < 1 - 1e-9L)
+            for (size_t j = 0; j < s->n; j++) {
+                /* F < 1 needs |u_k| < a_k on every body axis: a point farther
+                 * from the centre than the half-diagonal of the body's box
+                 * cannot be inside (an exact prefilter, not a tolerance) */
+                const rve_pack_body *o = &s->b[j];
+                long double d2 = 0, r2 = 0;
+                for (int k = 0; k < 3; k++) {
+                    d2 += (p[k] - o->x[k]) * (p[k] - o->x[k]);
+                    r2 += (long double)o->a[k] * o->a[k];
+                }
+                if (j != i && d2 < r2 && psq_F(o, p) < 1 - 1e-9L)
                     bad++;
+            }
         }
     return bad;
 }

@@ -331,7 +331,7 @@ START_TEST(test_broad_phase_all_pairs)
 {
     rve_rng r;
     rve_rng_seed(&r, 11);
-    int reps = (int)(30 * test_scale()) + 2;
+    int reps = (int)(30 * test_scale() * (test_long() ? 1 : 0.3)) + 2; /* every rep % 12 kind */
     for (int rep = 0; rep < reps; rep++) {
         int n = 5 + (int)(rve_rng_uniform(&r) * (rep % 3 == 0 ? 20 : 400));
         rve_pack_set *s = rve_pack_set_alloc((size_t)n);
@@ -544,7 +544,7 @@ static rve_pack_set *random_spheres(int n, const char *law_s, int periodic, uint
 
 START_TEST(test_pack_spheres)
 {
-    int n = test_scale() < 1 ? 60 : 250;
+    int n = test_scale() < 1 || !test_long() ? 60 : 250; /* 250: make check-long */
     for (int periodic = 0; periodic < 2; periodic++) {
         rve_pack_set *s = random_spheres(n, "lognormal(1,0.2)", periodic, 5 + periodic);
         rve_pack_params p;
@@ -611,7 +611,7 @@ END_TEST
 
 START_TEST(test_pack_polyhedra)
 {
-    int n = test_scale() < 1 ? 12 : 40;
+    int n = test_scale() < 1 || !test_long() ? 12 : 40; /* 40: make check-long */
     for (int periodic = 0; periodic < 2; periodic++) {
         rve_pack_set *s = random_polys(n, periodic, 21 + periodic);
         rve_pack_params p;
