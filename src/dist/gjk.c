@@ -372,6 +372,8 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
         goto done;
     }
 
+    /* at least every |y|^2 of the simplex: the warm start's points, then every w */
+    double ymax2 = S.n > 0 ? simplex_maxy2(&S) : 0;
     for (it = 0; it < maxit; it++) {
         double a[3], b[3], w[3];
         int ia, ib;
@@ -393,6 +395,7 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
         double ww = v3_dot(w, w);
         if (ww > wmax2)
             wmax2 = ww;
+        ymax2 = ww > ymax2 ? ww : ymax2; /* a NaN ww never enters, as in simplex_maxy2 */
         if (S.n > 0) {
             /* relative test (Algorithm 5, line 8): w is no closer than v, up
              * to eps_rel |v| or, for touching pairs where |v| is tiny, up to
@@ -453,7 +456,9 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
         simplex_compact(&S, &r);
         v3_copy(v, r.v);
         vv = r.vv;
-        if (S.n == 4 || vv <= eps_abs2 * simplex_maxy2(&S)) {
+        /* max |y|^2 <= ymax2: the first test only skips the dot products
+         * where the second would fail too (the same decisions) */
+        if (S.n == 4 || (vv <= eps_abs2 * ymax2 && vv <= eps_abs2 * simplex_maxy2(&S))) {
             status = RVE_GJK_INTERSECT;
             it++;
             break;
