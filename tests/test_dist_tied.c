@@ -1,6 +1,6 @@
 /* test_dist_tied - issue 17: the generated family of near-tied faces
  * (tests/dist_tied.h) against the binary128 oracle, and the brute-force
- * support scans (dist_argmax, dist_argmax_block) against a plain scan. */
+ * support scans (dist_argmax, dist_argmax_block, dist_argmax2) against a plain scan. */
 #include "config.h"
 #include "testutil.h"
 #include <rve/dist.h>
@@ -9,6 +9,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 /* The plain scan dist_argmax replaces: first index of the maximum. */
 static int scan_argmax(const double *V, int nv, const double d[3])
@@ -24,6 +25,113 @@ static int scan_argmax(const double *V, int nv, const double d[3])
     }
     return best;
 }
+
+/* The two-set scan of the pair loop (dist_argmax2): both indices equal to
+ * the plain scan's, for every pair of sizes 1-70 (the shorter set ends
+ * first, either way round), ties from integer coordinates, and NaN
+ * products at index 0 (wins) and elsewhere (never wins). */
+START_TEST(test_argmax2_scan)
+{
+    rng_seed(18);
+    static double VA[3 * 80], VB[3 * 80];
+    long ties = 0;
+    for (int r = 0; r < 100000; r++) {
+        int na = 1 + r % 70, nb = 1 + (r / 70 + r) % 70, ints = r % 3 != 0;
+        for (int i = 0; i < 3 * na; i++)
+            VA[i] = ints ? (double)((int)(urand() * 3) - 1) : urand() - 0.5;
+        for (int i = 0; i < 3 * nb; i++)
+            VB[i] = ints ? (double)((int)(urand() * 3) - 1) : urand() - 0.5;
+        double da[3], db[3];
+        for (int k = 0; k < 3; k++) {
+            da[k] = ints ? (double)((int)(urand() * 3) - 1) : urand() - 0.5;
+            db[k] = ints ? (double)((int)(urand() * 3) - 1) : urand() - 0.5;
+        }
+        if (r % 97 == 5)
+            VA[3 * (r % na)] = NAN;
+        if (r % 89 == 7)
+            VB[3 * (r % nb)] = NAN;
+        int ia = -1, ib = -1, sa = scan_argmax(VA, na, da), sb = scan_argmax(VB, nb, db);
+        dist_argmax2(VA, na, da, VB, nb, db, &ia, &ib);
+        ck_assert_msg(ia == sa && ib == sb, "sizes %d %d: %d %d, the scan %d %d", na, nb, ia, ib, sa, sb);
+        double ta = VA[3 * sa] * da[0] + VA[3 * sa + 1] * da[1] + VA[3 * sa + 2] * da[2];
+        for (int i = sa + 1; i < na && ints; i++)
+            if (VA[3 * i] * da[0] + VA[3 * i + 1] * da[1] + VA[3 * i + 2] * da[2] == ta) {
+                ties++;
+                break;
+            }
+    }
+    /* a NaN at index 0 of either set wins there; the other set is unaffected */
+    double d[3] = {1, 0.5, 0.25};
+    for (int i = 0; i < 3 * 20; i++)
+        VA[i] = VB[i] = (double)(i % 7) - 3;
+    VA[0] = NAN;
+    int ia, ib;
+    dist_argmax2(VA, 20, d, VB, 20, d, &ia, &ib);
+    ck_assert_int_eq(ia, 0);
+    ck_assert_int_eq(ib, scan_argmax(VB, 20, d));
+    ck_assert_int_ne(ib, 0);
+    fprintf(stderr, "argmax2: 100000 pairs of scans equal to the plain scan, %ld with a tied maximum\n", ties);
+    ck_assert(ties > 10000);
+}
+END_TEST
+
+/* The pair loop's one-pass scan (16-63 vertices each) against the generic
+ * path: the same hulls with every vertex listed twice (32-126 vertices:
+ * 64 and up take the other scans, one body at a time) have the same first
+ * indices of the maximum (a later copy never compares greater), so GJK
+ * must take the same steps and give the same answer bit for bit, posed
+ * (the start comes from the poses, not from the vertex lists: a bare
+ * array's start samples its list), rotated or not, and with integer
+ * coordinates for tied supports. */
+START_TEST(test_fused_pair_path)
+{
+    rng_seed(19);
+    static double VA[3 * 128], VB[3 * 128];
+    long fused = 0;
+    for (int r = 0; r < 3000; r++) {
+        int na = 16 + r % 48, nb = 16 + (r * 7) % 48, ints = r % 4 == 0;
+        for (int i = 0; i < 3 * na; i++)
+            VA[i] = ints ? (double)((int)(urand() * 5) - 2) : urand() - 0.5;
+        for (int i = 0; i < 3 * nb; i++)
+            VB[i] = ints ? (double)((int)(urand() * 5) - 2) : urand() - 0.5;
+        memcpy(VA + 3 * na, VA, 3 * na * sizeof(double));
+        memcpy(VB + 3 * nb, VB, 3 * nb * sizeof(double));
+        double qa[4] = {urand() - 0.5, urand() - 0.5, urand() - 0.5, urand() - 0.5}, qb[4] = {1, 0, 0, 0};
+        double nq = sqrt(qa[0] * qa[0] + qa[1] * qa[1] + qa[2] * qa[2] + qa[3] * qa[3]);
+        for (int k = 0; k < 4; k++)
+            qa[k] /= nq;
+        /* distant, near touching and overlapping pairs */
+        double off = (r % 3 == 0 ? 3.0 : r % 3 == 1 ? 1.0 : 0.3) * (ints ? 2 : 1);
+        double pa[3] = {off, 0.25 * off, 0}, pb[3] = {0, 0, 0.5};
+        rve_shape A1, B1, A2, B2;
+        rve_shape_polytope(&A1, VA, na, NULL);
+        rve_shape_polytope(&B1, VB, nb, NULL);
+        rve_shape_polytope(&A2, VA, 2 * na, NULL);
+        rve_shape_polytope(&B2, VB, 2 * nb, NULL);
+        rve_shape_set_pose(&A1, pa, qa);
+        rve_shape_set_pose(&A2, pa, qa);
+        /* B at pb != 0: not a bare array, whose start would sample its list */
+        if (r % 2)
+            for (int k = 0; k < 4; k++)
+                qb[k] = qa[(k + 1) % 4];
+        rve_shape_set_pose(&B1, pb, qb);
+        rve_shape_set_pose(&B2, pb, qb);
+        rve_dist_result r1, r2;
+        rve_gjk_dist(&A1, &B1, NULL, NULL, &r1);
+        rve_gjk_dist(&A2, &B2, NULL, NULL, &r2);
+        ck_assert_msg(r1.d == r2.d && r1.iterations == r2.iterations && r1.status == r2.status,
+                      "sizes %d %d: d %.17g (%d iterations) against %.17g (%d)", na, nb, r1.d, r1.iterations, r2.d,
+                      r2.iterations);
+        for (int k = 0; k < 3; k++)
+            ck_assert_msg(r1.p[k] == r2.p[k] && r1.q[k] == r2.q[k], "sizes %d %d: p %.17g %.17g q %.17g %.17g", na, nb, r1.p[k], r2.p[k], r1.q[k], r2.q[k]);
+        double p1[3], q1[3], p2[3], q2[3];
+        ck_assert(rve_gjk_distance(&A1, &B1, NULL, p1, q1) == rve_gjk_distance(&A2, &B2, NULL, p2, q2));
+        ck_assert(rve_gjk_distance(&A1, &B1, NULL, NULL, NULL) == r1.d);
+        fused += na < DIST_ARGMAX_PAIRS_NV && nb < DIST_ARGMAX_PAIRS_NV;
+    }
+    ck_assert_int_eq(fused, 3000);
+}
+END_TEST
 
 /* Integer coordinates in {-1, 0, 1} make most directions tie between
  * several vertices: the first one must win, as in the plain scan; and
@@ -152,6 +260,8 @@ static Suite *suite(void)
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_argmax_scan);
+    tcase_add_test(tc, test_argmax2_scan);
+    tcase_add_test(tc, test_fused_pair_path);
     tcase_add_test(tc, test_tied_family);
     suite_add_tcase(s, tc);
     return s;

@@ -357,6 +357,35 @@ DIST_INLINE int dist_argmax(const double *V, int nv, const double d[3])
     return dist_argmax_from(V, nv, d, 1, 0, V[0] * d[0] + V[1] * d[1] + V[2] * d[2]);
 }
 
+/* The plain scans of two vertex sets in one pass (two independent chains
+ * of compares, more work in flight for the small hulls of the pair loop):
+ * *ia and *ib get the indices dist_argmax_from gives, bit for bit (the same
+ * products, the same strict >, a NaN product at index 0 wins).  The pair
+ * loop takes it when both sets have DIST_ARGMAX2_MIN_NV to
+ * DIST_ARGMAX_PAIRS_NV - 1 vertices. */
+#define DIST_ARGMAX2_MIN_NV 16
+static inline void dist_argmax2(const double *VA, int na, const double da[3], const double *VB, int nb,
+                                const double db[3], int *ia, int *ib)
+{
+    const double ax = da[0], ay = da[1], az = da[2], bx = db[0], by = db[1], bz = db[2];
+    double ba = VA[0] * ax + VA[1] * ay + VA[2] * az, bb = VB[0] * bx + VB[1] * by + VB[2] * bz;
+    int ka = 0, kb = 0, n = na < nb ? na : nb, i = 1;
+    for (; i < n; i++) {
+        const double *p = VA + 3 * i, *q = VB + 3 * i;
+        double ta = p[0] * ax + p[1] * ay + p[2] * az;
+        double tb = q[0] * bx + q[1] * by + q[2] * bz;
+        if (ta > ba) {
+            ba = ta;
+            ka = i;
+        }
+        if (tb > bb) {
+            bb = tb;
+            kb = i;
+        }    }
+    *ia = dist_argmax_from(VA, na, da, i, ka, ba);
+    *ib = dist_argmax_from(VB, nb, db, i, kb, bb);
+}
+
 /* Polytopes with at most this many vertices ignore their edge graph. */
 #define DIST_GRAPH_MIN_NV 32
 

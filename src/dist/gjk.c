@@ -50,6 +50,41 @@ DIST_INLINE void support_generic(gjk_pair *P, const double v[3], double a[3], do
     *ib = P->hintB;
 }
 
+/* a = s_A(-v), b = s_B(v) for two polytopes scanned brute force (pair_fused):
+ * both scans in one pass (dist_argmax2), the same indices as support_generic */
+DIST_INLINE void support_polypoly(gjk_pair *P, const double v[3], double a[3], double b[3], int *ia, int *ib)
+{
+    double da[3] = {-v[0], -v[1], -v[2]}, db[3] = {v[0], v[1], v[2]};
+    if (P->fa.rotated) {
+        const double *R = P->fa.R;
+        da[0] = R[0] * -v[0] + R[3] * -v[1] + R[6] * -v[2];
+        da[1] = R[1] * -v[0] + R[4] * -v[1] + R[7] * -v[2];
+        da[2] = R[2] * -v[0] + R[5] * -v[1] + R[8] * -v[2];
+    }
+    if (P->fb.rotated) {
+        const double *R = P->fb.R;
+        db[0] = R[0] * v[0] + R[3] * v[1] + R[6] * v[2];
+        db[1] = R[1] * v[0] + R[4] * v[1] + R[7] * v[2];
+        db[2] = R[2] * v[0] + R[5] * v[1] + R[8] * v[2];
+    }
+    dist_argmax2(P->A->verts, P->A->nv, da, P->B->verts, P->B->nv, db, ia, ib);
+    pair_place(&P->fa, P->pa, P->A->verts + 3 * *ia, a);
+    pair_place(&P->fb, P->pb, P->B->verts + 3 * *ib, b);
+    P->hintA = *ia;
+    P->hintB = *ib;
+}
+
+/* both bodies polytopes whose support is the plain scan (below the
+ * two-chain scan's size, no hill climbing), from DIST_ARGMAX2_MIN_NV
+ * vertices: at 8 the one pass was no faster (bare arrays 162 -> 171 ns),
+ * at 32 it is 4-10 % faster (docs/dist.md, branch gjk8) */
+static inline int pair_fused(const rve_shape *A, const rve_shape *B)
+{
+    return A->kind == RVE_SHAPE_POLYTOPE && B->kind == RVE_SHAPE_POLYTOPE && A->nv >= DIST_ARGMAX2_MIN_NV &&
+           B->nv >= DIST_ARGMAX2_MIN_NV && A->nv < DIST_ARGMAX_PAIRS_NV && B->nv < DIST_ARGMAX_PAIRS_NV &&
+           !(A->graph && A->nv > DIST_GRAPH_MIN_NV) && !(B->graph && B->nv > DIST_GRAPH_MIN_NV);
+}
+
 /* The direction for the bodies' own (unscaled) coordinates, multiplied by a
  * power of two: v of a touching pair is tiny in the scaled units, and
  * v . x for body coordinates x of size 2^sc would underflow into
@@ -337,6 +372,8 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
         goto done;
     }
 
+    /* at least every |y|^2 of the simplex: the warm start's points, then every w */
+    double ymax2 = S.n > 0 ? simplex_maxy2(&S) : 0;
     for (it = 0; it < maxit; it++) {
         double a[3], b[3], w[3];
         int ia, ib;
@@ -358,6 +395,7 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
         double ww = v3_dot(w, w);
         if (ww > wmax2)
             wmax2 = ww;
+        ymax2 = ww > ymax2 ? ww : ymax2; /* a NaN ww never enters, as in simplex_maxy2 */
         if (S.n > 0) {
             /* relative test (Algorithm 5, line 8): w is no closer than v, up
              * to eps_rel |v| or, for touching pairs where |v| is tiny, up to
@@ -418,7 +456,9 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
         simplex_compact(&S, &r);
         v3_copy(v, r.v);
         vv = r.vv;
-        if (S.n == 4 || vv <= eps_abs2 * simplex_maxy2(&S)) {
+        /* max |y|^2 <= ymax2: the first test only skips the dot products
+         * where the second would fail too (the same decisions) */
+        if (S.n == 4 || (vv <= eps_abs2 * ymax2 && vv <= eps_abs2 * simplex_maxy2(&S))) {
             status = RVE_GJK_INTERSECT;
             it++;
             break;
@@ -563,8 +603,12 @@ DIST_INLINE rve_gjk_status gjk_dist_run(const rve_shape *A, const rve_shape *B, 
     rve_gjk_simplex w0;
     if (warm)
         w0 = *warm;
-    rve_gjk_status st = gjk_loop(&P, support_generic, vertex_generic, dist_nvertices(A), dist_nvertices(B), v0,
-                                 &o, warm, out, -1.0);
+    rve_gjk_status st =
+        pair_fused(A, B)
+            ? gjk_loop(&P, support_polypoly, vertex_generic, dist_nvertices(A), dist_nvertices(B), v0, &o, warm, out,
+                       -1.0)
+            : gjk_loop(&P, support_generic, vertex_generic, dist_nvertices(A), dist_nvertices(B), v0, &o, warm, out,
+                       -1.0);
     if (needs_rescale(&P, out)) {
         /* extreme magnitudes (or a failure that might come from them): the
          * same query on the pair scaled by a power of two (exact) */
