@@ -116,23 +116,17 @@ void dist_s1d(const double y[][3], int i1, int i2, int tail, sv_res *r, sv_ctx *
         sv_vertex(y, i1, r);
 }
 
+/* whole-struct copies (fixed size, inline): the loops over n were two
+ * memcpy calls of 4-32 bytes each, three to six per S2D / S3D region search */
 static inline void keep_best(sv_res *best, const sv_res *c)
 {
-    if (best->n == 0 || c->vv < best->vv) {
-        best->n = c->n;
-        for (int i = 0; i < c->n; i++) {
-            best->idx[i] = c->idx[i];
-            best->lam[i] = c->lam[i];
-        }
-        v3_copy(best->v, c->v);
-        best->vv = c->vv;
-    }
+    if (best->n == 0 || c->vv < best->vv)
+        *best = *c;
 }
 
 static inline void sv_copy(sv_res *r, const sv_res *c)
 {
-    r->n = 0;
-    keep_best(r, c);
+    *r = *c;
 }
 
 /* 2-simplex {y[i1], y[i2], y[i3]}; with tail, i1 is the newest vertex.
