@@ -381,7 +381,8 @@ static inline void dist_argmax2(const double *VA, int na, const double da[3], co
         if (tb > bb) {
             bb = tb;
             kb = i;
-        }    }
+        }
+    }
     *ia = dist_argmax_from(VA, na, da, i, ka, ba);
     *ib = dist_argmax_from(VB, nb, db, i, kb, bb);
 }
