@@ -102,7 +102,9 @@ rve_status rve_afile_txn_mkdir(const char *dir, rve_err *err);
 /* Install handlers of SIGINT, SIGTERM and SIGHUP that remove every live
  * temporary (a fixed, async-signal-safe registry) and _exit(128 + signal).
  * Once rve_afile_txn_commit has begun they are ignored: the outputs are
- * then completed and the program should exit soon after.
+ * then completed and the program should exit soon after.  Call it from
+ * the thread that commits (the main thread): a signal the kernel gives to
+ * another thread is passed on to that one, which alone cleans up.
  * For programs; a library user with its own handlers can leave it. */
 void rve_afile_signals_install(void);
 /* Temporaries created and not yet renamed or removed (for tests). */

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -38,6 +39,9 @@ static volatile sig_atomic_t reg_hold; /* committing: finish, ignore signals */
  * handler sets reg_dying, then waits (bounded) until no creator is inside. */
 static atomic_int reg_creating;
 static atomic_int reg_dying;
+/* the thread that installed the handlers, which alone cleans up and exits */
+static pthread_t reg_main;
+static volatile sig_atomic_t reg_main_set;
 
 /* 0: go on and create (call reg_create_end after registering); -1: the
  * process is exiting on a signal, create nothing */
@@ -104,8 +108,17 @@ static void reg_dir_clear(void)
 
 static void on_fatal_signal(int sig)
 {
-    /* The handler may run on any thread (OpenMP workers do not block
-     * signals), so a commit in progress is protected by a flag, not a mask. */
+    /* The kernel may run the handler on any thread (OpenMP workers, the
+     * gmsh thread): it passes the signal on to the main thread, so that the
+     * clean-up never runs beside the main thread's own commit or error exit
+     * (a handler on a worker once removed the temporaries while the main
+     * thread renamed them, and the process exited 1 instead of 130).
+     * pthread_self and pthread_kill are async-signal-safe. */
+    if (reg_main_set && !pthread_equal(pthread_self(), reg_main)) {
+        pthread_kill(reg_main, sig);
+        return;
+    }
+    /* a commit in progress is protected by a flag, not a mask */
     if (reg_hold)
         return;
     atomic_store(&reg_dying, 1);
@@ -126,6 +139,8 @@ static void on_fatal_signal(int sig)
 void rve_afile_signals_install(void)
 {
     static const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
+    reg_main = pthread_self();
+    reg_main_set = 1;
     for (int i = 0; i < 3; i++) {
         struct sigaction sa, old;
         if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
