@@ -213,6 +213,8 @@ def default_signals():
     for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(s, signal.SIG_DFL)
 env = dict(os.environ, LD_PRELOAD=shim)
+# the sanitizer build's runtime must otherwise come first in the library list
+env["ASAN_OPTIONS"] = (os.environ.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0").lstrip(":")
 p = subprocess.Popen(sys.argv[3:], cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                      preexec_fn=default_signals, env=env)
 sent = "finished"
