@@ -385,6 +385,14 @@ static rve_status map_crysym(h5r *r, const h5grains *g, rve_map *m)
 
 static rve_status grains_to_map(h5r *r, h5grains *g, rve_map **out)
 {
+    /* every layout's geometry ends here: one check for all of them (a
+     * pymicro origin or a LabDCT centre of NaN or beyond the doubles once
+     * passed) */
+    for (int a = 0; a < 3; a++)
+        if (!(g->h[a] > 0) || !isfinite(g->h[a]) || !isfinite(g->origin[a]))
+            return rve_err_set(r->err, RVE_EDATA, r->file,
+                               "%c voxel size %g and origin %g: both must be finite, the size above 0", 'x' + a,
+                               g->h[a], g->origin[a]);
     rve_map *m = calloc(1, sizeof *m);
     if (!m)
         return rve_err_set(r->err, RVE_ENOMEM, r->file, "out of memory");
