@@ -307,6 +307,22 @@ static inline int warm_start(gjk_pair *P, gjk_vertex_fn vertex, int nva, int nvb
     return 0;
 }
 
+/* The barycentric weights of the final simplex, once after the loop: the
+ * loop runs its sub-algorithm without them (only v decides the next step).
+ * The points in the order simplex_compact kept from the call that chose
+ * them: bit for bit that call's weights (the tetrahedron, inside only, by
+ * the same call again: the same exact signs, the same region). */
+static inline void simplex_weights(gjk_simplex *S, sv_ctx *cx)
+{
+    sv_res r;
+    cx->want_w = 1;
+    if (S->n < 4) /* segments and triangles: no signs to decide again */
+        dist_sv_whole((const double(*)[3])S->y, S->n, S->s, &r, cx);
+    else
+        simplex_solve_ai(S, -1, 0, &r, cx);
+    simplex_compact(S, &r);
+}
+
 /* d, and as asked (want) p, q and the final simplex of the loop, into out */
 static inline void loop_result(const gjk_simplex *S, rve_gjk_status status, double vv, int want, rve_dist_result *out)
 {
@@ -363,8 +379,9 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
     double v[3], vv = INFINITY, wmax2 = 0;
     rve_gjk_status status = RVE_GJK_CAP;
     int it = 0, stalls = 0, refines = 0;
-    /* the lean path (d only) needs no barycentric weights: the distance is |v| */
-    sv_ctx cx = {(const double(*)[3])S.a, (const double(*)[3])S.b, P->want != WANT_D, 0, 0};
+    /* no barycentric weights in the loop: the distance is |v|, and the
+     * witnesses' weights come once from the final simplex (simplex_weights) */
+    sv_ctx cx = {(const double(*)[3])S.a, (const double(*)[3])S.b, 0, 0, 0};
     S.n = 0;
 
     if (warm_start(P, vertex, nva, nvb, v0, warm, &S, &r, &cx, v, &vv, johnson, eps_abs2)) {
@@ -470,6 +487,8 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
     }
 
 done:
+    if (P->want != WANT_D && !johnson && S.n > 1)
+        simplex_weights(&S, &cx);
     P->wmax2 = wmax2;
     out->iterations = it;
     out->exact = cx.nex;

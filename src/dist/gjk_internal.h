@@ -48,6 +48,8 @@ static inline void sv_vertex(const double y[][3], int i, sv_res *r)
 void dist_s1d(const double y[][3], int i1, int i2, int tail, sv_res *r, sv_ctx *cx);
 void dist_s2d(const double y[][3], int i1, int i2, int i3, int tail, sv_res *r, sv_ctx *cx);
 void dist_s3d(const double y[][3], int i1, int i2, int i3, int i4, int tail, sv_res *r, sv_ctx *cx);
+/* the weights of a segment or triangle GJK already chose, in its order */
+void dist_sv_whole(const double y[][3], int n, const int idx[], sv_res *r, sv_ctx *cx);
 /* Johnson's sub-algorithm on y[0..n-1] */
 void dist_johnson_run(const double y[][3], int n, int newest, sv_res *r);
 

@@ -49,6 +49,34 @@ static inline void sv_no_weights(sv_res *r, const double po[3])
     sv_project(r, po);
 }
 
+/* The whole segment {y[i1], y[i2]} (both weights' signs positive), t =
+ * y[i2] - y[i1]: v by projection, the weights (if wanted) from the safest
+ * axis as in Algorithm 2. */
+static inline void s1d_whole(const double y[][3], int i1, int i2, const double t[3], sv_res *r, const sv_ctx *cx)
+{
+    const double *s1 = y[i1], *s2 = y[i2];
+    /* projection of the origin onto the line (Eq. 3.8, sign corrected) */
+    double po[3];
+    v3_axpy(po, s1, -v3_dot(s1, t) / v3_dot(t, t), t);
+    r->n = 2;
+    r->idx[0] = i1;
+    r->idx[1] = i2;
+    if (!cx->want_w) {
+        sv_no_weights(r, po);
+        return;
+    }
+    /* safest axis: largest extent of the segment */
+    int I = 0;
+    double at = fabs(t[0]);
+    if (fabs(t[1]) > at) { I = 1; at = fabs(t[1]); }
+    if (fabs(t[2]) > at) I = 2;
+    double mu = s1[I] - s2[I];
+    r->lam[0] = (po[I] - s2[I]) / mu; /* fictitious simplex {po, s2} */
+    r->lam[1] = (s1[I] - po[I]) / mu; /* fictitious simplex {s1, po} */
+    sv_clamp(r);
+    sv_project(r, po);
+}
+
 /* 1-simplex {y[i1], y[i2]}; with tail, i1 is the newest vertex and only the
  * regions (1,2) and (1) are searched.  The region is decided by the exact
  * signs of the weights, s2 . (s2 - s1) for s1 and s1 . (s1 - s2) for s2
@@ -79,26 +107,7 @@ void dist_s1d(const double y[][3], int i1, int i2, int tail, sv_res *r, sv_ctx *
         g2 = dist_sign_dot_diff(s1, s2, &f2, &cx->nex);
     int k1 = g1 > 0, k2 = g2 > 0;
     if (k1 && k2) {
-        /* projection of the origin onto the line (Eq. 3.8, sign corrected) */
-        double po[3];
-        v3_axpy(po, s1, -v3_dot(s1, t) / v3_dot(t, t), t);
-        r->n = 2;
-        r->idx[0] = i1;
-        r->idx[1] = i2;
-        if (!cx->want_w) {
-            sv_no_weights(r, po);
-            return;
-        }
-        /* safest axis: largest extent of the segment */
-        int I = 0;
-        double at = fabs(t[0]);
-        if (fabs(t[1]) > at) { I = 1; at = fabs(t[1]); }
-        if (fabs(t[2]) > at) I = 2;
-        double mu = s1[I] - s2[I];
-        r->lam[0] = (po[I] - s2[I]) / mu; /* fictitious simplex {po, s2} */
-        r->lam[1] = (s1[I] - po[I]) / mu; /* fictitious simplex {s1, po} */
-        sv_clamp(r);
-        sv_project(r, po);
+        s1d_whole(y, i1, i2, t, r, cx);
         return;
     }
     if (tail || (k1 && !k2)) {
@@ -129,6 +138,102 @@ static inline void sv_copy(sv_res *r, const sv_res *c)
     *r = *c;
 }
 
+/* The whole triangle {y[i1], y[i2], y[i3]} (all weights' signs positive),
+ * n = (y[i2] - y[i1]) x (y[i3] - y[i1]): v by projection onto the plane,
+ * the weights (if wanted) from the safest plane as in Algorithm 3. */
+static inline void s2d_whole(const double y[][3], int i1, int i2, int i3, double n[3], sv_res *r, sv_ctx *cx)
+{
+    const double *s1 = y[i1], *s2 = y[i2], *s3 = y[i3];
+    double e1[3], e2[3];
+    v3_sub(e1, s2, s1);
+    v3_sub(e2, s3, s1);
+    /* a sliver (longest edge over smallest height above 16): the
+     * rounding of the points (eps |y| each) tilts the plane by eps |y| /
+     * height, and the projection po moves by that times the edge; the
+     * normal from the exact edges of the bodies' points keeps it at eps
+     * (docs/dist.md) */
+    double e3[3];
+    v3_sub(e3, s3, s2);
+    double em = fmax_(v3_dot(e1, e1), fmax_(v3_dot(e2, e2), v3_dot(e3, e3)));
+    int sliver = v3_dot(n, n) < 0x1p-8 * em * em;
+    if (sliver) {
+        cx->nex++;
+        if (cx->a) {
+            const double *pa[3] = {cx->a[i1], cx->a[i2], cx->a[i3]};
+            const double *pb[3] = {cx->b ? cx->b[i1] : NULL, cx->b ? cx->b[i2] : NULL, cx->b ? cx->b[i3] : NULL};
+            dist_exact_normal_ab(pa, cx->b ? pb : NULL, n);
+        } else {
+            dist_exact_normal(s1, s2, s3, n);
+        }
+    }
+    double po[3];
+    v3_scale(po, n, v3_dot(s1, n) / v3_dot(n, n)); /* Eq. 3.7 */
+    if (!cx->want_w) {
+        r->n = 3;
+        r->idx[0] = i1;
+        r->idx[1] = i2;
+        r->idx[2] = i3;
+        sv_no_weights(r, po);
+        return;
+    }
+    /* weights from the safest plane (largest projected area, drop J):
+     * the filter's values n . (s_j x s_k) / |n|^2 lose more to rounding
+     * (measured: worst 38 against 9 eps L on the flat families) */
+    int J = 0;
+    double an = fabs(n[0]);
+    if (fabs(n[1]) > an) { J = 1; an = fabs(n[1]); }
+    if (fabs(n[2]) > an) J = 2;
+    int k = (J + 1) % 3, l = (J + 2) % 3;
+    double mu = n[J];
+    /* fictitious simplices: po replaces each vertex in turn */
+    double a1k = s1[k] - po[k], a1l = s1[l] - po[l];
+    double a2k = s2[k] - po[k], a2l = s2[l] - po[l];
+    double a3k = s3[k] - po[k], a3l = s3[l] - po[l];
+    r->n = 3;
+    r->idx[0] = i1;
+    r->idx[1] = i2;
+    r->idx[2] = i3;
+    r->lam[0] = (a2k * a3l - a2l * a3k) / mu; /* (po, s2, s3) */
+    r->lam[1] = (a3k * a1l - a3l * a1k) / mu; /* (s1, po, s3) */
+    r->lam[2] = (a1k * a2l - a1l * a2k) / mu; /* (s1, s2, po) */
+    double sum = r->lam[0] + r->lam[1] + r->lam[2];
+    if (sliver || !(r->lam[0] > 0 && r->lam[1] > 0 && r->lam[2] > 0 && fabs(sum - 1) <= 0x1p-30)) {
+        /* a sliver: the weights lost more than half their digits (they
+         * disagree with the exact signs or do not sum to 1), and the
+         * witnesses sum lambda a with them; take them from the exact
+         * values of n . (s_j x s_k) instead (rare: 5e-6 of the flat
+         * family's queries) */
+        double e[3];
+        cx->nex++;
+        dist_exact_tri_value(s1, s2, s3, s2, s3, &e[0]);
+        dist_exact_tri_value(s1, s2, s3, s3, s1, &e[1]);
+        dist_exact_tri_value(s1, s2, s3, s1, s2, &e[2]);
+        double es = e[0] + e[1] + e[2];
+        for (int i = 0; i < 3; i++)
+            r->lam[i] = e[i] / es;
+    }
+    sv_clamp(r);
+    sv_project(r, po);
+}
+
+/* The weights of a segment or triangle GJK already chose (idx in the order
+ * the sub-algorithm returned it): the arithmetic of the call that chose it,
+ * without deciding the signs again, so bit for bit its weights. */
+void dist_sv_whole(const double y[][3], int n, const int idx[], sv_res *r, sv_ctx *cx)
+{
+    const double *s1 = y[idx[0]], *s2 = y[idx[1]];
+    double e1[3];
+    v3_sub(e1, s2, s1);
+    if (n == 2) {
+        s1d_whole(y, idx[0], idx[1], e1, r, cx);
+        return;
+    }
+    double e2[3], nn[3];
+    v3_sub(e2, y[idx[2]], s1);
+    v3_cross(nn, e1, e2);
+    s2d_whole(y, idx[0], idx[1], idx[2], nn, r, cx);
+}
+
 /* 2-simplex {y[i1], y[i2], y[i3]}; with tail, i1 is the newest vertex.
  * Regions by the exact signs of the weights of the origin's projection
  * (dist_signs_tri); weights from the safest plane as in Algorithm 3. */
@@ -140,76 +245,7 @@ void dist_s2d(const double y[][3], int i1, int i2, int i3, int tail, sv_res *r, 
     dist_signs_tri_n(s1, s2, s3, sg, n, &cx->nex, &cx->nadapt);
     int k1 = sg[0] > 0, k2 = sg[1] > 0, k3 = sg[2] > 0;
     if (k1 && k2 && k3) {
-        double e1[3], e2[3];
-        v3_sub(e1, s2, s1);
-        v3_sub(e2, s3, s1);
-        /* a sliver (longest edge over smallest height above 16): the
-         * rounding of the points (eps |y| each) tilts the plane by eps |y| /
-         * height, and the projection po moves by that times the edge; the
-         * normal from the exact edges of the bodies' points keeps it at eps
-         * (docs/dist.md) */
-        double e3[3];
-        v3_sub(e3, s3, s2);
-        double em = fmax_(v3_dot(e1, e1), fmax_(v3_dot(e2, e2), v3_dot(e3, e3)));
-        int sliver = v3_dot(n, n) < 0x1p-8 * em * em;
-        if (sliver) {
-            cx->nex++;
-            if (cx->a) {
-                const double *pa[3] = {cx->a[i1], cx->a[i2], cx->a[i3]};
-                const double *pb[3] = {cx->b ? cx->b[i1] : NULL, cx->b ? cx->b[i2] : NULL, cx->b ? cx->b[i3] : NULL};
-                dist_exact_normal_ab(pa, cx->b ? pb : NULL, n);
-            } else {
-                dist_exact_normal(s1, s2, s3, n);
-            }
-        }
-        double po[3];
-        v3_scale(po, n, v3_dot(s1, n) / v3_dot(n, n)); /* Eq. 3.7 */
-        if (!cx->want_w) {
-            r->n = 3;
-            r->idx[0] = i1;
-            r->idx[1] = i2;
-            r->idx[2] = i3;
-            sv_no_weights(r, po);
-            return;
-        }
-        /* weights from the safest plane (largest projected area, drop J):
-         * the filter's values n . (s_j x s_k) / |n|^2 lose more to rounding
-         * (measured: worst 38 against 9 eps L on the flat families) */
-        int J = 0;
-        double an = fabs(n[0]);
-        if (fabs(n[1]) > an) { J = 1; an = fabs(n[1]); }
-        if (fabs(n[2]) > an) J = 2;
-        int k = (J + 1) % 3, l = (J + 2) % 3;
-        double mu = n[J];
-        /* fictitious simplices: po replaces each vertex in turn */
-        double a1k = s1[k] - po[k], a1l = s1[l] - po[l];
-        double a2k = s2[k] - po[k], a2l = s2[l] - po[l];
-        double a3k = s3[k] - po[k], a3l = s3[l] - po[l];
-        r->n = 3;
-        r->idx[0] = i1;
-        r->idx[1] = i2;
-        r->idx[2] = i3;
-        r->lam[0] = (a2k * a3l - a2l * a3k) / mu; /* (po, s2, s3) */
-        r->lam[1] = (a3k * a1l - a3l * a1k) / mu; /* (s1, po, s3) */
-        r->lam[2] = (a1k * a2l - a1l * a2k) / mu; /* (s1, s2, po) */
-        double sum = r->lam[0] + r->lam[1] + r->lam[2];
-        if (sliver || !(r->lam[0] > 0 && r->lam[1] > 0 && r->lam[2] > 0 && fabs(sum - 1) <= 0x1p-30)) {
-            /* a sliver: the weights lost more than half their digits (they
-             * disagree with the exact signs or do not sum to 1), and the
-             * witnesses sum lambda a with them; take them from the exact
-             * values of n . (s_j x s_k) instead (rare: 5e-6 of the flat
-             * family's queries) */
-            double e[3];
-            cx->nex++;
-            dist_exact_tri_value(s1, s2, s3, s2, s3, &e[0]);
-            dist_exact_tri_value(s1, s2, s3, s3, s1, &e[1]);
-            dist_exact_tri_value(s1, s2, s3, s1, s2, &e[2]);
-            double es = e[0] + e[1] + e[2];
-            for (int i = 0; i < 3; i++)
-                r->lam[i] = e[i] / es;
-        }
-        sv_clamp(r);
-        sv_project(r, po);
+        s2d_whole(y, i1, i2, i3, n, r, cx);
         return;
     }
     sv_res best = {0}, c;
