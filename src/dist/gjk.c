@@ -180,10 +180,12 @@ typedef struct {
 #define SIA(S, i) ((S).ia[(S).s[i]])
 #define SIB(S, i) ((S).ib[(S).s[i]])
 
-/* keep the points r->idx (storage slots) in that order */
+/* keep the points r->idx (storage slots) in that order.  All four entries
+ * (those past r->n are never read): a copy of n entries was two memcpy
+ * calls per iteration (gcc turns the loops into them) */
 static inline void simplex_compact(gjk_simplex *S, const sv_res *r)
 {
-    for (int i = 0; i < r->n; i++) {
+    for (int i = 0; i < 4; i++) {
         S->s[i] = r->idx[i];
         S->lam[i] = r->lam[i];
     }
@@ -340,8 +342,10 @@ static inline void loop_result(const gjk_simplex *S, rve_gjk_status status, doub
         for (int i = 0; i < out->n; i++) {
             v3_copy(out->a[i], SA(*S, i));
             v3_copy(out->b[i], SB(*S, i));
-            out->lambda[i] = S->lam[i];
         }
+        /* all four (zero past n): a copy of n was a memcpy call */
+        for (int i = 0; i < 4; i++)
+            out->lambda[i] = i < out->n ? S->lam[i] : 0;
         if (status == RVE_GJK_INTERSECT) {
             double m[3];
             v3_add(m, p, q);
