@@ -17,6 +17,11 @@
 #include <ccd/ccd.h>
 #include <ccd/quat.h>
 #endif
+#ifdef HAVE_OPENGJK
+/* openGJK is not packaged and never copied here: bench/dist_opengjk.sh
+ * builds this program against a checkout the user names (OPENGJK_SRC) */
+#include <openGJK/openGJK.h>
+#endif
 
 #define ROUNDS 9
 #define TARGET_SEC 0.02 /* per lib per round */
@@ -139,6 +144,10 @@ typedef struct {
     double *wa, *wb;     /* world-frame vertices (RVE_BENCH_DIST_WORLD) */
     /* point-vs-polytope rows */
     double pt[3];
+#ifdef HAVE_OPENGJK
+    double *owa, *owb;   /* world-frame vertices for openGJK */
+    double **opa, **opb; /* its row pointers */
+#endif
 } query;
 
 /* RVE_BENCH_DIST_WORLD=1: our shapes are the bodies' vertices in world
@@ -156,8 +165,40 @@ static void world_verts(double **w, const body *b, const double p[3], const doub
     }
 }
 
+#ifdef HAVE_OPENGJK
+static void ogjk_rows(double ***rows, double *w, int n)
+{
+    *rows = realloc(*rows, sizeof(double *) * (size_t)n);
+    for (int j = 0; j < n; j++) (*rows)[j] = w + 3 * j;
+}
+
+/* openGJK's interface: world-coordinate vertex arrays, whatever our mode */
+static void query_ogjk(query *q)
+{
+    world_verts(&q->owa, q->A, q->pa, q->qa);
+    world_verts(&q->owb, q->B, q->pb, q->qb);
+    ogjk_rows(&q->opa, q->owa, q->A->nv);
+    ogjk_rows(&q->opb, q->owb, q->B->nv);
+}
+
+static double ogjk_dist(double **a, int na, double **b, int nb)
+{
+    gkPolytope p1, p2;
+    gkSimplex s;
+    p1.numpoints = na;
+    p1.coord = a;
+    p2.numpoints = nb;
+    p2.coord = b;
+    s.nvrtx = 0;
+    return compute_minimum_distance(p1, p2, &s);
+}
+#endif
+
 static void query_shapes(query *q)
 {
+#ifdef HAVE_OPENGJK
+    query_ogjk(q);
+#endif
     if (world_mode) {
         /* a rigid motion keeps the hull's edges: the graph stays valid */
         world_verts(&q->wa, q->A, q->pa, q->qa);
@@ -226,8 +267,8 @@ static void ccd_obj_set(ccd_obj *o, const body *b, const double p[3], const doub
  * without the hill-climbing graph (brute-force support; the lean call, the
  * full one under BENCH_THEN); the lean call only in the
  * current tree (BENCH_THEN builds this program on an older kernel) */
-enum { LIB_SV, LIB_LEAN, LIB_BRUTE, LIB_JOHNSON, LIB_BULLET, LIB_FCL, LIB_ISECT, LIB_CCD, NLIB };
-static const char *lib_name[NLIB] = {"ours SV", "ours lean", "ours brute", "ours Johns", "Bullet", "FCL", "ours isect", "libccd isect"};
+enum { LIB_SV, LIB_LEAN, LIB_BRUTE, LIB_JOHNSON, LIB_BULLET, LIB_FCL, LIB_OGJK, LIB_ISECT, LIB_CCD, NLIB };
+static const char *lib_name[NLIB] = {"ours SV", "ours lean", "ours brute", "ours Johns", "Bullet", "FCL", "openGJK", "ours isect", "libccd isect"};
 
 static volatile double sink;
 
@@ -265,6 +306,9 @@ static double run_pairs(int lib, query *qs, int nq, long reps)
             case LIB_ISECT: s += rve_gjk_intersect(&q->sa, &q->sb, NULL); break;
             case LIB_BULLET: s += peer_bullet_dist(q->A->bt, q->pa, q->qa, q->B->bt, q->pb, q->qb); break;
             case LIB_FCL: s += peer_fcl_dist(q->A->fc, q->pa, q->qa, q->B->fc, q->pb, q->qb); break;
+#ifdef HAVE_OPENGJK
+            case LIB_OGJK: s += ogjk_dist(q->opa, q->A->nv, q->opb, q->B->nv); break;
+#endif
 #ifdef HAVE_CCD
             case LIB_CCD: {
                 ccd_t ccd;
@@ -313,6 +357,13 @@ static double run_points(int lib, query *qs, int nq, long reps, void **bt_point,
             }
             case LIB_BULLET: s += peer_bullet_dist(*bt_point, q->pt, qid, q->A->bt, zero, qid); break;
             case LIB_FCL: s += peer_fcl_dist(*fc_point, q->pt, qid, q->A->fc, zero, qid); break;
+#ifdef HAVE_OPENGJK
+            case LIB_OGJK: {
+                double *pt = q->pt;
+                s += ogjk_dist(&pt, 1, q->opb, q->A->nv);
+                break;
+            }
+#endif
 #ifdef HAVE_CCD
             case LIB_CCD: {
                 ccd_t ccd;
@@ -339,9 +390,12 @@ static int ours_only = 0;
 
 static int lib_available(int lib)
 {
-    if (ours_only && lib != LIB_SV && lib != LIB_LEAN && lib != LIB_BRUTE)
+    if (ours_only && lib != LIB_SV && lib != LIB_LEAN && lib != LIB_BRUTE && lib != LIB_OGJK)
         return 0;
     switch (lib) {
+#ifdef HAVE_OPENGJK
+    case LIB_OGJK: return 1;
+#endif
     case LIB_BULLET: return peer_bullet_available();
     case LIB_FCL: return peer_fcl_available();
 #ifdef HAVE_CCD
@@ -455,6 +509,11 @@ static void agreement(query *qs, int nq, int points, void **btp, void **fcp, dou
             if (peer_bullet_available()) db = peer_bullet_dist(q->A->bt, q->pa, q->qa, q->B->bt, q->pb, q->qb);
             if (peer_fcl_available()) df = peer_fcl_dist(q->A->fc, q->pa, q->qa, q->B->fc, q->pb, q->qb);
         }
+#ifdef HAVE_OPENGJK
+        double *pt = q->pt;
+        double dg = points ? ogjk_dist(&pt, 1, q->opb, q->A->nv) : ogjk_dist(q->opa, q->A->nv, q->opb, q->B->nv);
+        dev[LIB_OGJK] = fmax(dev[LIB_OGJK], fabs(dg - d0));
+#endif
         dev[LIB_JOHNSON] = fmax(dev[LIB_JOHNSON], fabs(dj - d0));
         if (!isnan(db)) dev[LIB_BULLET] = fmax(dev[LIB_BULLET], fabs(db - d0));
         if (!isnan(df)) dev[LIB_FCL] = fmax(dev[LIB_FCL], fabs(df - d0));
@@ -497,7 +556,7 @@ int main(void)
     printf("%s\n\n", world_mode ? "ours: world-coordinate vertex arrays, identity poses (RVE_BENCH_DIST_WORLD)" : "ours: body vertices with poses");
     printf("%-26s", "row");
     for (int l = 0; l < NLIB; l++) printf(" %12s", lib_name[l]);
-    printf("   ratios: lean/SV brute/SV Johns/SV Bullet/SV FCL/SV libccd/isect   calls exact");
+    printf("   ratios: lean/SV brute/SV Johns/SV Bullet/SV FCL/SV openGJK/SV libccd/isect   calls exact");
     printf("\n");
     double worst_dev[NLIB] = {0};
     for (int si = 0; si < 5; si++) {
@@ -581,6 +640,9 @@ int main(void)
                 rve_dist_result r;
                 double d = rve_dist_point_polytope(far, q->A->v, q->A->nv, NULL, &r);
                 for (int k = 0; k < 3; k++) q->pt[k] = r.q[k] + (far[k] - r.q[k]) * (target / d);
+#ifdef HAVE_OPENGJK
+                ogjk_rows(&q->opb, q->A->v, q->A->nv);
+#endif
             }
             bench_row(c == 0 ? "point vs poly 30 distant" : "point vs poly 30 touch", qs, NQ, 1, &btp, &fcp);
             double dev[NLIB];
@@ -622,5 +684,8 @@ int main(void)
     }
     printf("\nlargest |d - d(ours SV)| over all rows (bodies of size ~1): Johnson %.3g, Bullet %.3g, FCL %.3g\n",
            worst_dev[LIB_JOHNSON], worst_dev[LIB_BULLET], worst_dev[LIB_FCL]);
+#ifdef HAVE_OPENGJK
+    printf("largest |d - d(ours SV)| of openGJK: %.3g\n", worst_dev[LIB_OGJK]);
+#endif
     return 0;
 }
