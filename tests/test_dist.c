@@ -240,6 +240,51 @@ START_TEST(test_cli_parser)
 }
 END_TEST
 
+/* rve_shape_polytope keeps the middle of the vertices' box for GJK's first
+ * direction: vertices changed in place after it still give the right
+ * distance (only the start is stale), and a shape pointed at another array
+ * takes that array's middle (bit for bit a fresh shape's answer) */
+static void cube_at(double *v, double x, double y, double z)
+{
+    for (int i = 0; i < 8; i++) {
+        v[3 * i] = x + (i & 1);
+        v[3 * i + 1] = y + ((i >> 1) & 1);
+        v[3 * i + 2] = z + ((i >> 2) & 1);
+    }
+}
+
+START_TEST(test_shape_mid_cache)
+{
+    double X[24], Y[24], Bv[24];
+    cube_at(X, 0, 0, 0);
+    cube_at(Bv, 3, 0.25, 0.125);
+    rve_shape sa, sb, fresh;
+    rve_shape_polytope(&sa, X, 8, NULL);
+    rve_shape_polytope(&sb, Bv, 8, NULL);
+    rve_dist_result r, rf;
+    rve_gjk_dist(&sa, &sb, NULL, NULL, &r);
+    ck_assert_msg(fabs(r.d - 2) <= 16 * EPS * 4, "d = %.17g", r.d);
+    /* X moved in place to [1000, 1001]^3: the kept middle is stale */
+    cube_at(X, 1000, 1000, 1000);
+    rve_gjk_dist(&sa, &sb, NULL, NULL, &r);
+    long double dx = 1000.0L - 4, dy = 1000.0L - 1.25L, dz = 1000.0L - 1.125L;
+    long double exact = sqrtl(dx * dx + dy * dy + dz * dz);
+    ck_assert_msg(fabsl((long double)r.d - exact) <= 16 * EPS * 1001, "stale middle: d = %.17g", r.d);
+    /* pointed at Y (another cube, beyond B): Y's own middle */
+    cube_at(Y, 6.5, -3, 0.75);
+    sa.verts = Y;
+    rve_shape_polytope(&fresh, Y, 8, NULL);
+    rve_gjk_dist(&sa, &sb, NULL, NULL, &r);
+    rve_gjk_dist(&fresh, &sb, NULL, NULL, &rf);
+    ck_assert(r.d == rf.d && r.iterations == rf.iterations && r.n == rf.n);
+    for (int k = 0; k < 3; k++)
+        ck_assert(r.p[k] == rf.p[k] && r.q[k] == rf.q[k]);
+    dx = 6.5L - 4;
+    dy = 0.25L - (-3 + 1);
+    ck_assert_msg(fabsl((long double)r.d - sqrtl(dx * dx + dy * dy)) <= 16 * EPS * 8, "d = %.17g", r.d);
+}
+END_TEST
+
 static Suite *dist_suite(void)
 {
     Suite *s = suite_create("dist");
@@ -250,6 +295,7 @@ static Suite *dist_suite(void)
     tcase_add_test(tc, test_spheres_boxes);
     tcase_add_test(tc, test_point_polytope_oracle);
     tcase_add_test(tc, test_cli_parser);
+    tcase_add_test(tc, test_shape_mid_cache);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -69,6 +69,10 @@ typedef struct {
     int nv;
     const rve_poly_graph *graph; /* optional, may be NULL */
     double *owned;           /* storage allocated by rve_shape_parse (freed by rve_shape_free) */
+    double mid[3];           /* polytope: the middle of (a sample of) its vertices' box, GJK's
+                                first direction; taken once per shape by rve_shape_polytope */
+    const double *mid_of;    /* the vertex array mid belongs to (a shape pointed at other
+                                vertices takes its middle per query: only speed differs) */
 } rve_shape;
 
 /* Constructors: identity pose, zero rounding radius.  Vertices are body

@@ -69,7 +69,8 @@ static inline void gjk_shape_first(const rve_shape *s, double c[3])
  * built around its body origin (grains, DEM particles); a polytope with the
  * identity pose is a bare vertex array in world coordinates, whose middle is
  * estimated by the box centre of at most 16 of its vertices (all up to 16,
- * else every (nv/16)-th: O(1) per query).  Simplices: the first vertex, the
+ * else every (nv/16)-th), taken once by rve_shape_polytope (per query for a
+ * shape pointed at other vertices since).  Simplices: the first vertex, the
  * sphere its centre, the smooth kinds their origin.  Only the start depends
  * on it, never the answer or its certificate. */
 static inline void gjk_shape_mid(const rve_shape *s, double c[3])
@@ -79,6 +80,10 @@ static inline void gjk_shape_mid(const rve_shape *s, double c[3])
             v3_set(c, 0, 0, 0);
         else
             gjk_shape_first(s, c);
+        return;
+    }
+    if (s->mid_of == s->verts) { /* taken by rve_shape_polytope */
+        v3_copy(c, s->mid);
         return;
     }
     dist_sample_mid(s->verts, s->nv, c);

@@ -52,7 +52,7 @@ static inline void sv_no_weights(sv_res *r, const double po[3])
 /* The whole segment {y[i1], y[i2]} (both weights' signs positive), t =
  * y[i2] - y[i1]: v by projection, the weights (if wanted) from the safest
  * axis as in Algorithm 2. */
-static inline void s1d_whole(const double y[][3], int i1, int i2, const double t[3], sv_res *r, const sv_ctx *cx)
+DIST_INLINE void s1d_whole(const double y[][3], int i1, int i2, const double t[3], sv_res *r, const sv_ctx *cx)
 {
     const double *s1 = y[i1], *s2 = y[i2];
     /* projection of the origin onto the line (Eq. 3.8, sign corrected) */
@@ -141,7 +141,7 @@ static inline void sv_copy(sv_res *r, const sv_res *c)
 /* The whole triangle {y[i1], y[i2], y[i3]} (all weights' signs positive),
  * n = (y[i2] - y[i1]) x (y[i3] - y[i1]): v by projection onto the plane,
  * the weights (if wanted) from the safest plane as in Algorithm 3. */
-static inline void s2d_whole(const double y[][3], int i1, int i2, int i3, double n[3], sv_res *r, sv_ctx *cx)
+DIST_INLINE void s2d_whole(const double y[][3], int i1, int i2, int i3, double n[3], sv_res *r, sv_ctx *cx)
 {
     const double *s1 = y[i1], *s2 = y[i2], *s3 = y[i3];
     double e1[3], e2[3];
