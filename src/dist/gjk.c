@@ -78,6 +78,48 @@ DIST_INLINE void support_polypoly(gjk_pair *P, const double v[3], double a[3], d
  * two-chain scan's size, no hill climbing), from DIST_ARGMAX2_MIN_NV
  * vertices: at 8 the one pass was no faster (bare arrays 162 -> 171 ns),
  * at 32 it is 4-10 % faster (docs/dist.md, branch gjk8) */
+/* Two small polytopes, at least one posed: their vertices are rotated once
+ * per query (P->ra, P->rb) instead of every direction and support point in
+ * every iteration (off the loop's chain of dependent steps).  Each support
+ * point is the one pair_place makes (the same products in the same order). */
+#define GJK_PREROT_MAX_NV 15
+static inline int pair_prerot(const rve_shape *A, const rve_shape *B)
+{
+    return A->kind == RVE_SHAPE_POLYTOPE && B->kind == RVE_SHAPE_POLYTOPE && A->nv <= GJK_PREROT_MAX_NV &&
+           B->nv <= GJK_PREROT_MAX_NV && (A->rotated || B->rotated);
+}
+
+static inline const double *prerot_verts(const rve_shape *s, const dist_frame *f, double *buf)
+{
+    if (!f->rotated)
+        return s->verts;
+    const double *R = f->R;
+    for (int i = 0; i < s->nv; i++) {
+        const double *b = s->verts + 3 * i;
+        buf[3 * i] = R[0] * b[0] + R[1] * b[1] + R[2] * b[2];
+        buf[3 * i + 1] = R[3] * b[0] + R[4] * b[1] + R[5] * b[2];
+        buf[3 * i + 2] = R[6] * b[0] + R[7] * b[1] + R[8] * b[2];
+    }
+    return buf;
+}
+
+DIST_INLINE void support_prerot(gjk_pair *P, const double v[3], double a[3], double b[3], int *ia, int *ib)
+{
+    const double mv[3] = {-v[0], -v[1], -v[2]};
+    *ia = dist_argmax(P->ra, P->A->nv, mv);
+    *ib = dist_argmax(P->rb, P->B->nv, v);
+    v3_add(a, P->pa, P->ra + 3 * *ia);
+    v3_add(b, P->pb, P->rb + 3 * *ib);
+    P->hintA = *ia;
+    P->hintB = *ib;
+}
+
+static void vertex_prerot(const gjk_pair *P, int ia, int ib, double a[3], double b[3])
+{
+    v3_add(a, P->pa, P->ra + 3 * ia);
+    v3_add(b, P->pb, P->rb + 3 * ib);
+}
+
 static inline int pair_fused(const rve_shape *A, const rve_shape *B)
 {
     return A->kind == RVE_SHAPE_POLYTOPE && B->kind == RVE_SHAPE_POLYTOPE && A->nv >= DIST_ARGMAX2_MIN_NV &&
@@ -629,8 +671,14 @@ DIST_INLINE rve_gjk_status gjk_dist_run(const rve_shape *A, const rve_shape *B, 
     rve_gjk_simplex w0;
     if (warm)
         w0 = *warm;
-    rve_gjk_status st =
-        pair_fused(A, B)
+    rve_gjk_status st;
+    double ra[3 * GJK_PREROT_MAX_NV], rb[3 * GJK_PREROT_MAX_NV];
+    if (pair_prerot(A, B)) {
+        P.ra = prerot_verts(A, &P.fa, ra);
+        P.rb = prerot_verts(B, &P.fb, rb);
+        st = gjk_loop(&P, support_prerot, vertex_prerot, A->nv, B->nv, v0, &o, warm, out, -1.0);
+    } else
+        st = pair_fused(A, B)
             ? gjk_loop(&P, support_polypoly, vertex_generic, dist_nvertices(A), dist_nvertices(B), v0, &o, warm, out,
                        -1.0)
             : gjk_loop(&P, support_generic, vertex_generic, dist_nvertices(A), dist_nvertices(B), v0, &o, warm, out,

@@ -121,6 +121,8 @@ typedef struct {
     const double *pt;
     const double *V;
     int nv;
+    /* small posed polytopes: their vertices rotated once per query */
+    const double *ra, *rb;
 } gjk_pair;
 
 /* What a query fills in (the lean path asks only for d, or d, p and q). */
