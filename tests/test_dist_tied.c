@@ -75,6 +75,23 @@ START_TEST(test_argmax2_scan)
 }
 END_TEST
 
+/* A posed pair (A1, B1) and the same bodies with every vertex listed
+ * twice (A2, B2: VA and VB hold 2 na and 2 nb vertices), which takes
+ * another support path with the same answer */
+static void doubled_pair(const double *VA, int na, const double *VB, int nb, const double pa[3], const double qa[4],
+                         const double pb[3], const double qb[4], rve_shape *A1, rve_shape *B1, rve_shape *A2,
+                         rve_shape *B2)
+{
+    rve_shape_polytope(A1, VA, na, NULL);
+    rve_shape_polytope(B1, VB, nb, NULL);
+    rve_shape_polytope(A2, VA, 2 * na, NULL);
+    rve_shape_polytope(B2, VB, 2 * nb, NULL);
+    rve_shape_set_pose(A1, pa, qa);
+    rve_shape_set_pose(A2, pa, qa);
+    rve_shape_set_pose(B1, pb, qb);
+    rve_shape_set_pose(B2, pb, qb);
+}
+
 /* The pair loop's one-pass scan (16-63 vertices each) against the generic
  * path: the same hulls with every vertex listed twice (32-126 vertices:
  * 64 and up take the other scans, one body at a time) have the same first
@@ -103,19 +120,12 @@ START_TEST(test_fused_pair_path)
         /* distant, near touching and overlapping pairs */
         double off = (r % 3 == 0 ? 3.0 : r % 3 == 1 ? 1.0 : 0.3) * (ints ? 2 : 1);
         double pa[3] = {off, 0.25 * off, 0}, pb[3] = {0, 0, 0.5};
-        rve_shape A1, B1, A2, B2;
-        rve_shape_polytope(&A1, VA, na, NULL);
-        rve_shape_polytope(&B1, VB, nb, NULL);
-        rve_shape_polytope(&A2, VA, 2 * na, NULL);
-        rve_shape_polytope(&B2, VB, 2 * nb, NULL);
-        rve_shape_set_pose(&A1, pa, qa);
-        rve_shape_set_pose(&A2, pa, qa);
         /* B at pb != 0: not a bare array, whose start would sample its list */
         if (r % 2)
             for (int k = 0; k < 4; k++)
                 qb[k] = qa[(k + 1) % 4];
-        rve_shape_set_pose(&B1, pb, qb);
-        rve_shape_set_pose(&B2, pb, qb);
+        rve_shape A1, B1, A2, B2;
+        doubled_pair(VA, na, VB, nb, pa, qa, pb, qb, &A1, &B1, &A2, &B2);
         rve_dist_result r1, r2;
         rve_gjk_dist(&A1, &B1, NULL, NULL, &r1);
         rve_gjk_dist(&A2, &B2, NULL, NULL, &r2);
@@ -211,14 +221,7 @@ START_TEST(test_prerot_pair_path)
         rand_quat(qb);
         double pa[3] = {off, 0.25 * off, 0}, pb[3] = {0, 0, 0.5};
         rve_shape A1, B1, A2, B2;
-        rve_shape_polytope(&A1, VA, na, NULL);
-        rve_shape_polytope(&B1, VB, nb, NULL);
-        rve_shape_polytope(&A2, VA, 2 * na, NULL);
-        rve_shape_polytope(&B2, VB, 2 * nb, NULL);
-        rve_shape_set_pose(&A1, pa, qa);
-        rve_shape_set_pose(&A2, pa, qa);
-        rve_shape_set_pose(&B1, pb, qb);
-        rve_shape_set_pose(&B2, pb, qb);
+        doubled_pair(VA, na, VB, nb, pa, qa, pb, qb, &A1, &B1, &A2, &B2);
         rve_dist_result r1, r2;
         rve_gjk_dist(&A1, &B1, NULL, NULL, &r1);
         rve_gjk_dist(&A2, &B2, NULL, NULL, &r2);

@@ -490,16 +490,22 @@ static inline void dist_vertex_body(const rve_shape *s, int i, double out[3])
         v3_copy(out, s->v[i]);
 }
 
+/* R b (out != b), body -> world rotation of a point: one formula for every
+ * support point, whether rotated one at a time or all vertices at once
+ * (gjk.c prerot_verts), so that both round alike */
+static inline void dist_rotate(const double R[9], const double b[3], double out[3])
+{
+    out[0] = R[0] * b[0] + R[1] * b[1] + R[2] * b[2];
+    out[1] = R[3] * b[0] + R[4] * b[1] + R[5] * b[2];
+    out[2] = R[6] * b[0] + R[7] * b[1] + R[8] * b[2];
+}
+
 static inline void dist_to_world(const rve_shape *s, const dist_frame *f, const double b[3], double out[3])
 {
     if (f->rotated) {
-        const double *R = f->R;
-        double x = R[0] * b[0] + R[1] * b[1] + R[2] * b[2];
-        double y = R[3] * b[0] + R[4] * b[1] + R[5] * b[2];
-        double z = R[6] * b[0] + R[7] * b[1] + R[8] * b[2];
-        out[0] = s->pos[0] + x;
-        out[1] = s->pos[1] + y;
-        out[2] = s->pos[2] + z;
+        double t[3];
+        dist_rotate(f->R, b, t);
+        v3_add(out, s->pos, t);
     } else {
         out[0] = s->pos[0] + b[0];
         out[1] = s->pos[1] + b[1];

@@ -13,14 +13,13 @@
 typedef void (*gjk_support_fn)(gjk_pair *P, const double v[3], double a[3], double b[3], int *ia, int *ib);
 typedef void (*gjk_vertex_fn)(const gjk_pair *P, int ia, int ib, double a[3], double b[3]);
 
-/* body point b of a shape with frame f at local position pos (out != b) */
+/* body point b of a shape with frame f at local position pos */
 DIST_INLINE void pair_place(const dist_frame *f, const double pos[3], const double b[3], double out[3])
 {
     if (f->rotated) {
-        const double *R = f->R;
-        out[0] = pos[0] + (R[0] * b[0] + R[1] * b[1] + R[2] * b[2]);
-        out[1] = pos[1] + (R[3] * b[0] + R[4] * b[1] + R[5] * b[2]);
-        out[2] = pos[2] + (R[6] * b[0] + R[7] * b[1] + R[8] * b[2]);
+        double t[3];
+        dist_rotate(f->R, b, t);
+        v3_add(out, pos, t);
     } else {
         v3_add(out, pos, b);
     }
@@ -74,14 +73,10 @@ DIST_INLINE void support_polypoly(gjk_pair *P, const double v[3], double a[3], d
     P->hintB = *ib;
 }
 
-/* both bodies polytopes whose support is the plain scan (below the
- * two-chain scan's size, no hill climbing), from DIST_ARGMAX2_MIN_NV
- * vertices: at 8 the one pass was no faster (bare arrays 162 -> 171 ns),
- * at 32 it is 4-10 % faster (docs/dist.md, branch gjk8) */
 /* Two small polytopes, at least one posed: their vertices are rotated once
  * per query (P->ra, P->rb) instead of every direction and support point in
  * every iteration (off the loop's chain of dependent steps).  Each support
- * point is the one pair_place makes (the same products in the same order). */
+ * point is the one pair_place makes (both rotate with frame_rotate). */
 #define GJK_PREROT_MAX_NV 15
 static inline int pair_prerot(const rve_shape *A, const rve_shape *B)
 {
@@ -93,13 +88,8 @@ static inline const double *prerot_verts(const rve_shape *s, const dist_frame *f
 {
     if (!f->rotated)
         return s->verts;
-    const double *R = f->R;
-    for (int i = 0; i < s->nv; i++) {
-        const double *b = s->verts + 3 * i;
-        buf[3 * i] = R[0] * b[0] + R[1] * b[1] + R[2] * b[2];
-        buf[3 * i + 1] = R[3] * b[0] + R[4] * b[1] + R[5] * b[2];
-        buf[3 * i + 2] = R[6] * b[0] + R[7] * b[1] + R[8] * b[2];
-    }
+    for (int i = 0; i < s->nv; i++)
+        dist_rotate(f->R, s->verts + 3 * i, buf + 3 * i);
     return buf;
 }
 
@@ -120,6 +110,10 @@ static void vertex_prerot(const gjk_pair *P, int ia, int ib, double a[3], double
     v3_add(b, P->pb, P->rb + 3 * ib);
 }
 
+/* both bodies polytopes whose support is the plain scan (below the
+ * two-chain scan's size, no hill climbing), from DIST_ARGMAX2_MIN_NV
+ * vertices: at 8 the one pass was no faster (bare arrays 162 -> 171 ns),
+ * at 32 it is 4-10 % faster (docs/dist.md, branch gjk8) */
 static inline int pair_fused(const rve_shape *A, const rve_shape *B)
 {
     return A->kind == RVE_SHAPE_POLYTOPE && B->kind == RVE_SHAPE_POLYTOPE && A->nv >= DIST_ARGMAX2_MIN_NV &&
