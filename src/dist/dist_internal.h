@@ -204,15 +204,13 @@ int dist_exact_dot_sign(int n, const double *a, const double *b, double *approx)
 #define DIST_STATIC_DET3 (44 * DBL_EPSILON)   /* 7 eps x 6 = 42 */
 #define DIST_STATIC_SUM4 (250 * DBL_EPSILON)  /* 10 eps x 24 = 240 */
 
-static inline double dist_maxabs_pts(const double *const p[], int n)
+/* the largest |coordinate| of a point (a NaN is skipped) */
+static inline double dist_maxabs3(const double *p, double m)
 {
-    double m = 0;
-    for (int i = 0; i < n; i++)
-        for (int k = 0; k < 3; k++) {
-            double a = fabs(p[i][k]);
-            m = a > m ? a : m;
-        }
-    return m;
+    double a = fabs(p[0]), b = fabs(p[1]), c = fabs(p[2]);
+    m = a > m ? a : m;
+    m = b > m ? b : m;
+    return c > m ? c : m;
 }
 
 /* dist_signs_tri with the static filter first, and n = (s1 - s0) x
@@ -226,20 +224,21 @@ static inline void dist_signs_tri_n(const double *s0, const double *s1, const do
     v3_sub(e1, s1, s0);
     v3_sub(e2, s2, s0);
     v3_cross(n, e1, e2);
-    const double *s[3] = {s0, s1, s2};
-    double m = dist_maxabs_pts(s, 3), m2 = m * m, thr = DIST_STATIC_TRI * (m2 * m2);
-    int ok = thr > 0x1p-900;
-    for (int t = 0; t < 3 && ok; t++) {
-        const double *sj = s[(t + 1) % 3], *sk = s[(t + 2) % 3];
-        double c[3];
-        v3_cross(c, sj, sk);
-        double v = n[0] * c[0] + n[1] * c[1] + n[2] * c[2];
-        if (fabs(v) > thr)
-            sg[t] = v > 0 ? 1 : -1;
-        else
-            ok = 0;
-    }
-    if (!ok) {
+    double m = dist_maxabs3(s2, dist_maxabs3(s1, dist_maxabs3(s0, 0))), m2 = m * m, thr = DIST_STATIC_TRI * (m2 * m2);
+    /* the three values written out (a loop over t indexing s[(t + 1) % 3]
+     * cost a quarter of the filter's instructions) */
+    double c0[3], c1[3], c2[3];
+    v3_cross(c0, s1, s2);
+    v3_cross(c1, s2, s0);
+    v3_cross(c2, s0, s1);
+    double v0 = n[0] * c0[0] + n[1] * c0[1] + n[2] * c0[2];
+    double v1 = n[0] * c1[0] + n[1] * c1[1] + n[2] * c1[2];
+    double v2 = n[0] * c2[0] + n[1] * c2[1] + n[2] * c2[2];
+    if (thr > 0x1p-900 && fabs(v0) > thr && fabs(v1) > thr && fabs(v2) > thr) {
+        sg[0] = v0 > 0 ? 1 : -1;
+        sg[1] = v1 > 0 ? 1 : -1;
+        sg[2] = v2 > 0 ? 1 : -1;
+    } else {
         double val[3];
         (*adapt)++;
         dist_signs_tri(s0, s1, s2, sg, val, exact);

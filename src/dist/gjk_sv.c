@@ -335,8 +335,8 @@ void dist_s3d(const double y[][3], int i1, int i2, int i3, int i4, int tail, sv_
     C[2] = v3_dot(s1, c24);
     C[3] = -v3_dot(s1, c23);
     double D = C[0] + C[1] + C[2] + C[3];
-    const double *sp[4] = {s1, s2, s3, s4};
-    double m = dist_maxabs_pts(sp, 4), m3 = m * m * m, thr = DIST_STATIC_DET3 * m3;
+    double m = dist_maxabs3(s4, dist_maxabs3(s3, dist_maxabs3(s2, dist_maxabs3(s1, 0))));
+    double m3 = m * m * m, thr = DIST_STATIC_DET3 * m3;
     int g[4], sD;
     if (thr > 0x1p-900 && fabs(C[0]) > thr && fabs(C[1]) > thr && fabs(C[2]) > thr && fabs(C[3]) > thr &&
         fabs(D) > DIST_STATIC_SUM4 * m3) {
