@@ -398,14 +398,16 @@ static inline int warm_start(gjk_pair *P, gjk_vertex_fn vertex, int nva, int nvb
 /* The barycentric weights of the final simplex, once after the loop: the
  * loop runs its sub-algorithm without them (only v decides the next step).
  * The points in the order simplex_compact kept from the call that chose
- * them: bit for bit that call's weights (the tetrahedron, inside only, by
- * the same call again: the same exact signs, the same region). */
-static inline void simplex_weights(gjk_simplex *S, sv_ctx *cx)
+ * them, and that call's projection (the loop's v, or the exact one of a
+ * refinement) as po, not computed again: the weights are bit for bit that
+ * call's (the tetrahedron, inside only, by the same call again: the same
+ * exact signs, the same region). */
+static inline void simplex_weights(gjk_simplex *S, const double v[3], sv_ctx *cx)
 {
     sv_res r;
     cx->want_w = 1;
     if (S->n < 4) /* segments and triangles: no signs to decide again */
-        dist_sv_whole((const double(*)[3])S->y, S->n, S->s, &r, cx);
+        dist_sv_whole((const double(*)[3])S->y, S->n, S->s, v, &r, cx);
     else
         simplex_solve_ai(S, -1, 0, &r, cx);
     simplex_compact(S, &r);
@@ -578,7 +580,7 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
 
 done:
     if (P->want != WANT_D && !johnson && S.n > 1)
-        simplex_weights(&S, &cx);
+        simplex_weights(&S, v, &cx);
     P->wmax2 = wmax2;
     out->iterations = it;
     out->exact = cx.nex;

@@ -49,7 +49,7 @@ void dist_s1d(const double y[][3], int i1, int i2, int tail, sv_res *r, sv_ctx *
 void dist_s2d(const double y[][3], int i1, int i2, int i3, int tail, sv_res *r, sv_ctx *cx);
 void dist_s3d(const double y[][3], int i1, int i2, int i3, int i4, int tail, sv_res *r, sv_ctx *cx);
 /* the weights of a segment or triangle GJK already chose, in its order */
-void dist_sv_whole(const double y[][3], int n, const int idx[], sv_res *r, sv_ctx *cx);
+void dist_sv_whole(const double y[][3], int n, const int idx[], const double v[3], sv_res *r, sv_ctx *cx);
 /* Johnson's sub-algorithm on y[0..n-1] */
 void dist_johnson_run(const double y[][3], int n, int newest, sv_res *r);
 

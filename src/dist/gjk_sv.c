@@ -52,12 +52,17 @@ static inline void sv_no_weights(sv_res *r, const double po[3])
 /* The whole segment {y[i1], y[i2]} (both weights' signs positive), t =
  * y[i2] - y[i1]: v by projection, the weights (if wanted) from the safest
  * axis as in Algorithm 2. */
-DIST_INLINE void s1d_whole(const double y[][3], int i1, int i2, const double t[3], sv_res *r, const sv_ctx *cx)
+DIST_INLINE void s1d_whole(const double y[][3], int i1, int i2, const double t[3], const double *known, sv_res *r,
+                           const sv_ctx *cx)
 {
     const double *s1 = y[i1], *s2 = y[i2];
-    /* projection of the origin onto the line (Eq. 3.8, sign corrected) */
+    /* projection of the origin onto the line (Eq. 3.8, sign corrected),
+     * unless known (the loop's v for this segment) */
     double po[3];
-    v3_axpy(po, s1, -v3_dot(s1, t) / v3_dot(t, t), t);
+    if (known)
+        v3_copy(po, known);
+    else
+        v3_axpy(po, s1, -v3_dot(s1, t) / v3_dot(t, t), t);
     r->n = 2;
     r->idx[0] = i1;
     r->idx[1] = i2;
@@ -107,7 +112,7 @@ void dist_s1d(const double y[][3], int i1, int i2, int tail, sv_res *r, sv_ctx *
         g2 = dist_sign_dot_diff(s1, s2, &f2, &cx->nex);
     int k1 = g1 > 0, k2 = g2 > 0;
     if (k1 && k2) {
-        s1d_whole(y, i1, i2, t, r, cx);
+        s1d_whole(y, i1, i2, t, NULL, r, cx);
         return;
     }
     if (tail || (k1 && !k2)) {
@@ -141,7 +146,8 @@ static inline void sv_copy(sv_res *r, const sv_res *c)
 /* The whole triangle {y[i1], y[i2], y[i3]} (all weights' signs positive),
  * n = (y[i2] - y[i1]) x (y[i3] - y[i1]): v by projection onto the plane,
  * the weights (if wanted) from the safest plane as in Algorithm 3. */
-DIST_INLINE void s2d_whole(const double y[][3], int i1, int i2, int i3, double n[3], sv_res *r, sv_ctx *cx)
+DIST_INLINE void s2d_whole(const double y[][3], int i1, int i2, int i3, double n[3], const double *known, sv_res *r,
+                           sv_ctx *cx)
 {
     const double *s1 = y[i1], *s2 = y[i2], *s3 = y[i3];
     double e1[3], e2[3];
@@ -156,7 +162,9 @@ DIST_INLINE void s2d_whole(const double y[][3], int i1, int i2, int i3, double n
     v3_sub(e3, s3, s2);
     double em = fmax_(v3_dot(e1, e1), fmax_(v3_dot(e2, e2), v3_dot(e3, e3)));
     int sliver = v3_dot(n, n) < 0x1p-8 * em * em;
-    if (sliver) {
+    /* with po known, a sliver's weights come from the exact values below:
+     * its exact normal is not needed */
+    if (sliver && !known) {
         cx->nex++;
         if (cx->a) {
             const double *pa[3] = {cx->a[i1], cx->a[i2], cx->a[i3]};
@@ -167,7 +175,10 @@ DIST_INLINE void s2d_whole(const double y[][3], int i1, int i2, int i3, double n
         }
     }
     double po[3];
-    v3_scale(po, n, v3_dot(s1, n) / v3_dot(n, n)); /* Eq. 3.7 */
+    if (known)
+        v3_copy(po, known);
+    else
+        v3_scale(po, n, v3_dot(s1, n) / v3_dot(n, n)); /* Eq. 3.7 */
     if (!cx->want_w) {
         r->n = 3;
         r->idx[0] = i1;
@@ -219,19 +230,19 @@ DIST_INLINE void s2d_whole(const double y[][3], int i1, int i2, int i3, double n
 /* The weights of a segment or triangle GJK already chose (idx in the order
  * the sub-algorithm returned it): the arithmetic of the call that chose it,
  * without deciding the signs again, so bit for bit its weights. */
-void dist_sv_whole(const double y[][3], int n, const int idx[], sv_res *r, sv_ctx *cx)
+void dist_sv_whole(const double y[][3], int n, const int idx[], const double v[3], sv_res *r, sv_ctx *cx)
 {
     const double *s1 = y[idx[0]], *s2 = y[idx[1]];
     double e1[3];
     v3_sub(e1, s2, s1);
     if (n == 2) {
-        s1d_whole(y, idx[0], idx[1], e1, r, cx);
+        s1d_whole(y, idx[0], idx[1], e1, v, r, cx);
         return;
     }
     double e2[3], nn[3];
     v3_sub(e2, y[idx[2]], s1);
     v3_cross(nn, e1, e2);
-    s2d_whole(y, idx[0], idx[1], idx[2], nn, r, cx);
+    s2d_whole(y, idx[0], idx[1], idx[2], nn, v, r, cx);
 }
 
 /* 2-simplex {y[i1], y[i2], y[i3]}; with tail, i1 is the newest vertex.
@@ -245,7 +256,7 @@ void dist_s2d(const double y[][3], int i1, int i2, int i3, int tail, sv_res *r, 
     dist_signs_tri_n(s1, s2, s3, sg, n, &cx->nex, &cx->nadapt);
     int k1 = sg[0] > 0, k2 = sg[1] > 0, k3 = sg[2] > 0;
     if (k1 && k2 && k3) {
-        s2d_whole(y, i1, i2, i3, n, r, cx);
+        s2d_whole(y, i1, i2, i3, n, NULL, r, cx);
         return;
     }
     sv_res best = {0}, c;
