@@ -118,6 +118,7 @@ static int exp_mul(int ne, const double *e, int nf, const double *f, double *h)
     return nh;
 }
 
+static double exp_approx(int n, const double *e);
 static inline int exp_sign(int n, const double *e) { return n == 0 ? 0 : (e[n - 1] > 0 ? 1 : -1); }
 
 /* exact a - b as an expansion of length <= 2 */
@@ -167,6 +168,13 @@ int dist_exact_dot_diff(const double s[3], const double t[3])
 /* exact sign of a . (b x c) */
 int dist_exact_det3(const double a[3], const double b[3], const double c[3])
 {
+    return dist_exact_det3_value(a, b, c, NULL);
+}
+
+/* the same, and (approx != NULL) the value rounded from its expansion
+ * (the components summed from the smallest: relative error a few eps) */
+int dist_exact_det3_value(const double a[3], const double b[3], const double c[3], double *approx)
+{
     double acc[EXACT_MAXLEN], sum[EXACT_MAXLEN], x[4], part[8];
     int n = 0;
     for (int i = 0; i < 3; i++) {
@@ -181,6 +189,8 @@ int dist_exact_det3(const double a[3], const double b[3], const double c[3])
             acc[q] = sum[q];
         n = m;
     }
+    if (approx)
+        *approx = exp_approx(n, acc);
     return exp_sign(n, acc);
 }
 

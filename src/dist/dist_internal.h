@@ -82,6 +82,7 @@ static inline int dist_nvertices(const rve_shape *s)
 #define EXACT_MAXLEN 400
 int dist_exact_dot_diff(const double s[3], const double t[3]);
 int dist_exact_det3(const double a[3], const double b[3], const double c[3]);
+int dist_exact_det3_value(const double a[3], const double b[3], const double c[3], double *approx);
 int dist_exact_orient3(const double a[3], const double b[3], const double c[3], const double d[3]);
 int dist_exact_tri(const double s1[3], const double s2[3], const double s3[3], const double sj[3],
                    const double sk[3]);

@@ -322,6 +322,40 @@ static int s3d_signs(const double *s1, const double *s2, const double *s3, const
     return dist_sign_orient3(s1, s2, s3, s4, D, &cx->nex);
 }
 
+/* The weights of a tetrahedron that holds the origin fit when sum lam_i
+ * y_i is 0 to the rounding of the points (32 eps max|y|): the witnesses
+ * sum lam a and lam b, which then differ by as little.  C / D of a flat
+ * tetrahedron (bodies touching along flat faces) loses the digits of D and
+ * put the witnesses' midpoint 1e6 eps L off both bodies (stress, pair
+ * families). */
+static inline int s3d_weights_fit(const double y[][3], const sv_res *r, double m)
+{
+    double s[3] = {0, 0, 0};
+    for (int i = 0; i < 4; i++)
+        v3_axpy(s, s, r->lam[i], y[r->idx[i]]);
+    return v3_maxabs(s) <= 32 * DBL_EPSILON * m;
+}
+
+/* the weights from the cofactors' exact values, each rounded (the signs
+ * are all D's, so their rounded sum is D to a few eps): sum lam y is then
+ * 0 to a few eps max|y| */
+static void s3d_exact_weights(const double *s1, const double *s2, const double *s3, const double *s4, sv_res *r,
+                              sv_ctx *cx)
+{
+    double C[4];
+    cx->nex++;
+    dist_exact_det3_value(s2, s3, s4, &C[0]);
+    dist_exact_det3_value(s1, s3, s4, &C[1]);
+    dist_exact_det3_value(s1, s2, s4, &C[2]);
+    dist_exact_det3_value(s1, s2, s3, &C[3]);
+    C[1] = -C[1];
+    C[3] = -C[3];
+    double D = C[0] + C[1] + C[2] + C[3];
+    for (int i = 0; i < 4; i++)
+        r->lam[i] = C[i] / D;
+    sv_clamp(r);
+}
+
 /* 3-simplex; with tail, i1 is the newest vertex.  Cofactors C_{4,j} of M
  * (Eq. 3.5-3.6): the volume forms of the fictitious simplices where the
  * origin replaces s_j, i.e. +-det[s_a; s_b; s_c] of the other three
@@ -377,6 +411,8 @@ void dist_s3d(const double y[][3], int i1, int i2, int i3, int i4, int tail, sv_
         r->lam[2] = C3 / D;
         r->lam[3] = C4 / D;
         sv_clamp(r);
+        if (!s3d_weights_fit(y, r, m))
+            s3d_exact_weights(s1, s2, s3, s4, r, cx);
         /* the origin is inside (exact signs): v = 0, not sum lambda y, whose
          * weights C/D are inaccurate for a flat tetrahedron (a |v| of 1e-7
          * made GJK see "no progress" and stop on a face) */
