@@ -4,10 +4,11 @@
  * long double oracle.  Prints, per family and magnitude class, the queries
  * beyond 100 eps L, wrong intersect / separate decisions, uncertain oracle
  * verdicts, the worst error in eps L and the exact-fallback rate.  Exit 1 on
- * any failure.  Usage: bench_dist_stress [N_POINT [N_PAIR [SEED [N_TIED]]]]
- * (N_PAIR defaults to N_POINT; pair queries cost about 3 times more;
- * N_TIED, the near-tied faces family of tests/dist_tied.h, defaults to
- * N_POINT / 5). */
+ * any failure.  Usage: bench_dist_stress [N_POINT [N_PAIR [SEED [N_TIED
+ * [N_POSED]]]]] (N_PAIR defaults to N_POINT; pair queries cost about 3
+ * times more; N_TIED, the near-tied faces family of tests/dist_tied.h,
+ * defaults to N_POINT / 5; N_POSED, the pair family as posed bodies
+ * (flat_pose), to N_PAIR / 2). */
 #include "config.h"
 #include "dist_tied.h"
 #include <stdio.h>
@@ -21,17 +22,23 @@ int main(int argc, char **argv)
     nfam[1] = argc > 2 ? atol(argv[2]) : nfam[0];
     uint64_t seed = argc > 3 ? strtoull(argv[3], NULL, 10) : 20261124;
     long ntied = argc > 4 ? atol(argv[4]) : nfam[0] / 5;
+    long nposed = argc > 5 ? atol(argv[5]) : nfam[1] / 2;
     int failed = 0;
     rng_seed(seed);
-    for (int family = 0; family < 2; family++) {
+    /* families: points, pairs, pairs as posed bodies */
+    for (int family = 0; family < 3; family++) {
         /* class 0: magnitude 1 (offsets up to 1e4), 1: scaled by 10^k */
         fam_stats st[2] = {{0}, {0}};
+        st[0].witness = st[1].witness = 1;
         long shown = 0;
         clock_t t0 = clock();
-        for (long t = 0; t < nfam[family]; t++) {
+        long n = family < 2 ? nfam[family] : nposed;
+        for (long t = 0; t < n; t++) {
             flat_query Q;
             char msg[512];
-            flat_draw(&Q, family);
+            flat_draw(&Q, family < 2 ? family : FLAT_PAIR);
+            if (family == 2)
+                flat_pose(&Q);
             int c = Q.mag != 1;
             if (flat_check(&Q, &st[c], msg, sizeof msg) && shown < 5) {
                 printf("  FAIL query %ld: %s\n", t, msg);
@@ -40,9 +47,10 @@ int main(int argc, char **argv)
         }
         for (int c = 0; c < 2; c++) {
             printf("%-6s %-12s %9ld queries: %ld beyond 100 eps L, %ld wrong decisions, %ld uncertain, worst %.2f eps L, "
-                   "exact fallbacks %.5f per query\n",
-                   family == FLAT_POINT ? "point" : "pair", c ? "10^[-300,300]" : "magnitude 1", st[c].n, st[c].bad,
-                   st[c].wrong, st[c].uncertain, st[c].worst, (double)st[c].exact / (double)(st[c].n ? st[c].n : 1));
+                   "witness within %.2f eps L, exact fallbacks %.5f per query\n",
+                   family == FLAT_POINT ? "point" : family == FLAT_PAIR ? "pair" : "posed",
+                   c ? "10^[-300,300]" : "magnitude 1", st[c].n, st[c].bad, st[c].wrong, st[c].uncertain, st[c].worst,
+                   st[c].worst_wit, (double)st[c].exact / (double)(st[c].n ? st[c].n : 1));
             failed |= st[c].bad || st[c].wrong;
         }
         printf("  (%.1f s CPU)\n", (double)(clock() - t0) / CLOCKS_PER_SEC);

@@ -43,6 +43,11 @@ typedef struct {
     double size, thick, off, touch, mag; /* the draw, for messages */
     int inside;                          /* drawn inside (touch < 0) */
     double axis[3];                      /* pairs: B was placed beyond A along this axis */
+    /* posed pairs (flat_pose): the bodies' own vertices and poses; a and b
+     * are then R l + pos in binary128, rounded (the oracle's input) */
+    int posed;
+    double la[3 * FLAT_MAXV], lb[3 * FLAT_MAXV];
+    double pa[3], pb[3], qa[4], qb[4];
 } flat_query;
 
 static inline void flat_rot(double R[9])
@@ -413,6 +418,7 @@ static inline void flat_draw(flat_query *Q, int family)
 {
     double R[9], c[3], u[3];
     Q->size = 1;
+    Q->posed = 0;
     Q->thick = pow(10, -12 + 6 * urand());
     Q->off = urand() < 0.2 ? 0 : pow(10, 4 * urand());
     Q->touch = pow(10, -15 + 6 * urand());
@@ -466,6 +472,43 @@ static inline void flat_draw(flat_query *Q, int family)
     }
 }
 
+/* One body of a posed pair: a random rotation q and the position pos =
+ * its first world vertex; l = R^T (w - pos) (long double, rounded), and w
+ * again as R l + pos from the R the shape uses (binary128: the products of
+ * doubles are exact, the sums round at 1e-34), rounded to double: the
+ * oracle's body is the posed one to eps L, far below the 100 eps L bound
+ * and the decisions' tolerance. */
+static inline void flat_pose_body(double *w, int n, double *l, double pos[3], double q[4])
+{
+    rand_quat(q);
+    for (int k = 0; k < 3; k++)
+        pos[k] = w[k];
+    rve_shape s;
+    rve_shape_point(&s, pos);
+    rve_shape_set_pose(&s, pos, q);
+    const double *R = s.R;
+    for (int i = 0; i < n; i++) {
+        ld d[3];
+        for (int k = 0; k < 3; k++)
+            d[k] = (ld)w[3 * i + k] - (ld)pos[k];
+        for (int k = 0; k < 3; k++)
+            l[3 * i + k] = (double)((ld)R[k] * d[0] + (ld)R[3 + k] * d[1] + (ld)R[6 + k] * d[2]);
+        for (int k = 0; k < 3; k++) {
+            q128 x = (q128)R[3 * k] * l[3 * i] + (q128)R[3 * k + 1] * l[3 * i + 1] + (q128)R[3 * k + 2] * l[3 * i + 2];
+            w[3 * i + k] = (double)(x + (q128)pos[k]);
+        }
+    }
+}
+
+/* A pair of the FLAT_PAIR family as posed bodies (the GJK paths of
+ * rotated polytopes: at most 8 vertices each, rotated once per query). */
+static inline void flat_pose(flat_query *Q)
+{
+    Q->posed = 1;
+    flat_pose_body(Q->a, Q->na, Q->la, Q->pa, Q->qa);
+    flat_pose_body(Q->b, Q->nb, Q->lb, Q->pb, Q->qb);
+}
+
 /* ------------------------------------------------------- the check */
 typedef struct {
     long n, bad, wrong, uncertain, exact;
@@ -473,6 +516,17 @@ typedef struct {
     int witness;      /* check that the witness p lies on the polytope */
     double worst_wit; /* its largest distance from it, eps L */
 } fam_stats;
+
+/* how far x is outside the hull of the n points v (0 inside or when the
+ * oracle cannot tell), in binary128 relative to ref */
+static inline double flat_witness_off(const double *v, int n, const double x[3], const double *ref)
+{
+    flat_set S, X;
+    flat_set_init(&S, v, n, ref);
+    flat_set_init(&X, x, 1, ref);
+    ld qq[3];
+    return flat_outside(&S, &X) == 1 ? (double)flat_point_dist(&S, X.x[0], qq) : 0;
+}
 
 /* One query: rve_gjk_dist, and for points rve_dist_point_polytope too,
  * each also through its lean call.  Returns 1 when it failed. */
@@ -486,11 +540,18 @@ static int flat_check(const flat_query *Q, fam_stats *st, char *msg, size_t len)
     }
     double tol = 100 * DBL_EPSILON * T.L;
     rve_shape A, B;
-    rve_shape_polytope(&A, Q->a, Q->na, NULL);
-    if (Q->nb == 1)
-        rve_shape_point(&B, Q->b);
-    else
-        rve_shape_polytope(&B, Q->b, Q->nb, NULL);
+    if (Q->posed) {
+        rve_shape_polytope(&A, Q->la, Q->na, NULL);
+        rve_shape_set_pose(&A, Q->pa, Q->qa);
+        rve_shape_polytope(&B, Q->lb, Q->nb, NULL);
+        rve_shape_set_pose(&B, Q->pb, Q->qb);
+    } else {
+        rve_shape_polytope(&A, Q->a, Q->na, NULL);
+        if (Q->nb == 1)
+            rve_shape_point(&B, Q->b);
+        else
+            rve_shape_polytope(&B, Q->b, Q->nb, NULL);
+    }
     int fail = 0;
     const char *why = "";
     for (int pass = 0; pass < (Q->nb == 1 ? 2 : 1); pass++) {
@@ -535,14 +596,12 @@ static int flat_check(const flat_query *Q, fam_stats *st, char *msg, size_t len)
             fail = 1;
             why = "decision";
         }
-        if (st->witness && Q->nb == 1 && pass == 0) {
-            /* p lies on (in) the polytope A within the bound */
-            flat_set As, Ps;
-            flat_set_init(&As, Q->a, Q->na, Q->a);
-            flat_set_init(&Ps, r.p, 1, Q->a);
-            ld qq[3];
-            int o = flat_outside(&As, &Ps);
-            double ew = o == 1 ? (double)flat_point_dist(&As, Ps.x[0], qq) : 0;
+        if (st->witness && pass == 0) {
+            /* p lies on (in) the polytope A within the bound, and for
+             * pairs q on B */
+            double ew = flat_witness_off(Q->a, Q->na, r.p, Q->a);
+            if (Q->nb > 1)
+                ew = fmax(ew, flat_witness_off(Q->b, Q->nb, r.q, Q->a));
             if (ew / (DBL_EPSILON * T.L) > st->worst_wit)
                 st->worst_wit = ew / (DBL_EPSILON * T.L);
             if (!(ew <= tol)) {
@@ -555,8 +614,8 @@ static int flat_check(const flat_query *Q, fam_stats *st, char *msg, size_t len)
         if (e > st->worst || !isfinite(e))
             st->worst = isfinite(e) ? e : INFINITY;
         if (fail)
-            snprintf(msg, len, "%s (%s): d = %.17g oracle %.17Lg (%s, %.3g eps L, L %g) status %d thick %g off %g touch %g mag %g",
-                     pass ? "point_polytope" : "gjk_dist", why, d, T.d, T.overlap ? "overlap" : "separated", e, T.L,
+            snprintf(msg, len, "%s%s (%s): d = %.17g oracle %.17Lg (%s, %.3g eps L, L %g) status %d thick %g off %g touch %g mag %g",
+                     pass ? "point_polytope" : "gjk_dist", Q->posed ? " posed" : "", why, d, T.d, T.overlap ? "overlap" : "separated", e, T.L,
                      r.status, Q->thick, Q->off, Q->touch, Q->mag);
     }
     return fail;

@@ -165,7 +165,7 @@ START_TEST(test_issue_example)
 END_TEST
 
 /* ------------------------------------------------------- the families */
-static void run_family(int family, long n, uint64_t seed)
+static void run_family(int family, long n, uint64_t seed, int posed)
 {
     rng_seed(seed);
     fam_stats st = {0};
@@ -176,6 +176,8 @@ static void run_family(int family, long n, uint64_t seed)
     for (long t = 0; t < n; t++) {
         flat_query Q;
         flat_draw(&Q, family);
+        if (posed)
+            flat_pose(&Q);
         if (flat_check(&Q, &st, msg, sizeof msg) && first_fail < 0) {
             first_fail = t;
             memcpy(first_msg, msg, sizeof msg);
@@ -183,15 +185,20 @@ static void run_family(int family, long n, uint64_t seed)
     }
     fprintf(stderr, "flat %s: %ld queries, %ld beyond 100 eps L, %ld wrong decisions, %ld uncertain, worst %.2f eps L,"
                     " witness off its body by at most %.2f eps L, exact fallbacks %.4f per query\n",
-            family == FLAT_POINT ? "point" : "pair", st.n, st.bad, st.wrong, st.uncertain, st.worst, st.worst_wit,
+            family == FLAT_POINT ? "point" : posed ? "posed pair" : "pair", st.n, st.bad, st.wrong, st.uncertain, st.worst, st.worst_wit,
             (double)st.exact / (double)(st.n ? st.n : 1));
     ck_assert_msg(st.bad == 0 && st.wrong == 0, "query %ld: %s", first_fail, first_msg);
 }
 
-START_TEST(test_flat_point) { run_family(FLAT_POINT, (long)(70000 * test_scale() * (test_long() ? 1 : 0.2)), 1701); }
+START_TEST(test_flat_point) { run_family(FLAT_POINT, (long)(70000 * test_scale() * (test_long() ? 1 : 0.2)), 1701, 0); }
 END_TEST
 
-START_TEST(test_flat_pair) { run_family(FLAT_PAIR, (long)(30000 * test_scale() * (test_long() ? 1 : 0.2)), 1702); }
+START_TEST(test_flat_pair) { run_family(FLAT_PAIR, (long)(30000 * test_scale() * (test_long() ? 1 : 0.2)), 1702, 0); }
+END_TEST
+
+/* the pair family as posed bodies: small rotated polytopes (the loop on
+ * vertices rotated once per query), also at magnitudes 1e-300 to 1e300 */
+START_TEST(test_flat_posed) { run_family(FLAT_PAIR, (long)(15000 * test_scale() * (test_long() ? 1 : 0.2)), 1704, 1); }
 END_TEST
 
 /* The lean path (rve_gjk_distance; rve_dist_point_polytope without out)
@@ -562,6 +569,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_first_direction);
     tcase_add_test(tc, test_flat_point);
     tcase_add_test(tc, test_flat_pair);
+    tcase_add_test(tc, test_flat_posed);
     suite_add_tcase(s, tc);
     return s;
 }
