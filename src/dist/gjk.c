@@ -79,73 +79,36 @@ DIST_INLINE void support_polypoly(gjk_pair *P, const double v[3], double a[3], d
  * of x, y and z.  Each support point is the one pair_place makes (the
  * products and sums of dist_rotate). */
 #define GJK_PREROT_MAX_NV 15
+_Static_assert(GJK_PREROT_MAX_NV < DIST_SOA_STRIDE, "the rows hold an odd count's padding");
 static inline int pair_prerot(const rve_shape *A, const rve_shape *B)
 {
     return A->kind == RVE_SHAPE_POLYTOPE && B->kind == RVE_SHAPE_POLYTOPE && A->nv <= GJK_PREROT_MAX_NV &&
            B->nv <= GJK_PREROT_MAX_NV && (A->rotated || B->rotated);
 }
 
-#define GJK_SOA_STRIDE 16
-/* the vertices V (nv <= GJK_SOA_STRIDE) times R, as rows of x, y, z
- * (dist_argmax_soa) with dist_rotate's products and sums; two vertices per
- * step in one pair of lanes, stored as whole pairs (posed 8-vertex
- * queries: 4 % faster than one dist_rotate per vertex, which gcc's own
- * vectorisation of a two-vertex scalar loop made 13 % slower); an odd count
- * writes vertex 0 again past the end */
-static inline void rotate_soa(const double R[9], const double *V, int nv, double *buf)
-{
-#if defined(__GNUC__)
-    const dist_v2d r0 = {R[0], R[0]}, r1 = {R[1], R[1]}, r2 = {R[2], R[2]}, r3 = {R[3], R[3]}, r4 = {R[4], R[4]},
-                   r5 = {R[5], R[5]}, r6 = {R[6], R[6]}, r7 = {R[7], R[7]}, r8 = {R[8], R[8]};
-    for (int i = 0; i < nv; i += 2) {
-        int j = i + 1 < nv ? i + 1 : 0;
-        dist_v2d bx = {V[3 * i], V[3 * j]}, by = {V[3 * i + 1], V[3 * j + 1]}, bz = {V[3 * i + 2], V[3 * j + 2]};
-        dist_v2d x = r0 * bx + r1 * by + r2 * bz, y = r3 * bx + r4 * by + r5 * bz, z = r6 * bx + r7 * by + r8 * bz;
-        memcpy(buf + i, &x, sizeof x);
-        memcpy(buf + GJK_SOA_STRIDE + i, &y, sizeof y);
-        memcpy(buf + 2 * GJK_SOA_STRIDE + i, &z, sizeof z);
-    }
-#else
-    for (int i = 0; i < nv; i++) {
-        double t[3];
-        dist_rotate(R, V + 3 * i, t);
-        buf[i] = t[0];
-        buf[GJK_SOA_STRIDE + i] = t[1];
-        buf[2 * GJK_SOA_STRIDE + i] = t[2];
-    }
-#endif
-}
-
 static inline const double *prerot_verts(const rve_shape *s, const dist_frame *f, double *buf)
 {
     if (f->rotated) {
-        rotate_soa(f->R, s->verts, s->nv, buf);
+        dist_rotate_soa(f->R, s->verts, s->nv, buf);
         return buf;
     }
     for (int i = 0; i < s->nv; i++) {
         buf[i] = s->verts[3 * i];
-        buf[GJK_SOA_STRIDE + i] = s->verts[3 * i + 1];
-        buf[2 * GJK_SOA_STRIDE + i] = s->verts[3 * i + 2];
+        buf[DIST_SOA_STRIDE + i] = s->verts[3 * i + 1];
+        buf[2 * DIST_SOA_STRIDE + i] = s->verts[3 * i + 2];
     }
     return buf;
-}
-
-DIST_INLINE void soa_point(const double *X, int i, double p[3])
-{
-    p[0] = X[i];
-    p[1] = X[GJK_SOA_STRIDE + i];
-    p[2] = X[2 * GJK_SOA_STRIDE + i];
 }
 
 DIST_INLINE void support_prerot(gjk_pair *P, const double v[3], double a[3], double b[3], int *ia, int *ib)
 {
     const double mv[3] = {-v[0], -v[1], -v[2]};
     double t[3];
-    *ia = dist_argmax_soa(P->ra, P->A->nv, GJK_SOA_STRIDE, mv);
-    *ib = dist_argmax_soa(P->rb, P->B->nv, GJK_SOA_STRIDE, v);
-    soa_point(P->ra, *ia, t);
+    *ia = dist_argmax_soa(P->ra, P->A->nv, DIST_SOA_STRIDE, mv);
+    *ib = dist_argmax_soa(P->rb, P->B->nv, DIST_SOA_STRIDE, v);
+    dist_soa_point(P->ra, *ia, t);
     v3_add(a, P->pa, t);
-    soa_point(P->rb, *ib, t);
+    dist_soa_point(P->rb, *ib, t);
     v3_add(b, P->pb, t);
     P->hintA = *ia;
     P->hintB = *ib;
@@ -154,9 +117,9 @@ DIST_INLINE void support_prerot(gjk_pair *P, const double v[3], double a[3], dou
 static void vertex_prerot(const gjk_pair *P, int ia, int ib, double a[3], double b[3])
 {
     double t[3];
-    soa_point(P->ra, ia, t);
+    dist_soa_point(P->ra, ia, t);
     v3_add(a, P->pa, t);
-    soa_point(P->rb, ib, t);
+    dist_soa_point(P->rb, ib, t);
     v3_add(b, P->pb, t);
 }
 
@@ -718,7 +681,7 @@ DIST_INLINE rve_gjk_status gjk_dist_run(const rve_shape *A, const rve_shape *B, 
     if (warm)
         w0 = *warm;
     rve_gjk_status st;
-    double ra[3 * GJK_SOA_STRIDE], rb[3 * GJK_SOA_STRIDE];
+    double ra[3 * DIST_SOA_STRIDE], rb[3 * DIST_SOA_STRIDE];
     if (pair_prerot(A, B)) {
         P.ra = prerot_verts(A, &P.fa, ra);
         P.rb = prerot_verts(B, &P.fb, rb);
