@@ -228,8 +228,9 @@ DIST_INLINE void s2d_whole(const double y[][3], int i1, int i2, int i3, double n
 }
 
 /* The weights of a segment or triangle GJK already chose (idx in the order
- * the sub-algorithm returned it): the arithmetic of the call that chose it,
- * without deciding the signs again, so bit for bit its weights. */
+ * the sub-algorithm returned it) and its projection v: the arithmetic of
+ * the call that chose it, without deciding the signs or projecting again,
+ * so bit for bit its weights. */
 void dist_sv_whole(const double y[][3], int n, const int idx[], const double v[3], sv_res *r, sv_ctx *cx)
 {
     const double *s1 = y[idx[0]], *s2 = y[idx[1]];
@@ -325,8 +326,8 @@ static int s3d_signs(const double *s1, const double *s2, const double *s3, const
 /* The weights of a tetrahedron that holds the origin fit when sum lam_i
  * y_i is 0 to the rounding of the points (32 eps max|y|): the witnesses
  * sum lam a and lam b, which then differ by as little.  C / D of a flat
- * tetrahedron (bodies touching along flat faces) loses the digits of D and
- * put the witnesses' midpoint 1e6 eps L off both bodies (stress, pair
+ * tetrahedron (bodies touching along flat faces) loses the digits of D: it
+ * put the witnesses' midpoint up to 2e6 eps L off both bodies (stress, pair
  * families). */
 static inline int s3d_weights_fit(const double y[][3], const sv_res *r, double m)
 {
