@@ -25,59 +25,41 @@ int main(int argc, char **argv)
     long nposed = argc > 5 ? atol(argv[5]) : nfam[1] / 2;
     int failed = 0;
     rng_seed(seed);
-    /* families: points, pairs, pairs as posed bodies */
-    for (int family = 0; family < 3; family++) {
+    /* families: points, pairs, pairs as posed bodies, and the near-tied
+     * faces (points over shared edges of faces coplanar to rounding) */
+    static const char *name[4] = {"point", "pair", "posed", "tied"};
+    const long count[4] = {nfam[0], nfam[1], nposed, ntied};
+    for (int family = 0; family < 4; family++) {
         /* class 0: magnitude 1 (offsets up to 1e4), 1: scaled by 10^k */
         fam_stats st[2] = {{0}, {0}};
         st[0].witness = st[1].witness = 1;
         long shown = 0;
         clock_t t0 = clock();
-        long n = family < 2 ? nfam[family] : nposed;
-        for (long t = 0; t < n; t++) {
+        for (long t = 0; t < count[family]; t++) {
             flat_query Q;
             char msg[512];
-            flat_draw(&Q, family < 2 ? family : FLAT_PAIR);
-            if (family == 2)
-                flat_pose(&Q);
+            if (family == 3) {
+                tied_draw(&Q);
+            } else {
+                flat_draw(&Q, family == FLAT_POINT ? FLAT_POINT : FLAT_PAIR);
+                if (family == 2)
+                    flat_pose(&Q);
+            }
             int c = Q.mag != 1;
             if (flat_check(&Q, &st[c], msg, sizeof msg) && shown < 5) {
-                printf("  FAIL query %ld: %s\n", t, msg);
+                printf("  FAIL %s query %ld: %s\n", name[family], t, msg);
                 shown++;
             }
         }
         for (int c = 0; c < 2; c++) {
             printf("%-6s %-12s %9ld queries: %ld beyond 100 eps L, %ld wrong decisions, %ld uncertain, worst %.2f eps L, "
                    "witness within %.2f eps L, exact fallbacks %.5f per query\n",
-                   family == FLAT_POINT ? "point" : family == FLAT_PAIR ? "pair" : "posed",
-                   c ? "10^[-300,300]" : "magnitude 1", st[c].n, st[c].bad, st[c].wrong, st[c].uncertain, st[c].worst,
-                   st[c].worst_wit, (double)st[c].exact / (double)(st[c].n ? st[c].n : 1));
+                   name[family], c ? "10^[-300,300]" : "magnitude 1", st[c].n, st[c].bad, st[c].wrong, st[c].uncertain,
+                   st[c].worst, st[c].worst_wit, (double)st[c].exact / (double)(st[c].n ? st[c].n : 1));
             failed |= st[c].bad || st[c].wrong;
         }
         printf("  (%.1f s CPU)\n", (double)(clock() - t0) / CLOCKS_PER_SEC);
         fflush(stdout);
     }
-    /* the near-tied faces family (points over shared edges of faces
-     * coplanar to rounding) */
-    fam_stats st[2] = {{0}, {0}};
-    long shown = 0;
-    clock_t t0 = clock();
-    for (long t = 0; t < ntied; t++) {
-        flat_query Q;
-        char msg[512];
-        tied_draw(&Q);
-        st[Q.mag != 1].witness = 1;
-        if (flat_check(&Q, &st[Q.mag != 1], msg, sizeof msg) && shown < 5) {
-            printf("  FAIL tied query %ld: %s\n", t, msg);
-            shown++;
-        }
-    }
-    for (int c = 0; c < 2; c++) {
-        printf("%-6s %-12s %9ld queries: %ld beyond 100 eps L, %ld wrong decisions, %ld uncertain, worst %.2f eps L, "
-               "witness within %.2f eps L, exact fallbacks %.5f per query\n",
-               "tied", c ? "10^[-300,300]" : "magnitude 1", st[c].n, st[c].bad, st[c].wrong, st[c].uncertain, st[c].worst,
-               st[c].worst_wit, (double)st[c].exact / (double)(st[c].n ? st[c].n : 1));
-        failed |= st[c].bad || st[c].wrong;
-    }
-    printf("  (%.1f s CPU)\n", (double)(clock() - t0) / CLOCKS_PER_SEC);
     return failed;
 }

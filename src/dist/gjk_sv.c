@@ -329,11 +329,14 @@ static int s3d_signs(const double *s1, const double *s2, const double *s3, const
  * tetrahedron (bodies touching along flat faces) loses the digits of D: it
  * put the witnesses' midpoint up to 2e6 eps L off both bodies (stress, pair
  * families). */
-static inline int s3d_weights_fit(const double y[][3], const sv_res *r, double m)
+static inline int s3d_weights_fit(const double *s1, const double *s2, const double *s3, const double *s4,
+                                  const double lam[4], double m)
 {
-    double s[3] = {0, 0, 0};
-    for (int i = 0; i < 4; i++)
-        v3_axpy(s, s, r->lam[i], y[r->idx[i]]);
+    double s[3];
+    v3_scale(s, s1, lam[0]);
+    v3_axpy(s, s, lam[1], s2);
+    v3_axpy(s, s, lam[2], s3);
+    v3_axpy(s, s, lam[3], s4);
     return v3_maxabs(s) <= 32 * DBL_EPSILON * m;
 }
 
@@ -412,7 +415,7 @@ void dist_s3d(const double y[][3], int i1, int i2, int i3, int i4, int tail, sv_
         r->lam[2] = C3 / D;
         r->lam[3] = C4 / D;
         sv_clamp(r);
-        if (!s3d_weights_fit(y, r, m))
+        if (!s3d_weights_fit(s1, s2, s3, s4, r->lam, m))
             s3d_exact_weights(s1, s2, s3, s4, r, cx);
         /* the origin is inside (exact signs): v = 0, not sum lambda y, whose
          * weights C/D are inaccurate for a flat tetrahedron (a |v| of 1e-7
