@@ -231,6 +231,68 @@ START_TEST(test_prerot_pair_path)
 }
 END_TEST
 
+/* The rows scan of small posed pairs (dist_argmax_soa: all products, their
+ * maximum by a tree, the first equal index) against the plain scan, on
+ * rows made by dist_rotate_soa (padded with vertex 0): ties and signed
+ * zeros from {-1, 0, 1}, random doubles, NaN products at index 0 and at
+ * other lanes, infinite products. */
+static int soa_check(const double *V, int nv, const double d[3])
+{
+    static const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    double X[3 * DIST_SOA_STRIDE];
+    for (int i = 0; i < 3 * DIST_SOA_STRIDE; i++)
+        X[i] = 7.0; /* anything past the padding must not count */
+    for (int i = 0; i < DIST_SOA_PAD(nv); i++)
+        for (int k = 0; k < 3; k++) /* the padding is vertex 0 again */
+            X[k * DIST_SOA_STRIDE + i] = V[3 * (i < nv ? i : 0) + k];
+    int a = dist_argmax_soa(X, nv, DIST_SOA_STRIDE, d), b = scan_argmax(V, nv, d);
+    ck_assert_msg(a == b, "nv %d: rows scan %d, the scan %d", nv, a, b);
+    /* dist_rotate_soa's rows (identity: finite products equal), padding included */
+    if (isfinite(V[0] + V[1] + V[2])) {
+        double Y[3 * DIST_SOA_STRIDE];
+        dist_rotate_soa(I, V, nv, Y);
+        for (int i = 0; i < DIST_SOA_PAD(nv); i++)
+            for (int k = 0; k < 3; k++) {
+                int j = i < nv ? i : 0;
+                if (isfinite(V[3 * j] + V[3 * j + 1] + V[3 * j + 2]))
+                    ck_assert(Y[k * DIST_SOA_STRIDE + i] == V[3 * j + k]);
+            }
+    }
+    return a;
+}
+
+START_TEST(test_argmax_soa_scan)
+{
+    rng_seed(29);
+    double V[3 * 15];
+    for (int r = 0; r < 60000; r++) {
+        int nv = 1 + r % 15, ints = r % 3 != 0;
+        for (int i = 0; i < 3 * nv; i++)
+            V[i] = ints ? (double)((int)(urand() * 3) - 1) : urand() - 0.5;
+        double d[3];
+        for (int k = 0; k < 3; k++)
+            d[k] = ints ? (double)((int)(urand() * 3) - 1) : urand() - 0.5;
+        soa_check(V, nv, d);
+        if (r % 7 == 0) { /* a NaN product somewhere (index 0 wins only there) */
+            V[3 * (r % nv)] = NAN;
+            soa_check(V, nv, d);
+        }
+        if (r % 11 == 0) { /* infinite products of either sign */
+            V[3 * (r % nv) + 1] = r % 2 ? INFINITY : -INFINITY;
+            d[1] = 1;
+            soa_check(V, nv, d);
+        }
+    }
+    double dn[3] = {NAN, 1, 0}, dz[3] = {0, 0, 0};
+    for (int i = 0; i < 3 * 15; i++)
+        V[i] = urand() - 0.5;
+    for (int nv = 1; nv <= 15; nv++) {
+        ck_assert_int_eq(soa_check(V, nv, dn), 0);
+        ck_assert_int_eq(soa_check(V, nv, dz), 0);
+    }
+}
+END_TEST
+
 /* Integer coordinates in {-1, 0, 1} make most directions tie between
  * several vertices: the first one must win, as in the plain scan; and
  * random doubles, and a NaN direction (index 0, as the scan). */
@@ -358,6 +420,7 @@ static Suite *suite(void)
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_argmax_scan);
+    tcase_add_test(tc, test_argmax_soa_scan);
     tcase_add_test(tc, test_argmax2_scan);
     tcase_add_test(tc, test_fused_pair_path);
     tcase_add_test(tc, test_prerot_pair_path);

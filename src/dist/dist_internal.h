@@ -330,11 +330,12 @@ static inline int dist_argmax_pairs(const double *V, int nv, const double d[3])
     return b1 > b0 || (b1 == b0 && i1 < i0) ? i1 : i0;
 }
 
+#define DIST_SOA_STRIDE 16
 /* The plain scan (the same products, the same index) of at most stride
  * vertices stored as rows X[0..], X[stride..], X[2 stride..] (x, y, z).
  * (Two SSE2 lanes of running maxima were slower at 8 vertices: 150 against
  * 145 ns per posed query.) */
-DIST_INLINE int dist_argmax_soa(const double *X, int nv, int stride, const double d[3])
+DIST_INLINE int dist_argmax_soa_plain(const double *X, int nv, int stride, const double d[3])
 {
     const double dx = d[0], dy = d[1], dz = d[2], *Y = X + stride, *Z = X + 2 * stride;
     double bd = X[0] * dx + Y[0] * dy + Z[0] * dz;
@@ -349,8 +350,64 @@ DIST_INLINE int dist_argmax_soa(const double *X, int nv, int stride, const doubl
     return best;
 }
 
-#if defined(__GNUC__)
-typedef double dist_v2d __attribute__((vector_size(16)));
+#if defined(__GNUC__) && defined(__SSE2__)
+#include <emmintrin.h>
+/* rows padded to 8 vertices up to 8, else to DIST_SOA_STRIDE (dist_soa_pad) */
+#define DIST_SOA_PAD(nv) ((nv) <= 8 ? 8 : DIST_SOA_STRIDE)
+DIST_INLINE __m128d dist_soa_dot2(const double *X, int stride, int k, __m128d dx, __m128d dy, __m128d dz)
+{
+    return _mm_add_pd(_mm_add_pd(_mm_mul_pd(_mm_loadu_pd(X + 2 * k), dx), _mm_mul_pd(_mm_loadu_pd(X + stride + 2 * k), dy)),
+                      _mm_mul_pd(_mm_loadu_pd(X + 2 * stride + 2 * k), dz));
+}
+
+/* The same index without the plain scan's chain of compares and branches:
+ * every product first (two per SSE2 register), their maximum m, then the
+ * first index whose product equals m (movemask bits).  That is the plain
+ * scan's index: its strict > keeps the first of equal values, and -0 == +0
+ * for both.  NaN products: max_pd(t, m) returns m when either is NaN, so
+ * with m started at the first register a NaN elsewhere is skipped (as the
+ * scan skips it) and a NaN at index 0 or 1 stays in m; index 0's NaN (the
+ * scan's winner) and an m that equals nothing take the plain scan.  (A tree
+ * of maxima would drop a lane's true maximum next to a NaN.)  The rows are
+ * padded to DIST_SOA_PAD(nv) with vertex 0 again (its products equal index
+ * 0's, which comes first).  8-vertex pairs: the lean call 5-6 %, the full
+ * call 8-11 % faster than with the plain scan (docs/dist.md, stop 33). */
+DIST_INLINE int dist_argmax_soa(const double *X, int nv, int stride, const double d[3])
+{
+    const __m128d dx = _mm_set1_pd(d[0]), dy = _mm_set1_pd(d[1]), dz = _mm_set1_pd(d[2]);
+    __m128d t[8], m;
+    unsigned mask = 0;
+    if (nv <= 8) {
+#pragma GCC unroll 4
+        for (int k = 0; k < 4; k++)
+            t[k] = dist_soa_dot2(X, stride, k, dx, dy, dz);
+        m = _mm_max_pd(t[3], _mm_max_pd(t[2], _mm_max_pd(t[1], t[0])));
+        m = _mm_max_sd(m, _mm_unpackhi_pd(m, m));
+        m = _mm_unpacklo_pd(m, m);
+#pragma GCC unroll 4
+        for (int k = 0; k < 4; k++)
+            mask |= (unsigned)_mm_movemask_pd(_mm_cmpeq_pd(t[k], m)) << (2 * k);
+    } else {
+#pragma GCC unroll 8
+        for (int k = 0; k < 8; k++)
+            t[k] = dist_soa_dot2(X, stride, k, dx, dy, dz);
+        m = t[0];
+#pragma GCC unroll 8
+        for (int k = 1; k < 8; k++)
+            m = _mm_max_pd(t[k], m);
+        m = _mm_max_sd(m, _mm_unpackhi_pd(m, m));
+        m = _mm_unpacklo_pd(m, m);
+#pragma GCC unroll 8
+        for (int k = 0; k < 8; k++)
+            mask |= (unsigned)_mm_movemask_pd(_mm_cmpeq_pd(t[k], m)) << (2 * k);
+    }
+    if (mask == 0 || _mm_movemask_pd(_mm_cmpunord_pd(t[0], t[0])) & 1)
+        return dist_argmax_soa_plain(X, nv, stride, d);
+    return __builtin_ctz(mask);
+}
+#else
+#define DIST_SOA_PAD(nv) (nv)
+#define dist_argmax_soa dist_argmax_soa_plain
 #endif
 
 /* The same index from four lanes of AVX registers (dist_scan.c), x86-64
@@ -523,30 +580,31 @@ static inline void dist_rotate(const double R[9], const double b[3], double out[
     out[2] = R[6] * b[0] + R[7] * b[1] + R[8] * b[2];
 }
 
-#define DIST_SOA_STRIDE 16
 /* the vertices V (nv <= DIST_SOA_STRIDE) times R, as rows of x, y, z
- * (dist_argmax_soa) with dist_rotate's products and sums; two vertices per
- * step in one pair of lanes, stored as whole pairs (posed 8-vertex
- * queries: 4 % faster than one dist_rotate per vertex, which gcc's own
- * vectorisation of a two-vertex scalar loop made 13 % slower); an odd count
- * writes vertex 0 again past the end */
+ * (dist_argmax_soa) with dist_rotate's products and sums, padded to
+ * DIST_SOA_PAD(nv) with vertex 0 again; two vertices per step in one pair
+ * of lanes, stored as whole pairs (posed 8-vertex queries: 4 % faster than
+ * one dist_rotate per vertex, which gcc's own vectorisation of a
+ * two-vertex scalar loop made 13 % slower; three loads of x0 y0 | z0 x1 |
+ * y1 z1 and shuffles instead of the six scalar loads: 4 % slower) */
 static inline void dist_rotate_soa(const double R[9], const double *V, int nv, double *buf)
 {
 #if defined(__GNUC__)
-    const dist_v2d r0 = {R[0], R[0]}, r1 = {R[1], R[1]}, r2 = {R[2], R[2]}, r3 = {R[3], R[3]}, r4 = {R[4], R[4]},
-                   r5 = {R[5], R[5]}, r6 = {R[6], R[6]}, r7 = {R[7], R[7]}, r8 = {R[8], R[8]};
-    for (int i = 0; i < nv; i += 2) {
-        int j = i + 1 < nv ? i + 1 : 0;
-        dist_v2d bx = {V[3 * i], V[3 * j]}, by = {V[3 * i + 1], V[3 * j + 1]}, bz = {V[3 * i + 2], V[3 * j + 2]};
-        dist_v2d x = r0 * bx + r1 * by + r2 * bz, y = r3 * bx + r4 * by + r5 * bz, z = r6 * bx + r7 * by + r8 * bz;
+    typedef double v2d __attribute__((vector_size(16)));
+    const v2d r0 = {R[0], R[0]}, r1 = {R[1], R[1]}, r2 = {R[2], R[2]}, r3 = {R[3], R[3]}, r4 = {R[4], R[4]},
+              r5 = {R[5], R[5]}, r6 = {R[6], R[6]}, r7 = {R[7], R[7]}, r8 = {R[8], R[8]};
+    for (int i = 0; i < DIST_SOA_PAD(nv); i += 2) {
+        int i0 = i < nv ? i : 0, j = i + 1 < nv ? i + 1 : 0;
+        v2d bx = {V[3 * i0], V[3 * j]}, by = {V[3 * i0 + 1], V[3 * j + 1]}, bz = {V[3 * i0 + 2], V[3 * j + 2]};
+        v2d x = r0 * bx + r1 * by + r2 * bz, y = r3 * bx + r4 * by + r5 * bz, z = r6 * bx + r7 * by + r8 * bz;
         memcpy(buf + i, &x, sizeof x);
         memcpy(buf + DIST_SOA_STRIDE + i, &y, sizeof y);
         memcpy(buf + 2 * DIST_SOA_STRIDE + i, &z, sizeof z);
     }
 #else
-    for (int i = 0; i < nv; i++) {
+    for (int i = 0; i < DIST_SOA_PAD(nv); i++) {
         double t[3];
-        dist_rotate(R, V + 3 * i, t);
+        dist_rotate(R, V + 3 * (i < nv ? i : 0), t);
         buf[i] = t[0];
         buf[DIST_SOA_STRIDE + i] = t[1];
         buf[2 * DIST_SOA_STRIDE + i] = t[2];

