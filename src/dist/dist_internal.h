@@ -612,6 +612,30 @@ static inline void dist_rotate_soa(const double R[9], const double *V, int nv, d
 #endif
 }
 
+/* the vertices V (nv <= DIST_SOA_STRIDE) as rows of x, y, z, padded as
+ * dist_rotate_soa pads them; two vertices per step (a copy one value at a
+ * time cost 17 instructions per vertex) */
+static inline void dist_copy_soa(const double *V, int nv, double *buf)
+{
+#if defined(__GNUC__)
+    typedef double v2d __attribute__((vector_size(16)));
+    for (int i = 0; i < DIST_SOA_PAD(nv); i += 2) {
+        int i0 = i < nv ? i : 0, j = i + 1 < nv ? i + 1 : 0;
+        v2d bx = {V[3 * i0], V[3 * j]}, by = {V[3 * i0 + 1], V[3 * j + 1]}, bz = {V[3 * i0 + 2], V[3 * j + 2]};
+        memcpy(buf + i, &bx, sizeof bx);
+        memcpy(buf + DIST_SOA_STRIDE + i, &by, sizeof by);
+        memcpy(buf + 2 * DIST_SOA_STRIDE + i, &bz, sizeof bz);
+    }
+#else
+    for (int i = 0; i < DIST_SOA_PAD(nv); i++) {
+        const double *p = V + 3 * (i < nv ? i : 0);
+        buf[i] = p[0];
+        buf[DIST_SOA_STRIDE + i] = p[1];
+        buf[2 * DIST_SOA_STRIDE + i] = p[2];
+    }
+#endif
+}
+
 /* vertex i of rows X (x, y, z) */
 DIST_INLINE void dist_soa_point(const double *X, int i, double p[3])
 {

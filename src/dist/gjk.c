@@ -94,13 +94,7 @@ static inline const double *prerot_verts(const rve_shape *s, const dist_frame *f
         dist_rotate_soa(f->R, s->verts, s->nv, buf);
         return buf;
     }
-    /* padded with vertex 0, as dist_rotate_soa (dist_argmax_soa) */
-    for (int i = 0; i < DIST_SOA_PAD(s->nv); i++) {
-        int j = i < s->nv ? i : 0;
-        buf[i] = s->verts[3 * j];
-        buf[DIST_SOA_STRIDE + i] = s->verts[3 * j + 1];
-        buf[2 * DIST_SOA_STRIDE + i] = s->verts[3 * j + 2];
-    }
+    dist_copy_soa(s->verts, s->nv, buf);
     return buf;
 }
 
