@@ -231,8 +231,8 @@ START_TEST(test_prerot_pair_path)
 }
 END_TEST
 
-/* The rows scan of small posed pairs (dist_argmax_soa: all products, their
- * maximum by a tree, the first equal index) against the plain scan, on
+/* The rows scan of small pairs (dist_argmax_soa: all products, their
+ * maximum, the first equal index; dist_argmin_soa for -d) against the plain scan, on
  * rows made by dist_rotate_soa (padded with vertex 0): ties and signed
  * zeros from {-1, 0, 1}, random doubles, NaN products at index 0 and at
  * other lanes, infinite products. */
@@ -247,6 +247,10 @@ static int soa_check(const double *V, int nv, const double d[3])
             X[k * DIST_SOA_STRIDE + i] = V[3 * (i < nv ? i : 0) + k];
     int a = dist_argmax_soa(X, nv, DIST_SOA_STRIDE, d), b = scan_argmax(V, nv, d);
     ck_assert_msg(a == b, "nv %d: rows scan %d, the scan %d", nv, a, b);
+    /* the minimum's index in d is the plain scan's in -d */
+    const double md[3] = {-d[0], -d[1], -d[2]};
+    int e = dist_argmin_soa(X, nv, DIST_SOA_STRIDE, d), f = scan_argmax(V, nv, md);
+    ck_assert_msg(e == f, "nv %d: rows scan of -d %d, the scan %d", nv, e, f);
     /* dist_rotate_soa's rows (identity: finite products equal), padding included */
     if (isfinite(V[0] + V[1] + V[2])) {
         double Y[3 * DIST_SOA_STRIDE];

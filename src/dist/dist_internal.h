@@ -405,9 +405,51 @@ DIST_INLINE int dist_argmax_soa(const double *X, int nv, int stride, const doubl
         return dist_argmax_soa_plain(X, nv, stride, d);
     return __builtin_ctz(mask);
 }
+
+/* dist_argmax_soa in direction -d from the products with d: x (-d) is
+ * -(x d) exactly (negation commutes with rounding to nearest), so the
+ * maximum of -t is the minimum of t, at the same first index, and NaNs
+ * fall where they fell (min_pd keeps m on a NaN as max_pd does).  Saves
+ * negating the direction and broadcasting it again for the second body. */
+DIST_INLINE int dist_argmin_soa(const double *X, int nv, int stride, const double d[3])
+{
+    const __m128d dx = _mm_set1_pd(d[0]), dy = _mm_set1_pd(d[1]), dz = _mm_set1_pd(d[2]);
+    __m128d t[8], m;
+    unsigned mask = 0;
+    const int nvec = nv <= 8 ? 4 : 8;
+    if (nvec == 4) {
+#pragma GCC unroll 4
+        for (int k = 0; k < 4; k++)
+            t[k] = dist_soa_dot2(X, stride, k, dx, dy, dz);
+        m = _mm_min_pd(t[3], _mm_min_pd(t[2], _mm_min_pd(t[1], t[0])));
+    } else {
+#pragma GCC unroll 8
+        for (int k = 0; k < 8; k++)
+            t[k] = dist_soa_dot2(X, stride, k, dx, dy, dz);
+        m = t[0];
+#pragma GCC unroll 8
+        for (int k = 1; k < 8; k++)
+            m = _mm_min_pd(t[k], m);
+    }
+    m = _mm_min_sd(m, _mm_unpackhi_pd(m, m));
+    m = _mm_unpacklo_pd(m, m);
+#pragma GCC unroll 8
+    for (int k = 0; k < nvec; k++)
+        mask |= (unsigned)_mm_movemask_pd(_mm_cmpeq_pd(t[k], m)) << (2 * k);
+    if (mask == 0 || _mm_movemask_pd(_mm_cmpunord_pd(t[0], t[0])) & 1) {
+        const double md[3] = {-d[0], -d[1], -d[2]};
+        return dist_argmax_soa_plain(X, nv, stride, md);
+    }
+    return __builtin_ctz(mask);
+}
 #else
 #define DIST_SOA_PAD(nv) (nv)
 #define dist_argmax_soa dist_argmax_soa_plain
+static inline int dist_argmin_soa(const double *X, int nv, int stride, const double d[3])
+{
+    const double md[3] = {-d[0], -d[1], -d[2]};
+    return dist_argmax_soa_plain(X, nv, stride, md);
+}
 #endif
 
 /* The same index from four lanes of AVX registers (dist_scan.c), x86-64
@@ -593,7 +635,17 @@ static inline void dist_rotate_soa(const double R[9], const double *V, int nv, d
     typedef double v2d __attribute__((vector_size(16)));
     const v2d r0 = {R[0], R[0]}, r1 = {R[1], R[1]}, r2 = {R[2], R[2]}, r3 = {R[3], R[3]}, r4 = {R[4], R[4]},
               r5 = {R[5], R[5]}, r6 = {R[6], R[6]}, r7 = {R[7], R[7]}, r8 = {R[8], R[8]};
-    for (int i = 0; i < DIST_SOA_PAD(nv); i += 2) {
+    /* whole pairs, then the padding (no index selects in the main loop) */
+    int i = 0;
+    for (; i + 1 < nv; i += 2) {
+        const double *p = V + 3 * i;
+        v2d bx = {p[0], p[3]}, by = {p[1], p[4]}, bz = {p[2], p[5]};
+        v2d x = r0 * bx + r1 * by + r2 * bz, y = r3 * bx + r4 * by + r5 * bz, z = r6 * bx + r7 * by + r8 * bz;
+        memcpy(buf + i, &x, sizeof x);
+        memcpy(buf + DIST_SOA_STRIDE + i, &y, sizeof y);
+        memcpy(buf + 2 * DIST_SOA_STRIDE + i, &z, sizeof z);
+    }
+    for (; i < DIST_SOA_PAD(nv); i += 2) {
         int i0 = i < nv ? i : 0, j = i + 1 < nv ? i + 1 : 0;
         v2d bx = {V[3 * i0], V[3 * j]}, by = {V[3 * i0 + 1], V[3 * j + 1]}, bz = {V[3 * i0 + 2], V[3 * j + 2]};
         v2d x = r0 * bx + r1 * by + r2 * bz, y = r3 * bx + r4 * by + r5 * bz, z = r6 * bx + r7 * by + r8 * bz;
@@ -619,7 +671,15 @@ static inline void dist_copy_soa(const double *V, int nv, double *buf)
 {
 #if defined(__GNUC__)
     typedef double v2d __attribute__((vector_size(16)));
-    for (int i = 0; i < DIST_SOA_PAD(nv); i += 2) {
+    int i = 0;
+    for (; i + 1 < nv; i += 2) {
+        const double *p = V + 3 * i;
+        v2d bx = {p[0], p[3]}, by = {p[1], p[4]}, bz = {p[2], p[5]};
+        memcpy(buf + i, &bx, sizeof bx);
+        memcpy(buf + DIST_SOA_STRIDE + i, &by, sizeof by);
+        memcpy(buf + 2 * DIST_SOA_STRIDE + i, &bz, sizeof bz);
+    }
+    for (; i < DIST_SOA_PAD(nv); i += 2) {
         int i0 = i < nv ? i : 0, j = i + 1 < nv ? i + 1 : 0;
         v2d bx = {V[3 * i0], V[3 * j]}, by = {V[3 * i0 + 1], V[3 * j + 1]}, bz = {V[3 * i0 + 2], V[3 * j + 2]};
         memcpy(buf + i, &bx, sizeof bx);

@@ -100,9 +100,8 @@ static inline const double *prerot_verts(const rve_shape *s, const dist_frame *f
 
 DIST_INLINE void support_prerot(gjk_pair *P, const double v[3], double a[3], double b[3], int *ia, int *ib)
 {
-    const double mv[3] = {-v[0], -v[1], -v[2]};
     double t[3];
-    *ia = dist_argmax_soa(P->ra, P->A->nv, DIST_SOA_STRIDE, mv);
+    *ia = dist_argmin_soa(P->ra, P->A->nv, DIST_SOA_STRIDE, v); /* the maximum in -v */
     *ib = dist_argmax_soa(P->rb, P->B->nv, DIST_SOA_STRIDE, v);
     dist_soa_point(P->ra, *ia, t);
     v3_add(a, P->pa, t);
@@ -227,15 +226,16 @@ typedef struct {
 #define SIA(S, i) ((S).ia[(S).s[i]])
 #define SIB(S, i) ((S).ib[(S).s[i]])
 
-/* keep the points r->idx (storage slots) in that order.  All four entries
- * (those past r->n are never read): a copy of n entries was two memcpy
- * calls per iteration (gcc turns the loops into them) */
-static inline void simplex_compact(gjk_simplex *S, const sv_res *r)
+/* keep the points r->idx (storage slots) in that order, and with lam their
+ * weights.  All four entries (those past r->n are never read): a copy of n
+ * entries was two memcpy calls per iteration (gcc turns the loops into them) */
+static inline void simplex_compact(gjk_simplex *S, const sv_res *r, int lam)
 {
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 4; i++)
         S->s[i] = r->idx[i];
-        S->lam[i] = r->lam[i];
-    }
+    if (lam)
+        for (int i = 0; i < 4; i++)
+            S->lam[i] = r->lam[i];
     S->n = r->n;
 }
 
@@ -245,10 +245,14 @@ static inline int simplex_free_slot(const gjk_simplex *S)
     int used = 0;
     for (int i = 0; i < S->n; i++)
         used |= 1 << S->s[i];
+#if defined(__GNUC__)
+    return __builtin_ctz(~used); /* n <= 3 here: a free slot exists */
+#else
     int k = 0;
     while (used & (1 << k))
         k++;
     return k;
+#endif
 }
 
 /* Signed Volumes (or Johnson) on the points of S with newest point `newest`
@@ -338,7 +342,7 @@ static inline int warm_start(gjk_pair *P, gjk_vertex_fn vertex, int nva, int nvb
             v3_sub(S->y[i], S->a[i], S->b[i]);
         }
         simplex_solve(S, -1, johnson, r, cx);
-        simplex_compact(S, r);
+        simplex_compact(S, r, johnson);
         v3_copy(v, r->v);
         *vv = r->vv;
         if (S->n == 4 || *vv <= eps_abs2 * simplex_maxy2(S))
@@ -371,7 +375,7 @@ static inline void simplex_weights(gjk_simplex *S, const double v[3], sv_ctx *cx
         dist_sv_whole((const double(*)[3])S->y, S->n, S->s, v, &r, cx);
     else
         simplex_solve_ai(S, -1, 0, &r, cx);
-    simplex_compact(S, &r);
+    simplex_compact(S, &r, 1);
 }
 
 /* d, and as asked (want) p, q and the final simplex of the loop, into out */
@@ -523,7 +527,8 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
                 break;
             }
         }
-        simplex_compact(&S, &r);
+        /* the loop's sub-algorithm gives weights only with Johnson's */
+        simplex_compact(&S, &r, johnson);
         v3_copy(v, r.v);
         vv = r.vv;
         /* max |y|^2 <= ymax2: the first test only skips the dot products
@@ -540,8 +545,12 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
     }
 
 done:
-    if (P->want != WANT_D && !johnson && S.n > 1)
-        simplex_weights(&S, v, &cx);
+    if (P->want != WANT_D && !johnson) {
+        if (S.n > 1)
+            simplex_weights(&S, v, &cx);
+        else
+            S.lam[0] = 1;
+    }
     P->wmax2 = wmax2;
     out->iterations = it;
     out->exact = cx.nex;
@@ -607,14 +616,21 @@ DIST_INLINE void pair_init(gjk_pair *P, const rve_shape *A, const rve_shape *B, 
     /* the first direction: between the bodies' middles (gjk_shape_mid; a quarter to a third
      * fewer support calls on separated pairs), else between their first vertices */
     double ca[3], cb[3], wa[3], wb[3]; /* pair_place may not alias its input */
-    gjk_shape_mid(A, ca);
-    gjk_shape_mid(B, cb);
+    /* a posed polytope's middle is taken as its origin (0, 0, 0): its place
+     * is its position (no rotation of a zero vector) */
+    int oa = gjk_shape_mid(A, ca), ob = gjk_shape_mid(B, cb);
     if (scaled) {
         scale2(P, ca);
         scale2(P, cb);
     }
-    pair_place(&P->fa, P->pa, ca, wa);
-    pair_place(&P->fb, P->pb, cb, wb);
+    if (oa)
+        v3_copy(wa, P->pa);
+    else
+        pair_place(&P->fa, P->pa, ca, wa);
+    if (ob)
+        v3_copy(wb, P->pb);
+    else
+        pair_place(&P->fb, P->pb, cb, wb);
     v3_sub(v0, wa, wb);
     double dd = v3_dot(v0, v0);
     if (dd > 0 && isfinite(dd))

@@ -74,20 +74,22 @@ static inline void gjk_shape_first(const rve_shape *s, double c[3])
  * sphere its centre, the smooth kinds their origin.  Only the start depends
  * on it, never the answer or its certificate.  Forced inline: gcc called it
  * (twice per query), 9 ns of a 40-ns point-vs-point query. */
-DIST_INLINE void gjk_shape_mid(const rve_shape *s, double c[3])
+DIST_INLINE int gjk_shape_mid(const rve_shape *s, double c[3])
 {
     if (s->kind != RVE_SHAPE_POLYTOPE || s->rotated || s->pos[0] != 0 || s->pos[1] != 0 || s->pos[2] != 0) {
-        if (s->kind == RVE_SHAPE_POLYTOPE)
+        if (s->kind == RVE_SHAPE_POLYTOPE) {
             v3_set(c, 0, 0, 0);
-        else
-            gjk_shape_first(s, c);
-        return;
+            return 1;
+        }
+        gjk_shape_first(s, c);
+        return 0;
     }
     if (s->mid_of == s->verts) { /* taken by rve_shape_polytope */
         v3_copy(c, s->mid);
-        return;
+        return 0;
     }
     dist_sample_mid(s->verts, s->nv, c);
+    return 0;
 }
 
 #define GJK_DEFAULT_MAX_ITER 1000

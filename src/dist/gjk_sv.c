@@ -40,12 +40,11 @@ static inline void sv_project(sv_res *r, const double po[3])
     r->vv = v3_dot(po, po);
 }
 
-/* the lean path: no weights (r->n and r->idx set by the caller); equal
- * weights keep r a valid convex combination */
+/* the loop's path (cx->want_w 0): no weights, nobody reads them (r->n and
+ * r->idx set by the caller; the loop copies weights only from Johnson's
+ * sub-algorithm, and the witnesses' come from simplex_weights) */
 static inline void sv_no_weights(sv_res *r, const double po[3])
 {
-    for (int i = 0; i < r->n; i++)
-        r->lam[i] = 1.0 / r->n;
     sv_project(r, po);
 }
 
