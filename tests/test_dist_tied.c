@@ -236,24 +236,29 @@ END_TEST
  * rows made by dist_rotate_soa (padded with vertex 0): ties and signed
  * zeros from {-1, 0, 1}, random doubles, NaN products at index 0 and at
  * other lanes, infinite products. */
-static int soa_check(const double *V, int nv, const double d[3])
+static int soa_check_stride(const double *V, int nv, const double d[3], int stride)
 {
     static const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-    double X[3 * DIST_SOA_STRIDE];
-    for (int i = 0; i < 3 * DIST_SOA_STRIDE; i++)
+    double X[3 * DIST_SOA_STRIDE_PT];
+    for (int i = 0; i < 3 * stride; i++)
         X[i] = 7.0; /* anything past the padding must not count */
     for (int i = 0; i < DIST_SOA_PAD(nv); i++)
         for (int k = 0; k < 3; k++) /* the padding is vertex 0 again */
-            X[k * DIST_SOA_STRIDE + i] = V[3 * (i < nv ? i : 0) + k];
-    int a = dist_argmax_soa(X, nv, DIST_SOA_STRIDE, d), b = scan_argmax(V, nv, d);
+            X[k * stride + i] = V[3 * (i < nv ? i : 0) + k];
+    int a = dist_argmax_soa(X, nv, stride, d), b = scan_argmax(V, nv, d);
     ck_assert_msg(a == b, "nv %d: rows scan %d, the scan %d", nv, a, b);
     /* the minimum's index in d is the plain scan's in -d */
     const double md[3] = {-d[0], -d[1], -d[2]};
-    int e = dist_argmin_soa(X, nv, DIST_SOA_STRIDE, d), f = scan_argmax(V, nv, md);
+    int e = dist_argmin_soa(X, nv, stride, d), f = scan_argmax(V, nv, md);
     ck_assert_msg(e == f, "nv %d: rows scan of -d %d, the scan %d", nv, e, f);
-    /* dist_rotate_soa's rows (identity: finite products equal), padding included */
-    if (isfinite(V[0] + V[1] + V[2])) {
-        double Y[3 * DIST_SOA_STRIDE];
+    /* the rows of dist_copy_soa, and of dist_rotate_soa (identity: finite
+     * products equal; its rows are DIST_SOA_STRIDE apart), padding included */
+    double Y[3 * DIST_SOA_STRIDE_PT];
+    dist_copy_soa(V, nv, Y, stride);
+    for (int i = 0; i < DIST_SOA_PAD(nv); i++)
+        for (int k = 0; k < 3; k++)
+            ck_assert(memcmp(&Y[k * stride + i], &X[k * stride + i], sizeof(double)) == 0);
+    if (stride == DIST_SOA_STRIDE && isfinite(V[0] + V[1] + V[2])) {
         dist_rotate_soa(I, V, nv, Y);
         for (int i = 0; i < DIST_SOA_PAD(nv); i++)
             for (int k = 0; k < 3; k++) {
@@ -265,12 +270,22 @@ static int soa_check(const double *V, int nv, const double d[3])
     return a;
 }
 
+/* both row layouts: the pair loop's (at most DIST_SOA_STRIDE vertices) and
+ * the point loop's (DIST_SOA_STRIDE_PT) */
+static int soa_check(const double *V, int nv, const double d[3])
+{
+    int a = soa_check_stride(V, nv, d, DIST_SOA_STRIDE_PT);
+    if (nv <= DIST_SOA_STRIDE)
+        ck_assert_int_eq(soa_check_stride(V, nv, d, DIST_SOA_STRIDE), a);
+    return a;
+}
+
 START_TEST(test_argmax_soa_scan)
 {
     rng_seed(29);
-    double V[3 * 15];
+    double V[3 * DIST_SOA_STRIDE_PT];
     for (int r = 0; r < 60000; r++) {
-        int nv = 1 + r % 15, ints = r % 3 != 0;
+        int nv = 1 + r % DIST_SOA_STRIDE_PT, ints = r % 3 != 0;
         for (int i = 0; i < 3 * nv; i++)
             V[i] = ints ? (double)((int)(urand() * 3) - 1) : urand() - 0.5;
         double d[3];
@@ -288,9 +303,9 @@ START_TEST(test_argmax_soa_scan)
         }
     }
     double dn[3] = {NAN, 1, 0}, dz[3] = {0, 0, 0};
-    for (int i = 0; i < 3 * 15; i++)
+    for (int i = 0; i < 3 * DIST_SOA_STRIDE_PT; i++)
         V[i] = urand() - 0.5;
-    for (int nv = 1; nv <= 15; nv++) {
+    for (int nv = 1; nv <= DIST_SOA_STRIDE_PT; nv++) {
         ck_assert_int_eq(soa_check(V, nv, dn), 0);
         ck_assert_int_eq(soa_check(V, nv, dz), 0);
     }

@@ -331,6 +331,7 @@ static inline int dist_argmax_pairs(const double *V, int nv, const double d[3])
 }
 
 #define DIST_SOA_STRIDE 16
+#define DIST_SOA_STRIDE_PT 32
 /* The plain scan (the same products, the same index) of at most stride
  * vertices stored as rows X[0..], X[stride..], X[2 stride..] (x, y, z).
  * (Two SSE2 lanes of running maxima were slower at 8 vertices: 150 against
@@ -352,12 +353,38 @@ DIST_INLINE int dist_argmax_soa_plain(const double *X, int nv, int stride, const
 
 #if defined(__GNUC__) && defined(__SSE2__)
 #include <emmintrin.h>
-/* rows padded to 8 vertices up to 8, else to DIST_SOA_STRIDE (dist_soa_pad) */
-#define DIST_SOA_PAD(nv) ((nv) <= 8 ? 8 : DIST_SOA_STRIDE)
+/* rows padded to 8, 16 or 32 vertices (the pair loop's rows hold at most
+ * DIST_SOA_STRIDE = 16, the point loop's DIST_SOA_STRIDE_PT = 32) */
+#define DIST_SOA_PAD(nv) ((nv) <= 8 ? 8 : (nv) <= 16 ? 16 : 32)
 DIST_INLINE __m128d dist_soa_dot2(const double *X, int stride, int k, __m128d dx, __m128d dy, __m128d dz)
 {
     return _mm_add_pd(_mm_add_pd(_mm_mul_pd(_mm_loadu_pd(X + 2 * k), dx), _mm_mul_pd(_mm_loadu_pd(X + stride + 2 * k), dy)),
                       _mm_mul_pd(_mm_loadu_pd(X + 2 * stride + 2 * k), dz));
+}
+
+/* The first index of the largest (least, with lo) product of nvec
+ * registers (a constant where inlined: the loops unroll and t stays in
+ * registers); -1 where the plain scan must decide (NaN cases). */
+DIST_INLINE int dist_soa_best(const double *X, int stride, const double d[3], const int nvec, const int lo)
+{
+    const __m128d dx = _mm_set1_pd(d[0]), dy = _mm_set1_pd(d[1]), dz = _mm_set1_pd(d[2]);
+    __m128d t[16];
+#pragma GCC unroll 16
+    for (int k = 0; k < nvec; k++)
+        t[k] = dist_soa_dot2(X, stride, k, dx, dy, dz);
+    __m128d m = t[0];
+#pragma GCC unroll 16
+    for (int k = 1; k < nvec; k++)
+        m = lo ? _mm_min_pd(t[k], m) : _mm_max_pd(t[k], m);
+    m = lo ? _mm_min_sd(m, _mm_unpackhi_pd(m, m)) : _mm_max_sd(m, _mm_unpackhi_pd(m, m));
+    m = _mm_unpacklo_pd(m, m);
+    unsigned mask = 0;
+#pragma GCC unroll 16
+    for (int k = 0; k < nvec; k++)
+        mask |= (unsigned)_mm_movemask_pd(_mm_cmpeq_pd(t[k], m)) << (2 * k);
+    if (mask == 0 || _mm_movemask_pd(_mm_cmpunord_pd(t[0], t[0])) & 1)
+        return -1;
+    return __builtin_ctz(mask);
 }
 
 /* The same index without the plain scan's chain of compares and branches:
@@ -369,41 +396,14 @@ DIST_INLINE __m128d dist_soa_dot2(const double *X, int stride, int k, __m128d dx
  * scan skips it) and a NaN at index 0 or 1 stays in m; index 0's NaN (the
  * scan's winner) and an m that equals nothing take the plain scan.  (A tree
  * of maxima would drop a lane's true maximum next to a NaN.)  The rows are
- * padded to DIST_SOA_PAD(nv) with vertex 0 again (its products equal index
- * 0's, which comes first).  8-vertex pairs: the lean call 5-6 %, the full
- * call 8-11 % faster than with the plain scan (docs/dist.md, stop 33). */
+ * padded to DIST_SOA_PAD(nv) <= stride with vertex 0 again (its products
+ * equal index 0's, which comes first).  8-vertex pairs: the lean call 5-6 %,
+ * the full call 8-11 % faster than with the plain scan (docs/dist.md, stop 33). */
 DIST_INLINE int dist_argmax_soa(const double *X, int nv, int stride, const double d[3])
 {
-    const __m128d dx = _mm_set1_pd(d[0]), dy = _mm_set1_pd(d[1]), dz = _mm_set1_pd(d[2]);
-    __m128d t[8], m;
-    unsigned mask = 0;
-    if (nv <= 8) {
-#pragma GCC unroll 4
-        for (int k = 0; k < 4; k++)
-            t[k] = dist_soa_dot2(X, stride, k, dx, dy, dz);
-        m = _mm_max_pd(t[3], _mm_max_pd(t[2], _mm_max_pd(t[1], t[0])));
-        m = _mm_max_sd(m, _mm_unpackhi_pd(m, m));
-        m = _mm_unpacklo_pd(m, m);
-#pragma GCC unroll 4
-        for (int k = 0; k < 4; k++)
-            mask |= (unsigned)_mm_movemask_pd(_mm_cmpeq_pd(t[k], m)) << (2 * k);
-    } else {
-#pragma GCC unroll 8
-        for (int k = 0; k < 8; k++)
-            t[k] = dist_soa_dot2(X, stride, k, dx, dy, dz);
-        m = t[0];
-#pragma GCC unroll 8
-        for (int k = 1; k < 8; k++)
-            m = _mm_max_pd(t[k], m);
-        m = _mm_max_sd(m, _mm_unpackhi_pd(m, m));
-        m = _mm_unpacklo_pd(m, m);
-#pragma GCC unroll 8
-        for (int k = 0; k < 8; k++)
-            mask |= (unsigned)_mm_movemask_pd(_mm_cmpeq_pd(t[k], m)) << (2 * k);
-    }
-    if (mask == 0 || _mm_movemask_pd(_mm_cmpunord_pd(t[0], t[0])) & 1)
-        return dist_argmax_soa_plain(X, nv, stride, d);
-    return __builtin_ctz(mask);
+    int i = nv <= 8 ? dist_soa_best(X, stride, d, 4, 0)
+            : nv <= 16 ? dist_soa_best(X, stride, d, 8, 0) : dist_soa_best(X, stride, d, 16, 0);
+    return i >= 0 ? i : dist_argmax_soa_plain(X, nv, stride, d);
 }
 
 /* dist_argmax_soa in direction -d from the products with d: x (-d) is
@@ -413,34 +413,12 @@ DIST_INLINE int dist_argmax_soa(const double *X, int nv, int stride, const doubl
  * negating the direction and broadcasting it again for the second body. */
 DIST_INLINE int dist_argmin_soa(const double *X, int nv, int stride, const double d[3])
 {
-    const __m128d dx = _mm_set1_pd(d[0]), dy = _mm_set1_pd(d[1]), dz = _mm_set1_pd(d[2]);
-    __m128d t[8], m;
-    unsigned mask = 0;
-    const int nvec = nv <= 8 ? 4 : 8;
-    if (nvec == 4) {
-#pragma GCC unroll 4
-        for (int k = 0; k < 4; k++)
-            t[k] = dist_soa_dot2(X, stride, k, dx, dy, dz);
-        m = _mm_min_pd(t[3], _mm_min_pd(t[2], _mm_min_pd(t[1], t[0])));
-    } else {
-#pragma GCC unroll 8
-        for (int k = 0; k < 8; k++)
-            t[k] = dist_soa_dot2(X, stride, k, dx, dy, dz);
-        m = t[0];
-#pragma GCC unroll 8
-        for (int k = 1; k < 8; k++)
-            m = _mm_min_pd(t[k], m);
-    }
-    m = _mm_min_sd(m, _mm_unpackhi_pd(m, m));
-    m = _mm_unpacklo_pd(m, m);
-#pragma GCC unroll 8
-    for (int k = 0; k < nvec; k++)
-        mask |= (unsigned)_mm_movemask_pd(_mm_cmpeq_pd(t[k], m)) << (2 * k);
-    if (mask == 0 || _mm_movemask_pd(_mm_cmpunord_pd(t[0], t[0])) & 1) {
-        const double md[3] = {-d[0], -d[1], -d[2]};
-        return dist_argmax_soa_plain(X, nv, stride, md);
-    }
-    return __builtin_ctz(mask);
+    int i = nv <= 8 ? dist_soa_best(X, stride, d, 4, 1)
+            : nv <= 16 ? dist_soa_best(X, stride, d, 8, 1) : dist_soa_best(X, stride, d, 16, 1);
+    if (i >= 0)
+        return i;
+    const double md[3] = {-d[0], -d[1], -d[2]};
+    return dist_argmax_soa_plain(X, nv, stride, md);
 }
 #else
 #define DIST_SOA_PAD(nv) (nv)
@@ -664,10 +642,10 @@ static inline void dist_rotate_soa(const double R[9], const double *V, int nv, d
 #endif
 }
 
-/* the vertices V (nv <= DIST_SOA_STRIDE) as rows of x, y, z, padded as
- * dist_rotate_soa pads them; two vertices per step (a copy one value at a
+/* the vertices V (DIST_SOA_PAD(nv) <= stride) as rows of x, y, z, padded
+ * as dist_rotate_soa pads them; two vertices per step (a copy one value at a
  * time cost 17 instructions per vertex) */
-static inline void dist_copy_soa(const double *V, int nv, double *buf)
+static inline void dist_copy_soa(const double *V, int nv, double *buf, int stride)
 {
 #if defined(__GNUC__)
     typedef double v2d __attribute__((vector_size(16)));
@@ -676,22 +654,22 @@ static inline void dist_copy_soa(const double *V, int nv, double *buf)
         const double *p = V + 3 * i;
         v2d bx = {p[0], p[3]}, by = {p[1], p[4]}, bz = {p[2], p[5]};
         memcpy(buf + i, &bx, sizeof bx);
-        memcpy(buf + DIST_SOA_STRIDE + i, &by, sizeof by);
-        memcpy(buf + 2 * DIST_SOA_STRIDE + i, &bz, sizeof bz);
+        memcpy(buf + stride + i, &by, sizeof by);
+        memcpy(buf + 2 * stride + i, &bz, sizeof bz);
     }
     for (; i < DIST_SOA_PAD(nv); i += 2) {
         int i0 = i < nv ? i : 0, j = i + 1 < nv ? i + 1 : 0;
         v2d bx = {V[3 * i0], V[3 * j]}, by = {V[3 * i0 + 1], V[3 * j + 1]}, bz = {V[3 * i0 + 2], V[3 * j + 2]};
         memcpy(buf + i, &bx, sizeof bx);
-        memcpy(buf + DIST_SOA_STRIDE + i, &by, sizeof by);
-        memcpy(buf + 2 * DIST_SOA_STRIDE + i, &bz, sizeof bz);
+        memcpy(buf + stride + i, &by, sizeof by);
+        memcpy(buf + 2 * stride + i, &bz, sizeof bz);
     }
 #else
     for (int i = 0; i < DIST_SOA_PAD(nv); i++) {
         const double *p = V + 3 * (i < nv ? i : 0);
         buf[i] = p[0];
-        buf[DIST_SOA_STRIDE + i] = p[1];
-        buf[2 * DIST_SOA_STRIDE + i] = p[2];
+        buf[stride + i] = p[1];
+        buf[2 * stride + i] = p[2];
     }
 #endif
 }
