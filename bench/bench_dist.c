@@ -23,8 +23,8 @@
 #include <openGJK/openGJK.h>
 #endif
 
-#define ROUNDS 9
-#define TARGET_SEC 0.02 /* per lib per round */
+#define ROUNDS 21
+#define TARGET_SEC 0.008 /* per lib per round: short, so that a round's runs are close in time */
 #define NQ 1000 /* pairs per row, as the anchors' (anchors.md) */
 #define NBODY 8
 
@@ -423,6 +423,18 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* the median of t[k] / base[k] over the rounds (NaN when not measured) */
+static double round_ratio(const double *t, const double *base, int measured)
+{
+    if (!measured)
+        return NAN;
+    double r[ROUNDS];
+    for (int k = 0; k < ROUNDS; k++)
+        r[k] = t[k] / base[k];
+    qsort(r, ROUNDS, sizeof(double), cmp_double);
+    return r[ROUNDS / 2];
+}
+
 static void bench_row(const char *label, query *qs, int nq, int points, void **btp, void **fcp)
 {
     double t[NLIB][ROUNDS];
@@ -450,6 +462,14 @@ static void bench_row(const char *label, query *qs, int nq, int points, void **b
             sink = points ? run_points(l, qs, nq, reps[l], btp, fcp) : run_pairs(l, qs, nq, reps[l]);
             t[l][k] = (now() - t0) * 1e9 / ((double)reps[l] * nq);
         }
+    /* ratios: the median over rounds of each round's ratio (the two runs
+     * about 0.1 s apart; the machine's speed drifts more over a row) */
+    double ratio[NLIB];
+    for (int l = 1; l < NLIB; l++)
+        ratio[l] = round_ratio(t[l], t[l == LIB_CCD ? LIB_ISECT : LIB_SV], reps[l] && reps[l == LIB_CCD ? LIB_ISECT : LIB_SV]);
+#ifdef HAVE_OPENGJK
+    double lean_og = round_ratio(t[LIB_LEAN], t[LIB_OGJK], reps[LIB_LEAN] && reps[LIB_OGJK]);
+#endif
     double med[NLIB];
     printf("%-26s", label);
     for (int l = 0; l < NLIB; l++) {
@@ -461,10 +481,12 @@ static void bench_row(const char *label, query *qs, int nq, int points, void **b
     printf("   ");
     for (int l = 1; l < NLIB; l++) {
         if (l == LIB_ISECT) continue;
-        double base = l == LIB_CCD ? med[LIB_ISECT] : med[LIB_SV];
-        if (isnan(med[l])) printf(" %6s", "-");
-        else printf(" %6.2f", med[l] / base);
+        if (isnan(ratio[l])) printf(" %6s", "-");
+        else printf(" %6.2f", ratio[l]);
     }
+#ifdef HAVE_OPENGJK
+    printf(" %9.2f", lean_og);
+#endif
     /* support calls per query of ours (SV): GJK iterations, one support
      * point of A - B each; and how often the exact sign fallback ran */
     long calls = 0, exact = 0;
@@ -556,7 +578,11 @@ int main(void)
     printf("%s\n\n", world_mode ? "ours: world-coordinate vertex arrays, identity poses (RVE_BENCH_DIST_WORLD)" : "ours: body vertices with poses");
     printf("%-26s", "row");
     for (int l = 0; l < NLIB; l++) printf(" %12s", lib_name[l]);
-    printf("   ratios: lean/SV brute/SV Johns/SV Bullet/SV FCL/SV openGJK/SV libccd/isect   calls exact");
+    printf("   ratios: lean/SV brute/SV Johns/SV Bullet/SV FCL/SV openGJK/SV libccd/isect");
+#ifdef HAVE_OPENGJK
+    printf(" lean/oGJK");
+#endif
+    printf("   calls exact");
     printf("\n");
     double worst_dev[NLIB] = {0};
     for (int si = 0; si < 5; si++) {
