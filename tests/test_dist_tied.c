@@ -232,7 +232,7 @@ START_TEST(test_prerot_pair_path)
 END_TEST
 
 /* The rows scan of small pairs (dist_argmax_soa: all products, their
- * maximum, the first equal index; dist_argmin_soa for -d) against the plain scan, on
+ * maximum, the first equal index; dist_argmin_soa16 for -d) against the plain scan, on
  * rows made by dist_rotate_soa (padded with vertex 0): ties and signed
  * zeros from {-1, 0, 1}, random doubles, NaN products at index 0 and at
  * other lanes, infinite products. */
@@ -249,8 +249,11 @@ static int soa_check_stride(const double *V, int nv, const double d[3], int stri
     ck_assert_msg(a == b, "nv %d: rows scan %d, the scan %d", nv, a, b);
     /* the minimum's index in d is the plain scan's in -d */
     const double md[3] = {-d[0], -d[1], -d[2]};
-    int e = dist_argmin_soa(X, nv, stride, d), f = scan_argmax(V, nv, md);
-    ck_assert_msg(e == f, "nv %d: rows scan of -d %d, the scan %d", nv, e, f);
+    if (nv <= DIST_SOA_STRIDE) {
+        ck_assert_int_eq(dist_argmax_soa16(X, nv, stride, d), b);
+        int e = dist_argmin_soa16(X, nv, stride, d), f = scan_argmax(V, nv, md);
+        ck_assert_msg(e == f, "nv %d: rows scan of -d %d, the scan %d", nv, e, f);
+    }
     /* the rows of dist_copy_soa, and of dist_rotate_soa (identity: finite
      * products equal; its rows are DIST_SOA_STRIDE apart), padding included */
     double Y[3 * DIST_SOA_STRIDE_PT];

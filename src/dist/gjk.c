@@ -101,8 +101,8 @@ static inline const double *prerot_verts(const rve_shape *s, const dist_frame *f
 DIST_INLINE void support_prerot(gjk_pair *P, const double v[3], double a[3], double b[3], int *ia, int *ib)
 {
     double t[3];
-    *ia = dist_argmin_soa(P->ra, P->A->nv, DIST_SOA_STRIDE, v); /* the maximum in -v */
-    *ib = dist_argmax_soa(P->rb, P->B->nv, DIST_SOA_STRIDE, v);
+    *ia = dist_argmin_soa16(P->ra, P->A->nv, DIST_SOA_STRIDE, v); /* the maximum in -v */
+    *ib = dist_argmax_soa16(P->rb, P->B->nv, DIST_SOA_STRIDE, v);
     dist_soa_point(P->ra, *ia, t);
     v3_add(a, P->pa, t);
     dist_soa_point(P->rb, *ib, t);
