@@ -747,10 +747,17 @@ static rve_gjk_status gjk_dist_default(const rve_shape *A, const rve_shape *B, r
     return gjk_dist_run(A, B, NULL, warm, out, want, 1);
 }
 
+/* options that run as the defaults do (a value <= 0 takes the default) */
+static int opts_are_default(const rve_gjk_opts *o)
+{
+    return o->sub == RVE_SUB_SV && (o->max_iter <= 0 || o->max_iter == GJK_DEFAULT_MAX_ITER) &&
+           (o->eps_rel <= 0 || o->eps_rel == GJK_DEFAULT_EPS_REL) && (o->eps_abs <= 0 || o->eps_abs == GJK_DEFAULT_EPS_ABS);
+}
+
 rve_gjk_status rve_gjk_dist(const rve_shape *A, const rve_shape *B, const rve_gjk_opts *opts,
                             rve_gjk_simplex *warm, rve_dist_result *out)
 {
-    if (!opts)
+    if (!opts || opts_are_default(opts))
         return gjk_dist_default(A, B, warm, out, WANT_FULL);
     /* Signed Volumes in a copy of its own: with the sub-algorithm a run-time
      * choice in the loop, gcc called it out of line in every iteration
