@@ -406,8 +406,8 @@ DIST_INLINE int dist_argmax_soa(const double *X, int nv, int stride, const doubl
     return i >= 0 ? i : dist_argmax_soa_plain(X, nv, stride, d);
 }
 
-/* the same for at most 16 vertices (the pair loop's rows): without the
- * 32-vertex copy inlined there (117 instructions more per 8-vertex query) */
+/* the same for at most 16 vertices (the pair loop's rows): the 16-register
+ * variant, inlined there too, cost 117 instructions more per 8-vertex query */
 DIST_INLINE int dist_argmax_soa16(const double *X, int nv, int stride, const double d[3])
 {
     int i = nv <= 8 ? dist_soa_best(X, stride, d, 4, 0) : dist_soa_best(X, stride, d, 8, 0);

@@ -73,7 +73,8 @@ static inline void gjk_shape_first(const rve_shape *s, double c[3])
  * shape pointed at other vertices since).  Simplices: the first vertex, the
  * sphere its centre, the smooth kinds their origin.  Only the start depends
  * on it, never the answer or its certificate.  Forced inline: gcc called it
- * (twice per query), 9 ns of a 40-ns point-vs-point query. */
+ * (twice per query), 9 ns of a 40-ns point-vs-point query.  Returns 1 when
+ * c is the body origin (a posed polytope), whose place is its position. */
 DIST_INLINE int gjk_shape_mid(const rve_shape *s, double c[3])
 {
     if (s->kind != RVE_SHAPE_POLYTOPE || s->rotated || s->pos[0] != 0 || s->pos[1] != 0 || s->pos[2] != 0) {
