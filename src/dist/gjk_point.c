@@ -24,7 +24,7 @@ static void vertex_ptpoly(const gjk_pair *P, int ia, int ib, double a[3], double
     v3_copy(b, P->V + 3 * ib);
 }
 
-/* the same from rows of x, y, z (ptpoly_rows, up to DIST_SOA_STRIDE_PT
+/* the same from rows of x, y, z (ptpoly_run's, up to DIST_SOA_STRIDE_PT
  * vertices): the index of dist_argmax, the vertex from V itself */
 DIST_INLINE void support_ptrows(gjk_pair *P, const double v[3], double a[3], double b[3], int *ia, int *ib)
 {
@@ -68,13 +68,15 @@ static rve_gjk_status ptpoly_scaled_loop(gjk_pair *P, int nv, const double v0[3]
     return gjk_loop(P, support_ptpoly_scaled, vertex_ptpoly_scaled, 1, nv, v0, o, warm, out, -1.0, 0);
 }
 
-/* The polytope of a point query as rows (dist_copy_soa's, DIST_SOA_STRIDE_PT
- * apart) and the mean of its vertices with the sums of ptpoly_run (the even
- * and the odd vertices apart, then added): a 30-vertex query's copy and
- * scans take 16 % fewer instructions than the plain scan's */
-static void ptpoly_rows(const double *V, int nv, double *rows, double m[3])
+/* The first direction's start: the mean of at most 64 vertices, in two
+ * sums (even and odd vertices; half the chain of dependent adds, point rows
+ * 3-7 % faster), else the first vertex; only the start depends on it */
+static void ptpoly_mid(const double *V, int nv, double m[3])
 {
-    dist_copy_soa(V, nv, rows, DIST_SOA_STRIDE_PT);
+    if (nv > 64) {
+        v3_copy(m, V);
+        return;
+    }
     double m2[3] = {0, 0, 0};
     int i = 0;
     v3_set(m, 0, 0, 0);
@@ -106,28 +108,17 @@ static double ptpoly_run(const double p[3], const double *verts, int nv, const r
         v3_copy(P.pa, p);
         scale2(&P, P.pa);
     }
-    double v0[3], m[3] = {0, 0, 0};
+    double v0[3], m[3];
+    ptpoly_mid(verts, nv, m);
+    /* up to DIST_SOA_STRIDE_PT vertices, unscaled: rows of x, y, z copied once
+     * per query (a 30-vertex query's copy and scans take 16 % fewer
+     * instructions than the plain scan's) */
     _Static_assert(DIST_SOA_PAD(DIST_SOA_STRIDE_PT) <= DIST_SOA_STRIDE_PT, "the point rows hold the padding");
     double rows[3 * DIST_SOA_STRIDE_PT];
     const int use_rows = !scaled && nv <= DIST_SOA_STRIDE_PT;
     if (use_rows) {
-        ptpoly_rows(verts, nv, rows, m);
+        dist_copy_soa(verts, nv, rows, DIST_SOA_STRIDE_PT);
         P.rb = rows;
-    } else if (nv <= 64) {
-        /* two sums (even and odd vertices): half the chain of dependent adds
-         * (point rows 3-7 % faster); only the start depends on m */
-        double m2[3] = {0, 0, 0};
-        int i = 0;
-        for (; i + 2 <= nv; i += 2) {
-            v3_add(m, m, verts + 3 * i);
-            v3_add(m2, m2, verts + 3 * i + 3);
-        }
-        if (i < nv)
-            v3_add(m, m, verts + 3 * i);
-        v3_add(m, m, m2);
-        v3_scale(m, m, 1.0 / nv);
-    } else {
-        v3_copy(m, verts);
     }
     if (scaled) {
         scale2(&P, m);
