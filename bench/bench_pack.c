@@ -278,7 +278,7 @@ static long double body_dist(const opiece *pc, const size_t *first, size_t a, si
                 ap |= pc[q].lo[k] + t[k] > pc[p].hi[k] + tol || pc[q].hi[k] + t[k] < pc[p].lo[k] - tol;
             if (ap || -sat_pieces(&pc[p], &pc[q], t) > tol)
                 continue;
-            ld3 x, y;
+            ld3 x = {0, 0, 0}, y = {0, 0, 0};
             (*calls)++;
             long double d = ld_poly_dist(pc[p].v, pc[p].tri, pc[p].nf, pc[p].e, pc[p].ne, pc[q].v, pc[q].tri, pc[q].nf,
                                          pc[q].e, pc[q].ne, pc[p].nv, pc[q].nv, t, x, y);

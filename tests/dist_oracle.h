@@ -53,6 +53,7 @@ static inline void ld_closest_tri(const ld p[3], const ld a[3], const ld b[3], c
     if (!(v == v) || !(w == w) || !(va + vb + vc > 0)) { /* degenerate triangle: its edges */
         const ld *e0[3] = {a, b, c}, *e1[3] = {b, c, a};
         ld best = INFINITY;
+        memcpy(out, a, sizeof(ld) * 3); /* a point of the triangle even if every distance is NaN */
         for (int e = 0; e < 3; e++) {
             ld d[3], r[3], x[3];
             ld_sub(d, e1[e], e0[e]);

@@ -530,7 +530,7 @@ static oracle_contact *oracle_contacts(const rve_pack_set *s, double tol, double
                 if (sqrt(cd) > s->b[i].rbound + s->b[j].rbound + tol + 1e-9)
                     continue;
                 long double best = INFINITY;
-                ld3 bp = {0, 0, 0}, bq = {0, 0, 0}, p, q;
+                ld3 bp = {0, 0, 0}, bq = {0, 0, 0}, p = {0, 0, 0}, q = {0, 0, 0};
                 for (int u = 0; u < np; u++)
                     for (int v = 0; v < nq; v++) {
                         long double d = ld_piece_dist(pv[u], pn[u], qv[v], qn[v], t, p, q);
