@@ -233,7 +233,7 @@ END_TEST
 
 /* The rows scan of small pairs (dist_argmax_soa: all products, their
  * maximum, the first equal index; dist_argmin_soa16 for -d) against the plain scan, on
- * rows made by dist_rotate_soa (padded with vertex 0): ties and signed
+ * rows made by dist_rows (padded with vertex 0): ties and signed
  * zeros from {-1, 0, 1}, random doubles, NaN products at index 0 and at
  * other lanes, infinite products. */
 static int soa_check_stride(const double *V, int nv, const double d[3], int stride)
@@ -254,15 +254,15 @@ static int soa_check_stride(const double *V, int nv, const double d[3], int stri
         int e = dist_argmin_soa16(X, nv, stride, d), f = scan_argmax(V, nv, md);
         ck_assert_msg(e == f, "nv %d: rows scan of -d %d, the scan %d", nv, e, f);
     }
-    /* the rows of dist_copy_soa, and of dist_rotate_soa (identity: finite
-     * products equal; its rows are DIST_SOA_STRIDE apart), padding included */
+    /* dist_rows' copy, and its rotation (identity: finite products equal),
+     * padding included */
     double Y[3 * DIST_SOA_STRIDE_PT];
-    dist_copy_soa(V, nv, Y, stride);
+    dist_rows(NULL, V, nv, Y, stride);
     for (int i = 0; i < DIST_SOA_PAD(nv); i++)
         for (int k = 0; k < 3; k++)
             ck_assert(memcmp(&Y[k * stride + i], &X[k * stride + i], sizeof(double)) == 0);
     if (stride == DIST_SOA_STRIDE && isfinite(V[0] + V[1] + V[2])) {
-        dist_rotate_soa(I, V, nv, Y);
+        dist_rows(I, V, nv, Y, DIST_SOA_STRIDE);
         for (int i = 0; i < DIST_SOA_PAD(nv); i++)
             for (int k = 0; k < 3; k++) {
                 int j = i < nv ? i : 0;

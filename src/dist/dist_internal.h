@@ -608,73 +608,61 @@ static inline void dist_rotate(const double R[9], const double b[3], double out[
     out[2] = R[6] * b[0] + R[7] * b[1] + R[8] * b[2];
 }
 
-/* the vertices V (nv <= DIST_SOA_STRIDE) times R, as rows of x, y, z
- * (dist_argmax_soa) with dist_rotate's products and sums, padded to
- * DIST_SOA_PAD(nv) with vertex 0 again; two vertices per step in one pair
- * of lanes, stored as whole pairs (posed 8-vertex queries: 4 % faster than
- * one dist_rotate per vertex, which gcc's own vectorisation of a
- * two-vertex scalar loop made 13 % slower; three loads of x0 y0 | z0 x1 |
- * y1 z1 and shuffles instead of the six scalar loads: 4 % slower) */
-static inline void dist_rotate_soa(const double R[9], const double *V, int nv, double *buf)
-{
 #if defined(__GNUC__)
-    typedef double v2d __attribute__((vector_size(16)));
-    const v2d r0 = {R[0], R[0]}, r1 = {R[1], R[1]}, r2 = {R[2], R[2]}, r3 = {R[3], R[3]}, r4 = {R[4], R[4]},
-              r5 = {R[5], R[5]}, r6 = {R[6], R[6]}, r7 = {R[7], R[7]}, r8 = {R[8], R[8]};
-    /* whole pairs, then the padding (no index selects in the main loop) */
-    int i = 0;
-    for (; i + 1 < nv; i += 2) {
-        const double *p = V + 3 * i;
-        v2d bx = {p[0], p[3]}, by = {p[1], p[4]}, bz = {p[2], p[5]};
-        v2d x = r0 * bx + r1 * by + r2 * bz, y = r3 * bx + r4 * by + r5 * bz, z = r6 * bx + r7 * by + r8 * bz;
-        memcpy(buf + i, &x, sizeof x);
-        memcpy(buf + DIST_SOA_STRIDE + i, &y, sizeof y);
-        memcpy(buf + 2 * DIST_SOA_STRIDE + i, &z, sizeof z);
+typedef double dist_v2d __attribute__((vector_size(16)));
+/* two vertices' coordinates (a pair of lanes each), times r (R's entries,
+ * each in both lanes) with dist_rotate's products and sums unless r is
+ * NULL, stored at column i of the rows */
+DIST_INLINE void dist_rows_put(const dist_v2d *r, dist_v2d bx, dist_v2d by, dist_v2d bz, double *buf, int stride,
+                               int i)
+{
+    if (r) {
+        dist_v2d x = r[0] * bx + r[1] * by + r[2] * bz, y = r[3] * bx + r[4] * by + r[5] * bz,
+                 z = r[6] * bx + r[7] * by + r[8] * bz;
+        bx = x;
+        by = y;
+        bz = z;
     }
-    for (; i < DIST_SOA_PAD(nv); i += 2) {
-        int i0 = i < nv ? i : 0, j = i + 1 < nv ? i + 1 : 0;
-        v2d bx = {V[3 * i0], V[3 * j]}, by = {V[3 * i0 + 1], V[3 * j + 1]}, bz = {V[3 * i0 + 2], V[3 * j + 2]};
-        v2d x = r0 * bx + r1 * by + r2 * bz, y = r3 * bx + r4 * by + r5 * bz, z = r6 * bx + r7 * by + r8 * bz;
-        memcpy(buf + i, &x, sizeof x);
-        memcpy(buf + DIST_SOA_STRIDE + i, &y, sizeof y);
-        memcpy(buf + 2 * DIST_SOA_STRIDE + i, &z, sizeof z);
-    }
-#else
-    for (int i = 0; i < DIST_SOA_PAD(nv); i++) {
-        double t[3];
-        dist_rotate(R, V + 3 * (i < nv ? i : 0), t);
-        buf[i] = t[0];
-        buf[DIST_SOA_STRIDE + i] = t[1];
-        buf[2 * DIST_SOA_STRIDE + i] = t[2];
-    }
-#endif
+    memcpy(buf + i, &bx, sizeof bx);
+    memcpy(buf + stride + i, &by, sizeof by);
+    memcpy(buf + 2 * stride + i, &bz, sizeof bz);
 }
+#endif
 
-/* the vertices V (DIST_SOA_PAD(nv) <= stride) as rows of x, y, z, padded
- * as dist_rotate_soa pads them; two vertices per step (a copy one value at a
- * time cost 17 instructions per vertex) */
-static inline void dist_copy_soa(const double *V, int nv, double *buf, int stride)
+/* The vertices V (DIST_SOA_PAD(nv) <= stride) as rows of x, y, z, stride
+ * apart (dist_argmax_soa), padded to DIST_SOA_PAD(nv) with vertex 0 again:
+ * times R with dist_rotate's products and sums (the support points the
+ * other paths make), or copied when R is NULL (a constant where inlined).
+ * Two vertices per step in a pair of lanes, whole pairs first, then the
+ * padding (posed 8-vertex queries: one dist_rotate per vertex was 4 %
+ * slower, gcc's vectorisation of a two-vertex scalar loop 13 %, index
+ * selects in every step 5 %, explicit loads of x0 y0 | z0 x1 | y1 z1 and
+ * shuffles 4 %; a copy one value at a time cost 17 instructions per vertex) */
+DIST_INLINE void dist_rows(const double *R, const double *V, int nv, double *buf, int stride)
 {
 #if defined(__GNUC__)
-    typedef double v2d __attribute__((vector_size(16)));
+    dist_v2d r[9];
+    if (R)
+        for (int k = 0; k < 9; k++)
+            r[k] = (dist_v2d){R[k], R[k]};
+    const dist_v2d *rr = R ? r : NULL;
     int i = 0;
     for (; i + 1 < nv; i += 2) {
         const double *p = V + 3 * i;
-        v2d bx = {p[0], p[3]}, by = {p[1], p[4]}, bz = {p[2], p[5]};
-        memcpy(buf + i, &bx, sizeof bx);
-        memcpy(buf + stride + i, &by, sizeof by);
-        memcpy(buf + 2 * stride + i, &bz, sizeof bz);
+        dist_rows_put(rr, (dist_v2d){p[0], p[3]}, (dist_v2d){p[1], p[4]}, (dist_v2d){p[2], p[5]}, buf, stride, i);
     }
     for (; i < DIST_SOA_PAD(nv); i += 2) {
-        int i0 = i < nv ? i : 0, j = i + 1 < nv ? i + 1 : 0;
-        v2d bx = {V[3 * i0], V[3 * j]}, by = {V[3 * i0 + 1], V[3 * j + 1]}, bz = {V[3 * i0 + 2], V[3 * j + 2]};
-        memcpy(buf + i, &bx, sizeof bx);
-        memcpy(buf + stride + i, &by, sizeof by);
-        memcpy(buf + 2 * stride + i, &bz, sizeof bz);
+        const double *p = V + 3 * (i < nv ? i : 0), *q = V + 3 * (i + 1 < nv ? i + 1 : 0);
+        dist_rows_put(rr, (dist_v2d){p[0], q[0]}, (dist_v2d){p[1], q[1]}, (dist_v2d){p[2], q[2]}, buf, stride, i);
     }
 #else
     for (int i = 0; i < DIST_SOA_PAD(nv); i++) {
         const double *p = V + 3 * (i < nv ? i : 0);
+        double t[3];
+        if (R) {
+            dist_rotate(R, p, t);
+            p = t;
+        }
         buf[i] = p[0];
         buf[stride + i] = p[1];
         buf[2 * stride + i] = p[2];

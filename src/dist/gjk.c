@@ -88,11 +88,10 @@ static inline int pair_prerot(const rve_shape *A, const rve_shape *B)
 
 static inline const double *prerot_verts(const rve_shape *s, const dist_frame *f, double *buf)
 {
-    if (f->rotated) {
-        dist_rotate_soa(f->R, s->verts, s->nv, buf);
-        return buf;
-    }
-    dist_copy_soa(s->verts, s->nv, buf, DIST_SOA_STRIDE);
+    if (f->rotated)
+        dist_rows(f->R, s->verts, s->nv, buf, DIST_SOA_STRIDE);
+    else
+        dist_rows(NULL, s->verts, s->nv, buf, DIST_SOA_STRIDE);
     return buf;
 }
 

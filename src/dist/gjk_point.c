@@ -24,7 +24,7 @@ static void vertex_ptpoly(const gjk_pair *P, int ia, int ib, double a[3], double
     v3_copy(b, P->V + 3 * ib);
 }
 
-/* the same from rows of x, y, z (ptpoly_run's, up to DIST_SOA_STRIDE_PT
+/* the same from rows of x, y, z (ptpoly_run's dist_rows, up to DIST_SOA_STRIDE_PT
  * vertices): the index of dist_argmax, the vertex from V itself */
 DIST_INLINE void support_ptrows(gjk_pair *P, const double v[3], double a[3], double b[3], int *ia, int *ib)
 {
@@ -117,7 +117,7 @@ static double ptpoly_run(const double p[3], const double *verts, int nv, const r
     double rows[3 * DIST_SOA_STRIDE_PT];
     const int use_rows = !scaled && nv <= DIST_SOA_STRIDE_PT;
     if (use_rows) {
-        dist_copy_soa(verts, nv, rows, DIST_SOA_STRIDE_PT);
+        dist_rows(NULL, verts, nv, rows, DIST_SOA_STRIDE_PT);
         P.rb = rows;
     }
     if (scaled) {
