@@ -600,7 +600,7 @@ static inline void dist_vertex_body(const rve_shape *s, int i, double out[3])
 
 /* R b (out != b), body -> world rotation of a point: one formula for every
  * support point, whether rotated one at a time or all vertices at once
- * (gjk.c prerot_verts), so that both round alike */
+ * (gjk.c pair_rows_fill, dist_rows), so that both round alike */
 static inline void dist_rotate(const double R[9], const double b[3], double out[3])
 {
     out[0] = R[0] * b[0] + R[1] * b[1] + R[2] * b[2];

@@ -78,15 +78,15 @@ DIST_INLINE void support_polypoly(gjk_pair *P, const double v[3], double a[3], d
  * (the copy pays for unposed bodies too: bare 8-vertex arrays, full call
  * 6-8 % faster).  Each support point is the one pair_place makes (the
  * products and sums of dist_rotate). */
-#define GJK_PREROT_MAX_NV 15
-_Static_assert(GJK_PREROT_MAX_NV <= DIST_SOA_STRIDE, "the rows hold the padded count");
-static inline int pair_prerot(const rve_shape *A, const rve_shape *B)
+#define GJK_ROWS_MAX_NV 15
+_Static_assert(GJK_ROWS_MAX_NV <= DIST_SOA_STRIDE, "the rows hold the padded count");
+static inline int pair_rows(const rve_shape *A, const rve_shape *B)
 {
-    return A->kind == RVE_SHAPE_POLYTOPE && B->kind == RVE_SHAPE_POLYTOPE && A->nv <= GJK_PREROT_MAX_NV &&
-           B->nv <= GJK_PREROT_MAX_NV;
+    return A->kind == RVE_SHAPE_POLYTOPE && B->kind == RVE_SHAPE_POLYTOPE && A->nv <= GJK_ROWS_MAX_NV &&
+           B->nv <= GJK_ROWS_MAX_NV;
 }
 
-static inline const double *prerot_verts(const rve_shape *s, const dist_frame *f, double *buf)
+static inline const double *pair_rows_fill(const rve_shape *s, const dist_frame *f, double *buf)
 {
     if (f->rotated)
         dist_rows(f->R, s->verts, s->nv, buf, DIST_SOA_STRIDE);
@@ -95,7 +95,7 @@ static inline const double *prerot_verts(const rve_shape *s, const dist_frame *f
     return buf;
 }
 
-DIST_INLINE void support_prerot(gjk_pair *P, const double v[3], double a[3], double b[3], int *ia, int *ib)
+DIST_INLINE void support_rows(gjk_pair *P, const double v[3], double a[3], double b[3], int *ia, int *ib)
 {
     double t[3];
     *ia = dist_argmin_soa16(P->ra, P->A->nv, DIST_SOA_STRIDE, v); /* the maximum in -v */
@@ -108,7 +108,7 @@ DIST_INLINE void support_prerot(gjk_pair *P, const double v[3], double a[3], dou
     P->hintB = *ib;
 }
 
-static void vertex_prerot(const gjk_pair *P, int ia, int ib, double a[3], double b[3])
+static void vertex_rows(const gjk_pair *P, int ia, int ib, double a[3], double b[3])
 {
     double t[3];
     dist_soa_point(P->ra, ia, t);
@@ -273,10 +273,10 @@ DIST_INLINE rve_gjk_status gjk_dist_run(const rve_shape *A, const rve_shape *B, 
         w0 = *warm;
     rve_gjk_status st;
     double ra[3 * DIST_SOA_STRIDE], rb[3 * DIST_SOA_STRIDE];
-    if (pair_prerot(A, B)) {
-        P.ra = prerot_verts(A, &P.fa, ra);
-        P.rb = prerot_verts(B, &P.fb, rb);
-        st = gjk_loop(&P, support_prerot, vertex_prerot, A->nv, B->nv, v0, &o, warm, out, -1.0, 0);
+    if (pair_rows(A, B)) {
+        P.ra = pair_rows_fill(A, &P.fa, ra);
+        P.rb = pair_rows_fill(B, &P.fb, rb);
+        st = gjk_loop(&P, support_rows, vertex_rows, A->nv, B->nv, v0, &o, warm, out, -1.0, 0);
     } else
         st = pair_fused(A, B)
             ? gjk_loop(&P, support_polypoly, vertex_generic, dist_nvertices(A), dist_nvertices(B), v0, &o, warm, out,
