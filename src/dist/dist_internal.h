@@ -353,9 +353,10 @@ DIST_INLINE int dist_argmax_soa_plain(const double *X, int nv, int stride, const
 
 #if defined(__GNUC__) && defined(__SSE2__)
 #include <emmintrin.h>
-/* rows padded to 8, 16 or 32 vertices (the pair loop's rows hold at most
- * DIST_SOA_STRIDE = 16, the point loop's DIST_SOA_STRIDE_PT = 32) */
-#define DIST_SOA_PAD(nv) ((nv) <= 8 ? 8 : (nv) <= 16 ? 16 : 32)
+/* rows padded to 8, 16, 24 or 32 vertices (the pair loop's rows hold at
+ * most DIST_SOA_STRIDE = 16, the point loop's DIST_SOA_STRIDE_PT = 32; 17
+ * to 24 vertices padded to 32 were slower than the plain scan) */
+#define DIST_SOA_PAD(nv) ((nv) <= 8 ? 8 : (nv) <= 16 ? 16 : (nv) <= 24 ? 24 : 32)
 DIST_INLINE __m128d dist_soa_dot2(const double *X, int stride, int k, __m128d dx, __m128d dy, __m128d dz)
 {
     return _mm_add_pd(_mm_add_pd(_mm_mul_pd(_mm_loadu_pd(X + 2 * k), dx), _mm_mul_pd(_mm_loadu_pd(X + stride + 2 * k), dy)),
@@ -401,8 +402,10 @@ DIST_INLINE int dist_soa_best(const double *X, int stride, const double d[3], co
  * the full call 8-11 % faster than with the plain scan (docs/dist.md, stop 33). */
 DIST_INLINE int dist_argmax_soa(const double *X, int nv, int stride, const double d[3])
 {
-    int i = nv <= 8 ? dist_soa_best(X, stride, d, 4, 0)
-            : nv <= 16 ? dist_soa_best(X, stride, d, 8, 0) : dist_soa_best(X, stride, d, 16, 0);
+    int i = nv <= 8    ? dist_soa_best(X, stride, d, 4, 0)
+            : nv <= 16 ? dist_soa_best(X, stride, d, 8, 0)
+            : nv <= 24 ? dist_soa_best(X, stride, d, 12, 0)
+                       : dist_soa_best(X, stride, d, 16, 0);
     return i >= 0 ? i : dist_argmax_soa_plain(X, nv, stride, d);
 }
 

@@ -80,10 +80,14 @@ DIST_INLINE void support_polypoly(gjk_pair *P, const double v[3], double a[3], d
  * products and sums of dist_rotate). */
 #define GJK_ROWS_MAX_NV 15
 _Static_assert(GJK_ROWS_MAX_NV <= DIST_SOA_STRIDE, "the rows hold the padded count");
+/* below 4 vertices the copy (padded to 8) costs more than it saves: posed
+ * point pairs 74 -> 51 ns, 2 vertices 105 -> 98, 3 (touching) 174 -> 151;
+ * 4 the same either way (docs/dist.md, stop 34) */
+#define GJK_ROWS_MIN_NV 4
 static inline int pair_rows(const rve_shape *A, const rve_shape *B)
 {
     return A->kind == RVE_SHAPE_POLYTOPE && B->kind == RVE_SHAPE_POLYTOPE && A->nv <= GJK_ROWS_MAX_NV &&
-           B->nv <= GJK_ROWS_MAX_NV;
+           B->nv <= GJK_ROWS_MAX_NV && A->nv >= GJK_ROWS_MIN_NV && B->nv >= GJK_ROWS_MIN_NV;
 }
 
 static inline const double *pair_rows_fill(const rve_shape *s, const dist_frame *f, double *buf)

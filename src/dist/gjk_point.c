@@ -110,12 +110,14 @@ static double ptpoly_run(const double p[3], const double *verts, int nv, const r
     }
     double v0[3], m[3];
     ptpoly_mid(verts, nv, m);
-    /* up to DIST_SOA_STRIDE_PT vertices, unscaled: rows of x, y, z copied once
+    /* 8 to DIST_SOA_STRIDE_PT vertices, unscaled: rows of x, y, z copied once
      * per query (a 30-vertex query's copy and scans take 16 % fewer
-     * instructions than the plain scan's) */
+     * instructions than the plain scan's; below 8 vertices the copy and the
+     * padding cost more than they save: 1 vertex 47 -> 23 ns, 4 65 -> 54, 7
+     * 68 -> 64; docs/dist.md, stop 34) */
     _Static_assert(DIST_SOA_PAD(DIST_SOA_STRIDE_PT) <= DIST_SOA_STRIDE_PT, "the point rows hold the padding");
     double rows[3 * DIST_SOA_STRIDE_PT];
-    const int use_rows = !scaled && nv <= DIST_SOA_STRIDE_PT;
+    const int use_rows = !scaled && nv <= DIST_SOA_STRIDE_PT && nv >= 8;
     if (use_rows) {
         dist_rows(NULL, verts, nv, rows, DIST_SOA_STRIDE_PT);
         P.rb = rows;
