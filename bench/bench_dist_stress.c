@@ -8,7 +8,7 @@
  * [N_POSED]]]]] (N_PAIR defaults to N_POINT; pair queries cost about 3
  * times more; N_TIED, the near-tied faces family of tests/dist_tied.h,
  * defaults to N_POINT / 5; N_POSED, the pair family as posed bodies
- * (flat_pose), to N_PAIR / 2). */
+ * (flat_pose) and with a posed box (flat_box), to N_PAIR / 2). */
 #include "config.h"
 #include "dist_tied.h"
 #include <stdio.h>
@@ -25,11 +25,12 @@ int main(int argc, char **argv)
     long nposed = argc > 5 ? atol(argv[5]) : nfam[1] / 2;
     int failed = 0;
     rng_seed(seed);
-    /* families: points, pairs, pairs as posed bodies, and the near-tied
-     * faces (points over shared edges of faces coplanar to rounding) */
-    static const char *name[4] = {"point", "pair", "posed", "tied"};
-    const long count[4] = {nfam[0], nfam[1], nposed, ntied};
-    for (int family = 0; family < 4; family++) {
+    /* families: points, pairs, pairs as posed bodies, the near-tied faces
+     * (points over shared edges of faces coplanar to rounding), and pairs
+     * whose B is a posed flat box (flat_box, as many as the posed pairs) */
+    static const char *name[5] = {"point", "pair", "posed", "tied", "box"};
+    const long count[5] = {nfam[0], nfam[1], nposed, ntied, nposed};
+    for (int family = 0; family < 5; family++) {
         /* class 0: magnitude 1 (offsets up to 1e4), 1: scaled by 10^k */
         fam_stats st[2] = {{0}, {0}};
         st[0].witness = st[1].witness = 1;
@@ -44,6 +45,8 @@ int main(int argc, char **argv)
                 flat_draw(&Q, family == FLAT_POINT ? FLAT_POINT : FLAT_PAIR);
                 if (family == 2)
                     flat_pose(&Q);
+                else if (family == 4)
+                    flat_box(&Q);
             }
             int c = Q.mag != 1;
             if (flat_check(&Q, &st[c], msg, sizeof msg) && shown < 5) {

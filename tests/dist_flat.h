@@ -48,6 +48,10 @@ typedef struct {
     int posed;
     double la[3 * FLAT_MAXV], lb[3 * FLAT_MAXV];
     double pa[3], pb[3], qa[4], qb[4];
+    /* boxed pairs (flat_box): B is the box of half extents hb posed at pb,
+     * qb, placed so that its corner lowest along axis is at contact */
+    int box;
+    double hb[3], contact[3];
 } flat_query;
 
 static inline void flat_rot(double R[9])
@@ -419,6 +423,7 @@ static inline void flat_draw(flat_query *Q, int family)
     double R[9], c[3], u[3];
     Q->size = 1;
     Q->posed = 0;
+    Q->box = 0;
     Q->thick = pow(10, -12 + 6 * urand());
     Q->off = urand() < 0.2 ? 0 : pow(10, 4 * urand());
     Q->touch = pow(10, -15 + 6 * urand());
@@ -458,8 +463,10 @@ static inline void flat_draw(flat_query *Q, int family)
             if (s < best) { best = s; lo = i; }
         }
         ld sh[3];
-        for (int k = 0; k < 3; k++)
+        for (int k = 0; k < 3; k++) {
             Q->axis[k] = (double)nrm[k];
+            Q->contact[k] = (double)(q[k] + (ld)Q->a[k] + nrm[k] * t);
+        }
         for (int k = 0; k < 3; k++)
             sh[k] = q[k] + (ld)Q->a[k] + nrm[k] * t - (ld)Q->b[3 * lo + k];
         for (int i = 0; i < Q->nb; i++)
@@ -509,6 +516,52 @@ static inline void flat_pose(flat_query *Q)
     flat_pose_body(Q->b, Q->nb, Q->lb, Q->pb, Q->qb);
 }
 
+/* A pair of the FLAT_PAIR family whose B is replaced by a posed box
+ * (rve_shape_box: its support is not a vertex scan), flat like the family's
+ * bodies (its smallest half extent 1e-12 to 1e-6 of the others), placed
+ * like the family's B: its corner lowest along the axis at the contact
+ * point, scaled with the pair's magnitude; A posed too in half the draws.
+ * The oracle's B is the box's 8 corners R l + pos in binary128, rounded. */
+static inline void flat_box(flat_query *Q)
+{
+    double h[3] = {0.2 + urand(), 0.2 + urand(), pow(10, -12 + 6 * urand())};
+    rve_shape s;
+    rve_shape_point(&s, (double[3]){0, 0, 0});
+    rand_quat(Q->qb);
+    rve_shape_set_pose(&s, s.v[0], Q->qb);
+    const double *R = s.R;
+    double l[8][3];
+    int lo = 0;
+    ld best = INFINITY;
+    for (int i = 0; i < 8; i++) {
+        ld a = 0;
+        for (int k = 0; k < 3; k++)
+            l[i][k] = (i >> k & 1) ? h[k] : -h[k];
+        for (int k = 0; k < 3; k++)
+            a += (ld)Q->axis[k] * ((ld)R[3 * k] * l[i][0] + (ld)R[3 * k + 1] * l[i][1] + (ld)R[3 * k + 2] * l[i][2]);
+        if (a < best) { best = a; lo = i; }
+    }
+    for (int k = 0; k < 3; k++) {
+        ld c = (ld)R[3 * k] * l[lo][0] + (ld)R[3 * k + 1] * l[lo][1] + (ld)R[3 * k + 2] * l[lo][2];
+        Q->pb[k] = (double)(((ld)Q->contact[k] - c) * (ld)Q->mag);
+        Q->hb[k] = h[k] * Q->mag;
+    }
+    Q->box = 1;
+    Q->nb = 8;
+    for (int i = 0; i < 8; i++)
+        for (int k = 0; k < 3; k++) {
+            double x[3];
+            for (int j = 0; j < 3; j++)
+                x[j] = (i >> j & 1) ? Q->hb[j] : -Q->hb[j];
+            q128 w = (q128)R[3 * k] * x[0] + (q128)R[3 * k + 1] * x[1] + (q128)R[3 * k + 2] * x[2];
+            Q->b[3 * i + k] = (double)(w + (q128)Q->pb[k]);
+        }
+    if (urand() < 0.5) {
+        Q->posed = 1;
+        flat_pose_body(Q->a, Q->na, Q->la, Q->pa, Q->qa);
+    }
+}
+
 /* ------------------------------------------------------- the check */
 typedef struct {
     long n, bad, wrong, uncertain, exact;
@@ -540,7 +593,16 @@ static int flat_check(const flat_query *Q, fam_stats *st, char *msg, size_t len)
     }
     double tol = 100 * DBL_EPSILON * T.L;
     rve_shape A, B;
-    if (Q->posed) {
+    if (Q->box) {
+        if (Q->posed) {
+            rve_shape_polytope(&A, Q->la, Q->na, NULL);
+            rve_shape_set_pose(&A, Q->pa, Q->qa);
+        } else {
+            rve_shape_polytope(&A, Q->a, Q->na, NULL);
+        }
+        rve_shape_box(&B, Q->hb[0], Q->hb[1], Q->hb[2]);
+        rve_shape_set_pose(&B, Q->pb, Q->qb);
+    } else if (Q->posed) {
         rve_shape_polytope(&A, Q->la, Q->na, NULL);
         rve_shape_set_pose(&A, Q->pa, Q->qa);
         rve_shape_polytope(&B, Q->lb, Q->nb, NULL);
@@ -615,7 +677,7 @@ static int flat_check(const flat_query *Q, fam_stats *st, char *msg, size_t len)
             st->worst = isfinite(e) ? e : INFINITY;
         if (fail)
             snprintf(msg, len, "%s%s (%s): d = %.17g oracle %.17Lg (%s, %.3g eps L, L %g) status %d thick %g off %g touch %g mag %g",
-                     pass ? "point_polytope" : "gjk_dist", Q->posed ? " posed" : "", why, d, T.d, T.overlap ? "overlap" : "separated", e, T.L,
+                     pass ? "point_polytope" : "gjk_dist", Q->box ? " box" : Q->posed ? " posed" : "", why, d, T.d, T.overlap ? "overlap" : "separated", e, T.L,
                      r.status, Q->thick, Q->off, Q->touch, Q->mag);
     }
     return fail;

@@ -27,6 +27,7 @@
 static inline void tied_draw(flat_query *Q)
 {
     Q->posed = 0;
+    Q->box = 0;
     double v[3 * FLAT_MAXV];
     int ntop, n;
     double t = pow(10, -12 + 6 * urand());

@@ -176,8 +176,10 @@ static void run_family(int family, long n, uint64_t seed, int posed)
     for (long t = 0; t < n; t++) {
         flat_query Q;
         flat_draw(&Q, family);
-        if (posed)
+        if (posed == 1)
             flat_pose(&Q);
+        else if (posed == 2)
+            flat_box(&Q);
         if (flat_check(&Q, &st, msg, sizeof msg) && first_fail < 0) {
             first_fail = t;
             memcpy(first_msg, msg, sizeof msg);
@@ -185,7 +187,7 @@ static void run_family(int family, long n, uint64_t seed, int posed)
     }
     fprintf(stderr, "flat %s: %ld queries, %ld beyond 100 eps L, %ld wrong decisions, %ld uncertain, worst %.2f eps L,"
                     " witness off its body by at most %.2f eps L, exact fallbacks %.4f per query\n",
-            family == FLAT_POINT ? "point" : posed ? "posed pair" : "pair", st.n, st.bad, st.wrong, st.uncertain, st.worst, st.worst_wit,
+            family == FLAT_POINT ? "point" : posed == 2 ? "boxed pair" : posed ? "posed pair" : "pair", st.n, st.bad, st.wrong, st.uncertain, st.worst, st.worst_wit,
             (double)st.exact / (double)(st.n ? st.n : 1));
     ck_assert_msg(st.bad == 0 && st.wrong == 0, "query %ld: %s", first_fail, first_msg);
 }
@@ -199,6 +201,11 @@ END_TEST
 /* the pair family as posed bodies: small rotated polytopes (the loop on
  * vertices rotated once per query), also at magnitudes 1e-300 to 1e300 */
 START_TEST(test_flat_posed) { run_family(FLAT_PAIR, (long)(15000 * test_scale() * (test_long() ? 1 : 0.2)), 1704, 1); }
+END_TEST
+
+/* the pair family with B a posed flat box (analytic support, rotated
+ * directions), A posed in half the draws */
+START_TEST(test_flat_box) { run_family(FLAT_PAIR, (long)(15000 * test_scale() * (test_long() ? 1 : 0.2)), 1705, 2); }
 END_TEST
 
 /* The lean path (rve_gjk_distance; rve_dist_point_polytope without out)
@@ -570,6 +577,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_flat_point);
     tcase_add_test(tc, test_flat_pair);
     tcase_add_test(tc, test_flat_posed);
+    tcase_add_test(tc, test_flat_box);
     suite_add_tcase(s, tc);
     return s;
 }
