@@ -516,6 +516,26 @@ static inline void flat_pose(flat_query *Q)
     flat_pose_body(Q->b, Q->nb, Q->lb, Q->pb, Q->qb);
 }
 
+/* B as the box of half extents hb posed at pb, qb: its 8 corners R l +
+ * pos in binary128, rounded (the oracle's B) */
+static inline void flat_box_corners(flat_query *Q)
+{
+    rve_shape s;
+    rve_shape_box(&s, Q->hb[0], Q->hb[1], Q->hb[2]);
+    rve_shape_set_pose(&s, Q->pb, Q->qb);
+    const double *R = s.R;
+    Q->box = 1;
+    Q->nb = 8;
+    for (int i = 0; i < 8; i++)
+        for (int k = 0; k < 3; k++) {
+            double x[3];
+            for (int j = 0; j < 3; j++)
+                x[j] = (i >> j & 1) ? Q->hb[j] : -Q->hb[j];
+            q128 w = (q128)R[3 * k] * x[0] + (q128)R[3 * k + 1] * x[1] + (q128)R[3 * k + 2] * x[2];
+            Q->b[3 * i + k] = (double)(w + (q128)Q->pb[k]);
+        }
+}
+
 /* A pair of the FLAT_PAIR family whose B is replaced by a posed box
  * (rve_shape_box: its support is not a vertex scan), flat like the family's
  * bodies (its smallest half extent 1e-12 to 1e-6 of the others), placed
@@ -546,16 +566,7 @@ static inline void flat_box(flat_query *Q)
         Q->pb[k] = (double)(((ld)Q->contact[k] - c) * (ld)Q->mag);
         Q->hb[k] = h[k] * Q->mag;
     }
-    Q->box = 1;
-    Q->nb = 8;
-    for (int i = 0; i < 8; i++)
-        for (int k = 0; k < 3; k++) {
-            double x[3];
-            for (int j = 0; j < 3; j++)
-                x[j] = (i >> j & 1) ? Q->hb[j] : -Q->hb[j];
-            q128 w = (q128)R[3 * k] * x[0] + (q128)R[3 * k + 1] * x[1] + (q128)R[3 * k + 2] * x[2];
-            Q->b[3 * i + k] = (double)(w + (q128)Q->pb[k]);
-        }
+    flat_box_corners(Q);
     if (urand() < 0.5) {
         Q->posed = 1;
         flat_pose_body(Q->a, Q->na, Q->la, Q->pa, Q->qa);
@@ -644,6 +655,8 @@ static int flat_check(const flat_query *Q, fam_stats *st, char *msg, size_t len)
             if (!(d <= (double)T.dmax + tol) || r.status == RVE_GJK_CAP || r.status == RVE_GJK_DEGENERATE) {
                 st->bad++;
                 fail = 1;
+                snprintf(msg, len, "%s: d = %.17g above the oracle's bound %.17Lg + 100 eps L (L %g), status %d",
+                         pass ? "point_polytope" : "gjk_dist", d, T.dmax, T.L, r.status);
             }
             continue;
         }

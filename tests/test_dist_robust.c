@@ -432,6 +432,44 @@ START_TEST(test_stress_regressions)
 }
 END_TEST
 
+/* A flat polytope and a thin posed box (half extents 0.69, 0.91 and 2.9e-9
+ * of 1e248) 9.4e-11 of their size apart: two corners of the box 6e-9 apart
+ * along its thin axis nearly tie along v, and GJK stopped on a repeated
+ * vertex with d 1 % too large (1.75e4 eps L, box family of
+ * bench_dist_stress, seed 20261209).  Also at magnitude 1 (all numbers
+ * times 2^-826, exact). */
+START_TEST(test_box_near_tie)
+{
+    static const double a[15] = {6.3415385987773611e+247, -5.2483102122219272e+247, 4.0841944647927158e+247,
+                                 -1.0280134761940269e+247, 3.2076747904695357e+247, -6.202590103386302e+246,
+                                 -4.4861372661043225e+247, 1.1480580470757954e+248, -2.7514104917195157e+247,
+                                 4.0240564520486488e+246, -5.4434760366822627e+247, 1.6848368381315323e+246,
+                                 3.6992147058843068e+247, -5.1118748171628565e+247, 2.3460540255309292e+247};
+    static const double hb[3] = {6.9115312494733777e+247, 9.1071869261928788e+247, 2.8732550599009646e+239};
+    static const double pb[3] = {7.1467379215695114e+247, -1.4976248277074075e+248, -1.8988086513704224e+247};
+    static const double qb[4] = {-0.57123078493761625, 0.081973380110125588, 0.81638587809044982, 0.022132630827835793};
+    for (int e = 0; e >= -826; e -= 826) {
+        flat_query Q;
+        memset(&Q, 0, sizeof Q);
+        Q.na = 5;
+        for (int i = 0; i < 15; i++)
+            Q.a[i] = ldexp(a[i], e);
+        for (int k = 0; k < 3; k++) {
+            Q.hb[k] = ldexp(hb[k], e);
+            Q.pb[k] = ldexp(pb[k], e);
+        }
+        memcpy(Q.qb, qb, sizeof qb);
+        flat_box_corners(&Q);
+        fam_stats st = {0};
+        st.witness = 1;
+        char msg[512] = "";
+        int bad = flat_check(&Q, &st, msg, sizeof msg);
+        fprintf(stderr, "box near tie at 2^%d: worst %.2f eps L\n", e, st.worst);
+        ck_assert_msg(!bad, "box near tie at 2^%d: %s", e, msg);
+    }
+}
+END_TEST
+
 /* Polyhedra (qhull, Cundall, Nezami, Peng-Hanley, the intersection volume)
  * at 1e-300..1e300: cubes of half-size s, B at x = 2 s + g s / 2, signed
  * distance g s / 2; the overlap (g = -1) is a slab 0.5 s x 2 s x 2 s: volume
@@ -578,6 +616,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_flat_pair);
     tcase_add_test(tc, test_flat_posed);
     tcase_add_test(tc, test_flat_box);
+    tcase_add_test(tc, test_box_near_tie);
     suite_add_tcase(s, tc);
     return s;
 }

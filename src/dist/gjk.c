@@ -171,6 +171,8 @@ DIST_INLINE void pair_init(gjk_pair *P, const rve_shape *A, const rve_shape *B, 
 {
     P->A = A;
     P->B = B;
+    P->V = NULL; /* not a point query (gjk_dup_certified) */
+    P->ra = P->rb = NULL; /* no rows unless gjk_dist_run makes them */
     dist_frame_init(&P->fa, A);
     dist_frame_init(&P->fb, B);
     P->hintA = P->hintB = -1;

@@ -143,6 +143,11 @@ void gjk_degenerate_result(rve_dist_result *out);
 double gjk_shape_extent(const rve_shape *s);
 /* P->sc with 2^-sc L in [1, 2), and the two exact factors 2^-sc = m1 m2 */
 void gjk_scale_factors(double L, gjk_pair *P);
+/* whether GJK may stop on the repeated vertex (ia, ib) of the simplex
+ * (sia, sib: its n vertex index pairs) found in direction -v, v within
+ * kappa_v of exact (gjk_pair.c) */
+int gjk_dup_certified(const gjk_pair *P, int n, const int sia[], const int sib[], const double v[3], int ia, int ib,
+                      double kappa_v, double tau);
 /* the loop's result (local frame) to world coordinates, radii removed */
 rve_gjk_status gjk_pair_finish(const gjk_pair *P, rve_gjk_status st, rve_dist_result *out);
 

@@ -178,6 +178,23 @@ static inline int warm_start(gjk_pair *P, gjk_vertex_fn vertex, int nva, int nvb
     return 0;
 }
 
+/* gjk_dup_certified for the loop's simplex: v's error is at most 16 eps
+ * max|y| as the sub-algorithm rounds it (docs/dist.md, gjk6), a few eps |v|
+ * once computed exactly (v_exact); the allowance tau = 8 eps max|w| |v|
+ * keeps exact ties from asking for v exactly again and costs at most 16 eps
+ * max|w| of the distance */
+static int dup_certified(const gjk_pair *P, const gjk_simplex *S, const double v[3], int ia, int ib, int v_exact,
+                         double vv, double wmax2)
+{
+    int sia[4], sib[4];
+    for (int i = 0; i < S->n; i++) {
+        sia[i] = SIA(*S, i);
+        sib[i] = SIB(*S, i);
+    }
+    double nv = sqrt(vv), kappa = v_exact ? 2 * DBL_EPSILON * nv : 16 * DBL_EPSILON * sqrt(simplex_maxy2(S));
+    return gjk_dup_certified(P, S->n, sia, sib, v, ia, ib, kappa, 8 * DBL_EPSILON * sqrt(wmax2) * nv);
+}
+
 /* The barycentric weights of the final simplex, once after the loop: the
  * loop runs its sub-algorithm without them (only v decides the next step).
  * The points in the order simplex_compact kept from the call that chose
@@ -254,7 +271,7 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
     sv_res r;
     double v[3], vv = INFINITY, wmax2 = 0;
     rve_gjk_status status = RVE_GJK_CAP;
-    int it = 0, stalls = 0, refines = 0;
+    int it = 0, stalls = 0, refines = 0, v_exact = 0;
     /* no barycentric weights in the loop: the distance is |v|, and the
      * witnesses' weights come once from the final simplex (simplex_weights) */
     sv_ctx cx = {(const double(*)[3])S.a, (const double(*)[3])S.b, 0, 0, 0};
@@ -304,8 +321,11 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
                                          : (SY(S, i)[0] == w[0] && SY(S, i)[1] == w[1] && SY(S, i)[2] == w[2]))
                     dup = 1;
             /* a repeated vertex stops only with v.w >= 15/16 |v|^2, which certifies
-             * the decision, d only within |v|/16: else v exactly (dist.md gjk6) */
-            if (dup && S.n > 1 && refines < GJK_REFINES && gap > 0.0625 * vv) {
+             * the decision (dist.md gjk6), and when no other vertex is so near a
+             * tie with the chosen ones that v's error could have picked them
+             * (dup_certified: the distance to a few eps L, dist.md stop 34);
+             * else v exactly, then the same tests again */
+            if (dup && S.n > 1 && refines < GJK_REFINES && (gap > 0.0625 * vv || !dup_certified(P, &S, v, ia, ib, v_exact, vv, wmax2))) {
                 refines++;
                 cx.nex++;
                 if (S.n == 2)
@@ -313,6 +333,7 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
                 else
                     dist_exact_tri_closest(SY(S, 0), SY(S, 1), SY(S, 2), v);
                 vv = v3_dot(v, v);
+                v_exact = 1;
                 continue;
             }
             if (dup) {
@@ -350,6 +371,7 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
         simplex_compact(&S, &r, johnson);
         v3_copy(v, r.v);
         vv = r.vv;
+        v_exact = 0;
         /* max |y|^2 <= ymax2: the first test only skips the dot products
          * where the second would fail too (the same decisions) */
         if (S.n == 4 || (vv <= eps_abs2 * ymax2 && vv <= eps_abs2 * simplex_maxy2(&S))) {

@@ -7,6 +7,7 @@
 #include "dist/gjk_internal.h"
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 const char *rve_gjk_status_name(rve_gjk_status s)
@@ -135,4 +136,154 @@ rve_gjk_status gjk_pair_finish(const gjk_pair *P, rve_gjk_status st, rve_dist_re
     }
     out->status = st;
     return st;
+}
+
+/* ------------------------------------------ repeated-vertex certificate */
+
+/* Whether vertex i is one of skip[0..nskip-1] */
+static int margin_skipped(int i, const int skip[], int nskip)
+{
+    for (int j = 0; j < nskip; j++)
+        if (skip[j] == i)
+            return 1;
+    return 0;
+}
+
+/* bit i for each vertex i < 64 of skip[0..nskip-1] */
+static uint64_t margin_skip_mask(const int skip[], int nskip)
+{
+    uint64_t m = 0;
+    for (int j = 0; j < nskip; j++)
+        if (skip[j] >= 0 && skip[j] < 64)
+            m |= (uint64_t)1 << skip[j];
+    return m;
+}
+
+/* One body of gjk_dup_certified: every vertex x of X (nv points, x, y, z
+ * at X + k * sx, X + sy + k * sx, X + 2 sy + k * sx: points or rows) has
+ * sgn vb.(x - x_best) >= kappa |x - x_best|_1 - tau, but those the simplex
+ * ties to the chosen one (skip; x_best itself passes: 0 >= -tau). */
+static int margin_scan(const double *X, int sx, int sy, int nv, int best, const int skip[], int nskip,
+                       const double vb[3], double sgn, double kappa, double tau)
+{
+    const double xb0 = X[best * sx], xb1 = X[sy + best * sx], xb2 = X[2 * sy + best * sx];
+    const double v0 = sgn * vb[0], v1 = sgn * vb[1], v2 = sgn * vb[2];
+    uint64_t mask = margin_skip_mask(skip, nskip);
+    for (int i = 0; i < nv; i++) {
+        double d0 = X[i * sx] - xb0, d1 = X[sy + i * sx] - xb1, d2 = X[2 * sy + i * sx] - xb2;
+        double t = v0 * d0 + v1 * d1 + v2 * d2;
+        if (t >= kappa * (fabs(d0) + fabs(d1) + fabs(d2)) - tau)
+            continue;
+        if (i < 64 ? !(mask >> i & 1) : !margin_skipped(i, skip, nskip))
+            return 0;
+    }
+    return 1;
+}
+
+/* margin_scan on the pair loop's rows (gjk.c pair_rows: at most 15
+ * vertices, padded to DIST_SOA_PAD(nv) <= 16 with vertex 0), two vertices
+ * per SSE2 register: the scalar scan was 8 % of a touching 8-vertex query */
+static int margin_rows(const double *X, int nv, int best, const int skip[], int nskip, const double v[3], double sgn,
+                       double kappa, double tau)
+{
+#if defined(__GNUC__) && defined(__SSE2__)
+    const int st = DIST_SOA_STRIDE;
+    const __m128d b0 = _mm_set1_pd(X[best]), b1 = _mm_set1_pd(X[st + best]), b2 = _mm_set1_pd(X[2 * st + best]);
+    const __m128d v0 = _mm_set1_pd(sgn * v[0]), v1 = _mm_set1_pd(sgn * v[1]), v2 = _mm_set1_pd(sgn * v[2]);
+    const __m128d k = _mm_set1_pd(kappa), tt = _mm_set1_pd(tau);
+    const __m128d absm = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffffLL));
+    unsigned ok = 0;
+    for (int i = 0; i < DIST_SOA_PAD(nv); i += 2) {
+        __m128d d0 = _mm_sub_pd(_mm_loadu_pd(X + i), b0), d1 = _mm_sub_pd(_mm_loadu_pd(X + st + i), b1),
+                d2 = _mm_sub_pd(_mm_loadu_pd(X + 2 * st + i), b2);
+        __m128d t = _mm_add_pd(_mm_add_pd(_mm_mul_pd(v0, d0), _mm_mul_pd(v1, d1)), _mm_mul_pd(v2, d2));
+        __m128d n = _mm_add_pd(_mm_add_pd(_mm_and_pd(d0, absm), _mm_and_pd(d1, absm)), _mm_and_pd(d2, absm));
+        ok |= (unsigned)_mm_movemask_pd(_mm_cmpge_pd(t, _mm_sub_pd(_mm_mul_pd(k, n), tt))) << i;
+    }
+    unsigned need = ((1u << nv) - 1) & ~(unsigned)margin_skip_mask(skip, nskip);
+    return (ok & need) == need;
+#else
+    return margin_scan(X, 1, DIST_SOA_STRIDE, nv, best, skip, nskip, v, sgn, kappa, tau);
+#endif
+}
+
+/* margin_scan for a polytope that hill climbing searched (its hull graph):
+ * the hull neighbours of the chosen vertex only, without the allowance tau
+ * (a vertex no neighbour beats along the exact v* is the support of the
+ * convex hull along v*; a brute-force scan of large hulls would cost more
+ * than the query) */
+static int margin_graph(const double *V, const rve_poly_graph *g, int best, const int skip[], int nskip,
+                        const double vb[3], double sgn, double kappa)
+{
+    if (best >= g->nv)
+        return 0;
+    const double *xb = V + 3 * best;
+    for (int k = g->off[best]; k < g->off[best + 1]; k++) {
+        int i = g->nbr[k];
+        const double *x = V + 3 * i;
+        double d0 = x[0] - xb[0], d1 = x[1] - xb[1], d2 = x[2] - xb[2];
+        double t = sgn * (vb[0] * d0 + vb[1] * d1 + vb[2] * d2);
+        if (!(t >= kappa * (fabs(d0) + fabs(d1) + fabs(d2))) && !margin_skipped(i, skip, nskip))
+            return 0;
+    }
+    return 1;
+}
+
+/* the same for a shape (its vertices in the body frame, v rotated into it) */
+static int margin_body(const rve_shape *s, const dist_frame *f, int best, const int skip[], int nskip,
+                       const double v[3], double sgn, double kappa, double tau)
+{
+    int nv = dist_nvertices(s);
+    if (best < 0 || best >= nv)
+        return 1; /* no vertices (smooth shapes): nothing chosen among them */
+    double vb[3];
+    if (f->rotated) {
+        const double *R = f->R;
+        vb[0] = R[0] * v[0] + R[3] * v[1] + R[6] * v[2];
+        vb[1] = R[1] * v[0] + R[4] * v[1] + R[7] * v[2];
+        vb[2] = R[2] * v[0] + R[5] * v[1] + R[8] * v[2];
+    } else {
+        v3_copy(vb, v);
+    }
+    if (s->kind == RVE_SHAPE_POLYTOPE && s->graph && nv > DIST_GRAPH_MIN_NV)
+        return margin_graph(s->verts, s->graph, best, skip, nskip, vb, sgn, kappa);
+    if (s->kind == RVE_SHAPE_POLYTOPE)
+        return margin_scan(s->verts, 3, 1, nv, best, skip, nskip, vb, sgn, kappa, tau);
+    double X[8 * 3]; /* box corners, simplex vertices */
+    for (int i = 0; i < nv && i < 8; i++)
+        dist_vertex_body(s, i, X + 3 * i);
+    return margin_scan(X, 3, 1, nv < 8 ? nv : 8, best, skip, nskip, vb, sgn, kappa, tau);
+}
+
+/* Whether GJK may stop on the repeated vertex (ia, ib) found in direction
+ * -v: v carries an error of at most kappa_v (loop units), so the support
+ * of the exact closest point v* of the simplex could be another vertex
+ * only where one is within kappa_v |d| of the chosen one along v (a near
+ * tie, such as two corners of a thin box, or near-duplicate vertices).
+ * Certified when no vertex of either body is (the test's own rounding
+ * added to kappa), up to tau (loop units squared): then every point z of A
+ * - B has v*.z >= |v*|^2 - 2 tau, and d >= |v*| - 2 tau / |v*|.  Vertices
+ * the simplex ties to the chosen one (a_j with b_j = b_ib: v*.a_j =
+ * v*.a_ia exactly, and the same for B) are left out.  Rare: only repeated-
+ * vertex stops ask (docs/dist.md, stop 34). */
+int gjk_dup_certified(const gjk_pair *P, int n, const int sia[], const int sib[], const double v[3], int ia, int ib,
+                      double kappa_v, double tau)
+{
+    double s = P->m1 * P->m2; /* loop units per body unit */
+    double kappa = kappa_v + 8 * DBL_EPSILON * (fabs(v[0]) + fabs(v[1]) + fabs(v[2]));
+    double tb = tau / s;
+    int skipa[4], skipb[4], na = 0, nb = 0;
+    for (int j = 0; j < n; j++) {
+        if (sib[j] == ib)
+            skipa[na++] = sia[j];
+        if (sia[j] == ia)
+            skipb[nb++] = sib[j];
+    }
+    if (P->V) /* point query: A is the point, B the world array */
+        return ib < 0 || ib >= P->nv || margin_scan(P->V, 3, 1, P->nv, ib, skipb, nb, v, -1, kappa, tb);
+    if (P->ra) /* small polytopes as rows (unscaled, rotated: v as it is) */
+        return margin_rows(P->ra, P->A->nv, ia, skipa, na, v, 1, kappa, tb) &&
+               margin_rows(P->rb, P->B->nv, ib, skipb, nb, v, -1, kappa, tb);
+    return margin_body(P->A, &P->fa, ia, skipa, na, v, 1, kappa, tb) &&
+           margin_body(P->B, &P->fb, ib, skipb, nb, v, -1, kappa, tb);
 }
