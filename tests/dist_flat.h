@@ -65,7 +65,8 @@ static inline void flat_rot(double R[9])
 }
 
 /* a flat body in local coordinates: a disc-like cloud of radius 1 and
- * thickness t; some vertices exactly on the plane z = 0, some duplicated */
+ * thickness t; some vertices exactly on the plane z = 0, some duplicated,
+ * some nearly (moved by 1e-12 to 1e-6: slivers and near ties) */
 static inline void flat_body_local(double *v, int n, double t)
 {
     for (int i = 0; i < n; i++) {
@@ -76,6 +77,12 @@ static inline void flat_body_local(double *v, int n, double t)
     }
     if (n > 4 && urand() < 0.3) /* a duplicated vertex */
         memcpy(v + 3 * (n - 1), v + 3 * (int)(urand() * (n - 1)), sizeof(double) * 3);
+    else if (n > 4 && urand() < 0.3) { /* a nearly duplicated one */
+        int j = (int)(urand() * (n - 1));
+        double e = pow(10, -12 + 6 * urand());
+        for (int k = 0; k < 3; k++)
+            v[3 * (n - 1) + k] = v[3 * j + k] + e * (urand() - 0.5);
+    }
 }
 
 static inline void flat_place(double *v, int n, const double R[9], const double c[3], double s)
@@ -253,6 +260,18 @@ static inline void q_closest_tri(const q128 p[3], const q128 a[3], const q128 b[
             q_sub(r, p, x);
             if (q_dot(r, r) < best) { best = q_dot(r, r); memcpy(out, x, sizeof x); }
         }
+        return;
+    }
+    /* the face: p projected onto the plane, not a + v ab + w ac, whose
+     * weights come from differences of products that cancel to 1e-24 of
+     * their size for a sliver of aspect 1e-12 (two near-duplicate
+     * vertices): 1e-10 relative in v and w moved the point 2e12 along a
+     * face 5e23 long, 0.6e12 from p (seen: the hull distance 2 % high) */
+    q128 n[3] = {ab[1] * ac[2] - ab[2] * ac[1], ab[2] * ac[0] - ab[0] * ac[2], ab[0] * ac[1] - ab[1] * ac[0]};
+    q128 nn = q_dot(n, n);
+    if (nn > 0) {
+        q128 t = q_dot(n, ap) / nn;
+        for (int i = 0; i < 3; i++) out[i] = p[i] - t * n[i];
         return;
     }
     for (int i = 0; i < 3; i++) out[i] = a[i] + ab[i] * v + ac[i] * w;
