@@ -273,6 +273,8 @@ void dist_poly_scale_free(dist_scaled_poly *P);
 void dist_poly_unscale(rve_polyhedron *P, int sc);
 
 void dist_superquadric_support(const rve_shape *s, const double d[3], double out[3]);
+/* the same for an ellipsoid (out of line: the pair loop stays small) */
+void dist_ellipsoid_support(const rve_shape *s, const double d[3], double out[3]);
 
 /* The same scan for large polytopes (shape.c): four products per step are
  * compared with the running best at once, and the plain scan's updates run
@@ -562,20 +564,10 @@ DIST_INLINE void dist_support_body(const rve_shape *s, const double d[3], double
         out[2] = d[2] >= 0 ? s->axes[2] : -s->axes[2];
         *idx = (d[0] >= 0) | ((d[1] >= 0) << 1) | ((d[2] >= 0) << 2);
         return;
-    case RVE_SHAPE_ELLIPSOID: {
-        double m = v3_maxabs(d);
-        if (!(m > 0)) {
-            v3_set(out, m == m ? s->axes[0] : NAN, 0, 0);
-        } else {
-            double e[3] = {s->axes[0] * d[0] / m, s->axes[1] * d[1] / m, s->axes[2] * d[2] / m};
-            double n = v3_norm(e);
-            out[0] = s->axes[0] * e[0] / n;
-            out[1] = s->axes[1] * e[1] / n;
-            out[2] = s->axes[2] * e[2] / n;
-        }
+    case RVE_SHAPE_ELLIPSOID:
+        dist_ellipsoid_support(s, d, out);
         *idx = -1;
         return;
-    }
     case RVE_SHAPE_SUPERQUADRIC:
         dist_superquadric_support(s, d, out);
         *idx = -1;

@@ -178,6 +178,67 @@ static inline int warm_start(gjk_pair *P, gjk_vertex_fn vertex, int nva, int nvb
     return 0;
 }
 
+/* the intersection test (bool_margin >= 0): the plane normal to v
+ * separates the bodies by more than the radii */
+static inline int bool_separated(double bool_margin, const double v[3], const double w[3])
+{
+    double vw = v3_dot(v, w);
+    return vw > 0 && vw * vw > bool_margin * bool_margin * v3_dot(v, v);
+}
+
+/* its result: separated, d unknown (infinite) */
+static inline rve_gjk_status bool_result(gjk_pair *P, rve_dist_result *out, int iterations, int nex, double wmax2)
+{
+    out->iterations = iterations;
+    out->exact = nex;
+    P->wmax2 = wmax2;
+    out->status = RVE_GJK_CONVERGED;
+    out->d = INFINITY;
+    out->n = 0;
+    return RVE_GJK_CONVERGED;
+}
+
+/* whether the gap vv - v.w leaves d uncertain by more than 64 eps max|w|
+ * (four times the stopping test's floor) */
+static inline int uncertain_gap(const double v[3], double vv, const double w[3], double wmax2)
+{
+    double gap = vv - v3_dot(v, w);
+    return gap * gap > (64 * DBL_EPSILON) * (64 * DBL_EPSILON) * vv * wmax2;
+}
+
+/* r as the simplex S kept as it is (its slots, its weights) */
+static inline void simplex_keep(const gjk_simplex *S, sv_res *r)
+{
+    r->n = S->n;
+    for (int i = 0; i < 4; i++) {
+        r->idx[i] = S->s[i];
+        r->lam[i] = S->lam[i];
+    }
+}
+
+/* v exactly: the closest point of the segment or triangle S to the origin,
+ * rounded once (the sub-algorithm's carries up to eps max|y|); returns |v|^2 */
+static inline double simplex_exact_v(const gjk_simplex *S, double v[3])
+{
+    if (S->n == 2)
+        dist_exact_seg_closest(SY(*S, 0), SY(*S, 1), v);
+    else
+        dist_exact_tri_closest(SY(*S, 0), SY(*S, 1), SY(*S, 2), v);
+    return v3_dot(v, v);
+}
+
+/* whether the support point (ia, ib), or w for shapes without vertex
+ * indices, is already in the simplex (a repeated vertex) */
+static inline int simplex_has(const gjk_simplex *S, int ia, int ib, const double w[3])
+{
+    int dup = 0;
+    for (int i = 0; i < S->n; i++)
+        if ((ia >= 0 && ib >= 0) ? (SIA(*S, i) == ia && SIB(*S, i) == ib)
+                                 : (SY(*S, i)[0] == w[0] && SY(*S, i)[1] == w[1] && SY(*S, i)[2] == w[2]))
+            dup = 1;
+    return dup;
+}
+
 /* gjk_dup_certified for the loop's simplex: v's error is at most 16 eps
  * max|y| as the sub-algorithm rounds it (docs/dist.md, gjk6), a few eps |v|
  * once computed exactly (v_exact); the allowance tau = 8 eps max|w| |v|
@@ -271,7 +332,7 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
     sv_res r;
     double v[3], vv = INFINITY, wmax2 = 0;
     rve_gjk_status status = RVE_GJK_CAP;
-    int it = 0, stalls = 0, refines = 0, v_exact = 0;
+    int it = 0, stalls = 0, refines = 0, v_exact = 0, refined = 0;
     /* no barycentric weights in the loop: the distance is |v|, and the
      * witnesses' weights come once from the final simplex (simplex_weights) */
     sv_ctx cx = {(const double(*)[3])S.a, (const double(*)[3])S.b, 0, 0, 0};
@@ -289,19 +350,8 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
         int ia, ib;
         support(P, v, a, b, &ia, &ib);
         v3_sub(w, a, b);
-        if (bool_margin >= 0) {
-            /* intersection test: the plane normal to v separates (by more than the radii) */
-            double vw = v3_dot(v, w);
-            if (vw > 0 && vw * vw > bool_margin * bool_margin * v3_dot(v, v)) {
-                out->iterations = it + 1;
-                out->exact = cx.nex;
-                P->wmax2 = fmax_(wmax2, v3_dot(w, w));
-                out->status = RVE_GJK_CONVERGED;
-                out->d = INFINITY;
-                out->n = 0;
-                return RVE_GJK_CONVERGED;
-            }
-        }
+        if (bool_margin >= 0 && bool_separated(bool_margin, v, w))
+            return bool_result(P, out, it + 1, cx.nex, fmax_(wmax2, v3_dot(w, w)));
         double ww = v3_dot(w, w);
         if (ww > wmax2)
             wmax2 = ww;
@@ -315,24 +365,17 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
                 status = RVE_GJK_CONVERGED;
                 break;
             }
-            int dup = 0;
-            for (int i = 0; i < S.n; i++)
-                if ((ia >= 0 && ib >= 0) ? (SIA(S, i) == ia && SIB(S, i) == ib)
-                                         : (SY(S, i)[0] == w[0] && SY(S, i)[1] == w[1] && SY(S, i)[2] == w[2]))
-                    dup = 1;
+            int dup = simplex_has(&S, ia, ib, w);
             /* a repeated vertex stops only with v.w >= 15/16 |v|^2, which certifies
              * the decision (dist.md gjk6), and when no other vertex is so near a
              * tie with the chosen ones that v's error could have picked them
              * (dup_certified: the distance to a few eps L, dist.md stop 34);
              * else v exactly, then the same tests again */
-            if (dup && S.n > 1 && refines < GJK_REFINES && (gap > 0.0625 * vv || !dup_certified(P, &S, v, ia, ib, v_exact, vv, wmax2))) {
+            if (dup && S.n > 1 && refines < GJK_REFINES &&
+                (gap > 0.0625 * vv || !dup_certified(P, &S, v, ia, ib, v_exact, vv, wmax2))) {
                 refines++;
                 cx.nex++;
-                if (S.n == 2)
-                    dist_exact_seg_closest(SY(S, 0), SY(S, 1), v);
-                else
-                    dist_exact_tri_closest(SY(S, 0), SY(S, 1), SY(S, 2), v);
-                vv = v3_dot(v, v);
+                vv = simplex_exact_v(&S, v);
                 v_exact = 1;
                 continue;
             }
@@ -358,9 +401,23 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
              * two |v|^2 are equal to their rounding (DIST_STOP_ABS eps |v|
              * max|y| each) while w passed the gap test: the new simplex is
              * then as good, and the faces of a flat body met so far may be
-             * the wrong ones (docs/dist.md); at most GJK_STALLS times */
+             * the wrong ones (docs/dist.md); at most GJK_STALLS times.  When
+             * the gap leaves d uncertain by more than 64 eps max|w| (four
+             * times the test's floor), v may be mostly rounding and its
+             * support point not the one the exact v asks for: v exactly
+             * first (a point 7.8e-14 inside was reported 4e-14 outside;
+             * docs/dist.md, stop 34) */
             if (k > 0 && stalls < GJK_STALLS && r.vv <= vv + 2 * DIST_STOP_ABS * DBL_EPSILON * sqrt(vv * wmax2)) {
                 stalls++;
+            } else if (k > 0 && k > 1 && !v_exact && refines < GJK_REFINES && uncertain_gap(v, vv, SY(S, k), wmax2)) {
+                /* the previous simplex again, as the next step's result
+                 * (a continue from here made every query 5 % slower) */
+                refines++;
+                cx.nex++;
+                S.n = k;
+                simplex_keep(&S, &r);
+                r.vv = simplex_exact_v(&S, r.v);
+                refined = 1;
             } else if (k > 0) {
                 S.n = k;
                 status = RVE_GJK_CONVERGED;
@@ -371,7 +428,8 @@ DIST_INLINE rve_gjk_status gjk_loop(gjk_pair *P, gjk_support_fn support, gjk_ver
         simplex_compact(&S, &r, johnson);
         v3_copy(v, r.v);
         vv = r.vv;
-        v_exact = 0;
+        v_exact = refined;
+        refined = 0;
         /* max |y|^2 <= ymax2: the first test only skips the dot products
          * where the second would fail too (the same decisions) */
         if (S.n == 4 || (vv <= eps_abs2 * ymax2 && vv <= eps_abs2 * simplex_maxy2(&S))) {

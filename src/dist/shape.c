@@ -181,6 +181,31 @@ void rve_shape_support(const rve_shape *s, const double d[3], double out[3])
     }
 }
 
+/* Support point of an ellipsoid (body frame) in direction d: a e / |e|
+ * with e = a d, both over their largest component first (|e|^2 overflowed
+ * from axes of 1e154 and underflowed below 1e-154: NaN or zero points). */
+void dist_ellipsoid_support(const rve_shape *s, const double d[3], double out[3])
+{
+    double m = v3_maxabs(d);
+    if (!(m > 0)) {
+        v3_set(out, m == m ? s->axes[0] : NAN, 0, 0);
+        return;
+    }
+    double e[3] = {s->axes[0] * d[0] / m, s->axes[1] * d[1] / m, s->axes[2] * d[2] / m};
+    double me = v3_maxabs(e);
+    if (!(me > 0) || !isfinite(me)) {
+        double z = me == 0 ? 0 : NAN;
+        v3_set(out, z, z, z);
+        return;
+    }
+    for (int k = 0; k < 3; k++) /* divided: 1 / me overflows for a subnormal me */
+        e[k] /= me;
+    double n = v3_norm(e);
+    out[0] = s->axes[0] * e[0] / n;
+    out[1] = s->axes[1] * e[1] / n;
+    out[2] = s->axes[2] * e[2] / n;
+}
+
 /* Superquadric support in the unit-scaled frame: the body is the unit ball
  * of the nested norm ||(||(X,Y)||_n2, Z)||_n1 after x = aX, y = bY, z = cZ;
  * the maximiser of e.X is given by the dual exponents m = n/(n-1). */
