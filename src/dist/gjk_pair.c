@@ -149,6 +149,14 @@ static int margin_skipped(int i, const int skip[], int nskip)
     return 0;
 }
 
+/* whether vertex x is clear of a tie with the chosen xb along sv = sgn v:
+ * sv.(x - xb) >= kappa |x - xb|_1 - tau (false for NaN) */
+static inline int margin_clear(const double x[3], const double xb[3], const double sv[3], double kappa, double tau)
+{
+    double d0 = x[0] - xb[0], d1 = x[1] - xb[1], d2 = x[2] - xb[2];
+    return sv[0] * d0 + sv[1] * d1 + sv[2] * d2 >= kappa * (fabs(d0) + fabs(d1) + fabs(d2)) - tau;
+}
+
 /* bit i for each vertex i < 64 of skip[0..nskip-1] */
 static uint64_t margin_skip_mask(const int skip[], int nskip)
 {
@@ -166,13 +174,12 @@ static uint64_t margin_skip_mask(const int skip[], int nskip)
 static int margin_scan(const double *X, int sx, int sy, int nv, int best, const int skip[], int nskip,
                        const double vb[3], double sgn, double kappa, double tau)
 {
-    const double xb0 = X[best * sx], xb1 = X[sy + best * sx], xb2 = X[2 * sy + best * sx];
-    const double v0 = sgn * vb[0], v1 = sgn * vb[1], v2 = sgn * vb[2];
+    const double xb[3] = {X[best * sx], X[sy + best * sx], X[2 * sy + best * sx]};
+    const double sv[3] = {sgn * vb[0], sgn * vb[1], sgn * vb[2]};
     uint64_t mask = margin_skip_mask(skip, nskip);
     for (int i = 0; i < nv; i++) {
-        double d0 = X[i * sx] - xb0, d1 = X[sy + i * sx] - xb1, d2 = X[2 * sy + i * sx] - xb2;
-        double t = v0 * d0 + v1 * d1 + v2 * d2;
-        if (t >= kappa * (fabs(d0) + fabs(d1) + fabs(d2)) - tau)
+        const double x[3] = {X[i * sx], X[sy + i * sx], X[2 * sy + i * sx]};
+        if (margin_clear(x, xb, sv, kappa, tau))
             continue;
         if (i < 64 ? !(mask >> i & 1) : !margin_skipped(i, skip, nskip))
             return 0;
@@ -217,13 +224,10 @@ static int margin_graph(const double *V, const rve_poly_graph *g, int best, cons
 {
     if (best >= g->nv)
         return 0;
-    const double *xb = V + 3 * best;
+    const double sv[3] = {sgn * vb[0], sgn * vb[1], sgn * vb[2]};
     for (int k = g->off[best]; k < g->off[best + 1]; k++) {
         int i = g->nbr[k];
-        const double *x = V + 3 * i;
-        double d0 = x[0] - xb[0], d1 = x[1] - xb[1], d2 = x[2] - xb[2];
-        double t = sgn * (vb[0] * d0 + vb[1] * d1 + vb[2] * d2);
-        if (!(t >= kappa * (fabs(d0) + fabs(d1) + fabs(d2))) && !margin_skipped(i, skip, nskip))
+        if (!margin_clear(V + 3 * i, V + 3 * best, sv, kappa, 0) && !margin_skipped(i, skip, nskip))
             return 0;
     }
     return 1;
