@@ -14,11 +14,82 @@ typedef struct {
     double vv;
 } sv_res;
 
+static inline double fmax_(double a, double b) { return a > b ? a : b; }
+
+/* Barycentric weights: computed ones are clamped to the sign the exact
+ * predicate decided (a weight whose sign is certified positive can still
+ * round to a tiny negative value), then renormalised. */
+static inline void sv_lam_clamp(double lam[], int n)
+{
+    double sum = 0;
+    for (int i = 0; i < n; i++) {
+        if (!(lam[i] > 0))
+            lam[i] = 0;
+        sum += lam[i];
+    }
+    if (sum > 0 && sum != 1)
+        for (int i = 0; i < n; i++)
+            lam[i] /= sum;
+}
+
+/* The weights of the origin's projection po onto the segment (s1, s2),
+ * t = s2 - s1, from the safest axis (largest extent) as in Algorithm 2:
+ * the fictitious simplices {po, s2} and {s1, po}. */
+static inline void sv_seg_weights(const double *s1, const double *s2, const double t[3], const double po[3],
+                                  double lam[2])
+{
+    int I = 0;
+    double at = fabs(t[0]);
+    if (fabs(t[1]) > at) { I = 1; at = fabs(t[1]); }
+    if (fabs(t[2]) > at) I = 2;
+    double mu = s1[I] - s2[I];
+    lam[0] = (po[I] - s2[I]) / mu;
+    lam[1] = (s1[I] - po[I]) / mu;
+    sv_lam_clamp(lam, 2);
+}
+
+/* Whether the triangle (s1, s2, s3) with normal n = (s2 - s1) x (s3 - s1)
+ * is a sliver (longest edge over smallest height above 16): the rounding of
+ * the points (eps |y| each) tilts its plane by eps |y| / height. */
+static inline int sv_tri_sliver(const double *s1, const double *s2, const double *s3, const double n[3])
+{
+    double e1[3], e2[3], e3[3];
+    v3_sub(e1, s2, s1);
+    v3_sub(e2, s3, s1);
+    v3_sub(e3, s3, s2);
+    double em = fmax_(v3_dot(e1, e1), fmax_(v3_dot(e2, e2), v3_dot(e3, e3)));
+    return v3_dot(n, n) < 0x1p-8 * em * em;
+}
+
+/* The weights of po in the triangle (s1, s2, s3) with normal n, from the
+ * safest plane (largest projected area, drop J) as in Algorithm 3: po
+ * replaces each vertex in turn.  0 when they lost more than half their
+ * digits (they disagree with the exact signs or do not sum to 1): the
+ * caller takes them from exact values then (the filter's values
+ * n . (s_j x s_k) / |n|^2 lose more to rounding: measured worst 38
+ * against 9 eps L on the flat families). */
+static inline int sv_tri_weights(const double *s1, const double *s2, const double *s3, const double n[3],
+                                 const double po[3], double lam[3])
+{
+    int J = 0;
+    double an = fabs(n[0]);
+    if (fabs(n[1]) > an) { J = 1; an = fabs(n[1]); }
+    if (fabs(n[2]) > an) J = 2;
+    int k = (J + 1) % 3, l = (J + 2) % 3;
+    double mu = n[J];
+    double a1k = s1[k] - po[k], a1l = s1[l] - po[l];
+    double a2k = s2[k] - po[k], a2l = s2[l] - po[l];
+    double a3k = s3[k] - po[k], a3l = s3[l] - po[l];
+    lam[0] = (a2k * a3l - a2l * a3k) / mu; /* (po, s2, s3) */
+    lam[1] = (a3k * a1l - a3l * a1k) / mu; /* (s1, po, s3) */
+    lam[2] = (a1k * a2l - a1l * a2k) / mu; /* (s1, s2, po) */
+    double sum = lam[0] + lam[1] + lam[2];
+    return lam[0] > 0 && lam[1] > 0 && lam[2] > 0 && fabs(sum - 1) <= 0x1p-30;
+}
+
 /* The sub-algorithm's context: the points' parts on A and B (y_i = a_i -
  * b_i; b NULL: y = a) for the exact sliver normal, and the count of exact
  * fallbacks. */
-static inline double fmax_(double a, double b) { return a > b ? a : b; }
-
 typedef struct {
     const double (*a)[3], (*b)[3];
     int want_w; /* the weights lam are used (witnesses); 0: only v, vv and the points */

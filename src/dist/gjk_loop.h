@@ -261,16 +261,36 @@ static int dup_certified(const gjk_pair *P, const gjk_simplex *S, const double v
  * The points in the order simplex_compact kept from the call that chose
  * them, and that call's projection (the loop's v, or the exact one of a
  * refinement) as po, not computed again: the weights are bit for bit that
- * call's (the tetrahedron, inside only, by the same call again: the same
- * exact signs, the same region). */
+ * call's (s1d_whole's and s2d_whole's arithmetic, inline here: as a call
+ * through dist_sv_whole they were half the witnesses' cost).  Slivers and
+ * weights that lost their digits take the out-of-line path with its exact
+ * values; the tetrahedron (inside only) is solved again by the same call:
+ * the same exact signs, the same region. */
 static inline void simplex_weights(gjk_simplex *S, const double v[3], sv_ctx *cx)
 {
+    const double *s1 = SY(*S, 0), *s2 = SY(*S, 1);
+    double e1[3];
+    v3_sub(e1, s2, s1);
+    if (S->n == 2) {
+        sv_seg_weights(s1, s2, e1, v, S->lam);
+        return;
+    }
     sv_res r;
-    cx->want_w = 1;
-    if (S->n < 4) /* segments and triangles: no signs to decide again */
+    if (S->n == 3) {
+        const double *s3 = SY(*S, 2);
+        double e2[3], nn[3];
+        v3_sub(e2, s3, s1);
+        v3_cross(nn, e1, e2);
+        if (sv_tri_weights(s1, s2, s3, nn, v, S->lam) && !sv_tri_sliver(s1, s2, s3, nn)) {
+            sv_lam_clamp(S->lam, 3);
+            return;
+        }
+        cx->want_w = 1;
         dist_sv_whole((const double(*)[3])S->y, S->n, S->s, v, &r, cx);
-    else
+    } else {
+        cx->want_w = 1;
         simplex_solve_ai(S, -1, 0, &r, cx);
+    }
     simplex_compact(S, &r, 1);
 }
 

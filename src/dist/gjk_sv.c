@@ -13,22 +13,6 @@
  * negative values; zero and NaN compare as different. */
 static inline int same_sign(double a, double b) { return (a > 0 && b > 0) || (a < 0 && b < 0); }
 
-/* Barycentric weights: computed ones are clamped to the sign the exact
- * predicate decided (a weight whose sign is certified positive can still
- * round to a tiny negative value), then renormalised. */
-static inline void sv_clamp(sv_res *r)
-{
-    double sum = 0;
-    for (int i = 0; i < r->n; i++) {
-        if (!(r->lam[i] > 0))
-            r->lam[i] = 0;
-        sum += r->lam[i];
-    }
-    if (sum > 0 && sum != 1)
-        for (int i = 0; i < r->n; i++)
-            r->lam[i] /= sum;
-}
-
 /* v is the projection po of the origin onto the line or plane, not sum
  * lambda_i y_i: the sum carries rounding errors of eps max|y| in every
  * direction, which for a flat face far from a touching origin (|v| tiny)
@@ -69,15 +53,7 @@ DIST_INLINE void s1d_whole(const double y[][3], int i1, int i2, const double t[3
         sv_no_weights(r, po);
         return;
     }
-    /* safest axis: largest extent of the segment */
-    int I = 0;
-    double at = fabs(t[0]);
-    if (fabs(t[1]) > at) { I = 1; at = fabs(t[1]); }
-    if (fabs(t[2]) > at) I = 2;
-    double mu = s1[I] - s2[I];
-    r->lam[0] = (po[I] - s2[I]) / mu; /* fictitious simplex {po, s2} */
-    r->lam[1] = (s1[I] - po[I]) / mu; /* fictitious simplex {s1, po} */
-    sv_clamp(r);
+    sv_seg_weights(s1, s2, t, po, r->lam);
     sv_project(r, po);
 }
 
@@ -149,18 +125,10 @@ DIST_INLINE void s2d_whole(const double y[][3], int i1, int i2, int i3, double n
                            sv_ctx *cx)
 {
     const double *s1 = y[i1], *s2 = y[i2], *s3 = y[i3];
-    double e1[3], e2[3];
-    v3_sub(e1, s2, s1);
-    v3_sub(e2, s3, s1);
-    /* a sliver (longest edge over smallest height above 16): the
-     * rounding of the points (eps |y| each) tilts the plane by eps |y| /
-     * height, and the projection po moves by that times the edge; the
+    /* a sliver: the projection po moves by the plane's tilt times the edge; the
      * normal from the exact edges of the bodies' points keeps it at eps
      * (docs/dist.md) */
-    double e3[3];
-    v3_sub(e3, s3, s2);
-    double em = fmax_(v3_dot(e1, e1), fmax_(v3_dot(e2, e2), v3_dot(e3, e3)));
-    int sliver = v3_dot(n, n) < 0x1p-8 * em * em;
+    int sliver = sv_tri_sliver(s1, s2, s3, n);
     /* with po known, a sliver's weights come from the exact values below:
      * its exact normal is not needed */
     if (sliver && !known) {
@@ -178,36 +146,15 @@ DIST_INLINE void s2d_whole(const double y[][3], int i1, int i2, int i3, double n
         v3_copy(po, known);
     else
         v3_scale(po, n, v3_dot(s1, n) / v3_dot(n, n)); /* Eq. 3.7 */
-    if (!cx->want_w) {
-        r->n = 3;
-        r->idx[0] = i1;
-        r->idx[1] = i2;
-        r->idx[2] = i3;
-        sv_no_weights(r, po);
-        return;
-    }
-    /* weights from the safest plane (largest projected area, drop J):
-     * the filter's values n . (s_j x s_k) / |n|^2 lose more to rounding
-     * (measured: worst 38 against 9 eps L on the flat families) */
-    int J = 0;
-    double an = fabs(n[0]);
-    if (fabs(n[1]) > an) { J = 1; an = fabs(n[1]); }
-    if (fabs(n[2]) > an) J = 2;
-    int k = (J + 1) % 3, l = (J + 2) % 3;
-    double mu = n[J];
-    /* fictitious simplices: po replaces each vertex in turn */
-    double a1k = s1[k] - po[k], a1l = s1[l] - po[l];
-    double a2k = s2[k] - po[k], a2l = s2[l] - po[l];
-    double a3k = s3[k] - po[k], a3l = s3[l] - po[l];
     r->n = 3;
     r->idx[0] = i1;
     r->idx[1] = i2;
     r->idx[2] = i3;
-    r->lam[0] = (a2k * a3l - a2l * a3k) / mu; /* (po, s2, s3) */
-    r->lam[1] = (a3k * a1l - a3l * a1k) / mu; /* (s1, po, s3) */
-    r->lam[2] = (a1k * a2l - a1l * a2k) / mu; /* (s1, s2, po) */
-    double sum = r->lam[0] + r->lam[1] + r->lam[2];
-    if (sliver || !(r->lam[0] > 0 && r->lam[1] > 0 && r->lam[2] > 0 && fabs(sum - 1) <= 0x1p-30)) {
+    if (!cx->want_w) {
+        sv_no_weights(r, po);
+        return;
+    }
+    if (!sv_tri_weights(s1, s2, s3, n, po, r->lam) || sliver) {
         /* a sliver: the weights lost more than half their digits (they
          * disagree with the exact signs or do not sum to 1), and the
          * witnesses sum lambda a with them; take them from the exact
@@ -222,7 +169,7 @@ DIST_INLINE void s2d_whole(const double y[][3], int i1, int i2, int i3, double n
         for (int i = 0; i < 3; i++)
             r->lam[i] = e[i] / es;
     }
-    sv_clamp(r);
+    sv_lam_clamp(r->lam, 3);
     sv_project(r, po);
 }
 
@@ -356,7 +303,7 @@ static void s3d_exact_weights(const double *s1, const double *s2, const double *
     double D = C[0] + C[1] + C[2] + C[3];
     for (int i = 0; i < 4; i++)
         r->lam[i] = C[i] / D;
-    sv_clamp(r);
+    sv_lam_clamp(r->lam, r->n);
 }
 
 /* 3-simplex; with tail, i1 is the newest vertex.  Cofactors C_{4,j} of M
@@ -413,7 +360,7 @@ void dist_s3d(const double y[][3], int i1, int i2, int i3, int i4, int tail, sv_
         r->lam[1] = C2 / D;
         r->lam[2] = C3 / D;
         r->lam[3] = C4 / D;
-        sv_clamp(r);
+        sv_lam_clamp(r->lam, 4);
         if (!s3d_weights_fit(s1, s2, s3, s4, r->lam, m))
             s3d_exact_weights(s1, s2, s3, s4, r, cx);
         /* the origin is inside (exact signs): v = 0, not sum lambda y, whose
