@@ -33,7 +33,7 @@
 #include <string.h>
 
 typedef __float128 q128;
-#define FLAT_MAXV 12
+#define FLAT_MAXV 32
 
 /* ----------------------------------------------------------- generator */
 typedef struct {
@@ -293,7 +293,7 @@ static inline ld flat_point_dist(const flat_set *s, const q128 xq[3], ld q[3])
         memcpy(q, s->l[0], sizeof(ld) * 3);
         return sqrtl(ld_dot(d, d));
     }
-    ld dt[FLAT_MAXV * FLAT_MAXV * FLAT_MAXV];
+    ld dt[FLAT_MAXV * FLAT_MAXV * FLAT_MAXV / 6 + 1]; /* one per triple */
     int nt = 0;
     ld ext = fabsl(x[0]) + fabsl(x[1]) + fabsl(x[2]);
     for (int i = 0; i < n; i++)
@@ -437,7 +437,23 @@ enum { FLAT_POINT = 0, FLAT_PAIR = 1 };
 
 /* Draws a query of the family (FLAT_POINT or FLAT_PAIR): 40 % of the
  * points are moved inside; pairs touch from outside (before rounding). */
-static inline void flat_draw(flat_query *Q, int family)
+/* Vertex counts other than the families' own (4-12 for points, 4-8 for
+ * pairs): lo + (int)(u^2 span) for each body, u uniform, so that small
+ * counts (cheap for the oracle) come more often than large ones. */
+typedef struct {
+    int lo, span;
+} flat_sizes;
+
+static inline void flat_draw_sized(flat_query *Q, int family, const flat_sizes *sz);
+static inline void flat_draw(flat_query *Q, int family) { flat_draw_sized(Q, family, NULL); }
+
+static inline int flat_count(const flat_sizes *sz)
+{
+    double u = urand();
+    return sz->lo + (int)(u * u * sz->span);
+}
+
+static inline void flat_draw_sized(flat_query *Q, int family, const flat_sizes *sz)
 {
     double R[9], c[3], u[3];
     Q->size = 1;
@@ -447,7 +463,7 @@ static inline void flat_draw(flat_query *Q, int family)
     Q->off = urand() < 0.2 ? 0 : pow(10, 4 * urand());
     Q->touch = pow(10, -15 + 6 * urand());
     Q->mag = urand() < 0.5 ? 1 : pow(10, -300 + 600 * urand());
-    Q->na = 4 + (int)(urand() * (family == FLAT_POINT ? 9 : 5));
+    Q->na = sz ? flat_count(sz) : 4 + (int)(urand() * (family == FLAT_POINT ? 9 : 5));
     flat_body_local(Q->a, Q->na, Q->thick);
     flat_rot(R);
     rand_unit(u);
@@ -469,7 +485,7 @@ static inline void flat_draw(flat_query *Q, int family)
         for (int k = 0; k < 3; k++)
             Q->b[k] = (double)(q[k] + (ld)Q->a[k] + nrm[k] * t);
     } else {
-        Q->nb = 4 + (int)(urand() * 5);
+        Q->nb = sz ? flat_count(sz) : 4 + (int)(urand() * 5);
         flat_body_local(Q->b, Q->nb, pow(10, -12 + 6 * urand()));
         double R2[9], z[3] = {0, 0, 0}, s2 = 0.2 + urand();
         flat_rot(R2);

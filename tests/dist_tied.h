@@ -11,7 +11,7 @@
  *    the apex with dihedral angles within t of flat;
  *  - a near-coplanar cap: 4-8 top vertices at z = t + delta_i with
  *    |delta_i| <= 16 eps x 10^[-2,2] (coplanar to rounding) over 3-4 base
- *    vertices at z = 0 (12 vertices at most, the oracle's FLAT_MAXV);
+ *    vertices at z = 0 (12 vertices at most);
  * and a point over a top vertex, or over a point of a segment between two
  * top vertices, at height h = +-1e-15..1e-9 above the interpolated top (40 %
  * below it, inside or through a body thinner than |h|), jittered sideways by

@@ -165,7 +165,7 @@ START_TEST(test_issue_example)
 END_TEST
 
 /* ------------------------------------------------------- the families */
-static void run_family(int family, long n, uint64_t seed, int posed)
+static void run_family_sized(int family, long n, uint64_t seed, int posed, const flat_sizes *sz)
 {
     rng_seed(seed);
     fam_stats st = {0};
@@ -175,7 +175,7 @@ static void run_family(int family, long n, uint64_t seed, int posed)
     char first_msg[512] = "";
     for (long t = 0; t < n; t++) {
         flat_query Q;
-        flat_draw(&Q, family);
+        flat_draw_sized(&Q, family, sz);
         if (posed == 1)
             flat_pose(&Q);
         else if (posed == 2)
@@ -185,12 +185,15 @@ static void run_family(int family, long n, uint64_t seed, int posed)
             memcpy(first_msg, msg, sizeof msg);
         }
     }
-    fprintf(stderr, "flat %s: %ld queries, %ld beyond 100 eps L, %ld wrong decisions, %ld uncertain, worst %.2f eps L,"
+    fprintf(stderr, "flat %s%s: %ld queries, %ld beyond 100 eps L, %ld wrong decisions, %ld uncertain, worst %.2f eps L,"
                     " witness off its body by at most %.2f eps L, exact fallbacks %.4f per query\n",
-            family == FLAT_POINT ? "point" : posed == 2 ? "boxed pair" : posed ? "posed pair" : "pair", st.n, st.bad, st.wrong, st.uncertain, st.worst, st.worst_wit,
+            family == FLAT_POINT ? "point" : posed == 2 ? "boxed pair" : posed ? "posed pair" : "pair",
+            sz ? " (16-32 vertices)" : "", st.n, st.bad, st.wrong, st.uncertain, st.worst, st.worst_wit,
             (double)st.exact / (double)(st.n ? st.n : 1));
     ck_assert_msg(st.bad == 0 && st.wrong == 0, "query %ld: %s", first_fail, first_msg);
 }
+
+static void run_family(int family, long n, uint64_t seed, int posed) { run_family_sized(family, n, seed, posed, NULL); }
 
 START_TEST(test_flat_point) { run_family(FLAT_POINT, (long)(70000 * test_scale() * (test_long() ? 1 : 0.2)), 1701, 0); }
 END_TEST
@@ -206,6 +209,18 @@ END_TEST
 /* the pair family with B a posed flat box (analytic support, rotated
  * directions), A posed in half the draws */
 START_TEST(test_flat_box) { run_family(FLAT_PAIR, (long)(15000 * test_scale() * (test_long() ? 1 : 0.2)), 1705, 2); }
+END_TEST
+
+/* the pair family with 16 to 32 vertices per body, bare and posed: the
+ * pair loop's rows of 16 to 32 vertices (gjk.c pair_rows32) and their
+ * repeated-vertex certificate (the oracle costs O(n^4) per query: few) */
+START_TEST(test_flat_rows32)
+{
+    const flat_sizes sz = {16, 17};
+    long n = (long)(1500 * test_scale() * (test_long() ? 1 : 0.2));
+    run_family_sized(FLAT_PAIR, n, 1706, 0, &sz);
+    run_family_sized(FLAT_PAIR, n, 1707, 1, &sz);
+}
 END_TEST
 
 /* The lean path (rve_gjk_distance; rve_dist_point_polytope without out)
@@ -496,12 +511,26 @@ START_TEST(test_box_near_tie)
         }
         memcpy(Q.qb, qb, sizeof qb);
         flat_box_corners(&Q);
-        fam_stats st = {0};
-        st.witness = 1;
-        char msg[512] = "";
-        int bad = flat_check(&Q, &st, msg, sizeof msg);
-        fprintf(stderr, "box near tie at 2^%d: worst %.2f eps L\n", e, st.worst);
-        ck_assert_msg(!bad, "box near tie at 2^%d: %s", e, msg);
+        /* the box, then its corners as a polytope of 8 vertices against A
+         * as it is, and as 20 and 32 vertices (its 5 listed again): the
+         * pair loop's rows of up to 15 and of 16 to 32 vertices (the near
+         * tie is decided on A's side) */
+        for (int form = 0; form < 4; form++) {
+            if (form > 0) {
+                Q.box = 0;
+                Q.nb = 8;
+                Q.na = form == 1 ? 5 : form == 2 ? 20 : 32;
+                for (int i = 5; i < Q.na; i++)
+                    memcpy(Q.a + 3 * i, Q.a + 3 * (i % 5), sizeof(double) * 3);
+            }
+            fam_stats st = {0};
+            st.witness = 1;
+            char msg[512] = "";
+            int bad = flat_check(&Q, &st, msg, sizeof msg);
+            fprintf(stderr, "box near tie at 2^%d (%s): worst %.2f eps L\n", e,
+                    form == 0 ? "box" : form == 1 ? "8 corners" : form == 2 ? "8 corners, A 20" : "8 corners, A 32", st.worst);
+            ck_assert_msg(!bad, "box near tie at 2^%d (form %d): %s", e, form, msg);
+        }
     }
 }
 END_TEST
@@ -651,6 +680,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_flat_point);
     tcase_add_test(tc, test_flat_pair);
     tcase_add_test(tc, test_flat_posed);
+    tcase_add_test(tc, test_flat_rows32);
     tcase_add_test(tc, test_flat_box);
     tcase_add_test(tc, test_box_near_tie);
     suite_add_tcase(s, tc);

@@ -92,9 +92,10 @@ static void doubled_pair(const double *VA, int na, const double *VB, int nb, con
     rve_shape_set_pose(B2, pb, qb);
 }
 
-/* The pair loop's one-pass scan (16-63 vertices each) against the generic
- * path: the same hulls with every vertex listed twice (32-126 vertices:
- * 64 and up take the other scans, one body at a time) have the same first
+/* The pair loop's one-pass scan (16-63 vertices each, not both at most 32:
+ * those take rows, test_flat_rows32) against the generic path: the same
+ * hulls with every vertex listed twice (66-126 vertices: the other scans,
+ * one body at a time) have the same first
  * indices of the maximum (a later copy never compares greater), so GJK
  * must take the same steps and give the same answer bit for bit, posed
  * (the start comes from the poses, not from the vertex lists: a bare
@@ -106,7 +107,12 @@ START_TEST(test_fused_pair_path)
     static double VA[3 * 128], VB[3 * 128];
     long fused = 0;
     for (int r = 0; r < 3000; r++) {
-        int na = 16 + r % 48, nb = 16 + (r * 7) % 48, ints = r % 4 == 0;
+        int na = 33 + r % 31, nb = 16 + (r * 7) % 48, ints = r % 4 == 0;
+        if (r % 2) { /* either body the larger */
+            int t = na;
+            na = nb;
+            nb = t;
+        }
         for (int i = 0; i < 3 * na; i++)
             VA[i] = ints ? (double)((int)(urand() * 5) - 2) : urand() - 0.5;
         for (int i = 0; i < 3 * nb; i++)
@@ -249,11 +255,14 @@ static int soa_check_stride(const double *V, int nv, const double d[3], int stri
     ck_assert_msg(a == b, "nv %d: rows scan %d, the scan %d", nv, a, b);
     /* the minimum's index in d is the plain scan's in -d */
     const double md[3] = {-d[0], -d[1], -d[2]};
-    if (nv <= DIST_SOA_STRIDE) {
+    int f = scan_argmax(V, nv, md);
+    if (nv <= 16) { /* the small pairs' scans */
         ck_assert_int_eq(dist_argmax_soa16(X, nv, stride, d), b);
-        int e = dist_argmin_soa16(X, nv, stride, d), f = scan_argmax(V, nv, md);
+        int e = dist_argmin_soa16(X, nv, stride, d);
         ck_assert_msg(e == f, "nv %d: rows scan of -d %d, the scan %d", nv, e, f);
     }
+    int e = dist_argmin_soa(X, nv, stride, d);
+    ck_assert_msg(e == f, "nv %d: rows scan (32) of -d %d, the scan %d", nv, e, f);
     /* dist_rows' copy, and its rotation (identity: finite products equal),
      * padding included */
     double Y[3 * DIST_SOA_STRIDE_PT];

@@ -332,7 +332,7 @@ static inline int dist_argmax_pairs(const double *V, int nv, const double d[3])
     return b1 > b0 || (b1 == b0 && i1 < i0) ? i1 : i0;
 }
 
-#define DIST_SOA_STRIDE 16
+#define DIST_SOA_STRIDE 32
 #define DIST_SOA_STRIDE_PT 32
 /* The plain scan (the same products, the same index) of at most stride
  * vertices stored as rows X[0..], X[stride..], X[2 stride..] (x, y, z).
@@ -355,8 +355,8 @@ DIST_INLINE int dist_argmax_soa_plain(const double *X, int nv, int stride, const
 
 #if defined(__GNUC__) && defined(__SSE2__)
 #include <emmintrin.h>
-/* rows padded to 8, 16, 24 or 32 vertices (the pair loop's rows hold at
- * most DIST_SOA_STRIDE = 16, the point loop's DIST_SOA_STRIDE_PT = 32; 17
+/* rows padded to 8, 16, 24 or 32 vertices (the pair loop's rows and the
+ * point loop's hold at most DIST_SOA_STRIDE = DIST_SOA_STRIDE_PT = 32; 17
  * to 24 vertices padded to 32 were slower than the plain scan) */
 #define DIST_SOA_PAD(nv) ((nv) <= 8 ? 8 : (nv) <= 16 ? 16 : (nv) <= 24 ? 24 : 32)
 DIST_INLINE __m128d dist_soa_dot2(const double *X, int stride, int k, __m128d dx, __m128d dy, __m128d dz)
@@ -411,7 +411,7 @@ DIST_INLINE int dist_argmax_soa(const double *X, int nv, int stride, const doubl
     return i >= 0 ? i : dist_argmax_soa_plain(X, nv, stride, d);
 }
 
-/* the same for at most 16 vertices (the pair loop's rows): the 16-register
+/* the same for at most 16 vertices (the small pairs' loop): the 16-register
  * variant, inlined there too, cost 117 instructions more per 8-vertex query */
 DIST_INLINE int dist_argmax_soa16(const double *X, int nv, int stride, const double d[3])
 {
@@ -432,6 +432,19 @@ DIST_INLINE int dist_argmin_soa16(const double *X, int nv, int stride, const dou
     const double md[3] = {-d[0], -d[1], -d[2]};
     return dist_argmax_soa_plain(X, nv, stride, md);
 }
+
+/* dist_argmin_soa16 for at most 32 vertices (a loop of its own inlines it) */
+DIST_INLINE int dist_argmin_soa(const double *X, int nv, int stride, const double d[3])
+{
+    int i = nv <= 8    ? dist_soa_best(X, stride, d, 4, 1)
+            : nv <= 16 ? dist_soa_best(X, stride, d, 8, 1)
+            : nv <= 24 ? dist_soa_best(X, stride, d, 12, 1)
+                       : dist_soa_best(X, stride, d, 16, 1);
+    if (i >= 0)
+        return i;
+    const double md[3] = {-d[0], -d[1], -d[2]};
+    return dist_argmax_soa_plain(X, nv, stride, md);
+}
 #else
 #define DIST_SOA_PAD(nv) (nv)
 #define dist_argmax_soa dist_argmax_soa_plain
@@ -441,6 +454,7 @@ static inline int dist_argmin_soa16(const double *X, int nv, int stride, const d
     const double md[3] = {-d[0], -d[1], -d[2]};
     return dist_argmax_soa_plain(X, nv, stride, md);
 }
+#define dist_argmin_soa dist_argmin_soa16
 #endif
 
 /* The same index from four lanes of AVX registers (dist_scan.c), x86-64

@@ -187,9 +187,10 @@ static int margin_scan(const double *X, int sx, int sy, int nv, int best, const 
     return 1;
 }
 
-/* margin_scan on the pair loop's rows (gjk.c pair_rows: at most 15
- * vertices, padded to DIST_SOA_PAD(nv) <= 16 with vertex 0), two vertices
- * per SSE2 register: the scalar scan was 8 % of a touching 8-vertex query */
+/* margin_scan on the pair loop's rows (gjk.c pair_rows, pair_rows32: at
+ * most 32 vertices, padded to DIST_SOA_PAD(nv) <= 32 with vertex 0), two
+ * vertices per SSE2 register: the scalar scan was 8 % of a touching
+ * 8-vertex query (a bit per vertex in 64 bits: 1u << 32 was undefined) */
 static int margin_rows(const double *X, int nv, int best, const int skip[], int nskip, const double v[3], double sgn,
                        double kappa, double tau)
 {
@@ -199,15 +200,15 @@ static int margin_rows(const double *X, int nv, int best, const int skip[], int 
     const __m128d v0 = _mm_set1_pd(sgn * v[0]), v1 = _mm_set1_pd(sgn * v[1]), v2 = _mm_set1_pd(sgn * v[2]);
     const __m128d k = _mm_set1_pd(kappa), tt = _mm_set1_pd(tau);
     const __m128d absm = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffffLL));
-    unsigned ok = 0;
+    uint64_t ok = 0;
     for (int i = 0; i < DIST_SOA_PAD(nv); i += 2) {
         __m128d d0 = _mm_sub_pd(_mm_loadu_pd(X + i), b0), d1 = _mm_sub_pd(_mm_loadu_pd(X + st + i), b1),
                 d2 = _mm_sub_pd(_mm_loadu_pd(X + 2 * st + i), b2);
         __m128d t = _mm_add_pd(_mm_add_pd(_mm_mul_pd(v0, d0), _mm_mul_pd(v1, d1)), _mm_mul_pd(v2, d2));
         __m128d n = _mm_add_pd(_mm_add_pd(_mm_and_pd(d0, absm), _mm_and_pd(d1, absm)), _mm_and_pd(d2, absm));
-        ok |= (unsigned)_mm_movemask_pd(_mm_cmpge_pd(t, _mm_sub_pd(_mm_mul_pd(k, n), tt))) << i;
+        ok |= (uint64_t)_mm_movemask_pd(_mm_cmpge_pd(t, _mm_sub_pd(_mm_mul_pd(k, n), tt))) << i;
     }
-    unsigned need = ((1u << nv) - 1) & ~(unsigned)margin_skip_mask(skip, nskip);
+    uint64_t need = (((uint64_t)1 << nv) - 1) & ~margin_skip_mask(skip, nskip);
     return (ok & need) == need;
 #else
     return margin_scan(X, 1, DIST_SOA_STRIDE, nv, best, skip, nskip, v, sgn, kappa, tau);
