@@ -5,10 +5,12 @@
  * beyond 100 eps L, wrong intersect / separate decisions, uncertain oracle
  * verdicts, the worst error in eps L and the exact-fallback rate.  Exit 1 on
  * any failure.  Usage: bench_dist_stress [N_POINT [N_PAIR [SEED [N_TIED
- * [N_POSED]]]]] (N_PAIR defaults to N_POINT; pair queries cost about 3
+ * [N_POSED [N_LARGE]]]]]] (N_PAIR defaults to N_POINT; pair queries cost about 3
  * times more; N_TIED, the near-tied faces family of tests/dist_tied.h,
  * defaults to N_POINT / 5; N_POSED, the pair family as posed bodies
- * (flat_pose) and with a posed box (flat_box), to N_PAIR / 2). */
+ * (flat_pose) and with a posed box (flat_box), to N_PAIR / 2; N_LARGE,
+ * the pair family with 16 to 32 vertices per body, half of them posed, to
+ * N_PAIR / 100: its oracle costs O(n^4) per query, up to 40 ms). */
 #include "config.h"
 #include "dist_tied.h"
 #include <stdio.h>
@@ -23,14 +25,17 @@ int main(int argc, char **argv)
     uint64_t seed = argc > 3 ? strtoull(argv[3], NULL, 10) : 20261124;
     long ntied = argc > 4 ? atol(argv[4]) : nfam[0] / 5;
     long nposed = argc > 5 ? atol(argv[5]) : nfam[1] / 2;
+    long nlarge = argc > 6 ? atol(argv[6]) : nfam[1] / 100;
     int failed = 0;
     rng_seed(seed);
     /* families: points, pairs, pairs as posed bodies, the near-tied faces
      * (points over shared edges of faces coplanar to rounding), and pairs
-     * whose B is a posed flat box (flat_box, as many as the posed pairs) */
-    static const char *name[5] = {"point", "pair", "posed", "tied", "box"};
-    const long count[5] = {nfam[0], nfam[1], nposed, ntied, nposed};
-    for (int family = 0; family < 5; family++) {
+     * whose B is a posed flat box (flat_box, as many as the posed pairs),
+     * and pairs of 16 to 32 vertices (the pair loop's larger rows) */
+    static const char *name[6] = {"point", "pair", "posed", "tied", "box", "large"};
+    const long count[6] = {nfam[0], nfam[1], nposed, ntied, nposed, nlarge};
+    const flat_sizes large = {16, 17};
+    for (int family = 0; family < 6; family++) {
         /* class 0: magnitude 1 (offsets up to 1e4), 1: scaled by 10^k */
         fam_stats st[2] = {{0}, {0}};
         st[0].witness = st[1].witness = 1;
@@ -41,6 +46,10 @@ int main(int argc, char **argv)
             char msg[512];
             if (family == 3) {
                 tied_draw(&Q);
+            } else if (family == 5) {
+                flat_draw_sized(&Q, FLAT_PAIR, &large);
+                if (t % 2)
+                    flat_pose(&Q);
             } else {
                 flat_draw(&Q, family == FLAT_POINT ? FLAT_POINT : FLAT_PAIR);
                 if (family == 2)
