@@ -192,6 +192,28 @@ static int shape_valid_fast(const rve_shape *s)
     return (unsigned)s->kind <= (unsigned)RVE_SHAPE_SUPERQUADRIC;
 }
 
+/* Hill climbing loads one vertex after another, each load waiting on the
+ * comparisons before it: a vertex array out of the cache (bare world
+ * arrays made per query) cost a miss per step, and at 128 vertices the
+ * graph was slower than the brute-force scan (touching 1.3x, distant 1.6x;
+ * bench_dist RVE_BENCH_DIST_WORLD=1).  Up to GJK_PREFETCH_NV vertices (6 KB)
+ * the whole array is asked for at once, its misses in parallel: bare
+ * 128-vertex pairs 0.9-1.0x openGJK's time -> 0.4-0.8x, posed (cached)
+ * ones 0-7 % slower; above it the walk touches a small part of the hull
+ * (512 posed: 50 % slower with it), docs/dist.md stop 35. */
+#define GJK_PREFETCH_NV 256
+static inline void graph_prefetch(const rve_shape *s)
+{
+#if defined(__GNUC__)
+    if (s->nv > GJK_PREFETCH_NV || !s->verts)
+        return;
+    for (int i = 0; i < 3 * s->nv; i += 8) /* a 64-byte line per 8 doubles */
+        __builtin_prefetch(s->verts + i);
+#else
+    (void)s;
+#endif
+}
+
 /* The pair in the local frame (origin c = B's position); with scaled, also
  * multiplied by 2^-sc for the pair's extent L. */
 DIST_INLINE void pair_init(gjk_pair *P, const rve_shape *A, const rve_shape *B, int scaled, double v0[3])
@@ -205,10 +227,14 @@ DIST_INLINE void pair_init(gjk_pair *P, const rve_shape *A, const rve_shape *B, 
     P->hintA = P->hintB = -1;
     if (!scaled)
         P->want = WANT_FULL;
-    if (A->kind == RVE_SHAPE_POLYTOPE && A->graph)
+    if (A->kind == RVE_SHAPE_POLYTOPE && A->graph) {
         P->hintA = A->graph->start;
-    if (B->kind == RVE_SHAPE_POLYTOPE && B->graph)
+        graph_prefetch(A);
+    }
+    if (B->kind == RVE_SHAPE_POLYTOPE && B->graph) {
         P->hintB = B->graph->start;
+        graph_prefetch(B);
+    }
     P->m1 = P->m2 = 1;
     P->sc = 0;
     if (scaled)
