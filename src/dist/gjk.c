@@ -194,18 +194,22 @@ static int shape_valid_fast(const rve_shape *s)
 
 /* Hill climbing loads one vertex after another, each load waiting on the
  * comparisons before it: a vertex array out of the cache (bare world
- * arrays made per query) cost a miss per step, and at 128 vertices the
- * graph was slower than the brute-force scan (touching 1.3x, distant 1.6x;
- * bench_dist RVE_BENCH_DIST_WORLD=1).  Up to GJK_PREFETCH_NV vertices (6 KB)
- * the whole array is asked for at once, its misses in parallel: bare
- * 128-vertex pairs 0.9-1.0x openGJK's time -> 0.4-0.8x, posed (cached)
- * ones 0-7 % slower; above it the walk touches a small part of the hull
- * (512 posed: 50 % slower with it), docs/dist.md stop 35. */
+ * arrays made per query) cost a miss per step, and at 128 to 512 vertices
+ * the graph was slower than the brute-force scan.  So the whole array is
+ * asked for at once, its misses in parallel: for unposed shapes (world
+ * arrays, often written per query) up to GJK_PREFETCH_BARE_NV vertices,
+ * for posed ones (a body's own vertices, shared by its queries and often
+ * cached) up to GJK_PREFETCH_NV.  bench_dist RVE_BENCH_DIST_WORLD=1,
+ * against openGJK: 128 vertices distant 0.82-0.94x -> 0.32x, touching
+ * 0.97-1.00x -> 0.74-0.77x; 512 touching 0.60x -> 0.34x; 2048 touching
+ * 0.40x -> 0.32x; posed 128 unchanged, posed 512 50 % slower with it
+ * (docs/dist.md, stop 35). */
 #define GJK_PREFETCH_NV 256
+#define GJK_PREFETCH_BARE_NV 4096
 static inline void graph_prefetch(const rve_shape *s)
 {
 #if defined(__GNUC__)
-    if (s->nv > GJK_PREFETCH_NV || !s->verts)
+    if (s->nv > (s->rotated ? GJK_PREFETCH_NV : GJK_PREFETCH_BARE_NV) || !s->verts)
         return;
     for (int i = 0; i < 3 * s->nv; i += 8) /* a 64-byte line per 8 doubles */
         __builtin_prefetch(s->verts + i);
