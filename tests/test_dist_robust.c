@@ -212,7 +212,7 @@ START_TEST(test_flat_box) { run_family(FLAT_PAIR, (long)(15000 * test_scale() * 
 END_TEST
 
 /* the pair family with 16 to 32 vertices per body, bare and posed: the
- * pair loop's rows of 16 to 32 vertices (gjk.c pair_rows32) and their
+ * pair loop's rows of 16 to 32 vertices (gjk.c, up to GJK_ROWS32_MAX_NV) and their
  * repeated-vertex certificate (the oracle costs O(n^4) per query: few) */
 START_TEST(test_flat_rows32)
 {

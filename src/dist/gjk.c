@@ -84,24 +84,20 @@ _Static_assert(GJK_ROWS_MAX_NV <= DIST_SOA_STRIDE, "the rows hold the padded cou
  * point pairs 74 -> 51 ns, 2 vertices 105 -> 98, 3 (touching) 174 -> 151;
  * 4 the same either way (docs/dist.md, stop 34) */
 #define GJK_ROWS_MIN_NV 4
-static inline int pair_rows(const rve_shape *A, const rve_shape *B)
-{
-    return A->kind == RVE_SHAPE_POLYTOPE && B->kind == RVE_SHAPE_POLYTOPE && A->nv <= GJK_ROWS_MAX_NV &&
-           B->nv <= GJK_ROWS_MAX_NV && A->nv >= GJK_ROWS_MIN_NV && B->nv >= GJK_ROWS_MIN_NV;
-}
-
-/* 16 to 32 vertices (at least one body above GJK_ROWS_MAX_NV): rows too,
- * in a loop of its own (the 12- and 16-register scans inlined in the small
- * bodies' loop cost 117 instructions per 8-vertex query).  Against the
- * one-pass scan of the body's own vertices (pair_fused): touching pairs
- * 9-12 %, distant 2-5 % faster at 16-32 vertices (docs/dist.md, stop 35) */
+/* 16 to 32 vertices (a body above GJK_ROWS_MAX_NV): rows too, in a loop
+ * of their own (the 12- and 16-register scans inlined in the small bodies'
+ * loop cost 117 instructions per 8-vertex query).  Against the one-pass
+ * scan of the body's own vertices (pair_fused): touching pairs 9-12 %,
+ * distant 2-5 % faster at 16-32 vertices (docs/dist.md, stop 35).  Hill
+ * climbing starts above them. */
 #define GJK_ROWS32_MAX_NV 32
 _Static_assert(GJK_ROWS32_MAX_NV <= DIST_SOA_STRIDE, "the rows hold the padded count");
-static inline int pair_rows32(const rve_shape *A, const rve_shape *B)
+_Static_assert(GJK_ROWS32_MAX_NV <= DIST_GRAPH_MIN_NV, "rows never take the place of a graph");
+/* both bodies polytopes of GJK_ROWS_MIN_NV to max vertices */
+static inline int pair_rows(const rve_shape *A, const rve_shape *B, int max)
 {
-    return A->kind == RVE_SHAPE_POLYTOPE && B->kind == RVE_SHAPE_POLYTOPE && A->nv <= GJK_ROWS32_MAX_NV &&
-           B->nv <= GJK_ROWS32_MAX_NV && A->nv >= GJK_ROWS_MIN_NV && B->nv >= GJK_ROWS_MIN_NV &&
-           !(A->graph && A->nv > DIST_GRAPH_MIN_NV) && !(B->graph && B->nv > DIST_GRAPH_MIN_NV);
+    return A->kind == RVE_SHAPE_POLYTOPE && B->kind == RVE_SHAPE_POLYTOPE && A->nv <= max && B->nv <= max &&
+           A->nv >= GJK_ROWS_MIN_NV && B->nv >= GJK_ROWS_MIN_NV;
 }
 
 static inline const double *pair_rows_fill(const rve_shape *s, const dist_frame *f, double *buf)
@@ -113,11 +109,16 @@ static inline const double *pair_rows_fill(const rve_shape *s, const dist_frame 
     return buf;
 }
 
-DIST_INLINE void support_rows(gjk_pair *P, const double v[3], double a[3], double b[3], int *ia, int *ib)
+/* wide (a constant where inlined): the scans of up to 32 vertices, else 16 */
+DIST_INLINE void support_rows_n(gjk_pair *P, const double v[3], double a[3], double b[3], int *ia, int *ib,
+                                const int wide)
 {
     double t[3];
-    *ia = dist_argmin_soa16(P->ra, P->A->nv, DIST_SOA_STRIDE, v); /* the maximum in -v */
-    *ib = dist_argmax_soa16(P->rb, P->B->nv, DIST_SOA_STRIDE, v);
+    /* the maximum in -v */
+    *ia = wide ? dist_argmin_soa(P->ra, P->A->nv, DIST_SOA_STRIDE, v)
+               : dist_argmin_soa16(P->ra, P->A->nv, DIST_SOA_STRIDE, v);
+    *ib = wide ? dist_argmax_soa(P->rb, P->B->nv, DIST_SOA_STRIDE, v)
+               : dist_argmax_soa16(P->rb, P->B->nv, DIST_SOA_STRIDE, v);
     dist_soa_point(P->ra, *ia, t);
     v3_add(a, P->pa, t);
     dist_soa_point(P->rb, *ib, t);
@@ -126,17 +127,14 @@ DIST_INLINE void support_rows(gjk_pair *P, const double v[3], double a[3], doubl
     P->hintB = *ib;
 }
 
+DIST_INLINE void support_rows(gjk_pair *P, const double v[3], double a[3], double b[3], int *ia, int *ib)
+{
+    support_rows_n(P, v, a, b, ia, ib, 0);
+}
+
 DIST_INLINE void support_rows32(gjk_pair *P, const double v[3], double a[3], double b[3], int *ia, int *ib)
 {
-    double t[3];
-    *ia = dist_argmin_soa(P->ra, P->A->nv, DIST_SOA_STRIDE, v);
-    *ib = dist_argmax_soa(P->rb, P->B->nv, DIST_SOA_STRIDE, v);
-    dist_soa_point(P->ra, *ia, t);
-    v3_add(a, P->pa, t);
-    dist_soa_point(P->rb, *ib, t);
-    v3_add(b, P->pb, t);
-    P->hintA = *ia;
-    P->hintB = *ib;
+    support_rows_n(P, v, a, b, ia, ib, 1);
 }
 
 static void vertex_rows(const gjk_pair *P, int ia, int ib, double a[3], double b[3])
@@ -336,11 +334,12 @@ DIST_INLINE rve_gjk_status gjk_dist_run(const rve_shape *A, const rve_shape *B, 
         w0 = *warm;
     rve_gjk_status st;
     double ra[3 * DIST_SOA_STRIDE], rb[3 * DIST_SOA_STRIDE];
-    if (pair_rows(A, B)) {
+    /* the small pairs tested first: one test less on their path */
+    if (pair_rows(A, B, GJK_ROWS_MAX_NV)) {
         P.ra = pair_rows_fill(A, &P.fa, ra);
         P.rb = pair_rows_fill(B, &P.fb, rb);
         st = gjk_loop(&P, support_rows, vertex_rows, A->nv, B->nv, v0, &o, warm, out, -1.0, 0);
-    } else if (pair_rows32(A, B)) {
+    } else if (pair_rows(A, B, GJK_ROWS32_MAX_NV)) {
         P.ra = pair_rows_fill(A, &P.fa, ra);
         P.rb = pair_rows_fill(B, &P.fb, rb);
         st = gjk_loop(&P, support_rows32, vertex_rows, A->nv, B->nv, v0, &o, warm, out, -1.0, 0);

@@ -187,7 +187,7 @@ static int margin_scan(const double *X, int sx, int sy, int nv, int best, const 
     return 1;
 }
 
-/* margin_scan on the pair loop's rows (gjk.c pair_rows, pair_rows32: at
+/* margin_scan on the pair loop's rows (gjk.c pair_rows: at
  * most 32 vertices, padded to DIST_SOA_PAD(nv) <= 32 with vertex 0), two
  * vertices per SSE2 register: the scalar scan was 8 % of a touching
  * 8-vertex query (a bit per vertex in 64 bits: 1u << 32 was undefined) */
