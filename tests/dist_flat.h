@@ -435,8 +435,6 @@ static inline int flat_sep_axis(const flat_query *Q, const double u[3])
 /* ---------------------------------------------------------- families */
 enum { FLAT_POINT = 0, FLAT_PAIR = 1 };
 
-/* Draws a query of the family (FLAT_POINT or FLAT_PAIR): 40 % of the
- * points are moved inside; pairs touch from outside (before rounding). */
 /* Vertex counts other than the families' own (4-12 for points, 4-8 for
  * pairs): lo + (int)(u^2 span) for each body, u uniform, so that small
  * counts (cheap for the oracle) come more often than large ones. */
@@ -444,15 +442,15 @@ typedef struct {
     int lo, span;
 } flat_sizes;
 
-static inline void flat_draw_sized(flat_query *Q, int family, const flat_sizes *sz);
-static inline void flat_draw(flat_query *Q, int family) { flat_draw_sized(Q, family, NULL); }
-
 static inline int flat_count(const flat_sizes *sz)
 {
     double u = urand();
     return sz->lo + (int)(u * u * sz->span);
 }
 
+/* Draws a query of the family (FLAT_POINT or FLAT_PAIR): 40 % of the
+ * points are moved inside; pairs touch from outside (before rounding).
+ * Vertex counts from sz, or (NULL) the family's own. */
 static inline void flat_draw_sized(flat_query *Q, int family, const flat_sizes *sz)
 {
     double R[9], c[3], u[3];
@@ -513,6 +511,8 @@ static inline void flat_draw_sized(flat_query *Q, int family, const flat_sizes *
         for (int i = 0; i < 3 * Q->nb; i++) Q->b[i] *= Q->mag;
     }
 }
+
+static inline void flat_draw(flat_query *Q, int family) { flat_draw_sized(Q, family, NULL); }
 
 /* One body of a posed pair: a random rotation q and the position pos =
  * its first world vertex; l = R^T (w - pos) (long double, rounded), and w
