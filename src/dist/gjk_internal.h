@@ -34,7 +34,10 @@ static inline void sv_lam_clamp(double lam[], int n)
 
 /* The weights of the origin's projection po onto the segment (s1, s2),
  * t = s2 - s1, from the safest axis (largest extent) as in Algorithm 2:
- * the fictitious simplices {po, s2} and {s1, po}. */
+ * the fictitious simplices {po, s2} and {s1, po}, each over their sum (one
+ * reciprocal: the two divisions and the clamp's renormalisation were a
+ * chain of two divisions at the end of every query with witnesses).  A
+ * weight that rounds to <= 0 (its sign is certified positive) is 0. */
 static inline void sv_seg_weights(const double *s1, const double *s2, const double t[3], const double po[3],
                                   double lam[2])
 {
@@ -42,10 +45,17 @@ static inline void sv_seg_weights(const double *s1, const double *s2, const doub
     double at = fabs(t[0]);
     if (fabs(t[1]) > at) { I = 1; at = fabs(t[1]); }
     if (fabs(t[2]) > at) I = 2;
-    double mu = s1[I] - s2[I];
-    lam[0] = (po[I] - s2[I]) / mu;
-    lam[1] = (s1[I] - po[I]) / mu;
-    sv_lam_clamp(lam, 2);
+    double x0 = po[I] - s2[I], x1 = s1[I] - po[I];
+    double inv = 1 / (x0 + x1);
+    lam[0] = x0 * inv;
+    lam[1] = x1 * inv;
+    if (!(lam[0] > 0)) {
+        lam[0] = 0;
+        lam[1] = 1;
+    } else if (!(lam[1] > 0)) {
+        lam[0] = 1;
+        lam[1] = 0;
+    }
 }
 
 /* Whether the triangle (s1, s2, s3) with normal n = (s2 - s1) x (s3 - s1)
@@ -63,11 +73,12 @@ static inline int sv_tri_sliver(const double *s1, const double *s2, const double
 
 /* The weights of po in the triangle (s1, s2, s3) with normal n, from the
  * safest plane (largest projected area, drop J) as in Algorithm 3: po
- * replaces each vertex in turn.  0 when they lost more than half their
- * digits (they disagree with the exact signs or do not sum to 1): the
- * caller takes them from exact values then (the filter's values
- * n . (s_j x s_k) / |n|^2 lose more to rounding: measured worst 38
- * against 9 eps L on the flat families). */
+ * replaces each vertex in turn, each area over their sum (one reciprocal,
+ * no renormalisation: they sum to 1 within 2 eps).  0 when they lost more
+ * than half their digits (a sign that disagrees with the area n[J], or a
+ * sum off it by 2^-30): the caller takes them from exact values then (the
+ * filter's values n . (s_j x s_k) / |n|^2 lose more to rounding: measured
+ * worst 38 against 9 eps L on the flat families). */
 static inline int sv_tri_weights(const double *s1, const double *s2, const double *s3, const double n[3],
                                  const double po[3], double lam[3])
 {
@@ -80,11 +91,14 @@ static inline int sv_tri_weights(const double *s1, const double *s2, const doubl
     double a1k = s1[k] - po[k], a1l = s1[l] - po[l];
     double a2k = s2[k] - po[k], a2l = s2[l] - po[l];
     double a3k = s3[k] - po[k], a3l = s3[l] - po[l];
-    lam[0] = (a2k * a3l - a2l * a3k) / mu; /* (po, s2, s3) */
-    lam[1] = (a3k * a1l - a3l * a1k) / mu; /* (s1, po, s3) */
-    lam[2] = (a1k * a2l - a1l * a2k) / mu; /* (s1, s2, po) */
-    double sum = lam[0] + lam[1] + lam[2];
-    return lam[0] > 0 && lam[1] > 0 && lam[2] > 0 && fabs(sum - 1) <= 0x1p-30;
+    double x0 = a2k * a3l - a2l * a3k; /* (po, s2, s3) */
+    double x1 = a3k * a1l - a3l * a1k; /* (s1, po, s3) */
+    double x2 = a1k * a2l - a1l * a2k; /* (s1, s2, po) */
+    double sum = x0 + x1 + x2, inv = 1 / sum;
+    lam[0] = x0 * inv;
+    lam[1] = x1 * inv;
+    lam[2] = x2 * inv;
+    return lam[0] > 0 && lam[1] > 0 && lam[2] > 0 && fabs(sum - mu) <= 0x1p-30 * fabs(mu);
 }
 
 /* The sub-algorithm's context: the points' parts on A and B (y_i = a_i -

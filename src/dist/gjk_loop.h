@@ -285,10 +285,8 @@ static inline void simplex_weights(gjk_simplex *S, const double v[3], sv_ctx *cx
         double e2[3], nn[3];
         v3_sub(e2, s3, s1);
         v3_cross(nn, e1, e2);
-        if (sv_tri_weights(s1, s2, s3, nn, v, S->lam) && !sv_tri_sliver(s1, s2, s3, nn)) {
-            sv_lam_clamp(S->lam, 3);
+        if (sv_tri_weights(s1, s2, s3, nn, v, S->lam) && !sv_tri_sliver(s1, s2, s3, nn))
             return;
-        }
         cx->want_w = 1;
         dist_sv_whole((const double(*)[3])S->y, S->n, S->s, v, &r, cx);
     } else {

@@ -168,8 +168,8 @@ DIST_INLINE void s2d_whole(const double y[][3], int i1, int i2, int i3, double n
         double es = e[0] + e[1] + e[2];
         for (int i = 0; i < 3; i++)
             r->lam[i] = e[i] / es;
+        sv_lam_clamp(r->lam, 3);
     }
-    sv_lam_clamp(r->lam, 3);
     sv_project(r, po);
 }
 
