@@ -4,8 +4,11 @@
 #include "config.h"
 #include "testutil.h"
 #include <rve/dist.h>
+/* before qhull (dist_tied.h), whose fmax_ macro would rename gjk_internal.h's */
+#include "dist/gjk_internal.h"
 #include "dist_tied.h"
 #include "dist/dist_internal.h"
+#include "dist_avx.h"
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -242,6 +245,41 @@ END_TEST
  * rows made by dist_rows (padded with vertex 0): ties and signed
  * zeros from {-1, 0, 1}, random doubles, NaN products at index 0 and at
  * other lanes, infinite products. */
+/* The AVX builds (gjk_avx.c's scans, four products per register, and its
+ * dist_rows, four vertices per register) where the CPU has AVX: the plain
+ * scan's indices b (in d) and f (in -d), and the baseline dist_rows bit for
+ * bit, copied and times a matrix (any nine numbers) */
+static void soa_check_avx(const double *X, const double *V, int nv, int stride, const double d[3], int b, int f)
+{
+#if DIST_HAVE_AVX_SCAN
+    if (!__builtin_cpu_supports("avx"))
+        return;
+    ck_assert_msg(avx_argmax_soa(X, nv, stride, d) == b, "nv %d: AVX rows scan %d, the scan %d", nv,
+                  avx_argmax_soa(X, nv, stride, d), b);
+    ck_assert_msg(avx_argmin_soa(X, nv, stride, d) == f, "nv %d: AVX rows scan of -d %d, the scan %d", nv,
+                  avx_argmin_soa(X, nv, stride, d), f);
+    if (nv <= 16) {
+        ck_assert_int_eq(avx_argmax_soa16(X, nv, stride, d), b);
+        ck_assert_int_eq(avx_argmin_soa16(X, nv, stride, d), f);
+    }
+    static const double M[9] = {0.375, -0.7, 0.2, 0.6, 0.3, -0.7412, -0.1, 0.9, 0.33};
+    for (int rot = 0; rot < 2; rot++) {
+        double Y[3 * DIST_SOA_STRIDE_PT], Z[3 * DIST_SOA_STRIDE_PT];
+        dist_rows(rot ? M : NULL, V, nv, Y, stride);
+        avx_rows(rot ? M : NULL, V, nv, Z, stride);
+        int bad = -1; /* one assertion per call: each passing one is a write to Check's log */
+        for (int j = 0; j < 3 * stride && bad < 0; j++)
+            if (j % stride < DIST_SOA_PAD(nv) && memcmp(&Y[j], &Z[j], sizeof(double)) != 0 &&
+                !(isnan(Y[j]) && isnan(Z[j])))
+                bad = j;
+        ck_assert_msg(bad < 0, "nv %d, vertex %d, coordinate %d: AVX rows %.17g, rows %.17g", nv, bad % stride,
+                      bad / stride, bad < 0 ? 0 : Z[bad], bad < 0 ? 0 : Y[bad]);
+    }
+#else
+    (void)X, (void)V, (void)nv, (void)stride, (void)d, (void)b, (void)f;
+#endif
+}
+
 static int soa_check_stride(const double *V, int nv, const double d[3], int stride)
 {
     static const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
@@ -263,6 +301,7 @@ static int soa_check_stride(const double *V, int nv, const double d[3], int stri
     }
     int e = dist_argmin_soa(X, nv, stride, d);
     ck_assert_msg(e == f, "nv %d: rows scan (32) of -d %d, the scan %d", nv, e, f);
+    soa_check_avx(X, V, nv, stride, d, b, f);
     /* dist_rows' copy, and its rotation (identity: finite products equal),
      * padding included */
     double Y[3 * DIST_SOA_STRIDE_PT];
@@ -321,6 +360,89 @@ START_TEST(test_argmax_soa_scan)
         ck_assert_int_eq(soa_check(V, nv, dn), 0);
         ck_assert_int_eq(soa_check(V, nv, dz), 0);
     }
+}
+END_TEST
+
+/* The default pair query built for AVX (gjk_avx.c: four products per
+ * register in the scans and the rows) against the baseline build, where the
+ * CPU has AVX: the same answers bit for bit (d, witnesses, status,
+ * iterations, final simplex, weights and the warm start kept), for each
+ * of d, d with witnesses and the full result, on pairs of 1 to 200
+ * vertices, posed and bare, flat, 1e-6 to 1e6 in size, far from the
+ * origin, and again warm started after a small move. */
+static void same_double(double x, double y, const char *what, int r)
+{
+    ck_assert_msg(memcmp(&x, &y, sizeof x) == 0 || (isnan(x) && isnan(y)), "query %d: %s %.17g (AVX) against %.17g", r,
+                  what, x, y);
+}
+
+static void same_result(const rve_dist_result *x, const rve_dist_result *y, int want, int r)
+{
+    same_double(x->d, y->d, "d", r);
+    ck_assert_msg(x->status == y->status && x->iterations == y->iterations && x->exact == y->exact,
+                  "query %d: status %d, %d iterations, %d exact (AVX) against %d, %d, %d", r, x->status, x->iterations,
+                  x->exact, y->status, y->iterations, y->exact);
+    for (int k = 0; k < 3 && want != WANT_D; k++) {
+        same_double(x->p[k], y->p[k], "p", r);
+        same_double(x->q[k], y->q[k], "q", r);
+    }
+    if (want != WANT_FULL)
+        return;
+    ck_assert_int_eq(x->n, y->n);
+    for (int i = 0; i < 4; i++) {
+        same_double(x->lambda[i], y->lambda[i], "lambda", r);
+        for (int k = 0; k < 3 && i < x->n; k++) {
+            same_double(x->a[i][k], y->a[i][k], "a", r);
+            same_double(x->b[i][k], y->b[i][k], "b", r);
+        }
+    }
+}
+
+START_TEST(test_avx_query_same)
+{
+#if DIST_HAVE_AVX_SCAN
+    if (!__builtin_cpu_supports("avx"))
+        return;
+    rng_seed(37);
+    static const int sizes[] = {1, 2, 3, 4, 5, 8, 12, 15, 16, 20, 24, 32, 33, 64, 200};
+    const int ns = (int)(sizeof sizes / sizeof sizes[0]);
+    static double VA[3 * 200], VB[3 * 200];
+    for (int r = 0; r < 6000; r++) {
+        int na = sizes[r % ns], nb = sizes[(r / ns) % ns], flat = r % 3 == 0;
+        double scale = r % 5 == 0 ? 1e6 : r % 5 == 1 ? 1e-6 : 1, far = r % 7 == 0 ? 1e4 * scale : 0;
+        for (int i = 0; i < 3 * na; i++)
+            VA[i] = (urand() - 0.5) * scale * (flat && i % 3 == 2 ? 1e-9 : 1);
+        for (int i = 0; i < 3 * nb; i++)
+            VB[i] = (urand() - 0.5) * scale;
+        double off = (r % 4 == 0 ? 3.0 : r % 4 == 1 ? 1.0 : r % 4 == 2 ? 0.5 : 0.1) * scale;
+        double pa[3] = {far + off, 0.25 * off, far}, pb[3] = {far, 0, far + 0.1 * off}, qa[4], qb[4];
+        rand_quat(qa);
+        rand_quat(qb);
+        rve_shape A, B;
+        rve_shape_polytope(&A, VA, na, NULL);
+        rve_shape_polytope(&B, VB, nb, NULL);
+        if (r % 2) {
+            rve_shape_set_pose(&A, pa, qa);
+            rve_shape_set_pose(&B, pb, qb);
+        }
+        for (int want = WANT_D; want <= WANT_FULL; want++) {
+            rve_gjk_simplex wx, wy;
+            rve_gjk_simplex_init(&wx);
+            rve_gjk_simplex_init(&wy);
+            for (int pass = 0; pass < 2; pass++) {
+                rve_dist_result x, y;
+                memset(&x, 0, sizeof x);
+                memset(&y, 0, sizeof y);
+                dist_gjk_default_avx(&A, &B, &wx, &x, want);
+                dist_gjk_default_base(&A, &B, &wy, &y, want);
+                same_result(&x, &y, want, r);
+                ck_assert(wx.n == wy.n && memcmp(wx.ia, wy.ia, sizeof wx.ia) == 0 &&
+                          memcmp(wx.ib, wy.ib, sizeof wx.ib) == 0);
+                A.pos[0] += 0.01 * off; /* the warm start's query: moved a little */
+            }
+        }
+    }
+#endif
 }
 END_TEST
 
@@ -456,6 +578,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_fused_pair_path);
     tcase_add_test(tc, test_prerot_pair_path);
     tcase_add_test(tc, test_tied_family);
+    tcase_add_test(tc, test_avx_query_same);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -355,6 +355,9 @@ DIST_INLINE int dist_argmax_soa_plain(const double *X, int nv, int stride, const
 
 #if defined(__GNUC__) && defined(__SSE2__)
 #include <emmintrin.h>
+#ifdef __AVX__
+#include <immintrin.h>
+#endif
 /* rows padded to 8, 16, 24 or 32 vertices (the pair loop's rows and the
  * point loop's hold at most DIST_SOA_STRIDE = DIST_SOA_STRIDE_PT = 32; 17
  * to 24 vertices padded to 32 were slower than the plain scan) */
@@ -365,11 +368,49 @@ DIST_INLINE __m128d dist_soa_dot2(const double *X, int stride, int k, __m128d dx
                       _mm_mul_pd(_mm_loadu_pd(X + 2 * stride + 2 * k), dz));
 }
 
+#ifdef __AVX__
+/* dist_soa_best under AVX (gjk_avx.c): four products per register, their
+ * lanes' maxima (minima) merged by value, then the first index equal to
+ * it.  Each lane starts at a product of the first register: a NaN there
+ * would stay in its lane and hide the lane's maximum from the merge, so
+ * any NaN in the first register takes the plain scan (the SSE2 variant's
+ * first register holds indices 0 and 1 only, checked by its merge). */
+DIST_INLINE int dist_soa_best4(const double *X, int stride, const double d[3], const int nquad, const int lo)
+{
+    const __m256d dx = _mm256_set1_pd(d[0]), dy = _mm256_set1_pd(d[1]), dz = _mm256_set1_pd(d[2]);
+    __m256d t[8];
+#pragma GCC unroll 8
+    for (int k = 0; k < nquad; k++)
+        t[k] = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(_mm256_loadu_pd(X + 4 * k), dx),
+                                           _mm256_mul_pd(_mm256_loadu_pd(X + stride + 4 * k), dy)),
+                             _mm256_mul_pd(_mm256_loadu_pd(X + 2 * stride + 4 * k), dz));
+    __m256d m = t[0];
+#pragma GCC unroll 8
+    for (int k = 1; k < nquad; k++)
+        m = lo ? _mm256_min_pd(t[k], m) : _mm256_max_pd(t[k], m);
+    __m128d h = _mm256_extractf128_pd(m, 1), l = _mm256_castpd256_pd128(m);
+    __m128d m2 = lo ? _mm_min_pd(h, l) : _mm_max_pd(h, l);
+    m2 = lo ? _mm_min_sd(m2, _mm_unpackhi_pd(m2, m2)) : _mm_max_sd(m2, _mm_unpackhi_pd(m2, m2));
+    const __m256d mm = _mm256_set1_pd(_mm_cvtsd_f64(m2));
+    unsigned mask = 0;
+#pragma GCC unroll 8
+    for (int k = 0; k < nquad; k++)
+        mask |= (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(t[k], mm, _CMP_EQ_OQ)) << (4 * k);
+    if (mask == 0 || _mm256_movemask_pd(_mm256_cmp_pd(t[0], t[0], _CMP_UNORD_Q)))
+        return -1;
+    return __builtin_ctz(mask);
+}
+#endif
+
 /* The first index of the largest (least, with lo) product of nvec
  * registers (a constant where inlined: the loops unroll and t stays in
  * registers); -1 where the plain scan must decide (NaN cases). */
 DIST_INLINE int dist_soa_best(const double *X, int stride, const double d[3], const int nvec, const int lo)
 {
+#ifdef __AVX__
+    if (nvec % 2 == 0) /* the padded counts: always */
+        return dist_soa_best4(X, stride, d, nvec / 2, lo);
+#endif
     const __m128d dx = _mm_set1_pd(d[0]), dy = _mm_set1_pd(d[1]), dz = _mm_set1_pd(d[2]);
     __m128d t[16];
 #pragma GCC unroll 16
@@ -467,7 +508,22 @@ static inline int dist_argmin_soa16(const double *X, int nv, int stride, const d
 #endif
 #define DIST_ARGMAX_AVX_NV 64
 #if DIST_HAVE_AVX_SCAN
+#include <immintrin.h>
 int dist_argmax_avx(const double *V, int nv, const double d[3]);
+
+/* Four vertices p[0..11] as rows: a = x0 y0 z0 x1, b = y1 z1 x2 y2 and
+ * c = z2 x3 y3 z3 (three loads) regrouped into x, y and z by blends and one
+ * lane swap (for AVX code only: dist_argmax_avx, dist_rows in gjk_avx.c) */
+__attribute__((target("avx"), always_inline)) static inline void dist_avx_xyz4(const double *p, __m256d *X,
+                                                                               __m256d *Y, __m256d *Z)
+{
+    __m256d a = _mm256_loadu_pd(p), b = _mm256_loadu_pd(p + 4), c = _mm256_loadu_pd(p + 8);
+    __m256d u = _mm256_blend_pd(a, c, 0xC);         /* x0 y0 y3 z3 */
+    __m256d w = _mm256_permute2f128_pd(a, c, 0x21); /* z0 x1 z2 x3 */
+    *X = _mm256_blend_pd(_mm256_blend_pd(u, w, 0xA), b, 0x4);
+    *Y = _mm256_permute_pd(_mm256_blend_pd(u, b, 0x9), 0x5);
+    *Z = _mm256_blend_pd(_mm256_blend_pd(w, b, 0x2), u, 0x8);
+}
 #endif
 
 /* Index of the vertex of verts[0..nv-1] maximising d (brute force): the
@@ -638,6 +694,34 @@ DIST_INLINE void dist_rows_put(const dist_v2d *r, dist_v2d bx, dist_v2d by, dist
 }
 #endif
 
+#if defined(__AVX__) && DIST_HAVE_AVX_SCAN
+/* dist_rows' whole groups of four vertices under AVX (gjk_avx.c): the same
+ * products and sums, four vertices per register; returns how many it did */
+DIST_INLINE int dist_rows_avx(const double *R, const double *V, int nv, double *buf, int stride)
+{
+    __m256d r[9];
+    if (R)
+        for (int k = 0; k < 9; k++)
+            r[k] = _mm256_set1_pd(R[k]);
+    int i = 0;
+    for (; i + 3 < nv; i += 4) {
+        __m256d x, y, z;
+        dist_avx_xyz4(V + 3 * i, &x, &y, &z);
+        if (R) {
+            __m256d rx = r[0] * x + r[1] * y + r[2] * z, ry = r[3] * x + r[4] * y + r[5] * z,
+                    rz = r[6] * x + r[7] * y + r[8] * z;
+            x = rx;
+            y = ry;
+            z = rz;
+        }
+        _mm256_storeu_pd(buf + i, x);
+        _mm256_storeu_pd(buf + stride + i, y);
+        _mm256_storeu_pd(buf + 2 * stride + i, z);
+    }
+    return i;
+}
+#endif
+
 /* The vertices V (DIST_SOA_PAD(nv) <= stride) as rows of x, y, z, stride
  * apart (dist_argmax_soa), padded to DIST_SOA_PAD(nv) with vertex 0 again:
  * times R with dist_rotate's products and sums (the support points the
@@ -656,6 +740,9 @@ DIST_INLINE void dist_rows(const double *R, const double *V, int nv, double *buf
             r[k] = (dist_v2d){R[k], R[k]};
     const dist_v2d *rr = R ? r : NULL;
     int i = 0;
+#if defined(__AVX__) && DIST_HAVE_AVX_SCAN
+    i = dist_rows_avx(R, V, nv, buf, stride);
+#endif
     for (; i + 1 < nv; i += 2) {
         const double *p = V + 3 * i;
         dist_rows_put(rr, (dist_v2d){p[0], p[3]}, (dist_v2d){p[1], p[4]}, (dist_v2d){p[2], p[5]}, buf, stride, i);

@@ -25,16 +25,13 @@ int dist_argmax_block(const double *V, int nv, const double d[3])
 }
 
 #if DIST_HAVE_AVX_SCAN
-#include <immintrin.h>
-
 /* Four running maxima in the lanes of one AVX register (lane k: the
  * vertices 4j + k), each the first index of its maximum (strict >; a NaN
  * product never wins: vmaxpd returns its second operand then), merged by
  * value and on a tie by the lower index; the last nv % 4 vertices by the
- * plain scan.  Four vertices (12 doubles, three loads) are regrouped into
- * x, y and z by blends and one lane swap, so each product is rounded as in
- * the plain scan (no FMA: the target is avx only, and ISO C mode does not
- * contract).  A NaN product at index 0 wins in the plain scan (nothing
+ * plain scan.  Four vertices at a time as rows (dist_avx_xyz4), so each
+ * product is rounded as in the plain scan (no FMA: the target is avx only,
+ * and ISO C mode does not contract).  A NaN product at index 0 wins in the plain scan (nothing
  * compares greater): returned first.  Indices are kept as doubles (exact
  * below 2^53). */
 __attribute__((target("avx"))) int dist_argmax_avx(const double *V, int nv, const double d[3])
@@ -47,14 +44,8 @@ __attribute__((target("avx"))) int dist_argmax_avx(const double *V, int nv, cons
     __m256d best = _mm256_set1_pd(-INFINITY), bi = _mm256_setr_pd(0, 1, 2, 3), cur = bi;
     int i = 0;
     for (; i + 4 <= nv; i += 4) {
-        const double *p = V + 3 * i;
-        /* a = x0 y0 z0 x1, b = y1 z1 x2 y2, c = z2 x3 y3 z3 */
-        __m256d a = _mm256_loadu_pd(p), b = _mm256_loadu_pd(p + 4), c = _mm256_loadu_pd(p + 8);
-        __m256d u = _mm256_blend_pd(a, c, 0xC);         /* x0 y0 y3 z3 */
-        __m256d w = _mm256_permute2f128_pd(a, c, 0x21); /* z0 x1 z2 x3 */
-        __m256d X = _mm256_blend_pd(_mm256_blend_pd(u, w, 0xA), b, 0x4);
-        __m256d Y = _mm256_permute_pd(_mm256_blend_pd(u, b, 0x9), 0x5);
-        __m256d Z = _mm256_blend_pd(_mm256_blend_pd(w, b, 0x2), u, 0x8);
+        __m256d X, Y, Z;
+        dist_avx_xyz4(V + 3 * i, &X, &Y, &Z);
         __m256d t = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(X, dx), _mm256_mul_pd(Y, dy)), _mm256_mul_pd(Z, dz));
         __m256d m = _mm256_cmp_pd(t, best, _CMP_GT_OQ);
         /* and/andnot/or, not blendv: gcc 12 turned blendv into branches */

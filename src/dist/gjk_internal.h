@@ -236,4 +236,16 @@ int gjk_dup_certified(const gjk_pair *P, int n, const int sia[], const int sib[]
 /* the loop's result (local frame) to world coordinates, radii removed */
 rve_gjk_status gjk_pair_finish(const gjk_pair *P, rve_gjk_status st, rve_dist_result *out);
 
+/* The default query (Signed Volumes, default options; want: WANT_D,
+ * WANT_PQ or WANT_FULL) for the baseline instruction set (gjk.c) and built
+ * for AVX (gjk_avx.c): where the CPU has AVX, rve_gjk_dist and
+ * rve_gjk_distance take the latter; the same answers bit for bit (the same
+ * operations, no FMA) */
+rve_gjk_status dist_gjk_default_base(const rve_shape *A, const rve_shape *B, rve_gjk_simplex *warm,
+                                     rve_dist_result *out, int want);
+#if DIST_HAVE_AVX_SCAN
+rve_gjk_status dist_gjk_default_avx(const rve_shape *A, const rve_shape *B, rve_gjk_simplex *warm,
+                                    rve_dist_result *out, int want);
+#endif
+
 #endif
