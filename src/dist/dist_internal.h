@@ -377,7 +377,8 @@ DIST_INLINE __m128d dist_soa_dot2(const double *X, int stride, int k, __m128d dx
  * first register holds indices 0 and 1 only, checked by its merge). */
 DIST_INLINE int dist_soa_best4(const double *X, int stride, const double d[3], const int nquad, const int lo)
 {
-    const __m256d dx = _mm256_set1_pd(d[0]), dy = _mm256_set1_pd(d[1]), dz = _mm256_set1_pd(d[2]);
+    /* broadcasts from memory: one instruction each (set1 from a register is two) */
+    const __m256d dx = _mm256_broadcast_sd(d), dy = _mm256_broadcast_sd(d + 1), dz = _mm256_broadcast_sd(d + 2);
     __m256d t[8];
 #pragma GCC unroll 8
     for (int k = 0; k < nquad; k++)
@@ -702,7 +703,7 @@ DIST_INLINE int dist_rows_avx(const double *R, const double *V, int nv, double *
     __m256d r[9];
     if (R)
         for (int k = 0; k < 9; k++)
-            r[k] = _mm256_set1_pd(R[k]);
+            r[k] = _mm256_broadcast_sd(R + k);
     int i = 0;
     for (; i + 3 < nv; i += 4) {
         __m256d x, y, z;
@@ -734,15 +735,17 @@ DIST_INLINE int dist_rows_avx(const double *R, const double *V, int nv, double *
 DIST_INLINE void dist_rows(const double *R, const double *V, int nv, double *buf, int stride)
 {
 #if defined(__GNUC__)
+    int i = 0;
+#if defined(__AVX__) && DIST_HAVE_AVX_SCAN
+    i = dist_rows_avx(R, V, nv, buf, stride);
+    if (i == DIST_SOA_PAD(nv)) /* no pair and no padding left (8, 16, 24, 32 vertices) */
+        return;
+#endif
     dist_v2d r[9];
     if (R)
         for (int k = 0; k < 9; k++)
             r[k] = (dist_v2d){R[k], R[k]};
     const dist_v2d *rr = R ? r : NULL;
-    int i = 0;
-#if defined(__AVX__) && DIST_HAVE_AVX_SCAN
-    i = dist_rows_avx(R, V, nv, buf, stride);
-#endif
     for (; i + 1 < nv; i += 2) {
         const double *p = V + 3 * i;
         dist_rows_put(rr, (dist_v2d){p[0], p[3]}, (dist_v2d){p[1], p[4]}, (dist_v2d){p[2], p[5]}, buf, stride, i);
