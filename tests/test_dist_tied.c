@@ -363,13 +363,14 @@ START_TEST(test_argmax_soa_scan)
 }
 END_TEST
 
-/* The default pair query built for AVX (gjk_avx.c: four products per
- * register in the scans and the rows) against the baseline build, where the
- * CPU has AVX: the same answers bit for bit (d, witnesses, status,
- * iterations, final simplex, weights and the warm start kept), for each
- * of d, d with witnesses and the full result, on pairs of 1 to 200
- * vertices, posed and bare, flat, 1e-6 to 1e6 in size, far from the
- * origin, and again warm started after a small move. */
+/* The default pair query and the point query's run built for AVX
+ * (gjk_avx.c: four products per register in the scans and the rows)
+ * against the baseline build, where the CPU has AVX: the same answers bit
+ * for bit (d, witnesses, status, iterations, final simplex, weights and the
+ * warm start kept), for each of d, d with witnesses and the full result,
+ * on pairs of 1 to 200 vertices, posed and bare, flat, 1e-6 to 1e6 in
+ * size, far from the origin, and again warm started after a small move;
+ * points against the same bodies, plain and scaled. */
 static void same_double(double x, double y, const char *what, int r)
 {
     ck_assert_msg(memcmp(&x, &y, sizeof x) == 0 || (isnan(x) && isnan(y)), "query %d: %s %.17g (AVX) against %.17g", r,
@@ -440,6 +441,20 @@ START_TEST(test_avx_query_same)
                           memcmp(wx.ib, wy.ib, sizeof wx.ib) == 0);
                 A.pos[0] += 0.01 * off; /* the warm start's query: moved a little */
             }
+        }
+        /* the point query's run against A's vertices, plain and scaled */
+        double pt[3] = {(urand() - 0.5) * 3 * scale, (urand() - 0.5) * 3 * scale, (urand() - 0.5) * 3 * scale};
+        rve_gjk_opts o;
+        rve_gjk_opts_default(&o);
+        for (int k = 0; k < 4; k++) {
+            int want = k % 2 ? WANT_FULL : WANT_D, scaled = k / 2, rx, ry;
+            rve_dist_result x, y;
+            memset(&x, 0, sizeof x);
+            memset(&y, 0, sizeof y);
+            dist_ptpoly_run_avx(pt, VA, na, &o, scaled, NULL, &x, &rx, want);
+            dist_ptpoly_run_base(pt, VA, na, &o, scaled, NULL, &y, &ry, want);
+            same_result(&x, &y, want, r);
+            ck_assert_int_eq(rx, ry);
         }
     }
 #endif
