@@ -31,9 +31,9 @@ int dist_argmax_block(const double *V, int nv, const double d[3])
  * value and on a tie by the lower index; the last nv % 4 vertices by the
  * plain scan.  Four vertices at a time as rows (dist_avx_xyz4), so each
  * product is rounded as in the plain scan (no FMA: the target is avx only,
- * and ISO C mode does not contract).  A NaN product at index 0 wins in the plain scan (nothing
- * compares greater): returned first.  Indices are kept as doubles (exact
- * below 2^53). */
+ * and ISO C mode does not contract).  A NaN product at index 0 wins in the
+ * plain scan (nothing compares greater): returned first.  Indices are kept
+ * as doubles (exact below 2^53). */
 __attribute__((target("avx"))) int dist_argmax_avx(const double *V, int nv, const double d[3])
 {
     double t0 = V[0] * d[0] + V[1] * d[1] + V[2] * d[2];
