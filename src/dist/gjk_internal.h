@@ -244,7 +244,7 @@ rve_gjk_status gjk_pair_finish(const gjk_pair *P, rve_gjk_status st, rve_dist_re
 rve_gjk_status dist_gjk_default_base(const rve_shape *A, const rve_shape *B, rve_gjk_simplex *warm,
                                      rve_dist_result *out, int want);
 /* The point query's run (gjk_point_query.h) in the same two builds
- * (gjk_point.c, gjk_avx.c): the point loop's rows scans under AVX too */
+ * (gjk_point.c, gjk_point_avx.c): the point loop's rows scans under AVX too */
 double dist_ptpoly_run_base(const double p[3], const double *verts, int nv, const rve_gjk_opts *o, int scaled,
                             rve_gjk_simplex *warm, rve_dist_result *out, int *rescale, int want);
 #if DIST_HAVE_AVX_SCAN

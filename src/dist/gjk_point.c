@@ -1,7 +1,7 @@
 /* GJK for a point against a polytope: the public queries
  * (rve_dist_point_polytope).  The loop's supports and run are in
  * gjk_point_query.h, built here for the baseline instruction set and in
- * gjk_avx.c for AVX. */
+ * gjk_point_avx.c for AVX. */
 #include "config.h"
 #include "dist/gjk_point_query.h"
 

@@ -1,7 +1,7 @@
 /* GJK for a point against a polytope: the point loop's support mappings
  * (plain scan, rows, power-of-two scaled) and its run (ptpoly_run).
  * Included twice, as gjk_query.h: by gjk_point.c for the baseline
- * instruction set and by gjk_avx.c under AVX (not installed). */
+ * instruction set and by gjk_point_avx.c under AVX (not installed). */
 #ifndef RVE_GJK_POINT_QUERY_H
 #define RVE_GJK_POINT_QUERY_H
 
