@@ -790,11 +790,11 @@ static inline void dist_to_world(const rve_shape *s, const dist_frame *f, const 
     }
 }
 
-/* World-frame support point of the core of s in world direction d. */
-DIST_INLINE void dist_support_world(const rve_shape *s, const dist_frame *f, const double d[3],
-                                    double out[3], int *idx)
+/* Support point b (body coordinates) of the core of s in world direction
+ * d: d taken into the body frame by R^T. */
+DIST_INLINE void dist_support_frame(const rve_shape *s, const dist_frame *f, const double d[3], double b[3],
+                                    int *idx)
 {
-    double b[3];
     if (f->rotated) {
         const double *R = f->R;
         double dl[3] = {R[0] * d[0] + R[3] * d[1] + R[6] * d[2], R[1] * d[0] + R[4] * d[1] + R[7] * d[2],
@@ -803,6 +803,14 @@ DIST_INLINE void dist_support_world(const rve_shape *s, const dist_frame *f, con
     } else {
         dist_support_body(s, d, b, idx);
     }
+}
+
+/* World-frame support point of the core of s in world direction d. */
+DIST_INLINE void dist_support_world(const rve_shape *s, const dist_frame *f, const double d[3],
+                                    double out[3], int *idx)
+{
+    double b[3];
+    dist_support_frame(s, f, d, b, idx);
     dist_to_world(s, f, b, out);
 }
 

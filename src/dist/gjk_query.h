@@ -25,26 +25,14 @@ DIST_INLINE void pair_place(const dist_frame *f, const double pos[3], const doub
     }
 }
 
-DIST_INLINE void body_support(const rve_shape *s, const dist_frame *f, const double d[3], double b[3], int *idx)
-{
-    if (f->rotated) {
-        const double *R = f->R;
-        double dl[3] = {R[0] * d[0] + R[3] * d[1] + R[6] * d[2], R[1] * d[0] + R[4] * d[1] + R[7] * d[2],
-                        R[2] * d[0] + R[5] * d[1] + R[8] * d[2]};
-        dist_support_body(s, dl, b, idx);
-    } else {
-        dist_support_body(s, d, b, idx);
-    }
-}
-
 /* a = s_A(-v), b = s_B(v) */
 DIST_INLINE void support_generic(gjk_pair *P, const double v[3], double a[3], double b[3], int *ia, int *ib)
 {
     double mv[3] = {-v[0], -v[1], -v[2]}, t[3];
-    body_support(P->A, &P->fa, mv, t, &P->hintA);
+    dist_support_frame(P->A, &P->fa, mv, t, &P->hintA);
     pair_place(&P->fa, P->pa, t, a);
     *ia = P->hintA;
-    body_support(P->B, &P->fb, v, t, &P->hintB);
+    dist_support_frame(P->B, &P->fb, v, t, &P->hintB);
     pair_place(&P->fb, P->pb, t, b);
     *ib = P->hintB;
 }
@@ -164,11 +152,11 @@ static void support_scaled(gjk_pair *P, const double v0[3], double a[3], double 
     double v[3];
     scaled_dir(P, v0, v);
     double mv[3] = {-v[0], -v[1], -v[2]}, t[3];
-    body_support(P->A, &P->fa, mv, t, &P->hintA);
+    dist_support_frame(P->A, &P->fa, mv, t, &P->hintA);
     scale2(P, t);
     pair_place(&P->fa, P->pa, t, a);
     *ia = P->hintA;
-    body_support(P->B, &P->fb, v, t, &P->hintB);
+    dist_support_frame(P->B, &P->fb, v, t, &P->hintB);
     scale2(P, t);
     pair_place(&P->fb, P->pb, t, b);
     *ib = P->hintB;
