@@ -250,7 +250,7 @@ double dist_ptpoly_run_base(const double p[3], const double *verts, int nv, cons
 #if DIST_HAVE_AVX_SCAN
 rve_gjk_status dist_gjk_default_avx(const rve_shape *A, const rve_shape *B, rve_gjk_simplex *warm,
                                     rve_dist_result *out, int want);
-double dist_ptpoly_run_avx(const double p[3], const double *verts, int nv, const rve_gjk_opts *o, int scaled,
+double dist_ptpoly_run_avx(const double p[3], const double *verts, int nv, const rve_gjk_opts *o,
                            rve_gjk_simplex *warm, rve_dist_result *out, int *rescale, int want);
 #endif
 

@@ -21,7 +21,7 @@ static inline double point_run(const double p[3], const double *verts, int nv, c
 {
 #if DIST_HAVE_AVX_SCAN
     if (ptpoly_rows(nv, scaled) && __builtin_cpu_supports("avx"))
-        return dist_ptpoly_run_avx(p, verts, nv, o, scaled, warm, out, rescale, want);
+        return dist_ptpoly_run_avx(p, verts, nv, o, warm, out, rescale, want);
 #endif
     return dist_ptpoly_run_base(p, verts, nv, o, scaled, warm, out, rescale, want);
 }

@@ -10,10 +10,12 @@
 #pragma GCC target("avx")
 #include "dist/gjk_point_query.h"
 
-double dist_ptpoly_run_avx(const double p[3], const double *verts, int nv, const rve_gjk_opts *o, int scaled,
+/* only the unscaled run: the scaled rerun takes no rows (ptpoly_rows),
+ * so it stays on the baseline build and its loop is not built here */
+double dist_ptpoly_run_avx(const double p[3], const double *verts, int nv, const rve_gjk_opts *o,
                            rve_gjk_simplex *warm, rve_dist_result *out, int *rescale, int want)
 {
-    return ptpoly_run(p, verts, nv, o, scaled, warm, out, rescale, want);
+    return ptpoly_run(p, verts, nv, o, 0, warm, out, rescale, want);
 }
 #else
 typedef int gjk_point_avx_unused; /* ISO C: a translation unit is not empty */
