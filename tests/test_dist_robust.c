@@ -461,6 +461,14 @@ static const stress_case stress_cases[] = {
       -1.270257907833633e-90, -1.687596988871926e-90},
      {-3.4750163169243681e-90, -1.270257907833834e-90, -1.6875969888718567e-90},
      "a point next to two nearly equal vertices, at 1e-90: \"no progress\" from a v mostly rounding, d 9 times too large (246 eps L; seed 20261213)"},
+    {5,
+     {0.55080283598943991, 0.24088788779470346, 0.32861276822501484, -0.66557876512155034, -0.22544992849785997,
+      -0.3579946734719397, 0.064575851552525751, 0.054408918429461578, 0.054112731838869339,
+      -0.24814014946010621, 0.026482626242830432, -0.067628176027813333, 0.55080283598814872,
+      0.24088788779371426, 0.3286127682254143},
+     {0.55080283598814872, 0.24088788779371426, 0.32861276822541552},
+     "a point 1.2e-15 from a vertex, on edges 1.5 long: v projected from their far ends, 3e-4 off in direction, "
+     "GJK cycled on far vertices and stopped 1.18e-12 away (7.95e3 eps L; point family, seed 20261219)"},
 };
 
 START_TEST(test_stress_regressions)

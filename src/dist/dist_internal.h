@@ -192,6 +192,17 @@ static inline void dist_signs_tri(const double *s0, const double *s1, const doub
 }
 int dist_exact_dot_sign(int n, const double *a, const double *b, double *approx);
 
+/* dist_signs_tri out of line, for the rare values the static filter below
+ * cannot decide: inlined, it made every S2D call 60 instructions longer */
+#if defined(__GNUC__)
+__attribute__((noinline, cold, unused))
+#endif
+static void dist_signs_tri_cold(const double *s0, const double *s1, const double *s2, int sg[3], int *exact)
+{
+    double val[3];
+    dist_signs_tri(s0, s1, s2, sg, val, exact);
+}
+
 /* Static filters: one bound per call from m = the largest |coordinate| of
  * the points, instead of the permanent P of each value.  Each factor of a
  * permanent is at most m (a difference's |a| + |b| at most 2m), so
@@ -214,12 +225,13 @@ static inline double dist_maxabs3(const double *p, double m)
     return c > m ? c : m;
 }
 
-/* dist_signs_tri with the static filter first, and n = (s1 - s0) x
- * (s2 - s0) for the caller (the same rounded values S2D computes); the
+/* dist_signs_tri with the static filter first, and for the caller n =
+ * (s1 - s0) x (s2 - s0) (the same rounded values S2D computes) and *kmax,
+ * the point whose weight's floating-point value is the largest; the
  * adaptive (dynamic) filter and the exact path only when the static one
  * cannot decide (counted in *adapt). */
 static inline void dist_signs_tri_n(const double *s0, const double *s1, const double *s2, int sg[3], double n[3],
-                                    int *exact, int *adapt)
+                                    int *kmax, int *exact, int *adapt)
 {
     double e1[3], e2[3];
     v3_sub(e1, s1, s0);
@@ -235,14 +247,14 @@ static inline void dist_signs_tri_n(const double *s0, const double *s1, const do
     double v0 = n[0] * c0[0] + n[1] * c0[1] + n[2] * c0[2];
     double v1 = n[0] * c1[0] + n[1] * c1[1] + n[2] * c1[2];
     double v2 = n[0] * c2[0] + n[1] * c2[1] + n[2] * c2[2];
+    *kmax = v0 >= v1 ? (v0 >= v2 ? 0 : 2) : (v1 >= v2 ? 1 : 2);
     if (thr > 0x1p-900 && fabs(v0) > thr && fabs(v1) > thr && fabs(v2) > thr) {
         sg[0] = v0 > 0 ? 1 : -1;
         sg[1] = v1 > 0 ? 1 : -1;
         sg[2] = v2 > 0 ? 1 : -1;
     } else {
-        double val[3];
         (*adapt)++;
-        dist_signs_tri(s0, s1, s2, sg, val, exact);
+        dist_signs_tri_cold(s0, s1, s2, sg, exact);
     }
 }
 

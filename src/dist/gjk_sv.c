@@ -33,19 +33,11 @@ static inline void sv_no_weights(sv_res *r, const double po[3])
 }
 
 /* The whole segment {y[i1], y[i2]} (both weights' signs positive), t =
- * y[i2] - y[i1]: v by projection, the weights (if wanted) from the safest
- * axis as in Algorithm 2. */
-DIST_INLINE void s1d_whole(const double y[][3], int i1, int i2, const double t[3], const double *known, sv_res *r,
+ * y[i2] - y[i1], with po the origin's projection onto it; the weights (if
+ * wanted) from the safest axis as in Algorithm 2. */
+DIST_INLINE void s1d_whole(const double y[][3], int i1, int i2, const double t[3], const double po[3], sv_res *r,
                            const sv_ctx *cx)
 {
-    const double *s1 = y[i1], *s2 = y[i2];
-    /* projection of the origin onto the line (Eq. 3.8, sign corrected),
-     * unless known (the loop's v for this segment) */
-    double po[3];
-    if (known)
-        v3_copy(po, known);
-    else
-        v3_axpy(po, s1, -v3_dot(s1, t) / v3_dot(t, t), t);
     r->n = 2;
     r->idx[0] = i1;
     r->idx[1] = i2;
@@ -53,8 +45,25 @@ DIST_INLINE void s1d_whole(const double y[][3], int i1, int i2, const double t[3
         sv_no_weights(r, po);
         return;
     }
-    sv_seg_weights(s1, s2, t, po, r->lam);
+    sv_seg_weights(y[i1], y[i2], t, po, r->lam);
     sv_project(r, po);
+}
+
+/* The origin's projection onto the line of s1, s2 (Eq. 3.8, sign
+ * corrected), t = s2 - s1, f1 = s2 . t and f2 = -s1 . t (the weights times
+ * |t|^2): from the end with the larger weight, the one nearer the
+ * projection.  From the other end it carries eps |s| of that end: a point
+ * 1e-15 from a vertex, on an edge whose far end is 1.5 away, got v 3e-4
+ * off in direction, the far vertices' support values turned to noise and
+ * GJK stopped 1.2e-12 away (docs/dist.md, stop 37). */
+static inline void s1d_project(const double *s1, const double *s2, const double t[3], double f1, double f2,
+                               double po[3])
+{
+    /* selects, not a branch (it goes either way) */
+    int near1 = f1 >= f2;
+    const double *s = near1 ? s1 : s2;
+    double f = near1 ? f2 : -f1;
+    v3_axpy(po, s, f / v3_dot(t, t), t);
 }
 
 /* 1-simplex {y[i1], y[i2]}; with tail, i1 is the newest vertex and only the
@@ -87,7 +96,9 @@ void dist_s1d(const double y[][3], int i1, int i2, int tail, sv_res *r, sv_ctx *
         g2 = dist_sign_dot_diff(s1, s2, &f2, &cx->nex);
     int k1 = g1 > 0, k2 = g2 > 0;
     if (k1 && k2) {
-        s1d_whole(y, i1, i2, t, NULL, r, cx);
+        double po[3];
+        s1d_project(s1, s2, t, f1, f2, po);
+        s1d_whole(y, i1, i2, t, po, r, cx);
         return;
     }
     if (tail || (k1 && !k2)) {
@@ -119,10 +130,11 @@ static inline void sv_copy(sv_res *r, const sv_res *c)
 }
 
 /* The whole triangle {y[i1], y[i2], y[i3]} (all weights' signs positive),
- * n = (y[i2] - y[i1]) x (y[i3] - y[i1]): v by projection onto the plane,
- * the weights (if wanted) from the safest plane as in Algorithm 3. */
-DIST_INLINE void s2d_whole(const double y[][3], int i1, int i2, int i3, double n[3], const double *known, sv_res *r,
-                           sv_ctx *cx)
+ * n = (y[i2] - y[i1]) x (y[i3] - y[i1]): v by projection onto the plane
+ * through `base` (one of the three points), unless known; the weights (if
+ * wanted) from the safest plane as in Algorithm 3. */
+DIST_INLINE void s2d_whole(const double y[][3], int i1, int i2, int i3, double n[3], const double *base,
+                           const double *known, sv_res *r, sv_ctx *cx)
 {
     const double *s1 = y[i1], *s2 = y[i2], *s3 = y[i3];
     /* a sliver: the projection po moves by the plane's tilt times the edge; the
@@ -145,7 +157,7 @@ DIST_INLINE void s2d_whole(const double y[][3], int i1, int i2, int i3, double n
     if (known)
         v3_copy(po, known);
     else
-        v3_scale(po, n, v3_dot(s1, n) / v3_dot(n, n)); /* Eq. 3.7 */
+        v3_scale(po, n, v3_dot(base, n) / v3_dot(n, n)); /* Eq. 3.7 */
     r->n = 3;
     r->idx[0] = i1;
     r->idx[1] = i2;
@@ -189,7 +201,7 @@ void dist_sv_whole(const double y[][3], int n, const int idx[], const double v[3
     double e2[3], nn[3];
     v3_sub(e2, y[idx[2]], s1);
     v3_cross(nn, e1, e2);
-    s2d_whole(y, idx[0], idx[1], idx[2], nn, v, r, cx);
+    s2d_whole(y, idx[0], idx[1], idx[2], nn, s1, v, r, cx);
 }
 
 /* 2-simplex {y[i1], y[i2], y[i3]}; with tail, i1 is the newest vertex.
@@ -200,10 +212,15 @@ void dist_s2d(const double y[][3], int i1, int i2, int i3, int tail, sv_res *r, 
     const double *s1 = y[i1], *s2 = y[i2], *s3 = y[i3];
     int sg[3];
     double n[3];
-    dist_signs_tri_n(s1, s2, s3, sg, n, &cx->nex, &cx->nadapt);
+    int kmax;
+    dist_signs_tri_n(s1, s2, s3, sg, n, &kmax, &cx->nex, &cx->nadapt);
     int k1 = sg[0] > 0, k2 = sg[1] > 0, k3 = sg[2] > 0;
     if (k1 && k2 && k3) {
-        s2d_whole(y, i1, i2, i3, n, NULL, r, cx);
+        /* the plane through the point of the largest weight, the one
+         * nearest the projection: through another one it carries eps |s|
+         * of that point (as s1d_project) */
+        const double *base = kmax == 0 ? s1 : kmax == 1 ? s2 : s3;
+        s2d_whole(y, i1, i2, i3, n, base, NULL, r, cx);
         return;
     }
     sv_res best = {0}, c;
