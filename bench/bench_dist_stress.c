@@ -10,7 +10,8 @@
  * defaults to N_POINT / 5; N_POSED, the pair family as posed bodies
  * (flat_pose) and with a posed box (flat_box), to N_PAIR / 2; N_LARGE,
  * the pair family with 16 to 32 vertices per body, half of them posed, to
- * N_PAIR / 100: its oracle costs O(n^4) per query, up to 40 ms). */
+ * N_PAIR / 100: its oracle costs O(n^4) per query, up to 40 ms; and
+ * N_TIED points next to a near-duplicated vertex, flat_draw_near_vertex). */
 #include "config.h"
 #include "dist_tied.h"
 #include <stdio.h>
@@ -31,11 +32,13 @@ int main(int argc, char **argv)
     /* families: points, pairs, pairs as posed bodies, the near-tied faces
      * (points over shared edges of faces coplanar to rounding), and pairs
      * whose B is a posed flat box (flat_box, as many as the posed pairs),
-     * and pairs of 16 to 32 vertices (the pair loop's larger rows) */
-    static const char *name[6] = {"point", "pair", "posed", "tied", "box", "large"};
-    const long count[6] = {nfam[0], nfam[1], nposed, ntied, nposed, nlarge};
+     * and pairs of 16 to 32 vertices (the pair loop's larger rows), and
+     * points next to a vertex with a near duplicate, on long nearly aligned
+     * edges (flat_draw_near_vertex; as many as the near-tied faces) */
+    static const char *name[7] = {"point", "pair", "posed", "tied", "box", "large", "nearv"};
+    const long count[7] = {nfam[0], nfam[1], nposed, ntied, nposed, nlarge, ntied};
     const flat_sizes large = {16, 17};
-    for (int family = 0; family < 6; family++) {
+    for (int family = 0; family < 7; family++) {
         /* class 0: magnitude 1 (offsets up to 1e4), 1: scaled by 10^k */
         fam_stats st[2] = {{0}, {0}};
         st[0].witness = st[1].witness = 1;
@@ -46,6 +49,8 @@ int main(int argc, char **argv)
             char msg[512];
             if (family == 3) {
                 tied_draw(&Q);
+            } else if (family == 6) {
+                flat_draw_near_vertex(&Q);
             } else if (family == 5) {
                 flat_draw_sized(&Q, FLAT_PAIR, &large);
                 if (t % 2)

@@ -514,6 +514,53 @@ static inline void flat_draw_sized(flat_query *Q, int family, const flat_sizes *
 
 static inline void flat_draw(flat_query *Q, int family) { flat_draw_sized(Q, family, NULL); }
 
+/* A flat body of 5 to 8 vertices whose last vertex is a near duplicate
+ * (1e-13 to 1e-9 away) of the first, a third vertex 1e-7 to 1e-2 off the
+ * line from the duplicate to the second, and a point 1e-17 to 1e-13 from
+ * the duplicate (along the body's normal or anywhere), 1 to 1e4 sizes from
+ * the origin, half of them scaled by 10^[-300,300].  The edges from the
+ * point's vertex are long and nearly aligned: v projected from a far end of
+ * an edge (as GJK did before stop 37) carries eps of the size, its
+ * direction is off by eps / d, and the supports along those edges turn to
+ * noise (seed 20261219 of bench_dist_stress met one such query in 4e6;
+ * there the old projection failed 0.3 % of the draws). */
+static inline void flat_draw_near_vertex(flat_query *Q)
+{
+    memset(Q, 0, sizeof *Q);
+    Q->size = 1;
+    Q->na = 5 + (int)(urand() * 4);
+    Q->nb = 1;
+    double *v = Q->a;
+    int n = Q->na, last = 3 * (n - 1);
+    flat_body_local(v, n, 1e-9);
+    double e = pow(10, -13 + 4 * urand());
+    for (int k = 0; k < 3; k++)
+        v[last + k] = v[k] + e * (urand() - 0.5);
+    double f = 0.1 + 0.8 * urand(), a = pow(10, -7 + 5 * urand());
+    for (int k = 0; k < 3; k++)
+        v[6 + k] = v[last + k] + f * (v[3 + k] - v[last + k]) + (k < 2 ? a * (urand() - 0.5) : 0);
+    double R[9], c[3], u[3];
+    flat_rot(R);
+    rand_unit(u);
+    Q->off = urand() < 0.2 ? 0 : pow(10, 4 * urand());
+    for (int k = 0; k < 3; k++)
+        c[k] = u[k] * Q->off;
+    flat_place(v, n, R, c, 1.0);
+    Q->touch = pow(10, -17 + 4 * urand());
+    int normal = urand() < 0.5;
+    double sgn = urand() < 0.5 ? 1 : -1;
+    rand_unit(u);
+    for (int k = 0; k < 3; k++)
+        Q->b[k] = v[last + k] + (normal ? R[3 * k + 2] : u[k]) * Q->touch * sgn;
+    Q->mag = urand() < 0.5 ? 1 : pow(10, -300 + 600 * urand());
+    if (Q->mag != 1) {
+        for (int i = 0; i < 3 * n; i++)
+            v[i] *= Q->mag;
+        for (int k = 0; k < 3; k++)
+            Q->b[k] *= Q->mag;
+    }
+}
+
 /* One body of a posed pair: a random rotation q and the position pos =
  * its first world vertex; l = R^T (w - pos) (long double, rounded), and w
  * again as R l + pos from the R the shape uses (binary128: the products of

@@ -491,6 +491,28 @@ START_TEST(test_stress_regressions)
 }
 END_TEST
 
+START_TEST(test_near_vertex)
+{
+    rng_seed(1708);
+    fam_stats st = {0};
+    st.witness = 1;
+    char msg[512] = "", first[512] = "";
+    long n = (long)(20000 * test_scale() * (test_long() ? 1 : 0.2)), first_fail = -1;
+    for (long t = 0; t < n; t++) {
+        flat_query Q;
+        flat_draw_near_vertex(&Q);
+        if (flat_check(&Q, &st, msg, sizeof msg) && first_fail < 0) {
+            first_fail = t;
+            memcpy(first, msg, sizeof msg);
+        }
+    }
+    fprintf(stderr, "near vertex: %ld queries, %ld beyond 100 eps L, %ld wrong decisions, %ld uncertain, worst %.2f eps L, "
+                    "witness off its body by at most %.2f eps L\n",
+            st.n, st.bad, st.wrong, st.uncertain, st.worst, st.worst_wit);
+    ck_assert_msg(st.bad == 0 && st.wrong == 0, "query %ld: %s", first_fail, first);
+}
+END_TEST
+
 /* A flat polytope and a thin posed box (half extents 0.69, 0.91 and 2.9e-9
  * of 1e248) 9.4e-11 of their size apart: two corners of the box 6e-9 apart
  * along its thin axis nearly tie along v, and GJK stopped on a repeated
@@ -683,6 +705,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_contact_magnitudes);
     tcase_add_test(tc, test_polyhedron_magnitudes);
     tcase_add_test(tc, test_stress_regressions);
+    tcase_add_test(tc, test_near_vertex);
     tcase_add_test(tc, test_lean_path);
     tcase_add_test(tc, test_first_direction);
     tcase_add_test(tc, test_flat_point);
