@@ -165,6 +165,10 @@ START_TEST(test_issue_example)
 END_TEST
 
 /* ------------------------------------------------------- the families */
+/* run_family_sized's family for flat_draw_near_vertex (beside FLAT_POINT
+ * and FLAT_PAIR) */
+enum { NEAR_VERTEX = 2 };
+
 static void run_family_sized(int family, long n, uint64_t seed, int posed, const flat_sizes *sz)
 {
     rng_seed(seed);
@@ -175,7 +179,10 @@ static void run_family_sized(int family, long n, uint64_t seed, int posed, const
     char first_msg[512] = "";
     for (long t = 0; t < n; t++) {
         flat_query Q;
-        flat_draw_sized(&Q, family, sz);
+        if (family == NEAR_VERTEX)
+            flat_draw_near_vertex(&Q);
+        else
+            flat_draw_sized(&Q, family, sz);
         if (posed == 1)
             flat_pose(&Q);
         else if (posed == 2)
@@ -187,7 +194,7 @@ static void run_family_sized(int family, long n, uint64_t seed, int posed, const
     }
     fprintf(stderr, "flat %s%s: %ld queries, %ld beyond 100 eps L, %ld wrong decisions, %ld uncertain, worst %.2f eps L,"
                     " witness off its body by at most %.2f eps L, exact fallbacks %.4f per query\n",
-            family == FLAT_POINT ? "point" : posed == 2 ? "boxed pair" : posed ? "posed pair" : "pair",
+            family == FLAT_POINT ? "point" : family == NEAR_VERTEX ? "near vertex" : posed == 2 ? "boxed pair" : posed ? "posed pair" : "pair",
             sz ? " (16-32 vertices)" : "", st.n, st.bad, st.wrong, st.uncertain, st.worst, st.worst_wit,
             (double)st.exact / (double)(st.n ? st.n : 1));
     ck_assert_msg(st.bad == 0 && st.wrong == 0, "query %ld: %s", first_fail, first_msg);
@@ -491,25 +498,11 @@ START_TEST(test_stress_regressions)
 }
 END_TEST
 
+/* points next to a near-duplicated vertex on long, nearly aligned edges
+ * (flat_draw_near_vertex, tests/dist_flat.h) */
 START_TEST(test_near_vertex)
 {
-    rng_seed(1708);
-    fam_stats st = {0};
-    st.witness = 1;
-    char msg[512] = "", first[512] = "";
-    long n = (long)(20000 * test_scale() * (test_long() ? 1 : 0.2)), first_fail = -1;
-    for (long t = 0; t < n; t++) {
-        flat_query Q;
-        flat_draw_near_vertex(&Q);
-        if (flat_check(&Q, &st, msg, sizeof msg) && first_fail < 0) {
-            first_fail = t;
-            memcpy(first, msg, sizeof msg);
-        }
-    }
-    fprintf(stderr, "near vertex: %ld queries, %ld beyond 100 eps L, %ld wrong decisions, %ld uncertain, worst %.2f eps L, "
-                    "witness off its body by at most %.2f eps L\n",
-            st.n, st.bad, st.wrong, st.uncertain, st.worst, st.worst_wit);
-    ck_assert_msg(st.bad == 0 && st.wrong == 0, "query %ld: %s", first_fail, first);
+    run_family(NEAR_VERTEX, (long)(20000 * test_scale() * (test_long() ? 1 : 0.2)), 1708, 0);
 }
 END_TEST
 
