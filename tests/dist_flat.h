@@ -532,7 +532,8 @@ static inline void flat_draw_near_vertex(flat_query *Q)
     Q->nb = 1;
     double *v = Q->a;
     int n = Q->na, last = 3 * (n - 1);
-    flat_body_local(v, n, 1e-9);
+    Q->thick = 1e-9; /* for failure messages, as the other draws */
+    flat_body_local(v, n, Q->thick);
     double e = pow(10, -13 + 4 * urand());
     for (int k = 0; k < 3; k++)
         v[last + k] = v[k] + e * (urand() - 0.5);
