@@ -455,8 +455,13 @@ static void bench_row(const char *label, query *qs, int nq, int points, void **b
         }
         reps[l] = r;
     }
+    /* the order turns by one library per round: in a fixed order the
+     * first one ran on pairs the others had pushed out of the cache (bare
+     * 128-vertex touching pairs: whichever of our calls ran first took up
+     * to 30 % longer; docs/dist.md, stop 38) */
     for (int k = 0; k < ROUNDS; k++)
-        for (int l = 0; l < NLIB; l++) {
+        for (int l0 = 0; l0 < NLIB; l0++) {
+            int l = (l0 + k) % NLIB;
             if (!reps[l]) continue;
             double t0 = now();
             sink = points ? run_points(l, qs, nq, reps[l], btp, fcp) : run_pairs(l, qs, nq, reps[l]);
