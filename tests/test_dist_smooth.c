@@ -440,6 +440,132 @@ START_TEST(test_stress)
 }
 END_TEST
 
+/* A point set for the graph tests: sphere-like (all on the hull), or the
+ * surface of a box on a grid (many points on faces, not vertices, and
+ * exact ties along the axes and diagonals), or a flattened ball with points
+ * inside.  Returns the count. */
+static int graph_points(double *v, int kind, int max)
+{
+    int n = 0;
+    if (kind == 0) {
+        n = 40 + (int)(urand() * (max - 40));
+        for (int i = 0; i < n; i++) { double u[3]; rand_unit(u); for (int k = 0; k < 3; k++) v[3 * i + k] = u[k]; }
+    } else if (kind == 1) {
+        int m = 4 + (int)(urand() * 3); /* grid points per edge */
+        for (int x = 0; x < m; x++)
+            for (int y = 0; y < m; y++)
+                for (int z = 0; z < m; z++)
+                    if ((x == 0 || x == m - 1 || y == 0 || y == m - 1 || z == 0 || z == m - 1) && n < max) {
+                        v[3 * n] = x; v[3 * n + 1] = 2 * y; v[3 * n + 2] = 0.5 * z;
+                        n++;
+                    }
+        for (int i = n - 1; i > 0; i--) { /* shuffled: a face point may come first among the highest */
+            int j = (int)(urand() * (i + 1));
+            for (int k = 0; k < 3; k++) { double x = v[3 * i + k]; v[3 * i + k] = v[3 * j + k]; v[3 * j + k] = x; }
+        }
+    } else {
+        n = 40 + (int)(urand() * (max - 40));
+        for (int i = 0; i < n; i++) {
+            double u[3], r = i % 3 ? 1 : urand();
+            rand_unit(u);
+            for (int k = 0; k < 3; k++) v[3 * i + k] = r * u[k] * (k == 2 ? 1e-3 : 1);
+        }
+    }
+    return n;
+}
+
+/* The climbs' start table (rve_poly_graph.dir): each entry is a hull vertex
+ * as high along its direction as the brute-force maximum over all points,
+ * and supports with the graph are as high as without it along random,
+ * axis and diagonal directions, from the table and from a moved copy of the
+ * vertices (which must climb without it).  Then distances with and without
+ * the graph on distant, touching and overlapping pairs, posed and bare. */
+START_TEST(test_graph_starts)
+{
+    rng_seed(4141);
+    static double v[3 * 300], w[3 * 300];
+    int nsets = (int)(60 * test_scale());
+    if (nsets < 9) nsets = 9;
+    for (int t = 0; t < nsets; t++) {
+        int n = graph_points(v, t % 3, 300);
+        rve_poly_graph g;
+        if (rve_poly_graph_build(v, n, &g, NULL) != RVE_OK)
+            continue;
+        ck_assert_int_eq(g.ndir, 14);
+        for (int k = 0; k < 14; k++) {
+            double d[3] = {0, 0, 0};
+            if (k < 6)
+                d[k / 2] = k % 2 ? -1 : 1;
+            else
+                for (int c = 0; c < 3; c++) d[c] = (k - 6) >> c & 1 ? -1 : 1;
+            double top = -INFINITY;
+            for (int i = 0; i < n; i++) top = fmax(top, v[3 * i] * d[0] + v[3 * i + 1] * d[1] + v[3 * i + 2] * d[2]);
+            int j = g.dir[k];
+            ck_assert(j >= 0 && j < n && g.off[j] < g.off[j + 1]);
+            ck_assert_msg(v[3 * j] * d[0] + v[3 * j + 1] * d[1] + v[3 * j + 2] * d[2] == top, "set %d direction %d", t, k);
+        }
+        /* a moved copy (the same edges): the table must not be used there */
+        double q[4], sh[3];
+        rand_quat(q);
+        rand_unit(sh);
+        for (int i = 0; i < n; i++) {
+            double x[3] = {v[3 * i], v[3 * i + 1], v[3 * i + 2]};
+            double r0[3];
+            rve_shape tmp;
+            rve_shape_point(&tmp, x);
+            rve_shape_set_pose(&tmp, sh, q);
+            rve_shape_support(&tmp, sh, r0); /* the rotated point, moved */
+            for (int k = 0; k < 3; k++) w[3 * i + k] = r0[k];
+        }
+        for (int copy = 0; copy < 2; copy++) {
+            const double *V = copy ? w : v;
+            rve_shape with, without;
+            rve_shape_polytope(&with, V, n, &g);
+            rve_shape_polytope(&without, V, n, NULL);
+            for (int s = 0; s < 300; s++) {
+                double d[3];
+                if (s < 26) { /* axes, diagonals and edge directions, then random */
+                    int c = s < 13 ? s : s + 1; /* skip (0, 0, 0) */
+                    d[0] = c % 3 - 1; d[1] = c / 3 % 3 - 1; d[2] = c / 9 - 1;
+                } else {
+                    rand_unit(d);
+                }
+                double a[3], b[3];
+                rve_shape_support(&with, d, a);
+                rve_shape_support(&without, d, b);
+                ck_assert_msg(a[0] * d[0] + a[1] * d[1] + a[2] * d[2] == b[0] * d[0] + b[1] * d[1] + b[2] * d[2],
+                              "set %d copy %d direction %d: the climb stopped below the maximum", t, copy, s);
+            }
+        }
+        /* pairs: A with and without its graph, against B (the other copy
+         * of the set, posed), distant / touching / overlapping */
+        for (int p = 0; p < 30; p++) {
+            double qa[4], qb[4], pa[3] = {0, 0, 0}, pb[3], u[3];
+            rand_quat(qa);
+            rand_quat(qb);
+            rand_unit(u);
+            double sep = p % 3 == 0 ? 5 : p % 3 == 1 ? 2.5 : 0.5;
+            for (int k = 0; k < 3; k++) pb[k] = sep * u[k];
+            int bare = p & 1;
+            rve_shape A1, A0, B;
+            rve_shape_polytope(&A1, bare ? w : v, n, &g);
+            rve_shape_polytope(&A0, bare ? w : v, n, NULL);
+            if (!bare) {
+                rve_shape_set_pose(&A1, pa, qa);
+                rve_shape_set_pose(&A0, pa, qa);
+            }
+            rve_shape_polytope(&B, v, n, NULL);
+            rve_shape_set_pose(&B, pb, qb);
+            double d1 = rve_gjk_distance(&A1, &B, NULL, NULL, NULL), d0 = rve_gjk_distance(&A0, &B, NULL, NULL, NULL);
+            double L = sep;
+            for (int i = 0; i < 3 * n; i++) L = fmax(L, fabs(v[i]) + sep + 1);
+            ck_assert_msg(fabs(d1 - d0) <= 8 * EPS * L, "set %d pair %d: %.17g with the graph, %.17g without", t, p, d1, d0);
+        }
+        rve_poly_graph_free(&g);
+    }
+}
+END_TEST
+
 static Suite *smooth_suite(void)
 {
     Suite *s = suite_create("dist_smooth");
@@ -447,6 +573,7 @@ static Suite *smooth_suite(void)
     tcase_set_timeout(tc, 900);
     tcase_add_test(tc, test_smooth_vs_oracle);
     tcase_add_test(tc, test_pose_rounded_graph);
+    tcase_add_test(tc, test_graph_starts);
     tcase_add_test(tc, test_warm_start);
     tcase_add_test(tc, test_johnson_vs_sv);
     tcase_add_test(tc, test_stress);

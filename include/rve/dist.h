@@ -37,12 +37,22 @@ typedef enum {
  * with qhull) for hill-climbing support queries on large polytopes (ignored
  * for polytopes of at most 32 vertices, where a brute-force scan is faster).
  * Neighbours of vertex i: nbr[off[i] .. off[i+1]-1]; vertices that are not
- * on the hull have none.  `start` is a hull vertex. */
+ * on the hull have none.  `start` is a hull vertex.  `dir` holds the
+ * vertices extreme along the 6 axis directions (+x, -x, +y, -y, +z, -z) and
+ * the 8 diagonals (octant o: sign bits x 1, y 2, z 4 set for negative),
+ * where a climb may start (ndir = 14; 0 when not filled in, as in a graph
+ * assembled by hand: climbs then start from the previous support vertex).
+ * The table holds for the vertices it was built from: dir_at is vertex
+ * dir[0] then, and a vertex array where dir[0] is elsewhere (the same
+ * graph on rotated or moved copies) climbs without it. */
 typedef struct {
     int nv;
     int *off;   /* nv + 1 entries */
     int *nbr;
     int start;
+    int ndir;
+    int dir[14];
+    double dir_at[3];
 } rve_poly_graph;
 
 /* Builds the hull edge graph of nv points (nv*3 doubles).  Flat or

@@ -30,7 +30,8 @@ void rve_polyhedron_free(rve_polyhedron *P)
 
 /* The hill-climbing graph of the support queries from the edges (O(nv + ne),
  * no second hull): above DIST_GRAPH_MIN_NV vertices, where the queries use
- * it.  Out of memory leaves it empty (the brute-force support then). */
+ * it.  Out of memory leaves it empty (the brute-force support then).  Its
+ * start table comes from the final vertices (poly_graph_directions). */
 static void poly_graph(rve_polyhedron *P)
 {
     memset(&P->graph, 0, sizeof P->graph);
@@ -52,6 +53,12 @@ static void poly_graph(rve_polyhedron *P)
         }
     g->nv = (int)P->nv;
     g->start = (int)P->edge[0];
+}
+
+static void poly_graph_directions(rve_polyhedron *P)
+{
+    if (P->graph.off)
+        dist_graph_directions(&P->graph, P->v);
 }
 
 void rve_polyhedron_support(const rve_polyhedron *P, const double d[3], double out[3])
@@ -137,6 +144,7 @@ static rve_status finish(rve_polyhedron *P, rve_err *err)
         }
     free(fill);
     poly_graph(P);
+    poly_graph_directions(P);
 
     /* volume and centroid by tetrahedra from the vertex mean */
     long double o[3] = {0, 0, 0};
@@ -409,6 +417,7 @@ rve_status rve_polyhedron_transform(rve_polyhedron **out, const rve_polyhedron *
         v3_qrot(x, qq, P->v + 3 * i);
         v3_add(R->v + 3 * i, x, tt);
     }
+    poly_graph_directions(R); /* the rotated vertices' extremes */
     for (size_t f = 0; f < P->nf; f++)
         face_plane(R, f);
     double c[3];

@@ -4,6 +4,8 @@
 #include "config.h"
 #include <rve/dist.h>
 #include <libqhull_r/qhull_ra.h>
+#include "dist/dist_internal.h"
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,5 +109,44 @@ rve_status rve_poly_graph_build(const double *verts, int nv, rve_poly_graph *g, 
     g->nv = nv;
     g->start = edges[0];
     free(edges);
+    dist_graph_directions(g, verts);
     return RVE_OK;
+}
+
+void dist_graph_directions(rve_poly_graph *g, const double *V)
+{
+    static const double axis[6][3] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+    g->ndir = 0;
+    for (int k = 0; k < 14; k++) {
+        double d[3];
+        if (k < 6) {
+            d[0] = axis[k][0];
+            d[1] = axis[k][1];
+            d[2] = axis[k][2];
+        } else {
+            int o = k - 6;
+            d[0] = o & 1 ? -1 : 1;
+            d[1] = o & 2 ? -1 : 1;
+            d[2] = o & 4 ? -1 : 1;
+        }
+        /* hull vertices only: a point on a face (no edges) ties with the
+         * vertices along some directions but is no place to climb from */
+        int best = -1;
+        double bd = -INFINITY;
+        for (int i = 0; i < g->nv; i++) {
+            if (g->off[i] == g->off[i + 1])
+                continue;
+            double t = V[3 * i] * d[0] + V[3 * i + 1] * d[1] + V[3 * i + 2] * d[2];
+            if (t > bd || best < 0) {
+                bd = t;
+                best = i;
+            }
+        }
+        if (best < 0)
+            return;
+        g->dir[k] = best;
+    }
+    for (int i = 0; i < 3; i++)
+        g->dir_at[i] = V[3 * g->dir[0] + i];
+    g->ndir = 14;
 }
