@@ -44,7 +44,9 @@ typedef enum {
  * assembled by hand: climbs then start from the previous support vertex).
  * The table holds for the vertices it was built from: dir_at is vertex
  * dir[0] then, and a vertex array where dir[0] is elsewhere (the same
- * graph on rotated or moved copies) climbs without it. */
+ * graph on rotated or moved copies) climbs without it.  dir_mid is the
+ * middle of the extremes' box: a previous vertex on d's side of it is
+ * kept as the start. */
 typedef struct {
     int nv;
     int *off;   /* nv + 1 entries */
@@ -53,6 +55,7 @@ typedef struct {
     int ndir;
     int dir[14];
     double dir_at[3];
+    double dir_mid[3];
 } rve_poly_graph;
 
 /* Builds the hull edge graph of nv points (nv*3 doubles).  Flat or

@@ -219,14 +219,11 @@ DIST_INLINE void pair_init(gjk_pair *P, const rve_shape *A, const rve_shape *B, 
     P->hintA = P->hintB = -1;
     if (!scaled)
         P->want = WANT_FULL;
-    if (A->kind == RVE_SHAPE_POLYTOPE && A->graph) {
-        P->hintA = A->graph->start;
+    /* no hint for the first climbs: they start from the graph's table */
+    if (A->kind == RVE_SHAPE_POLYTOPE && A->graph)
         graph_prefetch(A);
-    }
-    if (B->kind == RVE_SHAPE_POLYTOPE && B->graph) {
-        P->hintB = B->graph->start;
+    if (B->kind == RVE_SHAPE_POLYTOPE && B->graph)
         graph_prefetch(B);
-    }
     P->m1 = P->m2 = 1;
     P->sc = 0;
     if (scaled)

@@ -146,7 +146,10 @@ void dist_graph_directions(rve_poly_graph *g, const double *V)
             return;
         g->dir[k] = best;
     }
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 3; i++) {
         g->dir_at[i] = V[3 * g->dir[0] + i];
+        /* axis i's extremes are entries 2 i (+) and 2 i + 1 (-) */
+        g->dir_mid[i] = 0.5 * V[3 * g->dir[2 * i] + i] + 0.5 * V[3 * g->dir[2 * i + 1] + i];
+    }
     g->ndir = 14;
 }
