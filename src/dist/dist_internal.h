@@ -599,8 +599,12 @@ void dist_graph_directions(rve_poly_graph *g, const double *V);
  * table an overlapping pair's four directions each walked far from the
  * previous vertex: at 128-2048 vertices the climb took 1.2-2.2 times the
  * brute-force scan; consulting it on every call made posed 128-vertex
- * distant pairs 20 % slower (docs/dist.md, stop 38). */
-DIST_INLINE int dist_graph_start(const double *V, const rve_poly_graph *g, int hint, const double d[3], double *cd)
+ * distant pairs 20 % slower (docs/dist.md, stop 38).  Without a table for
+ * these vertices (a graph shared with rotated or moved copies), a hint on
+ * the far side of the shape's own middle `mid` (NULL: unknown) returns -1:
+ * scan them all instead. */
+DIST_INLINE int dist_graph_start(const double *V, const rve_poly_graph *g, int hint, const double d[3],
+                                 const double *mid, double *cd)
 {
     const double dx = d[0], dy = d[1], dz = d[2];
     int cur = hint;
@@ -610,12 +614,15 @@ DIST_INLINE int dist_graph_start(const double *V, const rve_poly_graph *g, int h
     const double *p = V + 3 * cur;
     double best = p[0] * dx + p[1] * dy + p[2] * dz;
     /* the table only for the vertices it came from (dir_at) */
-    if (g->ndir != 14 || (unsigned)g->dir[0] >= (unsigned)g->nv)
+    int table = g->ndir == 14 && (unsigned)g->dir[0] < (unsigned)g->nv;
+    if (table && has_hint && (p[0] - g->dir_mid[0]) * dx + (p[1] - g->dir_mid[1]) * dy + (p[2] - g->dir_mid[2]) * dz > 0)
         goto done;
-    if (has_hint && (p[0] - g->dir_mid[0]) * dx + (p[1] - g->dir_mid[1]) * dy + (p[2] - g->dir_mid[2]) * dz > 0)
+    if (!table || V[3 * g->dir[0]] != g->dir_at[0] || V[3 * g->dir[0] + 1] != g->dir_at[1] ||
+        V[3 * g->dir[0] + 2] != g->dir_at[2]) {
+        if (has_hint && mid && (p[0] - mid[0]) * dx + (p[1] - mid[1]) * dy + (p[2] - mid[2]) * dz <= 0)
+            cur = -1;
         goto done;
-    if (V[3 * g->dir[0]] != g->dir_at[0] || V[3 * g->dir[0] + 1] != g->dir_at[1] || V[3 * g->dir[0] + 2] != g->dir_at[2])
-        goto done;
+    }
     double ax = fabs(dx), ay = fabs(dy), az = fabs(dz);
     int k = ax >= ay ? (ax >= az ? 0 : 4) : (ay >= az ? 2 : 4);
     k += (k == 0 ? dx : k == 2 ? dy : dz) < 0;
@@ -635,11 +642,15 @@ done:
     return cur;
 }
 
-/* Hill climbing on the hull edge graph from dist_graph_start. */
-DIST_INLINE int dist_argmax_graph(const double *V, const rve_poly_graph *g, int hint, const double d[3])
+/* Hill climbing on the hull edge graph from dist_graph_start (or the
+ * brute-force scan where that says so).  mid: the middle of V, or NULL. */
+DIST_INLINE int dist_argmax_graph(const double *V, const rve_poly_graph *g, int hint, const double d[3],
+                                  const double *mid)
 {
     double cd;
-    int cur = dist_graph_start(V, g, hint, d, &cd);
+    int cur = dist_graph_start(V, g, hint, d, mid, &cd);
+    if (cur < 0)
+        return dist_argmax(V, g->nv, d);
     const double dx = d[0], dy = d[1], dz = d[2];
     for (int step = 0; step < g->nv; step++) {
         int next = -1;
@@ -682,8 +693,9 @@ DIST_INLINE void dist_support_body(const rve_shape *s, const double d[3], double
     case RVE_SHAPE_POLYTOPE:
         /* fast path: below DIST_GRAPH_MIN_NV vertices the brute-force scan beats
          * hill climbing on the edge graph (bench/bench_contact, by vertex count) */
-        i = s->graph && s->nv > DIST_GRAPH_MIN_NV ? dist_argmax_graph(s->verts, s->graph, *idx, d)
-                                                  : dist_argmax(s->verts, s->nv, d);
+        i = s->graph && s->nv > DIST_GRAPH_MIN_NV
+                ? dist_argmax_graph(s->verts, s->graph, *idx, d, s->mid_of == s->verts ? s->mid : NULL)
+                : dist_argmax(s->verts, s->nv, d);
         v3_copy(out, s->verts + 3 * i);
         *idx = i;
         return;
