@@ -597,12 +597,13 @@ void dist_graph_directions(rve_poly_graph *g, const double *V);
  * a distant or touching pair turn little), else the table's vertex of d's
  * octant or of its largest axis if either is higher along d.  Without the
  * table an overlapping pair's four directions each walked far from the
- * previous vertex: at 128-2048 vertices the climb took 1.2-2.2 times the
+ * previous vertex: posed 128-vertex overlapping pairs took 1.46 times the
  * brute-force scan; consulting it on every call made posed 128-vertex
  * distant pairs 20 % slower (docs/dist.md, stop 38).  Without a table for
  * these vertices (a graph shared with rotated or moved copies), a hint on
  * the far side of the shape's own middle `mid` (NULL: unknown) returns -1:
- * scan them all instead. */
+ * scan them all instead.  The table's middle is in the frame of the
+ * vertices it came from, so it is asked only after dir_at matched. */
 DIST_INLINE int dist_graph_start(const double *V, const rve_poly_graph *g, int hint, const double d[3],
                                  const double *mid, double *cd)
 {
@@ -614,12 +615,14 @@ DIST_INLINE int dist_graph_start(const double *V, const rve_poly_graph *g, int h
     const double *p = V + 3 * cur;
     double best = p[0] * dx + p[1] * dy + p[2] * dz;
     /* the table only for the vertices it came from (dir_at) */
-    int table = g->ndir == 14 && (unsigned)g->dir[0] < (unsigned)g->nv;
-    if (table && has_hint && (p[0] - g->dir_mid[0]) * dx + (p[1] - g->dir_mid[1]) * dy + (p[2] - g->dir_mid[2]) * dz > 0)
+    int table = g->ndir == 14 && (unsigned)g->dir[0] < (unsigned)g->nv && V[3 * g->dir[0]] == g->dir_at[0] &&
+                V[3 * g->dir[0] + 1] == g->dir_at[1] && V[3 * g->dir[0] + 2] == g->dir_at[2];
+    const double *m = table ? g->dir_mid : mid;
+    int near = m && (p[0] - m[0]) * dx + (p[1] - m[1]) * dy + (p[2] - m[2]) * dz > 0;
+    if (has_hint && near)
         goto done;
-    if (!table || V[3 * g->dir[0]] != g->dir_at[0] || V[3 * g->dir[0] + 1] != g->dir_at[1] ||
-        V[3 * g->dir[0] + 2] != g->dir_at[2]) {
-        if (has_hint && mid && (p[0] - mid[0]) * dx + (p[1] - mid[1]) * dy + (p[2] - mid[2]) * dz <= 0)
+    if (!table) {
+        if (has_hint && m)
             cur = -1;
         goto done;
     }

@@ -115,20 +115,14 @@ rve_status rve_poly_graph_build(const double *verts, int nv, rve_poly_graph *g, 
 
 void dist_graph_directions(rve_poly_graph *g, const double *V)
 {
-    static const double axis[6][3] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
     g->ndir = 0;
     for (int k = 0; k < 14; k++) {
-        double d[3];
-        if (k < 6) {
-            d[0] = axis[k][0];
-            d[1] = axis[k][1];
-            d[2] = axis[k][2];
-        } else {
-            int o = k - 6;
-            d[0] = o & 1 ? -1 : 1;
-            d[1] = o & 2 ? -1 : 1;
-            d[2] = o & 4 ? -1 : 1;
-        }
+        double d[3] = {0, 0, 0};
+        if (k < 6)
+            d[k / 2] = k % 2 ? -1 : 1; /* +x, -x, +y, -y, +z, -z */
+        else
+            for (int c = 0; c < 3; c++)
+                d[c] = (k - 6) >> c & 1 ? -1 : 1; /* octant bits: negative x 1, y 2, z 4 */
         /* hull vertices only: a point on a face (no edges) ties with the
          * vertices along some directions but is no place to climb from */
         int best = -1;
