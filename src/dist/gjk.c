@@ -4,6 +4,7 @@
  * gjk_loop.h, the point queries in gjk_point.c, the sub-algorithms in
  * gjk_sv.c. */
 #include "config.h"
+#include "dist/dist_noslp.h" /* before every other header */
 #include "dist/gjk_query.h"
 
 /* The default query (Signed Volumes, default options), one copy for the

@@ -11,6 +11,7 @@
  * dist_internal.h sees __AVX__) */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #pragma GCC target("avx")
+#include "dist/dist_noslp.h"
 #include "dist/gjk_query.h"
 
 rve_gjk_status dist_gjk_default_avx(const rve_shape *A, const rve_shape *B, rve_gjk_simplex *warm,

@@ -2,6 +2,7 @@
  * 1-4, tailored to the Voronoi regions of the newest vertex) with exact
  * signs, and Johnson's sub-algorithm for comparison. */
 #include "config.h"
+#include "dist/dist_noslp.h" /* before every other header */
 #include <rve/dist.h>
 #include "dist/gjk_internal.h"
 #include <float.h>

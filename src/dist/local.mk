@@ -1,6 +1,6 @@
 # Module dist: sources, public header, tests and benchmarks.
 # RVE_DIST_SOURCES: the kernels, in librve and in the kernel-only librve-dist.
-RVE_DIST_SOURCES = src/dist/shape.c src/dist/gjk.c src/dist/gjk_query.h src/dist/gjk_avx.c src/dist/gjk_loop.h src/dist/gjk_point.c src/dist/gjk_point_query.h src/dist/gjk_point_avx.c src/dist/gjk_pair.c src/dist/gjk_sv.c src/dist/gjk_internal.h src/dist/graph.c src/dist/dist_scan.c src/dist/dist_exact.c src/dist/dist_scale.c src/dist/dist_internal.h
+RVE_DIST_SOURCES = src/dist/shape.c src/dist/gjk.c src/dist/gjk_query.h src/dist/gjk_avx.c src/dist/gjk_loop.h src/dist/gjk_point.c src/dist/gjk_point_query.h src/dist/gjk_point_avx.c src/dist/gjk_pair.c src/dist/gjk_sv.c src/dist/gjk_internal.h src/dist/graph.c src/dist/dist_scan.c src/dist/dist_exact.c src/dist/dist_scale.c src/dist/dist_internal.h src/dist/dist_noslp.h
 
 UNIT_TESTS += tests/test_dist
 tests_test_dist_SOURCES = tests/test_dist.c tests/dist_oracle.h tests/dist_rng.h
