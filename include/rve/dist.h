@@ -68,24 +68,26 @@ void rve_poly_graph_free(rve_poly_graph *g);
  * fill it with the constructors below, then optionally set a pose and a
  * rounding radius. */
 typedef struct {
+    /* what a polytope query reads first, together (two or three cache
+     * lines of a shape in an array, not five) */
     rve_shape_kind kind;
-    double pos[3];           /* world position of the body origin */
-    double quat[4];          /* unit quaternion (w, x, y, z), body -> world */
     int rotated;             /* 0 when quat is the identity (set by rve_shape_set_pose) */
+    int nv;
+    double radius;           /* sphere radius, or the rounding radius of any other kind */
+    const double *verts;     /* polytope: nv * 3 coordinates (body frame), caller-owned */
+    const rve_poly_graph *graph; /* optional, may be NULL */
+    const double *mid_of;    /* the vertex array mid belongs to (a shape pointed at other
+                                vertices takes its middle per query: only speed differs) */
+    double pos[3];           /* world position of the body origin */
+    double mid[3];           /* polytope: the middle of (a sample of) its vertices' box, GJK's
+                                first direction; taken once per shape by rve_shape_polytope */
     double R[9];             /* rotation matrix of quat, row-major (set by rve_shape_set_pose
                                 once per pose, not per query) */
-    double radius;           /* sphere radius, or the rounding radius of any other kind */
+    double quat[4];          /* unit quaternion (w, x, y, z), body -> world */
     double v[4][3];          /* point / segment / triangle / tetrahedron vertices, sphere centre */
     double axes[3];          /* box half extents, ellipsoid / superquadric semi-axes */
     double n1, n2;           /* superquadric exponents */
-    const double *verts;     /* polytope: nv * 3 coordinates (body frame), caller-owned */
-    int nv;
-    const rve_poly_graph *graph; /* optional, may be NULL */
     double *owned;           /* storage allocated by rve_shape_parse (freed by rve_shape_free) */
-    double mid[3];           /* polytope: the middle of (a sample of) its vertices' box, GJK's
-                                first direction; taken once per shape by rve_shape_polytope */
-    const double *mid_of;    /* the vertex array mid belongs to (a shape pointed at other
-                                vertices takes its middle per query: only speed differs) */
 } rve_shape;
 
 /* Constructors: identity pose, zero rounding radius.  Vertices are body

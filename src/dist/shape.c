@@ -7,8 +7,15 @@
 #include <errno.h>
 #include <float.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* A polytope query reads kind .. R (the header's order): in an array of
+ * shapes, bare 8-vertex pairs were 3-4 % faster with them first (two or
+ * three cache lines of 64 bytes instead of five; docs/dist.md, stop 39) */
+_Static_assert(offsetof(rve_shape, R) + sizeof(double[9]) <= 3 * 64, "a posed polytope's fields fit in 3 lines");
+_Static_assert(offsetof(rve_shape, mid) + sizeof(double[3]) <= 2 * 64, "a bare polytope's fields fit in 2 lines");
 
 static void shape_zero(rve_shape *s, rve_shape_kind kind)
 {
