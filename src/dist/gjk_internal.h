@@ -12,6 +12,7 @@ typedef struct {
     double lam[4];
     double v[3];
     double vv;
+    int sliver;     /* n = 3: the triangle is a sliver (sv_tri_sliver); else not set */
 } sv_res;
 
 static inline double fmax_(double a, double b) { return a > b ? a : b; }
