@@ -710,6 +710,7 @@ static int flat_check(const flat_query *Q, fam_stats *st, char *msg, size_t len)
     }
     int fail = 0;
     const char *why = "";
+    double pq_off = 0; /* ||p - q| - d|, eps L, of the failing witnesses */
     for (int pass = 0; pass < (Q->nb == 1 ? 2 : 1); pass++) {
         rve_dist_result r;
         double d;
@@ -767,14 +768,25 @@ static int flat_check(const flat_query *Q, fam_stats *st, char *msg, size_t len)
                 fail = 1;
                 why = "witness";
             }
+            /* and |p - q| is the distance: the witnesses' weights (a
+             * sliver's from exact values) keep p and q on their bodies
+             * whatever they are, only this sees them wrong */
+            double dx = r.p[0] - r.q[0], dy = r.p[1] - r.q[1], dz = r.p[2] - r.q[2];
+            double pq = hypot(hypot(dx, dy), dz); /* no overflow or underflow at 1e+-300 */
+            if (!(fabs(pq - (double)T.d) <= tol)) {
+                st->bad++;
+                fail = 1;
+                why = "witness distance |p - q|";
+                pq_off = fabs(pq - (double)T.d) / (DBL_EPSILON * T.L);
+            }
         }
         double e = err / (DBL_EPSILON * T.L);
         if (e > st->worst || !isfinite(e))
             st->worst = isfinite(e) ? e : INFINITY;
         if (fail)
-            snprintf(msg, len, "%s%s (%s): d = %.17g oracle %.17Lg (%s, %.3g eps L, L %g) status %d thick %g off %g touch %g mag %g",
+            snprintf(msg, len, "%s%s (%s): d = %.17g oracle %.17Lg (%s, %.3g eps L, L %g; |p - q| off %.3g eps L) status %d thick %g off %g touch %g mag %g",
                      pass ? "point_polytope" : "gjk_dist", Q->box ? " box" : Q->posed ? " posed" : "", why, d, T.d, T.overlap ? "overlap" : "separated", e, T.L,
-                     r.status, Q->thick, Q->off, Q->touch, Q->mag);
+                     pq_off, r.status, Q->thick, Q->off, Q->touch, Q->mag);
     }
     return fail;
 }
